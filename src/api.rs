@@ -1,0 +1,164 @@
+//! The JSON API: every exported function of SPEC §5 and §7 taking JSON values and answering the exact
+//! JSON the JavaScript package returns. The wasm bindings, the golden vectors and the CLI all go
+//! through here, so every runtime gives the same bytes.
+
+use crate::diagnostic::{runtime_diagnostic, RuntimeDiagnostic};
+use crate::error::Error;
+use crate::governance::{resolve_tools, Governance, ResolveResult};
+use crate::json::{self, field, object, string, Path};
+use crate::labels::{label, labels, parse_locale};
+use crate::manifest::{tool_manifest, Catalog};
+use crate::projection::project_runtime_policy;
+use crate::registry::{sync_catalog, validate_tool_update};
+use crate::worker_policy::build_subprocess_worker_policy;
+use crate::{catalog, guidance, input};
+use serde_json::{Map, Value};
+
+const ROOT: Path<'static> = Path::Root("");
+
+/// The top-level object of an object input (`input` in errors when it is not one).
+fn top(value: &Value) -> Result<&Map<String, Value>, Error> {
+    object(value, &ROOT)
+}
+
+/// A catalog and its governance rows, read and indexed once (`ToolPolicyEngine`).
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    catalog: Catalog,
+    governance: Governance,
+}
+
+impl Prepared {
+    /// Reads `{ catalog?, governance? }` (the fields of any object input; other fields are ignored).
+    pub fn new(value: &Value) -> Result<Prepared, Error> {
+        let map = top(value)?;
+        let catalog = input::catalog(field(map, "catalog"), &ROOT.key("catalog"))?;
+        let governance = input::governance(field(map, "governance"), &ROOT.key("governance"), &catalog)?;
+        Ok(Prepared { catalog, governance })
+    }
+
+    /// The prepared catalog.
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    /// `resolveTools` with this catalog and governance (`catalog`/`governance` in `value` are ignored).
+    pub fn resolve(&self, value: &Value) -> Result<ResolveResult, Error> {
+        let resolve_input = input::resolve_input(top(value)?, &ROOT)?;
+        Ok(resolve_tools(&self.catalog, &self.governance, &resolve_input))
+    }
+
+    /// `runtimeDiagnostic` with this catalog and governance.
+    pub fn diagnose(&self, value: &Value) -> Result<RuntimeDiagnostic, Error> {
+        let diagnostic_input = input::diagnostic_input(top(value)?, &ROOT)?;
+        runtime_diagnostic(&self.catalog, &self.governance, &diagnostic_input)
+    }
+}
+
+/// `builtinCatalog()`.
+pub fn builtin_catalog() -> Result<String, Error> {
+    json::to_string(&catalog::builtin_catalog())
+}
+
+/// `toolManifest(schema)`.
+pub fn tool_manifest_json(schema: &Value) -> Result<String, Error> {
+    json::to_string(&tool_manifest(&input::schema(schema, &Path::Root("schema"))?))
+}
+
+/// `resolveTools(input)`.
+pub fn resolve_tools_json(value: &Value) -> Result<String, Error> {
+    json::to_string(&Prepared::new(value)?.resolve(value)?)
+}
+
+/// `runtimeDiagnostic(input)`.
+pub fn runtime_diagnostic_json(value: &Value) -> Result<String, Error> {
+    json::to_string(&Prepared::new(value)?.diagnose(value)?)
+}
+
+/// `buildSubprocessWorkerPolicy(input)`.
+pub fn build_subprocess_worker_policy_json(value: &Value) -> Result<String, Error> {
+    let map = top(value)?;
+    let catalog = input::catalog(field(map, "catalog"), &ROOT.key("catalog"))?;
+    let policy_input = input::worker_policy_input(map, &ROOT)?;
+    json::to_string(&build_subprocess_worker_policy(&catalog, &policy_input)?)
+}
+
+/// `projectRuntimePolicy(input)`.
+pub fn project_runtime_policy_json(value: &Value) -> Result<String, Error> {
+    let map = top(value)?;
+    let catalog = input::catalog(field(map, "catalog"), &ROOT.key("catalog"))?;
+    let policy_value = map.get("policy").filter(|v| !v.is_null()).ok_or_else(|| ROOT.key("policy").error("is required"))?;
+    let policy = input::worker_policy(policy_value, &ROOT.key("policy"))?;
+    let projection_input = input::projection_input(map, &ROOT, &catalog)?;
+    json::to_string(&project_runtime_policy(&catalog, &policy, &projection_input))
+}
+
+/// `syncCatalog(catalog, rows)`.
+pub fn sync_catalog_json(catalog_value: &Value, rows: &Value) -> Result<String, Error> {
+    let catalog = input::catalog(Some(catalog_value), &Path::Root("catalog"))?;
+    let rows = input::sync_rows(rows, &Path::Root("rows"))?;
+    json::to_string(&sync_catalog(&catalog, &rows))
+}
+
+/// `validateToolUpdate({ row, patch, catalog? })`.
+pub fn validate_tool_update_json(value: &Value) -> Result<String, Error> {
+    let map = top(value)?;
+    let catalog = input::catalog(field(map, "catalog"), &ROOT.key("catalog"))?;
+    let row = input::plain_object(field(map, "row"), &ROOT.key("row"))?;
+    let name = string(row.get("name").unwrap_or(&Value::Null), &ROOT.key("row").key("name"), 0, crate::json::limits::MAX_TEXT)?.to_string();
+    let patch = input::plain_object(field(map, "patch"), &ROOT.key("patch"))?;
+    json::to_string(&validate_tool_update(&catalog, &row, &name, &patch))
+}
+
+/// `toolBehaviorGuidance(toolNames, toolPromptHints?)`.
+pub fn tool_behavior_guidance_json(tool_names: &Value, hints: Option<&Value>) -> Result<String, Error> {
+    let names = input::names(tool_names, &Path::Root("toolNames"))?;
+    let hints = input::hints(hints, &Path::Root("toolPromptHints"))?;
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    json::to_string(&guidance::tool_behavior_guidance(&refs, hints.as_ref()))
+}
+
+fn locale_arg(value: Option<&Value>) -> Result<crate::labels::Locale, Error> {
+    match value.filter(|v| !v.is_null()) {
+        None => parse_locale(None),
+        Some(v) => parse_locale(Some(string(v, &Path::Root("locale"), 0, 64)?)),
+    }
+}
+
+/// `labels(locale?)`.
+pub fn labels_json(locale: Option<&Value>) -> Result<String, Error> {
+    json::to_string(&labels(locale_arg(locale)?))
+}
+
+/// `label(group, code, locale?)`.
+pub fn label_json(group: &Value, code: &Value, locale: Option<&Value>) -> Result<String, Error> {
+    let group = string(group, &Path::Root("group"), 0, 64)?;
+    let code = string(code, &Path::Root("code"), 0, 64)?;
+    json::to_string(label(group, code, locale_arg(locale)?)?)
+}
+
+/// `version()`.
+pub fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+/// Calls an exported function by its JS name with positional JSON arguments (golden vectors, CLI).
+pub fn call(function: &str, args: &[Value]) -> Result<String, Error> {
+    let arg = |i: usize| args.get(i).unwrap_or(&Value::Null);
+    let opt = |i: usize| args.get(i).filter(|v| !v.is_null());
+    match function {
+        "builtinCatalog" => builtin_catalog(),
+        "toolManifest" => tool_manifest_json(arg(0)),
+        "resolveTools" => resolve_tools_json(arg(0)),
+        "buildSubprocessWorkerPolicy" => build_subprocess_worker_policy_json(arg(0)),
+        "projectRuntimePolicy" => project_runtime_policy_json(arg(0)),
+        "runtimeDiagnostic" => runtime_diagnostic_json(arg(0)),
+        "syncCatalog" => sync_catalog_json(arg(0), arg(1)),
+        "validateToolUpdate" => validate_tool_update_json(arg(0)),
+        "toolBehaviorGuidance" => tool_behavior_guidance_json(arg(0), opt(1)),
+        "labels" => labels_json(opt(0)),
+        "label" => label_json(arg(0), arg(1), opt(2)),
+        "version" => json::to_string(version()),
+        other => Err(Error::invalid("function", format!("unknown function {}", Value::String(other.to_string())))),
+    }
+}

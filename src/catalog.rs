@@ -1,0 +1,217 @@
+//! The tool catalog: `ToolSchema` (a catalog entry as registered in code) and the builtin catalog of
+//! SPEC §4 with `TOOLSET_DEFAULTS`.
+
+use crate::vocab::{Capability, ExecutionMode, ToolKind, Visibility, WorkerRoutingHint};
+use serde::Serialize;
+#[cfg(feature = "wasm")]
+use tsify::Tsify;
+
+/// The toolsets a legacy agent (no `toolsets`) gets.
+pub const TOOLSET_DEFAULTS: [&str; 5] = ["base", "planning", "memory", "skills", "delegation"];
+
+/// Toolsets that exist even when no tool of the catalog is in them (reserved for OCR and documents).
+pub const RESERVED_TOOLSETS: [&str; 2] = ["vision", "document"];
+
+/// A catalog entry. `name` (1–100 characters) and `toolset` (1–50) are required; every other field
+/// falls back to the builtin table (for a builtin name) or to the defaults of its kind.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Default)]
+#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct ToolSchema {
+    pub name: String,
+    pub toolset: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional, type = "string | null"))]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional, type = "Visibility | null"))]
+    pub visibility: Option<Visibility>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional, type = "Capability | null"))]
+    pub capability: Option<Capability>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional, type = "boolean | null"))]
+    pub is_core: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional, type = "boolean | null"))]
+    pub can_disable: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional, type = "boolean | null"))]
+    pub supports_prompt_hint: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional, type = "ToolKind | null"))]
+    pub kind: Option<ToolKind>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional, type = "ExecutionMode | null"))]
+    pub execution_mode: Option<ExecutionMode>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional, type = "boolean | null"))]
+    pub supported_in_worker: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional, type = "WorkerRoutingHint | null"))]
+    pub worker_routing_hint: Option<WorkerRoutingHint>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional, type = "boolean | null"))]
+    pub requires_shell: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional, type = "boolean | null"))]
+    pub requires_write: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional, type = "boolean | null"))]
+    pub requires_skill_scope: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional, type = "boolean | null"))]
+    pub requires_workspace_root: Option<bool>,
+}
+
+impl ToolSchema {
+    /// A schema with only the required fields.
+    pub fn new(name: impl Into<String>, toolset: impl Into<String>) -> Self {
+        ToolSchema { name: name.into(), toolset: toolset.into(), ..Default::default() }
+    }
+}
+
+/// One row of the builtin table (SPEC §4).
+#[derive(Clone, Copy, Debug)]
+pub struct Builtin {
+    pub name: &'static str,
+    pub toolset: &'static str,
+    pub description: &'static str,
+    pub kind: ToolKind,
+    pub is_core: bool,
+    pub visibility: Visibility,
+    pub hint: WorkerRoutingHint,
+    pub in_worker: bool,
+    pub mode: ExecutionMode,
+    pub shell: bool,
+    pub write: bool,
+    pub skill: bool,
+    pub root: bool,
+}
+
+macro_rules! builtin {
+    ($name:literal, $toolset:literal, $kind:ident, $core:literal, $vis:ident, $hint:ident, $worker:literal, $mode:ident,
+     shell $shell:literal, write $write:literal, skill $skill:literal, root $root:literal, $desc:literal) => {
+        Builtin {
+            name: $name,
+            toolset: $toolset,
+            description: $desc,
+            kind: ToolKind::$kind,
+            is_core: $core,
+            visibility: Visibility::$vis,
+            hint: WorkerRoutingHint::$hint,
+            in_worker: $worker,
+            mode: ExecutionMode::$mode,
+            shell: $shell,
+            write: $write,
+            skill: $skill,
+            root: $root,
+        }
+    };
+}
+
+/// The builtin table, in the order of SPEC §4.
+pub const BUILTINS: [Builtin; 19] = [
+    builtin!("bash", "base", Builtin, false, Tool, Local, true, Parallel, shell true, write false, skill false, root true,
+        "Run a shell command in the session's workspace."),
+    builtin!("read_file", "base", Builtin, false, Tool, Local, true, Parallel, shell false, write false, skill false, root true,
+        "Read a text file from the workspace."),
+    builtin!("list_dir", "base", Builtin, false, Tool, Local, true, Parallel, shell false, write false, skill false, root true,
+        "List the entries of a directory in the workspace."),
+    builtin!("find_files", "base", Builtin, false, Tool, Local, true, Parallel, shell false, write false, skill false, root true,
+        "Find files in the workspace by name pattern."),
+    builtin!("grep", "base", Builtin, false, Tool, Local, true, Parallel, shell false, write false, skill false, root true,
+        "Search file contents in the workspace with a regular expression."),
+    builtin!("write_file", "base", Builtin, false, Tool, MainProcessProxy, false, Sequential, shell false, write true, skill false, root true,
+        "Create or overwrite a file in the workspace."),
+    builtin!("edit", "base", Builtin, false, Tool, MainProcessProxy, false, Sequential, shell false, write true, skill false, root true,
+        "Replace an exact span of text in a workspace file."),
+    builtin!("patch", "base", Builtin, false, Tool, MainProcessProxy, false, Sequential, shell false, write true, skill false, root true,
+        "Apply a unified diff to files in the workspace."),
+    builtin!("todo", "planning", Builtin, true, Internal, MainProcessProxy, false, Parallel, shell false, write false, skill false, root false,
+        "Keep the agent's task list for the current session."),
+    builtin!("clarify", "planning", Builtin, true, Tool, MainProcessProxy, false, Sequential, shell false, write false, skill false, root false,
+        "Ask the user a clarifying question and wait for the answer."),
+    builtin!("escalate", "planning", Builtin, false, Tool, MainProcessProxy, false, Sequential, shell false, write false, skill false, root false,
+        "Hand the conversation over to a human operator."),
+    builtin!("read_skill", "skills", Skill, false, Tool, MainProcessProxy, false, Parallel, shell false, write false, skill true, root false,
+        "Read the instructions of a skill bound to the agent."),
+    builtin!("read_skill_file", "skills", Skill, false, Tool, MainProcessProxy, false, Parallel, shell false, write false, skill true, root false,
+        "Read a file shipped with a bound skill."),
+    builtin!("skill_manage", "skills", Skill, false, Tool, MainProcessProxy, false, Parallel, shell false, write true, skill true, root false,
+        "Create, update or delete the agent's skills."),
+    builtin!("execute_skill", "skills", Skill, false, Tool, MainProcessProxy, false, Parallel, shell true, write false, skill true, root false,
+        "Run a script shipped with a bound skill."),
+    builtin!("memory_save", "memory", Memory, false, Tool, MainProcessProxy, false, Parallel, shell false, write false, skill false, root false,
+        "Save a fact to the agent's long-term memory."),
+    builtin!("memory_recall", "memory", Memory, false, Tool, MainProcessProxy, false, Parallel, shell false, write false, skill false, root false,
+        "Recall facts from the agent's long-term memory."),
+    builtin!("delegate_task", "delegation", Delegation, false, Tool, Disabled, false, Sequential, shell false, write false, skill false, root false,
+        "Delegate a task to a crew sub-agent."),
+    builtin!("delegate_parallel", "delegation", Delegation, false, Tool, Disabled, false, Sequential, shell false, write false, skill false, root false,
+        "Delegate several tasks to crew sub-agents in parallel."),
+];
+
+/// The builtin table row of `name`, if it is a builtin tool.
+pub fn builtin(name: &str) -> Option<&'static Builtin> {
+    BUILTINS.iter().find(|b| b.name == name)
+}
+
+impl Builtin {
+    /// The full schema of this builtin: every field present.
+    pub fn schema(&self) -> ToolSchema {
+        ToolSchema {
+            name: self.name.to_string(),
+            toolset: self.toolset.to_string(),
+            description: Some(self.description.to_string()),
+            visibility: Some(self.visibility),
+            capability: Some(Capability::Text),
+            is_core: Some(self.is_core),
+            can_disable: Some(!self.is_core),
+            supports_prompt_hint: Some(self.kind == ToolKind::Builtin),
+            kind: Some(self.kind),
+            execution_mode: Some(self.mode),
+            supported_in_worker: Some(self.in_worker),
+            worker_routing_hint: Some(self.hint),
+            requires_shell: Some(self.shell),
+            requires_write: Some(self.write),
+            requires_skill_scope: Some(self.skill),
+            requires_workspace_root: Some(self.root),
+        }
+    }
+}
+
+/// The builtin catalog: every field present, in the order of SPEC §4.
+pub fn builtin_catalog() -> Vec<ToolSchema> {
+    BUILTINS.iter().map(Builtin::schema).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_builtin_catalog_matches_the_spec_table() {
+        let names: Vec<_> = BUILTINS.iter().map(|b| b.name).collect();
+        assert_eq!(
+            names,
+            [
+                "bash", "read_file", "list_dir", "find_files", "grep", "write_file", "edit", "patch", "todo", "clarify", "escalate",
+                "read_skill", "read_skill_file", "skill_manage", "execute_skill", "memory_save", "memory_recall", "delegate_task",
+                "delegate_parallel"
+            ]
+        );
+        let core: Vec<_> = BUILTINS.iter().filter(|b| b.is_core).map(|b| b.name).collect();
+        assert_eq!(core, ["todo", "clarify"]);
+        let shell: Vec<_> = BUILTINS.iter().filter(|b| b.shell).map(|b| b.name).collect();
+        assert_eq!(shell, ["bash", "execute_skill"]);
+        let write: Vec<_> = BUILTINS.iter().filter(|b| b.write).map(|b| b.name).collect();
+        assert_eq!(write, ["write_file", "edit", "patch", "skill_manage"]);
+        let local: Vec<_> = BUILTINS.iter().filter(|b| b.hint == WorkerRoutingHint::Local).map(|b| b.name).collect();
+        assert_eq!(local, ["bash", "read_file", "list_dir", "find_files", "grep"]);
+        assert!(BUILTINS.iter().all(|b| b.in_worker == (b.hint == WorkerRoutingHint::Local)));
+        let todo = builtin("todo").map(Builtin::schema).unwrap();
+        assert_eq!(todo.visibility, Some(Visibility::Internal));
+        assert_eq!(todo.can_disable, Some(false));
+    }
+}

@@ -1,0 +1,312 @@
+//! The governance resolver (SPEC §5 `resolveTools`, seed 001 Task 5): which catalog tools an agent
+//! gets, and for each one it does not, the first check that dropped it.
+
+use crate::catalog::TOOLSET_DEFAULTS;
+use crate::json::JsMap;
+use crate::manifest::Catalog;
+use crate::vocab::{Capability, CrewRole, ReasonCode, RoutingStrategy, ToolKind};
+use serde::Serialize;
+use std::collections::BTreeSet;
+#[cfg(feature = "wasm")]
+use tsify::Tsify;
+
+/// What the core reads from one `netaclaw_tool` row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RowPolicy {
+    pub name: String,
+    /// `status` is 1, or absent/null.
+    pub enabled: bool,
+    /// The admin's prompt hint, trimmed; `None` when absent or blank.
+    pub prompt_hint: Option<String>,
+    pub strategy: RoutingStrategy,
+}
+
+impl RowPolicy {
+    /// An enabled row with no hint and the `auto` strategy.
+    pub fn new(name: impl Into<String>) -> Self {
+        RowPolicy { name: name.into(), enabled: true, prompt_hint: None, strategy: RoutingStrategy::Auto }
+    }
+}
+
+/// Governance rows lined up with a catalog: the row of each catalog tool, if any. Rows of names not in
+/// the catalog (orphans) are kept aside and change nothing.
+#[derive(Clone, Debug, Default)]
+pub struct Governance {
+    by_tool: Vec<Option<RowPolicy>>,
+}
+
+impl Governance {
+    /// Lines `rows` up with `catalog`. Names must be distinct (checked at the edge).
+    pub fn new(catalog: &Catalog, rows: Vec<RowPolicy>) -> Governance {
+        let mut by_tool: Vec<Option<RowPolicy>> = vec![None; catalog.tools().len()];
+        for row in rows {
+            if let Some(i) = catalog.position(&row.name) {
+                by_tool[i] = Some(row);
+            }
+        }
+        Governance { by_tool }
+    }
+
+    /// The row of the catalog tool at `position`.
+    pub fn row(&self, position: usize) -> Option<&RowPolicy> {
+        self.by_tool.get(position).and_then(Option::as_ref)
+    }
+
+    /// The routing strategy of the catalog tool at `position` (`auto` without a row).
+    pub fn strategy(&self, position: usize) -> RoutingStrategy {
+        self.row(position).map_or(RoutingStrategy::Auto, |r| r.strategy)
+    }
+}
+
+/// An agent's tool configuration. `toolsets: None` is a legacy agent (it gets the defaults).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AgentToolConfig {
+    pub toolsets: Option<Vec<String>>,
+    pub disabled: Vec<String>,
+}
+
+/// The per-call input of the resolver (the catalog and governance are prepared apart).
+#[derive(Clone, Debug, Default)]
+pub struct ResolveInput {
+    pub agent: Option<AgentToolConfig>,
+    pub model_capability: Option<Capability>,
+    pub memory_enabled: bool,
+    pub has_skills: bool,
+    pub crew_role: Option<CrewRole>,
+    /// `None` = `TOOLSET_DEFAULTS`.
+    pub toolset_defaults: Option<Vec<String>>,
+}
+
+/// A tool the resolver dropped, and the first check that dropped it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "wasm", derive(Tsify))]
+pub struct DisabledReason {
+    pub name: String,
+    pub reason: ReasonCode,
+}
+
+/// Something worth telling that does not change the outcome.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "wasm", derive(Tsify))]
+pub struct Warning {
+    pub code: ReasonCode,
+    pub subject: String,
+}
+
+/// The resolver's answer.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct ResolveResult {
+    /// Every injected tool, in catalog order.
+    pub tool_names: Vec<String>,
+    /// The injected tools of kind `builtin` (what the skill context gets).
+    pub builtin_tool_names: Vec<String>,
+    /// Admin prompt hints of injected tools that support them.
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, string>"))]
+    pub tool_prompt_hints: JsMap<String>,
+    pub disabled_reasons: Vec<DisabledReason>,
+    pub warnings: Vec<Warning>,
+    /// The capability used (`text` when none was given).
+    pub model_capability: Capability,
+}
+
+/// The resolver's decision for every catalog tool (by position): `None` = injected.
+#[derive(Clone, Debug)]
+pub struct Decisions {
+    pub reasons: Vec<Option<ReasonCode>>,
+    pub warnings: Warnings,
+    pub model_capability: Capability,
+}
+
+/// Warnings gathered in their four groups, then ordered and de-duplicated by [`Warnings::finish`].
+#[derive(Clone, Debug, Default)]
+pub struct Warnings {
+    pub unknown_toolsets: Vec<String>,
+    pub unknown_tools: Vec<String>,
+    pub capability_fallback: bool,
+    pub core_tools: Vec<String>,
+}
+
+impl Warnings {
+    /// `unknown_toolset`, `unknown_tool`, `capability_fallback_text`, then `core_tool_cannot_be_disabled`,
+    /// each `(code, subject)` once.
+    pub fn finish(&self) -> Vec<Warning> {
+        let mut seen: BTreeSet<(ReasonCode, &str)> = BTreeSet::new();
+        let mut out = Vec::new();
+        fn push<'a>(seen: &mut BTreeSet<(ReasonCode, &'a str)>, code: ReasonCode, subject: &'a str, out: &mut Vec<Warning>) {
+            if seen.insert((code, subject)) {
+                out.push(Warning { code, subject: subject.to_string() });
+            }
+        }
+        for s in &self.unknown_toolsets {
+            push(&mut seen, ReasonCode::UnknownToolset, s, &mut out);
+        }
+        for s in &self.unknown_tools {
+            push(&mut seen, ReasonCode::UnknownTool, s, &mut out);
+        }
+        if self.capability_fallback {
+            push(&mut seen, ReasonCode::CapabilityFallbackText, "modelCapability", &mut out);
+        }
+        for s in &self.core_tools {
+            push(&mut seen, ReasonCode::CoreToolCannotBeDisabled, s, &mut out);
+        }
+        out
+    }
+}
+
+/// Decides every catalog tool. For each tool the first failing check is its reason:
+/// toolset not selected, disabled by the agent, disabled globally (protected core tools skip these
+/// three), capability mismatch, scene gating (memory, skills, crew master).
+pub fn decide(catalog: &Catalog, governance: &Governance, input: &ResolveInput) -> Decisions {
+    let mut warnings = Warnings::default();
+    let agent = input.agent.as_ref();
+
+    let selected: Vec<&str> = match agent.and_then(|a| a.toolsets.as_ref()) {
+        Some(toolsets) => {
+            for t in toolsets {
+                if !catalog.knows_toolset(t) {
+                    warnings.unknown_toolsets.push(t.clone());
+                }
+            }
+            toolsets.iter().map(String::as_str).collect()
+        }
+        None => match &input.toolset_defaults {
+            Some(defaults) => defaults.iter().map(String::as_str).collect(),
+            None => TOOLSET_DEFAULTS.to_vec(),
+        },
+    };
+    let disabled: &[String] = agent.map_or(&[], |a| a.disabled.as_slice());
+    for name in disabled {
+        if catalog.position(name).is_none() {
+            warnings.unknown_tools.push(name.clone());
+        }
+    }
+    let model = input.model_capability.unwrap_or(Capability::Text);
+    warnings.capability_fallback = input.model_capability.is_none();
+
+    let reasons = catalog
+        .tools()
+        .iter()
+        .enumerate()
+        .map(|(i, tool)| {
+            let row = governance.row(i);
+            let agent_disabled = disabled.iter().any(|d| *d == tool.name);
+            let globally_disabled = row.is_some_and(|r| !r.enabled);
+            if tool.is_protected() {
+                if agent_disabled || globally_disabled {
+                    warnings.core_tools.push(tool.name.clone());
+                }
+            } else if !selected.contains(&tool.toolset.as_str()) {
+                return Some(ReasonCode::ToolsetNotSelected);
+            } else if agent_disabled {
+                return Some(ReasonCode::DisabledByAgent);
+            } else if globally_disabled {
+                return Some(ReasonCode::DisabledGlobally);
+            }
+            if !model.serves(tool.capability) {
+                return Some(ReasonCode::CapabilityMismatch);
+            }
+            match tool.kind {
+                ToolKind::Memory if !input.memory_enabled => Some(ReasonCode::MemoryDisabled),
+                ToolKind::Skill if !input.has_skills => Some(ReasonCode::NoSkillsBound),
+                ToolKind::Delegation if input.crew_role != Some(CrewRole::Master) => Some(ReasonCode::CrewMasterOnly),
+                _ => None,
+            }
+        })
+        .collect();
+    Decisions { reasons, warnings, model_capability: model }
+}
+
+/// Turns decisions into the resolver's answer.
+pub fn result(catalog: &Catalog, governance: &Governance, decisions: &Decisions) -> ResolveResult {
+    let mut out = ResolveResult {
+        tool_names: Vec::new(),
+        builtin_tool_names: Vec::new(),
+        tool_prompt_hints: JsMap::default(),
+        disabled_reasons: Vec::new(),
+        warnings: decisions.warnings.finish(),
+        model_capability: decisions.model_capability,
+    };
+    let mut hints = Vec::new();
+    for (i, (tool, reason)) in catalog.tools().iter().zip(&decisions.reasons).enumerate() {
+        match reason {
+            Some(reason) => out.disabled_reasons.push(DisabledReason { name: tool.name.clone(), reason: *reason }),
+            None => {
+                out.tool_names.push(tool.name.clone());
+                if tool.kind == ToolKind::Builtin {
+                    out.builtin_tool_names.push(tool.name.clone());
+                }
+                if tool.supports_prompt_hint {
+                    if let Some(hint) = governance.row(i).and_then(|r| r.prompt_hint.as_ref()) {
+                        hints.push((tool.name.clone(), hint.clone()));
+                    }
+                }
+            }
+        }
+    }
+    out.tool_prompt_hints = JsMap::new(hints);
+    out
+}
+
+/// `resolveTools`: which tools the agent gets, and why the others are dropped.
+pub fn resolve_tools(catalog: &Catalog, governance: &Governance, input: &ResolveInput) -> ResolveResult {
+    result(catalog, governance, &decide(catalog, governance, input))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agent(toolsets: Option<&[&str]>, disabled: &[&str]) -> Option<AgentToolConfig> {
+        Some(AgentToolConfig {
+            toolsets: toolsets.map(|t| t.iter().map(|s| s.to_string()).collect()),
+            disabled: disabled.iter().map(|s| s.to_string()).collect(),
+        })
+    }
+
+    #[test]
+    fn plan_task_16_base_and_planning_without_bash() {
+        let catalog = Catalog::builtin();
+        let input = ResolveInput { agent: agent(Some(&["base", "planning"]), &["bash"]), ..Default::default() };
+        let r = resolve_tools(&catalog, &Governance::default(), &input);
+        assert!(!r.tool_names.contains(&"bash".to_string()));
+        for name in ["read_file", "write_file", "list_dir", "patch", "todo"] {
+            assert!(r.tool_names.iter().any(|n| n == name), "{name} missing");
+        }
+        assert_eq!(r.disabled_reasons[0], DisabledReason { name: "bash".into(), reason: ReasonCode::DisabledByAgent });
+        assert!(r.disabled_reasons.iter().any(|d| d.name == "memory_save" && d.reason == ReasonCode::ToolsetNotSelected));
+        assert_eq!(r.warnings, vec![Warning { code: ReasonCode::CapabilityFallbackText, subject: "modelCapability".into() }]);
+    }
+
+    #[test]
+    fn core_tools_survive_the_agent_and_the_table_with_a_warning() {
+        let catalog = Catalog::builtin();
+        let rows = vec![RowPolicy { enabled: false, ..RowPolicy::new("clarify") }, RowPolicy { enabled: false, ..RowPolicy::new("escalate") }];
+        let governance = Governance::new(&catalog, rows);
+        let input = ResolveInput { agent: agent(Some(&[]), &["todo", "todo"]), model_capability: Some(Capability::Text), ..Default::default() };
+        let r = resolve_tools(&catalog, &governance, &input);
+        assert_eq!(r.tool_names, ["todo", "clarify"]);
+        let codes: Vec<_> = r.warnings.iter().map(|w| (w.code.as_str(), w.subject.as_str())).collect();
+        assert_eq!(codes, [("core_tool_cannot_be_disabled", "todo"), ("core_tool_cannot_be_disabled", "clarify")]);
+        assert!(r.disabled_reasons.iter().any(|d| d.name == "escalate" && d.reason == ReasonCode::ToolsetNotSelected));
+    }
+
+    #[test]
+    fn scene_gating_and_prompt_hints() {
+        let catalog = Catalog::builtin();
+        let rows = vec![
+            RowPolicy { prompt_hint: Some("Prefer small hunks.".into()), ..RowPolicy::new("patch") },
+            RowPolicy { prompt_hint: Some("never shown".into()), ..RowPolicy::new("memory_save") },
+        ];
+        let governance = Governance::new(&catalog, rows);
+        let input = ResolveInput { memory_enabled: true, crew_role: Some(CrewRole::Sub), ..Default::default() };
+        let r = resolve_tools(&catalog, &governance, &input);
+        assert_eq!(r.tool_prompt_hints.0, vec![("patch".to_string(), "Prefer small hunks.".to_string())]);
+        let reason = |n: &str| r.disabled_reasons.iter().find(|d| d.name == n).map(|d| d.reason);
+        assert_eq!(reason("read_skill"), Some(ReasonCode::NoSkillsBound));
+        assert_eq!(reason("delegate_task"), Some(ReasonCode::CrewMasterOnly));
+        assert_eq!(reason("memory_save"), None);
+        assert_eq!(r.builtin_tool_names.len(), 11);
+    }
+}

@@ -1,0 +1,271 @@
+//! Reading JSON input into the core's types, once, at the edge. Every error names the offending path.
+
+use crate::catalog::ToolSchema;
+use crate::diagnostic::DiagnosticInput;
+use crate::error::Error;
+use crate::governance::{AgentToolConfig, Governance, ResolveInput, RowPolicy};
+use crate::json::{self, array, boolean, enum_value, field, limits, name_list, object, string, Path};
+use crate::manifest::Catalog;
+use crate::projection::ProjectionInput;
+use crate::vocab::{Capability, CrewRole, ExecutionMode, ReasonCode, RoutingStrategy, ToolKind, Visibility, WorkerRoutingHint};
+use crate::worker_policy::{WorkerPolicy, WorkerPolicyInput};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+fn strs<E: Copy>(all: &[E], as_str: fn(E) -> &'static str) -> Vec<&'static str> {
+    all.iter().map(|e| as_str(*e)).collect()
+}
+
+macro_rules! opt_enum {
+    ($map:expr, $path:expr, $key:literal, $ty:ty) => {
+        match field($map, $key) {
+            None => None,
+            Some(v) => Some(enum_value(v, &$path.key($key), <$ty>::parse, &strs(<$ty>::ALL, <$ty>::as_str))?),
+        }
+    };
+}
+
+fn opt_bool(map: &Map<String, Value>, path: &Path, key: &str) -> Result<Option<bool>, Error> {
+    field(map, key).map(|v| boolean(v, &path.key(key))).transpose()
+}
+
+fn flag(map: &Map<String, Value>, path: &Path, key: &str) -> Result<bool, Error> {
+    Ok(opt_bool(map, path, key)?.unwrap_or(false))
+}
+
+fn owned(names: Option<Vec<&str>>) -> Option<Vec<String>> {
+    names.map(|n| n.into_iter().map(str::to_string).collect())
+}
+
+/// One `ToolSchema`.
+pub fn schema(value: &Value, path: &Path) -> Result<ToolSchema, Error> {
+    let map = object(value, path)?;
+    let name = string(map.get("name").unwrap_or(&Value::Null), &path.key("name"), 1, limits::MAX_NAME)?;
+    let toolset = string(map.get("toolset").unwrap_or(&Value::Null), &path.key("toolset"), 1, limits::MAX_TOOLSET)?;
+    let description = field(map, "description").map(|v| string(v, &path.key("description"), 0, limits::MAX_TEXT)).transpose()?;
+    Ok(ToolSchema {
+        name: name.to_string(),
+        toolset: toolset.to_string(),
+        description: description.map(str::to_string),
+        visibility: opt_enum!(map, path, "visibility", Visibility),
+        capability: opt_enum!(map, path, "capability", Capability),
+        is_core: opt_bool(map, path, "isCore")?,
+        can_disable: opt_bool(map, path, "canDisable")?,
+        supports_prompt_hint: opt_bool(map, path, "supportsPromptHint")?,
+        kind: opt_enum!(map, path, "kind", ToolKind),
+        execution_mode: opt_enum!(map, path, "executionMode", ExecutionMode),
+        supported_in_worker: opt_bool(map, path, "supportedInWorker")?,
+        worker_routing_hint: opt_enum!(map, path, "workerRoutingHint", WorkerRoutingHint),
+        requires_shell: opt_bool(map, path, "requiresShell")?,
+        requires_write: opt_bool(map, path, "requiresWrite")?,
+        requires_skill_scope: opt_bool(map, path, "requiresSkillScope")?,
+        requires_workspace_root: opt_bool(map, path, "requiresWorkspaceRoot")?,
+    })
+}
+
+/// A catalog: absent or `null` = the builtin catalog.
+pub fn catalog(value: Option<&Value>, path: &Path) -> Result<Catalog, Error> {
+    let Some(value) = value.filter(|v| !v.is_null()) else { return Ok(Catalog::builtin()) };
+    let items = array(value, path)?;
+    let schemas = items.iter().enumerate().map(|(i, item)| schema(item, &path.index(i))).collect::<Result<Vec<_>, _>>()?;
+    Catalog::from_schemas(&schemas)
+}
+
+/// Checks a list of row-like objects for a string `name` each, distinct; returns the names.
+fn row_names<'v>(items: &'v [Value], path: &Path) -> Result<Vec<&'v str>, Error> {
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut names = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let item_path = path.index(i);
+        let map = object(item, &item_path)?;
+        let name_path = item_path.key("name");
+        let name = string(map.get("name").unwrap_or(&Value::Null), &name_path, 1, limits::MAX_NAME)?;
+        if let Some(first) = seen.insert(name, i) {
+            return Err(name_path.error(format!("duplicate row name {} (also {}[{first}].name)", Value::String(name.to_string()), path.render())));
+        }
+        names.push(name);
+    }
+    Ok(names)
+}
+
+/// One governance row as the resolver reads it. `status` must be 0, 1, a boolean, or null.
+fn row_policy(value: &Value, name: &str, path: &Path) -> Result<RowPolicy, Error> {
+    let map = object(value, path)?;
+    let enabled = match field(map, "status") {
+        None => true,
+        Some(Value::Bool(b)) => *b,
+        Some(v) if v.as_f64() == Some(1.0) => true,
+        Some(v) if v.as_f64() == Some(0.0) => false,
+        Some(v) => return Err(path.key("status").error(format!("expected 0 or 1, got {}", short(v)))),
+    };
+    let prompt_hint = match field(map, "promptHint") {
+        None => None,
+        Some(v) => Some(string(v, &path.key("promptHint"), 0, limits::MAX_TEXT)?.trim()).filter(|h| !h.is_empty()).map(str::to_string),
+    };
+    let strategy = opt_enum!(map, path, "workerRoutingStrategy", RoutingStrategy).unwrap_or(RoutingStrategy::Auto);
+    Ok(RowPolicy { name: name.to_string(), enabled, prompt_hint, strategy })
+}
+
+fn short(value: &Value) -> String {
+    match value {
+        Value::Number(_) | Value::Bool(_) => value.to_string(),
+        Value::String(s) if s.chars().count() <= 40 => value.to_string(),
+        other => json::type_name(other).to_string(),
+    }
+}
+
+/// Governance rows lined up with `catalog` (absent or `null` = none).
+pub fn governance(value: Option<&Value>, path: &Path, catalog: &Catalog) -> Result<Governance, Error> {
+    let Some(value) = value.filter(|v| !v.is_null()) else { return Ok(Governance::default()) };
+    let items = array(value, path)?;
+    let names = row_names(items, path)?;
+    let rows = items.iter().zip(names).enumerate().map(|(i, (item, name))| row_policy(item, name, &path.index(i))).collect::<Result<Vec<_>, _>>()?;
+    Ok(Governance::new(catalog, rows))
+}
+
+/// `AgentToolConfig` (absent or `null` = none).
+pub fn agent(value: Option<&Value>, path: &Path) -> Result<Option<AgentToolConfig>, Error> {
+    let Some(value) = value else { return Ok(None) };
+    let map = object(value, path)?;
+    let toolsets = owned(name_list(field(map, "toolsets"), &path.key("toolsets"), limits::MAX_TOOLSET)?);
+    let disabled = match field(map, "tools") {
+        None => Vec::new(),
+        Some(tools) => {
+            let tools_path = path.key("tools");
+            let tools_map = object(tools, &tools_path)?;
+            owned(name_list(field(tools_map, "disabled"), &tools_path.key("disabled"), limits::MAX_NAME)?).unwrap_or_default()
+        }
+    };
+    Ok(Some(AgentToolConfig { toolsets, disabled }))
+}
+
+/// The per-call fields of the resolver's input (everything but `catalog` and `governance`).
+pub fn resolve_input(map: &Map<String, Value>, path: &Path) -> Result<ResolveInput, Error> {
+    Ok(ResolveInput {
+        agent: agent(field(map, "agent"), &path.key("agent"))?,
+        model_capability: opt_enum!(map, path, "modelCapability", Capability),
+        memory_enabled: flag(map, path, "memoryEnabled")?,
+        has_skills: flag(map, path, "hasSkills")?,
+        crew_role: opt_enum!(map, path, "crewRole", CrewRole),
+        toolset_defaults: owned(name_list(field(map, "toolsetDefaults"), &path.key("toolsetDefaults"), limits::MAX_TOOLSET)?),
+    })
+}
+
+fn roots_fields(map: &Map<String, Value>, path: &Path) -> Result<(Option<String>, Vec<String>), Error> {
+    let cwd = field(map, "sessionCwd").map(|v| string(v, &path.key("sessionCwd"), 0, limits::MAX_PATH)).transpose()?;
+    let roots = owned(name_list(field(map, "workspaceRoots"), &path.key("workspaceRoots"), limits::MAX_PATH)?).unwrap_or_default();
+    Ok((cwd.map(str::to_string), roots))
+}
+
+/// The per-call fields of the diagnostic's input.
+pub fn diagnostic_input(map: &Map<String, Value>, path: &Path) -> Result<DiagnosticInput, Error> {
+    let (session_cwd, workspace_roots) = roots_fields(map, path)?;
+    Ok(DiagnosticInput {
+        resolve: resolve_input(map, path)?,
+        subagent_tools: owned(name_list(field(map, "subagentTools"), &path.key("subagentTools"), limits::MAX_NAME)?),
+        session_cwd,
+        workspace_roots,
+        shell_permitted: flag(map, path, "shellPermitted")?,
+        write_permitted: flag(map, path, "writePermitted")?,
+    })
+}
+
+fn required<'v>(map: &'v Map<String, Value>, path: &Path, key: &str) -> Result<&'v Value, Error> {
+    field(map, key).ok_or_else(|| path.key(key).error("is required"))
+}
+
+/// The worker-policy builder's input.
+pub fn worker_policy_input(map: &Map<String, Value>, path: &Path) -> Result<WorkerPolicyInput, Error> {
+    let (session_cwd, workspace_roots) = roots_fields(map, path)?;
+    let selected_tools = owned(name_list(Some(required(map, path, "selectedTools")?), &path.key("selectedTools"), limits::MAX_NAME)?).unwrap_or_default();
+    Ok(WorkerPolicyInput {
+        session_cwd,
+        workspace_roots,
+        selected_tools,
+        shell_permitted: flag(map, path, "shellPermitted")?,
+        write_permitted: flag(map, path, "writePermitted")?,
+    })
+}
+
+/// A `WorkerPolicy` given to the projection: every field required, roots taken as given.
+pub fn worker_policy(value: &Value, path: &Path) -> Result<WorkerPolicy, Error> {
+    let map = object(value, path)?;
+    let roots = name_list(Some(required(map, path, "workspaceRoots")?), &path.key("workspaceRoots"), limits::MAX_PATH)?;
+    Ok(WorkerPolicy {
+        workspace_roots: owned(roots).unwrap_or_default(),
+        allow_shell: boolean(required(map, path, "allowShell")?, &path.key("allowShell"))?,
+        readonly: boolean(required(map, path, "readonly")?, &path.key("readonly"))?,
+    })
+}
+
+/// A `{name: value}` object read into a by-position list (names not in the catalog are ignored).
+fn by_position<T: Copy>(value: Option<&Value>, path: &Path, catalog: &Catalog, parse: impl Fn(&Value, &Path) -> Result<T, Error>) -> Result<Vec<Option<T>>, Error> {
+    let mut out = vec![None; catalog.tools().len()];
+    let Some(value) = value else { return Ok(out) };
+    let map = object(value, path)?;
+    if map.len() > limits::MAX_ITEMS {
+        return Err(path.error(format!("has {} keys; at most {} are allowed", map.len(), limits::MAX_ITEMS)));
+    }
+    for (name, v) in map {
+        let parsed = parse(v, &path.key(name))?;
+        if let Some(i) = catalog.position(name) {
+            out[i] = Some(parsed);
+        }
+    }
+    Ok(out)
+}
+
+/// The projection's per-call input: selection, strategies and not-selected reasons by position.
+pub fn projection_input(map: &Map<String, Value>, path: &Path, catalog: &Catalog) -> Result<ProjectionInput, Error> {
+    let selected_names = name_list(Some(required(map, path, "selectedTools")?), &path.key("selectedTools"), limits::MAX_NAME)?.unwrap_or_default();
+    let mut selected = vec![false; catalog.tools().len()];
+    for name in selected_names {
+        if let Some(i) = catalog.position(name) {
+            selected[i] = true;
+        }
+    }
+    let strategy_names = strs(RoutingStrategy::ALL, RoutingStrategy::as_str);
+    let strategies = by_position(field(map, "strategies"), &path.key("strategies"), catalog, |v, p| enum_value(v, p, RoutingStrategy::parse, &strategy_names))?
+        .into_iter()
+        .map(|s| s.unwrap_or(RoutingStrategy::Auto))
+        .collect();
+    let reason_names = strs(ReasonCode::ALL, ReasonCode::as_str);
+    let not_selected_reasons = by_position(field(map, "notSelectedReasons"), &path.key("notSelectedReasons"), catalog, |v, p| enum_value(v, p, ReasonCode::parse, &reason_names))?;
+    Ok(ProjectionInput { selected, strategies, not_selected_reasons })
+}
+
+/// The rows of `syncCatalog`: objects with distinct string names; other fields are taken as they are.
+pub fn sync_rows(value: &Value, path: &Path) -> Result<Vec<Map<String, Value>>, Error> {
+    let items = array(value, path)?;
+    row_names(items, path)?;
+    Ok(items.iter().filter_map(|v| match json::js_normalize(v.clone()) {
+        Value::Object(m) => Some(m),
+        _ => None,
+    }).collect())
+}
+
+/// A row or patch of `validateToolUpdate`: an object, kept as JavaScript would hold it.
+pub fn plain_object(value: Option<&Value>, path: &Path) -> Result<Map<String, Value>, Error> {
+    let value = value.ok_or_else(|| path.error("is required"))?;
+    object(value, path)?;
+    match json::js_normalize(value.clone()) {
+        Value::Object(m) => Ok(m),
+        other => Err(path.error(format!("expected an object, got {}", json::type_name(&other)))),
+    }
+}
+
+/// A list of names given as a positional argument (`toolNames`).
+pub fn names(value: &Value, path: &Path) -> Result<Vec<String>, Error> {
+    Ok(owned(name_list(Some(value), path, limits::MAX_NAME)?).unwrap_or_default())
+}
+
+/// A `{name: hint}` object (absent or `null` = none).
+pub fn hints(value: Option<&Value>, path: &Path) -> Result<Option<crate::json::JsMap<String>>, Error> {
+    let Some(value) = value.filter(|v| !v.is_null()) else { return Ok(None) };
+    let map = object(value, path)?;
+    let mut pairs = Vec::with_capacity(map.len());
+    for (name, v) in map {
+        pairs.push((name.clone(), string(v, &path.key(name), 0, limits::MAX_TEXT)?.to_string()));
+    }
+    Ok(Some(crate::json::JsMap::new(pairs)))
+}

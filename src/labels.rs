@@ -1,0 +1,188 @@
+//! Display labels in zh-CN (default) and en. The zh-CN runtime labels are seed 000's tables.
+
+use crate::error::Error;
+use crate::vocab::{FrontendRoute, ReasonCode, RoutingStrategy, RuntimeStatus, ToolKind};
+use serde::Serialize;
+#[cfg(feature = "wasm")]
+use tsify::Tsify;
+
+/// A label locale.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Locale {
+    ZhCn,
+    En,
+}
+
+/// `zh-CN` when absent; `zh-CN`, `en`, or any tag starting with `zh` / `en` (`en-US`, `zh-Hans`).
+pub fn parse_locale(locale: Option<&str>) -> Result<Locale, Error> {
+    let Some(tag) = locale else { return Ok(Locale::ZhCn) };
+    let lower = tag.to_ascii_lowercase();
+    let primary = lower.split(['-', '_']).next().unwrap_or("");
+    match primary {
+        "zh" => Ok(Locale::ZhCn),
+        "en" => Ok(Locale::En),
+        _ => Err(Error::invalid("locale", format!("unsupported locale {}; use zh-CN or en", serde_json::Value::String(tag.to_string())))),
+    }
+}
+
+/// Label groups, as `labels()` keys them.
+pub const GROUPS: [&str; 5] = ["reasons", "statuses", "routes", "kinds", "strategies"];
+
+fn reason(code: ReasonCode, locale: Locale) -> &'static str {
+    use ReasonCode::*;
+    let (zh, en) = match code {
+        WorkspaceRootRequired => ("工具需要 workspace root，但当前 session 没有 cwd/root", "The tool needs a workspace root, but the session has no cwd or root"),
+        ShellDisabledByPolicy => ("bash 等 shell 工具被策略禁用", "Shell tools such as bash are disabled by the policy"),
+        WriteBlockedByReadonlyPolicy => ("写入类工具被 readonly 策略阻止", "Write tools are blocked by the readonly policy"),
+        RequiresMainProcessProxy => ("工具需要主进程代理", "The tool runs through the main-process proxy"),
+        UnsupportedInWorker => ("工具没有 worker 支持", "The tool has no worker support"),
+        NotSelectedForSubagent => ("未被选入子 Agent 工具集", "Not selected for the sub-agent's tool set"),
+        DisabledByRoutingStrategy => ("被路由策略强制禁用", "Disabled by the routing strategy"),
+        ToolsetNotSelected => ("所属 toolset 未被 Agent 选中", "The agent has not selected the tool's toolset"),
+        DisabledByAgent => ("被 Agent 单独禁用", "Disabled for this agent"),
+        DisabledGlobally => ("已在 Tool 管理中全局禁用", "Disabled globally in tool management"),
+        CapabilityMismatch => ("模型能力不满足工具要求", "The model's capability does not meet the tool's requirement"),
+        MemoryDisabled => ("当前 Agent 未启用记忆", "Memory is not enabled for this agent"),
+        NoSkillsBound => ("当前 Agent 未绑定 Skill", "No skills are bound to this agent"),
+        CrewMasterOnly => ("仅 Crew 主 Agent 可用", "Only available to a crew's master agent"),
+        CoreToolCannotBeDisabled => ("核心工具不可禁用", "Core tools cannot be disabled"),
+        UnknownTool => ("未知工具", "Unknown tool"),
+        UnknownToolset => ("未知 toolset", "Unknown toolset"),
+        CapabilityFallbackText => ("未提供模型能力，按 text 处理", "No model capability given; treated as text"),
+        FieldIsReadonly => ("该字段由代码注册，只读", "This field is registered in code and is read-only"),
+        PromptHintNotSupported => ("该工具不支持 Prompt Hint", "This tool does not support a prompt hint"),
+        InvalidValue => ("值不合法", "Invalid value"),
+    };
+    pick(locale, zh, en)
+}
+
+fn status(s: RuntimeStatus, locale: Locale) -> &'static str {
+    let (zh, en) = match s {
+        RuntimeStatus::WorkerLocal => ("子进程可以本地执行", "Runs locally in the worker"),
+        RuntimeStatus::MainProcessProxied => ("子进程请求父进程代理执行", "The worker asks the main process to run it"),
+        RuntimeStatus::DisabledInWorker => ("当前 worker 策略下不能执行", "Cannot run under the current worker policy"),
+        RuntimeStatus::NotSelected => ("没有被选入当前子 Agent 工具集", "Not selected for the current sub-agent's tool set"),
+    };
+    pick(locale, zh, en)
+}
+
+fn route(r: FrontendRoute, locale: Locale) -> &'static str {
+    let (zh, en) = match r {
+        FrontendRoute::WorkerLocal => ("Worker 本地", "Worker local"),
+        FrontendRoute::MainProcessProxy => ("主进程代理", "Main-process proxy"),
+        FrontendRoute::Disabled => ("禁用", "Disabled"),
+    };
+    pick(locale, zh, en)
+}
+
+fn kind(k: ToolKind, locale: Locale) -> &'static str {
+    let (zh, en) = match k {
+        ToolKind::Builtin => ("内置工具", "Builtin"),
+        ToolKind::Memory => ("记忆工具", "Memory"),
+        ToolKind::Skill => ("Skill 工具", "Skill"),
+        ToolKind::Delegation => ("委派工具", "Delegation"),
+        ToolKind::Admin => ("管理工具", "Admin"),
+        ToolKind::Custom => ("自定义工具", "Custom"),
+    };
+    pick(locale, zh, en)
+}
+
+fn strategy(s: RoutingStrategy, locale: Locale) -> &'static str {
+    let (zh, en) = match s {
+        RoutingStrategy::Auto => ("自动", "Automatic"),
+        RoutingStrategy::ForceLocal => ("强制 Worker 本地", "Force worker-local"),
+        RoutingStrategy::ForceMainProcessProxy => ("强制主进程代理", "Force main-process proxy"),
+        RoutingStrategy::ForceDisabled => ("强制禁用", "Force disabled"),
+    };
+    pick(locale, zh, en)
+}
+
+fn pick(locale: Locale, zh: &'static str, en: &'static str) -> &'static str {
+    match locale {
+        Locale::ZhCn => zh,
+        Locale::En => en,
+    }
+}
+
+/// One group of labels: `[code, label]` pairs in vocabulary order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LabelGroup(pub Vec<(&'static str, &'static str)>);
+
+impl Serialize for LabelGroup {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+/// Every label of one locale.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "wasm", derive(Tsify))]
+pub struct Labels {
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<ReasonCode, string>"))]
+    pub reasons: LabelGroup,
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<RuntimeStatus, string>"))]
+    pub statuses: LabelGroup,
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<FrontendRoute, string>"))]
+    pub routes: LabelGroup,
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<ToolKind, string>"))]
+    pub kinds: LabelGroup,
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<RoutingStrategy, string>"))]
+    pub strategies: LabelGroup,
+}
+
+/// `labels(locale)`.
+pub fn labels(locale: Locale) -> Labels {
+    Labels {
+        reasons: LabelGroup(ReasonCode::ALL.iter().map(|c| (c.as_str(), reason(*c, locale))).collect()),
+        statuses: LabelGroup(RuntimeStatus::ALL.iter().map(|c| (c.as_str(), status(*c, locale))).collect()),
+        routes: LabelGroup(FrontendRoute::ALL.iter().map(|c| (c.as_str(), route(*c, locale))).collect()),
+        kinds: LabelGroup(ToolKind::ALL.iter().map(|c| (c.as_str(), kind(*c, locale))).collect()),
+        strategies: LabelGroup(RoutingStrategy::ALL.iter().map(|c| (c.as_str(), strategy(*c, locale))).collect()),
+    }
+}
+
+/// `label(group, code, locale)`: an unknown group or code is invalid input.
+pub fn label(group: &str, code: &str, locale: Locale) -> Result<&'static str, Error> {
+    let unknown = || Error::invalid("code", format!("unknown {group} code {}", serde_json::Value::String(code.to_string())));
+    match group {
+        "reasons" => ReasonCode::parse(code).map(|c| reason(c, locale)).ok_or_else(unknown),
+        "statuses" => RuntimeStatus::parse(code).map(|c| status(c, locale)).ok_or_else(unknown),
+        "routes" => FrontendRoute::parse(code).map(|c| route(c, locale)).ok_or_else(unknown),
+        "kinds" => ToolKind::parse(code).map(|c| kind(c, locale)).ok_or_else(unknown),
+        "strategies" => RoutingStrategy::parse(code).map(|c| strategy(c, locale)).ok_or_else(unknown),
+        _ => Err(Error::invalid("group", format!("unknown label group {}; expected one of {}", serde_json::Value::String(group.to_string()), GROUPS.join(", ")))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_000_labels_and_both_locales() {
+        assert_eq!(label("reasons", "write_blocked_by_readonly_policy", Locale::ZhCn).unwrap(), "写入类工具被 readonly 策略阻止");
+        assert_eq!(label("statuses", "worker-local", Locale::ZhCn).unwrap(), "子进程可以本地执行");
+        for locale in [Locale::ZhCn, Locale::En] {
+            let all = labels(locale);
+            assert_eq!(all.reasons.0.len(), ReasonCode::ALL.len());
+            assert!(all.reasons.0.iter().all(|(_, l)| !l.is_empty() && !l.contains('`') && !l.contains('*')));
+        }
+        assert_ne!(label("kinds", "skill", Locale::En).unwrap(), label("kinds", "skill", Locale::ZhCn).unwrap());
+    }
+
+    #[test]
+    fn locales_and_unknown_names() {
+        assert_eq!(parse_locale(Some("en-US")).unwrap(), Locale::En);
+        assert_eq!(parse_locale(Some("zh-Hans")).unwrap(), Locale::ZhCn);
+        assert_eq!(parse_locale(None).unwrap(), Locale::ZhCn);
+        assert_eq!(parse_locale(Some("fr")).unwrap_err().path(), "locale");
+        assert_eq!(parse_locale(Some("english")).unwrap_err().path(), "locale");
+        assert_eq!(label("colors", "red", Locale::En).unwrap_err().path(), "group");
+        assert_eq!(label("routes", "teleport", Locale::En).unwrap_err().path(), "code");
+    }
+}

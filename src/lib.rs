@@ -1,0 +1,49 @@
+//! # netaclaw-tool-policy
+//!
+//! Which tools an agent gets, where each runs in a sub-agent worker, and why a tool is blocked —
+//! derived once, here, for the admin pages, the chat page and the backend alike.
+//!
+//! The pipeline, one module per step, each a pure function from data to data:
+//!
+//! 1. [`catalog`] — `ToolSchema`, the builtin catalog and `TOOLSET_DEFAULTS`.
+//! 2. [`manifest`] — every schema field resolved (`toolManifest`), fail-closed for unknown tools.
+//! 3. [`governance`] — the resolver (`resolveTools`): toolsets, agent overrides, global status,
+//!    model capability, scene gating; core tools protected.
+//! 4. [`worker_policy`] — the worker's roots, shell and write permissions (`buildSubprocessWorkerPolicy`).
+//! 5. [`projection`] — each tool's route in the worker and every reason (`projectRuntimePolicy`).
+//! 6. [`diagnostic`] — 3 → 4 → 5 composed (`runtimeDiagnostic`), what the pages show.
+//!
+//! Beside it: [`registry`] (catalog → table sync plan, the admin update guard), [`guidance`] (the
+//! tool-guidance prompt layer), [`labels`] (zh-CN and en), [`error`] (invalid input naming its path),
+//! [`input`] and [`json`] (the JSON edge), [`api`] (the JSON API every runtime calls) and, with the
+//! `wasm` feature, the thin JavaScript bindings.
+
+pub mod vocab;
+pub mod error;
+pub mod json;
+
+pub mod catalog;
+pub mod manifest;
+pub mod governance;
+pub mod worker_policy;
+pub mod projection;
+pub mod diagnostic;
+
+pub mod registry;
+pub mod guidance;
+pub mod labels;
+
+pub mod input;
+pub mod api;
+
+#[cfg(feature = "wasm")]
+mod wasm;
+
+pub use catalog::{builtin_catalog, ToolSchema, TOOLSET_DEFAULTS};
+pub use diagnostic::{runtime_diagnostic, DiagnosticInput, RuntimeDiagnostic};
+pub use error::Error;
+pub use governance::{resolve_tools, AgentToolConfig, Governance, ResolveInput, ResolveResult, RowPolicy};
+pub use manifest::{tool_manifest, Catalog, ToolManifest};
+pub use projection::{project_runtime_policy, ProjectionInput, ToolRuntimeRoute};
+pub use registry::{sync_catalog, validate_tool_update, SyncPlan, UpdateOutcome};
+pub use worker_policy::{build_subprocess_worker_policy, WorkerPolicy, WorkerPolicyInput};

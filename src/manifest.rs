@@ -1,0 +1,219 @@
+//! The tool manifest: a schema with every field resolved (SPEC §3, §7 "Manifest"), and `Catalog`,
+//! a validated list of manifests with a name index.
+
+use crate::catalog::{builtin, builtin_catalog, ToolSchema, RESERVED_TOOLSETS};
+use crate::error::Error;
+use crate::json::limits;
+use crate::vocab::{Capability, ExecutionMode, ToolKind, Visibility, WorkerRoutingHint};
+use serde::Serialize;
+use std::collections::BTreeMap;
+#[cfg(feature = "wasm")]
+use tsify::Tsify;
+
+/// A tool's stable profile: every field of `ToolSchema` resolved, none optional.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct ToolManifest {
+    pub name: String,
+    pub toolset: String,
+    pub description: String,
+    pub visibility: Visibility,
+    pub capability: Capability,
+    pub is_core: bool,
+    pub can_disable: bool,
+    pub supports_prompt_hint: bool,
+    pub kind: ToolKind,
+    pub execution_mode: ExecutionMode,
+    pub supported_in_worker: bool,
+    pub worker_routing_hint: WorkerRoutingHint,
+    pub requires_shell: bool,
+    pub requires_write: bool,
+    pub requires_skill_scope: bool,
+    pub requires_workspace_root: bool,
+}
+
+impl ToolManifest {
+    /// A core tool that cannot be disabled: neither an agent nor the table can remove it.
+    pub fn is_protected(&self) -> bool {
+        self.is_core && !self.can_disable
+    }
+}
+
+/// The kind a non-builtin tool gets from its toolset when the schema does not say.
+fn kind_of_toolset(toolset: &str) -> ToolKind {
+    match toolset {
+        "memory" => ToolKind::Memory,
+        "skills" => ToolKind::Skill,
+        "delegation" => ToolKind::Delegation,
+        "admin" => ToolKind::Admin,
+        _ => ToolKind::Custom,
+    }
+}
+
+/// Resolves a schema: the schema's fields win; a builtin name takes the table's value for every absent
+/// field; any other name takes the defaults of its kind, failing closed (no worker support, hint
+/// `disabled` unless its kind is proxied).
+pub fn tool_manifest(schema: &ToolSchema) -> ToolManifest {
+    if let Some(table) = builtin(&schema.name) {
+        return ToolManifest {
+            name: schema.name.clone(),
+            toolset: schema.toolset.clone(),
+            description: schema.description.clone().unwrap_or_else(|| table.description.to_string()),
+            visibility: schema.visibility.unwrap_or(table.visibility),
+            capability: schema.capability.unwrap_or(Capability::Text),
+            is_core: schema.is_core.unwrap_or(table.is_core),
+            can_disable: schema.can_disable.unwrap_or(!table.is_core),
+            supports_prompt_hint: schema.supports_prompt_hint.unwrap_or(table.kind == ToolKind::Builtin),
+            kind: schema.kind.unwrap_or(table.kind),
+            execution_mode: schema.execution_mode.unwrap_or(table.mode),
+            supported_in_worker: schema.supported_in_worker.unwrap_or(table.in_worker),
+            worker_routing_hint: schema.worker_routing_hint.unwrap_or(table.hint),
+            requires_shell: schema.requires_shell.unwrap_or(table.shell),
+            requires_write: schema.requires_write.unwrap_or(table.write),
+            requires_skill_scope: schema.requires_skill_scope.unwrap_or(table.skill),
+            requires_workspace_root: schema.requires_workspace_root.unwrap_or(table.root),
+        };
+    }
+    let kind = schema.kind.unwrap_or_else(|| kind_of_toolset(&schema.toolset));
+    let (hint, mode) = match kind {
+        ToolKind::Memory | ToolKind::Skill => (WorkerRoutingHint::MainProcessProxy, ExecutionMode::Parallel),
+        ToolKind::Delegation | ToolKind::Admin => (WorkerRoutingHint::Disabled, ExecutionMode::Sequential),
+        ToolKind::Builtin | ToolKind::Custom => (WorkerRoutingHint::Disabled, ExecutionMode::Parallel),
+    };
+    let is_core = schema.is_core.unwrap_or(false);
+    ToolManifest {
+        name: schema.name.clone(),
+        toolset: schema.toolset.clone(),
+        description: schema.description.clone().unwrap_or_default(),
+        visibility: schema.visibility.unwrap_or(Visibility::Tool),
+        capability: schema.capability.unwrap_or(Capability::Text),
+        is_core,
+        can_disable: schema.can_disable.unwrap_or(!is_core),
+        supports_prompt_hint: schema.supports_prompt_hint.unwrap_or(kind == ToolKind::Builtin),
+        kind,
+        execution_mode: schema.execution_mode.unwrap_or(mode),
+        supported_in_worker: schema.supported_in_worker.unwrap_or(false),
+        worker_routing_hint: schema.worker_routing_hint.unwrap_or(hint),
+        requires_shell: schema.requires_shell.unwrap_or(false),
+        requires_write: schema.requires_write.unwrap_or(false),
+        requires_skill_scope: schema.requires_skill_scope.unwrap_or(kind == ToolKind::Skill),
+        requires_workspace_root: schema.requires_workspace_root.unwrap_or(false),
+    }
+}
+
+/// A validated catalog: manifests in catalog order, unique names, and an index by name.
+#[derive(Clone, Debug)]
+pub struct Catalog {
+    tools: Vec<ToolManifest>,
+    index: BTreeMap<String, usize>,
+    toolsets: Vec<String>,
+}
+
+impl Catalog {
+    /// The builtin catalog.
+    pub fn builtin() -> Catalog {
+        // The builtin table has unique names; the constructor cannot fail on it.
+        Self::build(builtin_catalog().iter().map(tool_manifest).collect())
+    }
+
+    /// Validates schemas (names 1–100 characters and unique, toolsets 1–50, at most 10,000 tools).
+    /// Errors name `catalog[i].name`.
+    pub fn from_schemas(schemas: &[ToolSchema]) -> Result<Catalog, Error> {
+        if schemas.len() > limits::MAX_ITEMS {
+            return Err(Error::invalid("catalog", format!("has {} items; at most {} are allowed", schemas.len(), limits::MAX_ITEMS)));
+        }
+        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+        for (i, schema) in schemas.iter().enumerate() {
+            let path = crate::json::Path::Root("catalog");
+            let item = path.index(i);
+            crate::json::check_len(&schema.name, &item.key("name"), 1, limits::MAX_NAME)?;
+            crate::json::check_len(&schema.toolset, &item.key("toolset"), 1, limits::MAX_TOOLSET)?;
+            if let Some(first) = seen.insert(&schema.name, i) {
+                return Err(item.key("name").error(format!("duplicate tool name \"{}\" (also catalog[{first}].name)", schema.name)));
+            }
+        }
+        Ok(Self::build(schemas.iter().map(tool_manifest).collect()))
+    }
+
+    fn build(tools: Vec<ToolManifest>) -> Catalog {
+        let index = tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
+        let mut toolsets: Vec<String> = Vec::new();
+        for t in &tools {
+            if !toolsets.contains(&t.toolset) {
+                toolsets.push(t.toolset.clone());
+            }
+        }
+        Catalog { tools, index, toolsets }
+    }
+
+    /// The manifests, in catalog order.
+    pub fn tools(&self) -> &[ToolManifest] {
+        &self.tools
+    }
+
+    /// The position of `name` in the catalog.
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.index.get(name).copied()
+    }
+
+    /// The manifest of `name`.
+    pub fn get(&self, name: &str) -> Option<&ToolManifest> {
+        self.position(name).map(|i| &self.tools[i])
+    }
+
+    /// The catalog's toolsets, in order of first appearance.
+    pub fn toolsets(&self) -> &[String] {
+        &self.toolsets
+    }
+
+    /// Whether `toolset` is known: a toolset of the catalog, or a reserved one (`vision`, `document`).
+    pub fn knows_toolset(&self, toolset: &str) -> bool {
+        RESERVED_TOOLSETS.contains(&toolset) || self.toolsets.iter().any(|t| t == toolset)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_tool_fails_closed() {
+        let m = tool_manifest(&ToolSchema::new("web_search", "research"));
+        assert_eq!(m.kind, ToolKind::Custom);
+        assert!(!m.supported_in_worker);
+        assert_eq!(m.worker_routing_hint, WorkerRoutingHint::Disabled);
+        assert!(!m.requires_shell && !m.requires_write && !m.supports_prompt_hint);
+        assert_eq!(m.description, "");
+    }
+
+    #[test]
+    fn kinds_follow_the_toolset_and_give_their_defaults() {
+        let skill = tool_manifest(&ToolSchema::new("x", "skills"));
+        assert_eq!((skill.kind, skill.worker_routing_hint, skill.requires_skill_scope), (ToolKind::Skill, WorkerRoutingHint::MainProcessProxy, true));
+        let admin = tool_manifest(&ToolSchema::new("x", "admin"));
+        assert_eq!((admin.kind, admin.execution_mode), (ToolKind::Admin, ExecutionMode::Sequential));
+        let core = tool_manifest(&ToolSchema { is_core: Some(true), ..ToolSchema::new("x", "base") });
+        assert!(core.is_protected());
+    }
+
+    #[test]
+    fn a_builtin_name_takes_the_table_and_the_schema_wins() {
+        let bash = tool_manifest(&ToolSchema::new("bash", "base"));
+        assert!(bash.requires_shell && bash.supported_in_worker && bash.requires_workspace_root);
+        let changed = tool_manifest(&ToolSchema { requires_shell: Some(false), ..ToolSchema::new("bash", "ops") });
+        assert!(!changed.requires_shell);
+        assert_eq!(changed.toolset, "ops");
+        assert!(tool_manifest(&ToolSchema::new("todo", "planning")).is_protected());
+    }
+
+    #[test]
+    fn duplicate_and_overlong_names_are_invalid() {
+        let err = Catalog::from_schemas(&[ToolSchema::new("a", "x"), ToolSchema::new("a", "y")]).unwrap_err();
+        assert_eq!(err.to_string(), "catalog[1].name: duplicate tool name \"a\" (also catalog[0].name)");
+        let err = Catalog::from_schemas(&[ToolSchema::new("n".repeat(101), "x")]).unwrap_err();
+        assert_eq!(err.path(), "catalog[0].name");
+        let err = Catalog::from_schemas(&[ToolSchema::new("a", "")]).unwrap_err();
+        assert_eq!(err.path(), "catalog[0].toolset");
+    }
+}

@@ -1,0 +1,153 @@
+//! The vocabulary of SPEC §2: every enum with its exact JSON string.
+
+use serde::Serialize;
+#[cfg(feature = "wasm")]
+use tsify::Tsify;
+
+/// Declares a string enum: exact serde strings, `as_str`, `parse` and the list of all values.
+macro_rules! string_enum {
+    ($(#[$meta:meta])* $name:ident { $($variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+        #[cfg_attr(feature = "wasm", derive(Tsify))]
+        pub enum $name {
+            $(#[serde(rename = $text)] $variant),+
+        }
+
+        impl $name {
+            /// Every value, in the order of the spec.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The exact JSON string.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+
+            /// The value named by `text`, if any.
+            pub fn parse(text: &str) -> Option<Self> {
+                match text { $($text => Some($name::$variant),)+ _ => None }
+            }
+        }
+    };
+}
+
+string_enum!(
+    /// What a tool is, which decides its scene gating and default runtime profile.
+    ToolKind { Builtin = "builtin", Memory = "memory", Skill = "skill", Delegation = "delegation", Admin = "admin", Custom = "custom" }
+);
+string_enum!(
+    /// Whether calls of a tool may run side by side.
+    ExecutionMode { Parallel = "parallel", Sequential = "sequential" }
+);
+string_enum!(
+    /// Where a tool would run in a sub-agent worker, by its manifest.
+    WorkerRoutingHint { Local = "local", MainProcessProxy = "main-process-proxy", Disabled = "disabled" }
+);
+string_enum!(
+    /// The admin's override of the routing hint (a `netaclaw_tool` column).
+    RoutingStrategy {
+        Auto = "auto",
+        ForceLocal = "force-local",
+        ForceMainProcessProxy = "force-main-process-proxy",
+        ForceDisabled = "force-disabled",
+    }
+);
+string_enum!(
+    /// Who sees a tool.
+    Visibility { Internal = "internal", Tool = "tool", Skill = "skill" }
+);
+string_enum!(
+    /// What a tool needs from the model, or what a model offers.
+    Capability { Text = "text", Vision = "vision", Multimodal = "multimodal" }
+);
+string_enum!(
+    /// The agent's role in a crew.
+    CrewRole { Master = "master", Sub = "sub" }
+);
+string_enum!(
+    /// The runtime status of one tool in a sub-agent worker.
+    RuntimeStatus {
+        WorkerLocal = "worker-local",
+        MainProcessProxied = "main-process-proxied",
+        DisabledInWorker = "disabled-in-worker",
+        NotSelected = "not-selected",
+    }
+);
+string_enum!(
+    /// The route the pages show for a runtime status.
+    FrontendRoute { WorkerLocal = "worker-local", MainProcessProxy = "main-process-proxy", Disabled = "disabled" }
+);
+string_enum!(
+    /// Every reason, warning and update-error code. Each has a zh-CN and an en label.
+    ReasonCode {
+        WorkspaceRootRequired = "workspace_root_required",
+        ShellDisabledByPolicy = "shell_disabled_by_policy",
+        WriteBlockedByReadonlyPolicy = "write_blocked_by_readonly_policy",
+        RequiresMainProcessProxy = "requires_main_process_proxy",
+        UnsupportedInWorker = "unsupported_in_worker",
+        NotSelectedForSubagent = "not_selected_for_subagent",
+        DisabledByRoutingStrategy = "disabled_by_routing_strategy",
+        ToolsetNotSelected = "toolset_not_selected",
+        DisabledByAgent = "disabled_by_agent",
+        DisabledGlobally = "disabled_globally",
+        CapabilityMismatch = "capability_mismatch",
+        MemoryDisabled = "memory_disabled",
+        NoSkillsBound = "no_skills_bound",
+        CrewMasterOnly = "crew_master_only",
+        CoreToolCannotBeDisabled = "core_tool_cannot_be_disabled",
+        UnknownTool = "unknown_tool",
+        UnknownToolset = "unknown_toolset",
+        CapabilityFallbackText = "capability_fallback_text",
+        FieldIsReadonly = "field_is_readonly",
+        PromptHintNotSupported = "prompt_hint_not_supported",
+        InvalidValue = "invalid_value",
+    }
+);
+
+impl Capability {
+    /// Whether a model offering `self` can serve a tool that needs `needed`.
+    pub fn serves(self, needed: Capability) -> bool {
+        match needed {
+            Capability::Text => true,
+            Capability::Vision => matches!(self, Capability::Vision | Capability::Multimodal),
+            Capability::Multimodal => self == Capability::Multimodal,
+        }
+    }
+}
+
+impl RuntimeStatus {
+    /// The route the pages show for this status.
+    pub fn route(self) -> FrontendRoute {
+        match self {
+            RuntimeStatus::WorkerLocal => FrontendRoute::WorkerLocal,
+            RuntimeStatus::MainProcessProxied => FrontendRoute::MainProcessProxy,
+            RuntimeStatus::DisabledInWorker | RuntimeStatus::NotSelected => FrontendRoute::Disabled,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_value_round_trips_through_its_string() {
+        for code in ReasonCode::ALL {
+            assert_eq!(ReasonCode::parse(code.as_str()), Some(*code));
+            assert_eq!(serde_json::to_string(code).unwrap(), format!("\"{}\"", code.as_str()));
+        }
+        for s in RoutingStrategy::ALL {
+            assert_eq!(RoutingStrategy::parse(s.as_str()), Some(*s));
+        }
+        assert_eq!(ReasonCode::ALL.len(), 21);
+        assert_eq!(ReasonCode::parse("Unknown_Tool"), None);
+    }
+
+    #[test]
+    fn capability_matching_follows_the_plan() {
+        use Capability::*;
+        assert!(Text.serves(Text) && Vision.serves(Text) && Multimodal.serves(Text));
+        assert!(!Text.serves(Vision) && Vision.serves(Vision) && Multimodal.serves(Vision));
+        assert!(!Text.serves(Multimodal) && !Vision.serves(Multimodal) && Multimodal.serves(Multimodal));
+    }
+}
