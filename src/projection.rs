@@ -17,6 +17,7 @@ pub struct ToolRuntimeRoute {
     pub status: RuntimeStatus,
     pub route: FrontendRoute,
     /// `reasons[0]`, or `null` for a tool that runs locally with nothing to say.
+    #[cfg_attr(feature = "wasm", tsify(type = "ReasonCode | null"))]
     pub blocked_reason: Option<ReasonCode>,
     pub reasons: Vec<ReasonCode>,
     pub strategy: RoutingStrategy,

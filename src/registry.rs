@@ -35,6 +35,7 @@ pub struct ToolGovernanceRow {
     pub is_core: u8,
     #[cfg_attr(feature = "wasm", tsify(type = "0 | 1"))]
     pub can_disable: u8,
+    #[cfg_attr(feature = "wasm", tsify(type = "string | null"))]
     pub prompt_hint: Option<String>,
     pub sort: i64,
     #[cfg_attr(feature = "wasm", tsify(type = "unknown"))]

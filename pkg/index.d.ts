@@ -1,0 +1,1 @@
+export * from './node/netaclaw_tool_policy';

@@ -1,0 +1,22 @@
+// Node ES module entry: the same instance as `require('@netaclaw/tool-policy')`.
+import { createRequire } from 'node:module';
+
+const policy = createRequire(import.meta.url)('./node/netaclaw_tool_policy.js');
+
+export const {
+  builtinCatalog,
+  toolManifest,
+  resolveTools,
+  buildSubprocessWorkerPolicy,
+  projectRuntimePolicy,
+  runtimeDiagnostic,
+  syncCatalog,
+  validateToolUpdate,
+  toolBehaviorGuidance,
+  labels,
+  label,
+  version,
+  ToolPolicyEngine,
+} = policy;
+
+export default policy;

@@ -1,0 +1,270 @@
+//! The JavaScript bindings: a thin layer over [`crate::api`]. Arguments cross as JSON text (read by
+//! `JSON.stringify`), answers as JSON text (`JSON.parse`), so callers get plain objects whose bytes
+//! equal the native answer, and nothing is left behind in wasm memory after a call.
+
+use crate::api::{self, Prepared};
+use crate::error::Error;
+use js_sys::{Reflect, JSON};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_INPUTS: &str = r#"
+/** A `netaclaw_tool` row as the engine reads it; other keys (`id`, `createTime`, …) are ignored. */
+export interface ToolGovernanceRowInput {
+  name: string;
+  label?: string | null;
+  toolset?: string | null;
+  description?: string | null;
+  visibility?: Visibility | null;
+  capability?: Capability | null;
+  status?: 0 | 1 | boolean | null;
+  isCore?: 0 | 1 | boolean | null;
+  canDisable?: 0 | 1 | boolean | null;
+  promptHint?: string | null;
+  sort?: number | null;
+  extra?: unknown;
+  workerRoutingStrategy?: RoutingStrategy | null;
+  [key: string]: unknown;
+}
+
+/** An agent's tool configuration: no `toolsets` = a legacy agent (it gets the defaults). */
+export interface AgentToolConfig {
+  toolsets?: string[] | null;
+  tools?: { disabled?: string[] | null } | null;
+}
+
+/** The per-call part of `resolveTools` (what `ToolPolicyEngine.resolve` takes). */
+export interface ResolveCallInput {
+  agent?: AgentToolConfig | null;
+  modelCapability?: Capability | null;
+  memoryEnabled?: boolean | null;
+  hasSkills?: boolean | null;
+  crewRole?: CrewRole | null;
+  toolsetDefaults?: string[] | null;
+}
+
+/** A catalog and its governance rows (absent catalog = the builtin catalog). */
+export interface EngineOptions {
+  catalog?: ToolSchema[] | null;
+  governance?: ToolGovernanceRowInput[] | null;
+}
+
+export interface ResolveInput extends ResolveCallInput, EngineOptions {}
+
+/** The per-call part of `runtimeDiagnostic` (what `ToolPolicyEngine.diagnose` takes). */
+export interface DiagnosticCallInput extends ResolveCallInput {
+  subagentTools?: string[] | null;
+  sessionCwd?: string | null;
+  workspaceRoots?: string[] | null;
+  shellPermitted?: boolean | null;
+  writePermitted?: boolean | null;
+}
+
+export interface DiagnosticInput extends DiagnosticCallInput, EngineOptions {}
+
+export interface WorkerPolicyInput {
+  sessionCwd?: string | null;
+  workspaceRoots?: string[] | null;
+  selectedTools: string[];
+  catalog?: ToolSchema[] | null;
+  shellPermitted?: boolean | null;
+  writePermitted?: boolean | null;
+}
+
+export interface ProjectionInput {
+  catalog?: ToolSchema[] | null;
+  selectedTools: string[];
+  policy: WorkerPolicy;
+  strategies?: Record<string, RoutingStrategy> | null;
+  notSelectedReasons?: Record<string, ReasonCode> | null;
+}
+
+export interface ValidateToolUpdateInput {
+  row: ToolGovernanceRowInput;
+  patch: Record<string, unknown>;
+  catalog?: ToolSchema[] | null;
+}
+
+export type UpdateOutcome =
+  | { ok: true; row: ToolGovernanceRowInput; ignored: string[] }
+  | { ok: false; errors: FieldError[]; ignored: string[] };
+
+/** `zh-CN` (default), `en`, or a tag starting with `zh` / `en`. */
+export type Locale = "zh-CN" | "en" | (string & {});
+
+export type LabelGroupName = keyof Labels;
+
+/** The error every function throws for invalid input. */
+export interface InvalidInputError extends Error {
+  code: "invalid_input";
+}
+"#;
+
+/// A JS `Error` with `code: 'invalid_input'`.
+fn invalid(error: &Error) -> JsValue {
+    let js = js_sys::Error::new(&error.message());
+    // Setting a property on a fresh Error cannot fail.
+    let _ = Reflect::set(&js, &JsValue::from_str("code"), &JsValue::from_str(Error::CODE));
+    js.into()
+}
+
+/// Reads one argument as JSON. `undefined` is `null`; values JSON cannot hold (functions, symbols)
+/// are absent inside objects; a BigInt, a cycle or a throwing getter is invalid input.
+fn read(value: &JsValue, path: &str) -> Result<Value, JsValue> {
+    // Anything unexpected is reported on the console with its Rust message (installed once).
+    console_error_panic_hook::set_once();
+    if value.is_undefined() || value.is_null() {
+        return Ok(Value::Null);
+    }
+    let kind = if value.is_function() {
+        Some("a function")
+    } else if value.is_symbol() {
+        Some("a symbol")
+    } else if value.is_bigint() {
+        Some("a BigInt")
+    } else {
+        None
+    };
+    if let Some(kind) = kind {
+        return Err(invalid(&Error::invalid(path, format!("cannot be read as JSON: got {kind}"))));
+    }
+    let text = JSON::stringify(value)
+        .map_err(|e| {
+            let why = e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).unwrap_or_default();
+            invalid(&Error::invalid(path, format!("cannot be read as JSON ({why})")))
+        })?
+        .as_string()
+        .ok_or_else(|| invalid(&Error::invalid(path, "cannot be read as JSON")))?;
+    crate::json::parse(&text).map_err(|e| invalid(&Error::invalid(path, e.message().trim_start_matches("input: ").to_string())))
+}
+
+/// The top-level object argument (`input` in error paths).
+fn read_input(value: &JsValue) -> Result<Value, JsValue> {
+    read(value, "input")
+}
+
+fn answer(result: Result<String, Error>) -> Result<JsValue, JsValue> {
+    let text = result.map_err(|e| invalid(&e))?;
+    JSON::parse(&text)
+}
+
+/// Every tool of the builtin catalog, every field present, in the order of the spec.
+#[wasm_bindgen(js_name = builtinCatalog, unchecked_return_type = "ToolSchema[]")]
+pub fn builtin_catalog() -> Result<JsValue, JsValue> {
+    answer(api::builtin_catalog())
+}
+
+/// Resolves every field of a schema.
+#[wasm_bindgen(js_name = toolManifest, unchecked_return_type = "ToolManifest")]
+pub fn tool_manifest(#[wasm_bindgen(unchecked_param_type = "ToolSchema")] schema: JsValue) -> Result<JsValue, JsValue> {
+    answer(api::tool_manifest_json(&read(&schema, "schema")?))
+}
+
+/// Which tools an agent gets, and the first reason each other tool was dropped.
+#[wasm_bindgen(js_name = resolveTools, unchecked_return_type = "ResolveResult")]
+pub fn resolve_tools(#[wasm_bindgen(unchecked_param_type = "ResolveInput")] input: JsValue) -> Result<JsValue, JsValue> {
+    answer(api::resolve_tools_json(&read_input(&input)?))
+}
+
+/// The worker's roots and permissions for a selection of tools.
+#[wasm_bindgen(js_name = buildSubprocessWorkerPolicy, unchecked_return_type = "WorkerPolicy")]
+pub fn build_subprocess_worker_policy(#[wasm_bindgen(unchecked_param_type = "WorkerPolicyInput")] input: JsValue) -> Result<JsValue, JsValue> {
+    answer(api::build_subprocess_worker_policy_json(&read_input(&input)?))
+}
+
+/// One route per catalog tool under a worker policy.
+#[wasm_bindgen(js_name = projectRuntimePolicy, unchecked_return_type = "ToolRuntimeRoute[]")]
+pub fn project_runtime_policy(#[wasm_bindgen(unchecked_param_type = "ProjectionInput")] input: JsValue) -> Result<JsValue, JsValue> {
+    answer(api::project_runtime_policy_json(&read_input(&input)?))
+}
+
+/// Resolver, worker policy and projection composed: what the pages show.
+#[wasm_bindgen(js_name = runtimeDiagnostic, unchecked_return_type = "RuntimeDiagnostic")]
+pub fn runtime_diagnostic(#[wasm_bindgen(unchecked_param_type = "DiagnosticInput")] input: JsValue) -> Result<JsValue, JsValue> {
+    answer(api::runtime_diagnostic_json(&read_input(&input)?))
+}
+
+/// The plan that makes the `netaclaw_tool` table follow the catalog (`null` = builtin catalog).
+#[wasm_bindgen(js_name = syncCatalog, unchecked_return_type = "SyncPlan")]
+pub fn sync_catalog(
+    #[wasm_bindgen(unchecked_param_type = "ToolSchema[] | null | undefined")] catalog: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ToolGovernanceRowInput[]")] rows: JsValue,
+) -> Result<JsValue, JsValue> {
+    answer(api::sync_catalog_json(&read(&catalog, "catalog")?, &read(&rows, "rows")?))
+}
+
+/// The guard of an admin update: every refused field, or the updated row.
+#[wasm_bindgen(js_name = validateToolUpdate, unchecked_return_type = "UpdateOutcome")]
+pub fn validate_tool_update(#[wasm_bindgen(unchecked_param_type = "ValidateToolUpdateInput")] input: JsValue) -> Result<JsValue, JsValue> {
+    answer(api::validate_tool_update_json(&read_input(&input)?))
+}
+
+/// The tool-guidance prompt layer.
+#[wasm_bindgen(js_name = toolBehaviorGuidance)]
+pub fn tool_behavior_guidance(
+    #[wasm_bindgen(js_name = toolNames, unchecked_param_type = "string[]")] tool_names: JsValue,
+    #[wasm_bindgen(js_name = toolPromptHints, unchecked_param_type = "Record<string, string> | null | undefined")] hints: JsValue,
+) -> Result<String, JsValue> {
+    let names = read(&tool_names, "toolNames")?;
+    let hints = read(&hints, "toolPromptHints")?;
+    let text = api::tool_behavior_guidance_json(&names, Some(&hints)).map_err(|e| invalid(&e))?;
+    JSON::parse(&text)?.as_string().ok_or_else(|| invalid(&Error::invalid("output", "not a string")))
+}
+
+/// Every label of a locale.
+#[wasm_bindgen(js_name = labels, unchecked_return_type = "Labels")]
+pub fn labels(#[wasm_bindgen(unchecked_param_type = "Locale | null | undefined")] locale: JsValue) -> Result<JsValue, JsValue> {
+    answer(api::labels_json(Some(&read(&locale, "locale")?)))
+}
+
+/// One label.
+#[wasm_bindgen(js_name = label)]
+pub fn label(
+    #[wasm_bindgen(unchecked_param_type = "LabelGroupName")] group: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] code: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Locale | null | undefined")] locale: JsValue,
+) -> Result<String, JsValue> {
+    let text = api::label_json(&read(&group, "group")?, &read(&code, "code")?, Some(&read(&locale, "locale")?)).map_err(|e| invalid(&e))?;
+    JSON::parse(&text)?.as_string().ok_or_else(|| invalid(&Error::invalid("output", "not a string")))
+}
+
+/// The package version.
+#[wasm_bindgen(js_name = version)]
+pub fn version() -> String {
+    api::version().to_string()
+}
+
+/// A catalog and its governance rows read once; `resolve` and `diagnose` then take only the per-call
+/// inputs and answer byte-identically to `resolveTools` / `runtimeDiagnostic`.
+#[wasm_bindgen(js_name = ToolPolicyEngine)]
+pub struct ToolPolicyEngine {
+    prepared: Prepared,
+}
+
+#[wasm_bindgen(js_class = ToolPolicyEngine)]
+impl ToolPolicyEngine {
+    /// Reads `{ catalog?, governance? }`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(#[wasm_bindgen(unchecked_param_type = "EngineOptions | null | undefined")] options: JsValue) -> Result<ToolPolicyEngine, JsValue> {
+        let mut value = read(&options, "input")?;
+        if value.is_null() {
+            value = Value::Object(serde_json::Map::new());
+        }
+        Ok(ToolPolicyEngine { prepared: Prepared::new(&value).map_err(|e| invalid(&e))? })
+    }
+
+    /// `resolveTools` for this catalog and governance.
+    #[wasm_bindgen(unchecked_return_type = "ResolveResult")]
+    pub fn resolve(&self, #[wasm_bindgen(unchecked_param_type = "ResolveCallInput")] input: JsValue) -> Result<JsValue, JsValue> {
+        let value = read_input(&input)?;
+        answer(self.prepared.resolve(&value).and_then(|r| crate::json::to_string(&r)))
+    }
+
+    /// `runtimeDiagnostic` for this catalog and governance.
+    #[wasm_bindgen(unchecked_return_type = "RuntimeDiagnostic")]
+    pub fn diagnose(&self, #[wasm_bindgen(unchecked_param_type = "DiagnosticCallInput")] input: JsValue) -> Result<JsValue, JsValue> {
+        let value = read_input(&input)?;
+        answer(self.prepared.diagnose(&value).and_then(|r| crate::json::to_string(&r)))
+    }
+}
