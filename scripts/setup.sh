@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs what the project needs on a fresh Debian machine with Rust (idempotent: present tools are kept).
+#   scripts/setup.sh          toolchain + npm dependencies (enough to build and run the demo)
+#   scripts/setup.sh --test   also Chromium + ChromeDriver and MariaDB for the browser and database tests
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+with_tests=0
+[ "${1:-}" = "--test" ] && with_tests=1
+
+log() { printf '\n== setup: %s\n' "$*"; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# Rust: the wasm target, and wasm-bindgen-cli at exactly the version of the wasm-bindgen crate in Cargo.lock.
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  log "rustup target add wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+wb_version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $wb_version"; then
+  log "cargo install wasm-bindgen-cli $wb_version"
+  # --locked first; if a locked transitive version is not served by the registry, let cargo pick a compatible one.
+  cargo install --locked wasm-bindgen-cli --version "=$wb_version" --force \
+    || cargo install wasm-bindgen-cli --version "=$wb_version" --force
+fi
+if ! command -v wasm-pack >/dev/null; then
+  log "cargo install wasm-pack"
+  cargo install --locked wasm-pack
+fi
+
+# System packages for the test suites.
+if [ "$with_tests" = 1 ]; then
+  need=""
+  command -v chromium >/dev/null || need="$need chromium"
+  command -v chromedriver >/dev/null || need="$need chromium-driver"
+  command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || need="$need mariadb-server"
+  if [ -n "$need" ]; then
+    log "apt-get install$need"
+    as_root apt-get update
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y $need
+  fi
+fi
+
+# npm dependencies, from the committed lock files.
+for dir in js js/backend www; do
+  if [ -f "$dir/package-lock.json" ]; then
+    if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+      log "npm ci in $dir"
+      npm --prefix "$dir" ci --no-audit --no-fund
+    fi
+  fi
+done

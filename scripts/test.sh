@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs every test: native Rust, the package in Node and in headless Chrome, the backend on SQLite and
+# MariaDB, and the pages end to end. Installs what is missing first (scripts/setup.sh --test).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/setup.sh --test || { echo "test.sh: setup failed" >&2; exit 1; }
+
+passed=0; failed=0; failures=""
+suite() {
+  local name="$1"; shift
+  printf '\n==== %s\n' "$name"
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); failures="$failures\n  - $name"; fi
+}
+
+suite "native: cargo test" cargo test --locked
+suite "native: cargo clippy" cargo clippy --locked --all-targets -- -D warnings
+suite "package: build (wasm-pack, wasm-opt)" scripts/build-pkg.sh
+[ -x scripts/size-check.sh ] && suite "package: size budget" scripts/size-check.sh
+suite "package: Node tests" npm --prefix js test
+suite "package: headless Chrome (wasm-bindgen-test)" env CHROMEDRIVER=/usr/bin/chromedriver \
+  wasm-pack test --headless --chrome -- --features wasm --test web
+[ -f js/backend/package.json ] && suite "backend: SQLite and MariaDB" npm --prefix js/backend test
+if [ -f www/package.json ]; then
+  suite "pages: vue-tsc" npm --prefix www run typecheck
+  suite "pages: end to end in headless Chromium" npm --prefix www run test:e2e
+fi
+
+printf '\n==== summary\n'
+[ -n "$failures" ] && printf 'failed suites:%b\n' "$failures"
+echo "suites: $passed passed, $failed failed"
+[ "$failed" = 0 ]
