@@ -1,0 +1,263 @@
+//! Golden vectors: `tests/golden/<functionName>/<case>.json`, each
+//! `{ "description", "function", "args": [...], "expected": <JSON> }` or
+//! `{ "description", "function", "args": [...], "error": { "code", "message" } }`.
+//!
+//! The same files are replayed by the JavaScript package in Node and in a browser, so they are data:
+//! the arguments cross as JavaScript would pass them (`JSON.stringify` of the parsed file), and the
+//! answer is compared byte for byte with the expectation printed as `JSON.stringify` prints it.
+//!
+//! `GOLDEN_BLESS=1 cargo test --test golden -- --nocapture` writes the actual answer into every vector
+//! whose expectation is missing or different, and lists the files it wrote. Read each of them against
+//! the spec before keeping it: a blessed vector pins what the code does, not what the spec says.
+
+use netaclaw_tool_policy::{api, json};
+use serde_json::{Map, Value};
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Every exported function that must have vectors (the JS names).
+const FUNCTIONS: [&str; 12] = [
+    "builtinCatalog",
+    "toolManifest",
+    "resolveTools",
+    "buildSubprocessWorkerPolicy",
+    "projectRuntimePolicy",
+    "runtimeDiagnostic",
+    "syncCatalog",
+    "validateToolUpdate",
+    "toolBehaviorGuidance",
+    "labels",
+    "label",
+    "version",
+];
+
+fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("golden")
+}
+
+fn blessing() -> bool {
+    std::env::var("GOLDEN_BLESS").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The vector files of one function folder, sorted by name.
+fn vector_files(function: &str) -> Vec<PathBuf> {
+    let dir = golden_dir().join(function);
+    let Ok(entries) = fs::read_dir(&dir) else { return Vec::new() };
+    let mut files: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
+    files.sort();
+    files
+}
+
+/// What a call gave: the JSON text of the answer, or the error's code and message.
+#[derive(Debug, PartialEq)]
+enum Outcome {
+    Answer(String),
+    Error { code: String, message: String },
+}
+
+impl Outcome {
+    fn render(&self) -> String {
+        match self {
+            Outcome::Answer(text) => format!("answer {}", pretty_text(text)),
+            Outcome::Error { code, message } => format!("error {code}: {message}"),
+        }
+    }
+}
+
+fn pretty_text(text: &str) -> String {
+    serde_json::from_str::<Value>(text).ok().and_then(|v| serde_json::to_string_pretty(&v).ok()).unwrap_or_else(|| text.to_string())
+}
+
+/// An argument as the JavaScript package receives it: parsed by `JSON.parse`, printed by `JSON.stringify`.
+fn as_javascript_passes_it(arg: &Value) -> Value {
+    let text = json::to_string(&json::js_normalize(arg.clone())).expect("a JSON value prints");
+    serde_json::from_str(&text).expect("printed JSON parses")
+}
+
+fn run(function: &str, args: &[Value]) -> Outcome {
+    let args: Vec<Value> = args.iter().map(as_javascript_passes_it).collect();
+    match api::call(function, &args) {
+        Ok(text) => Outcome::Answer(text),
+        Err(e) => Outcome::Error { code: e.code().to_string(), message: e.message() },
+    }
+}
+
+/// A vector file read and checked for shape.
+struct Vector {
+    file: PathBuf,
+    doc: Map<String, Value>,
+    args: Vec<Value>,
+    expected: Option<Outcome>,
+}
+
+fn read_vector(file: &Path, function: &str) -> Result<Vector, String> {
+    let text = fs::read_to_string(file).map_err(|e| format!("cannot read: {e}"))?;
+    let doc: Value = serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
+    let Value::Object(doc) = doc else { return Err("not a JSON object".into()) };
+    let allowed = ["description", "function", "args", "expected", "error"];
+    if let Some(key) = doc.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(format!("unexpected key {key:?}"));
+    }
+    match doc.get("description") {
+        Some(Value::String(d)) if !d.trim().is_empty() => {}
+        _ => return Err("\"description\" must be a non-empty string".into()),
+    }
+    if doc.get("function").and_then(Value::as_str) != Some(function) {
+        return Err(format!("\"function\" must be {function:?}, the name of its folder"));
+    }
+    let Some(Value::Array(args)) = doc.get("args") else { return Err("\"args\" must be an array".into()) };
+    let args = args.clone();
+    let expected = match (doc.get("expected"), doc.get("error")) {
+        (Some(_), Some(_)) => return Err("has both \"expected\" and \"error\"".into()),
+        (Some(expected), None) => {
+            let text = json::to_string(&json::js_normalize(expected.clone())).map_err(|e| e.message())?;
+            Some(Outcome::Answer(text))
+        }
+        (None, Some(error)) => {
+            let code = error.get("code").and_then(Value::as_str);
+            let message = error.get("message").and_then(Value::as_str);
+            match (code, message) {
+                (Some(code), Some(message)) if error.as_object().is_some_and(|e| e.len() == 2) => {
+                    Some(Outcome::Error { code: code.to_string(), message: message.to_string() })
+                }
+                _ => return Err("\"error\" must be exactly { \"code\": string, \"message\": string }".into()),
+            }
+        }
+        (None, None) => None,
+    };
+    Ok(Vector { file: file.to_path_buf(), doc, args, expected })
+}
+
+/// Writes the actual outcome into the vector (bless mode).
+fn bless(vector: &Vector, actual: &Outcome) {
+    let mut doc = Map::new();
+    for key in ["description", "function", "args"] {
+        if let Some(v) = vector.doc.get(key) {
+            doc.insert(key.to_string(), v.clone());
+        }
+    }
+    match actual {
+        Outcome::Answer(text) => {
+            doc.insert("expected".into(), serde_json::from_str(text).expect("the answer is JSON"));
+        }
+        Outcome::Error { code, message } => {
+            let mut error = Map::new();
+            error.insert("code".into(), Value::String(code.clone()));
+            error.insert("message".into(), Value::String(message.clone()));
+            doc.insert("error".into(), Value::Object(error));
+        }
+    }
+    let mut text = serde_json::to_string_pretty(&Value::Object(doc)).expect("a vector prints");
+    text.push('\n');
+    fs::write(&vector.file, text).expect("the vector file is writable");
+}
+
+/// Replays every vector of one function; fails listing each failing file with expected and actual.
+fn check_function(function: &str) {
+    let files = vector_files(function);
+    assert!(!files.is_empty(), "tests/golden/{function}/ has no vector");
+    let mut report = String::new();
+    let mut failures = 0;
+    for file in &files {
+        let name = file.strip_prefix(golden_dir()).unwrap_or(file).display().to_string();
+        let vector = match read_vector(file, function) {
+            Ok(v) => v,
+            Err(why) => {
+                failures += 1;
+                let _ = writeln!(report, "\n✗ {name}: malformed vector: {why}");
+                continue;
+            }
+        };
+        let actual = run(function, &vector.args);
+        if vector.expected.as_ref() == Some(&actual) {
+            continue;
+        }
+        if blessing() {
+            bless(&vector, &actual);
+            eprintln!("blessed {name} ({})", if vector.expected.is_none() { "new" } else { "changed" });
+            continue;
+        }
+        failures += 1;
+        let expected = vector.expected.as_ref().map_or_else(|| "(none — write one, or run with GOLDEN_BLESS=1 and review it)".to_string(), Outcome::render);
+        let _ = writeln!(report, "\n✗ {name}\n--- expected\n{expected}\n+++ actual\n{}", actual.render());
+        if let (Some(Outcome::Answer(e)), Outcome::Answer(a)) = (&vector.expected, &actual) {
+            let _ = writeln!(report, "--- expected (exact bytes)\n{e}\n+++ actual (exact bytes)\n{a}");
+        }
+    }
+    assert!(failures == 0, "{failures} of {} golden vector(s) of {function} failed:{report}", files.len());
+}
+
+macro_rules! golden_tests {
+    ($($test:ident => $function:literal),+ $(,)?) => {
+        $(
+            #[test]
+            fn $test() {
+                check_function($function);
+            }
+        )+
+
+        #[test]
+        fn every_function_has_a_test() {
+            let tested = [$($function),+];
+            assert_eq!(tested.len(), FUNCTIONS.len());
+            for f in FUNCTIONS {
+                assert!(tested.contains(&f), "no golden test for {f}");
+            }
+        }
+    };
+}
+
+golden_tests!(
+    golden_builtin_catalog => "builtinCatalog",
+    golden_tool_manifest => "toolManifest",
+    golden_resolve_tools => "resolveTools",
+    golden_build_subprocess_worker_policy => "buildSubprocessWorkerPolicy",
+    golden_project_runtime_policy => "projectRuntimePolicy",
+    golden_runtime_diagnostic => "runtimeDiagnostic",
+    golden_sync_catalog => "syncCatalog",
+    golden_validate_tool_update => "validateToolUpdate",
+    golden_tool_behavior_guidance => "toolBehaviorGuidance",
+    golden_labels => "labels",
+    golden_label => "label",
+    golden_version => "version",
+);
+
+#[test]
+fn the_golden_folder_covers_every_function_and_nothing_else() {
+    let dir = golden_dir();
+    let entries: Vec<_> = fs::read_dir(&dir).map(|e| e.filter_map(Result::ok).collect()).unwrap_or_default();
+    assert!(!entries.is_empty(), "{} is empty or missing", dir.display());
+    for entry in &entries {
+        let name = entry.file_name().to_string_lossy().to_string();
+        assert!(entry.path().is_dir(), "tests/golden/{name} is not a function folder");
+        assert!(FUNCTIONS.contains(&name.as_str()), "tests/golden/{name}/ is not an exported function");
+    }
+    let mut total = 0;
+    for function in FUNCTIONS {
+        let n = vector_files(function).len();
+        assert!(n > 0, "tests/golden/{function}/ has no vector");
+        total += n;
+    }
+    assert!(total >= 70, "only {total} golden vectors");
+}
+
+#[test]
+fn the_version_vector_is_the_cargo_version() {
+    let files = vector_files("version");
+    assert!(!files.is_empty());
+    for file in files {
+        let vector = read_vector(&file, "version").unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        assert_eq!(vector.doc.get("expected"), Some(&Value::String(env!("CARGO_PKG_VERSION").to_string())), "{}", file.display());
+    }
+}
+
+#[test]
+fn the_runner_detects_a_wrong_expectation() {
+    // A vector is only worth something if a different answer fails it.
+    let actual = run("label", &[Value::from("routes"), Value::from("disabled"), Value::from("en")]);
+    assert_eq!(actual, Outcome::Answer("\"Disabled\"".into()));
+    assert_ne!(actual, Outcome::Answer("\"disabled\"".into()));
+    let error = run("label", &[Value::from("colors"), Value::from("red")]);
+    assert!(matches!(error, Outcome::Error { ref code, .. } if code == "invalid_input"), "{error:?}");
+}
