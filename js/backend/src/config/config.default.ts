@@ -1,0 +1,65 @@
+import { MidwayConfig } from '@midwayjs/core';
+import { NetaClawAgentEntity } from '../entity/agent';
+import { NetaClawToolEntity } from '../entity/tool';
+import { DB, HOST, PORT } from '../settings';
+
+const entities = [NetaClawToolEntity, NetaClawAgentEntity];
+
+function dataSource() {
+  if (DB.kind === 'sqlite') {
+    return {
+      type: 'better-sqlite3',
+      database: DB.path,
+      synchronize: true,
+      logging: false,
+      entities,
+    };
+  }
+  return {
+    type: DB.type,
+    connectorPackage: 'mysql2',
+    host: DB.host,
+    port: DB.port,
+    username: DB.user,
+    password: DB.password,
+    database: DB.database,
+    charset: 'utf8mb4',
+    synchronize: true,
+    logging: false,
+    entities,
+  };
+}
+
+export default {
+  // Only used to sign cookies, which this API does not use; Midway requires it to be set.
+  keys: 'netaclaw-backend',
+  koa: {
+    port: PORT,
+    hostname: HOST,
+  },
+  bodyParser: {
+    enableTypes: ['json'],
+    jsonLimit: '1mb',
+    strict: true,
+  },
+  siteFile: { enable: false },
+  typeorm: {
+    dataSource: {
+      default: dataSource(),
+    },
+  },
+  midwayLogger: {
+    default: {
+      level: 'info',
+      transports: {
+        console: { autoColors: false },
+        file: false,
+        error: false,
+      },
+    },
+    clients: {
+      coreLogger: { level: 'warn' },
+      appLogger: { level: 'info' },
+    },
+  },
+} as MidwayConfig;

@@ -1,0 +1,98 @@
+import { App, Configuration, ILifeCycle, IMidwayContainer, Inject } from '@midwayjs/core';
+import * as koa from '@midwayjs/koa';
+import * as typeorm from '@midwayjs/typeorm';
+import * as fs from 'fs';
+import * as path from 'path';
+import DefaultConfig from './config/config.default';
+import { ErrorFilter } from './filter/error';
+import { AuthMiddleware } from './middleware/auth';
+import { JsonBodyMiddleware } from './middleware/json';
+import { StaticMiddleware } from './middleware/static';
+import { AdminTokenService } from './service/token';
+import { ToolService } from './service/tool';
+import { detectMysqlFlavor } from './dbprobe';
+import { DATA_DIR, DB, describeDb, HOST, STATIC_DIR } from './settings';
+
+@Configuration({
+  imports: [koa, typeorm],
+  importConfigs: [{ default: DefaultConfig }],
+})
+export class MainConfiguration implements ILifeCycle {
+  @App('koa')
+  app: koa.Application;
+
+  @Inject()
+  adminToken: AdminTokenService;
+
+  @Inject()
+  koaFramework: koa.Framework;
+
+  async onConfigLoad() {
+    // Before the data source opens: the SQLite file's folder and the token file's folder must exist.
+    fs.mkdirSync(DATA_DIR, { recursive: true });
+    if (DB.kind === 'sqlite') fs.mkdirSync(path.dirname(DB.path), { recursive: true });
+    if (DB.kind === 'mysql' && DB.type === 'mysql') {
+      let flavor: 'mysql' | 'mariadb' = 'mysql';
+      try {
+        flavor = await detectMysqlFlavor(DB);
+      } catch (err) {
+        // Let the data source report the connection problem itself.
+        console.error(`[netaclaw] cannot reach ${describeDb()}: ${(err as Error).message}`);
+      }
+      if (flavor === 'mariadb') {
+        console.log('[netaclaw] MariaDB server detected: using TypeORM mariadb mode');
+        return { typeorm: { dataSource: { default: { type: 'mariadb' } } } };
+      }
+    }
+    return undefined;
+  }
+
+  async onReady(container: IMidwayContainer) {
+    // Outermost first: auth, then the JSON content-type check, both before the body parser. (The casts:
+    // insertFirst is typed for untyped middlewares; these are the same class middlewares useMiddleware takes.)
+    this.app.getMiddleware().insertFirst(JsonBodyMiddleware as any);
+    this.app.getMiddleware().insertFirst(AuthMiddleware as any);
+    this.app.useMiddleware(StaticMiddleware);
+    this.app.useFilter([ErrorFilter]);
+
+    console.log(`[netaclaw] storage: ${describeDb()}`);
+    const tools = await container.getAsync(ToolService);
+    try {
+      const r = await tools.sync();
+      console.log(
+        `[netaclaw] catalog sync: ${r.inserts} inserts, ${r.updates} updates, ${r.orphans.length} orphans` +
+          (r.orphans.length ? ` (${r.orphans.join(', ')})` : '')
+      );
+    } catch (err) {
+      console.error(`[netaclaw] catalog sync FAILED, table left unchanged: ${(err as Error).message}`);
+      throw err;
+    }
+    this.adminToken.get();
+  }
+
+  async onServerReady() {
+    // Midway starts listen() without awaiting it: announce the URL only once the socket is bound.
+    const server = this.koaFramework.getServer();
+    if (server && !server.listening) {
+      await new Promise<void>((resolve, reject) => {
+        server.once('listening', () => resolve());
+        server.once('error', reject);
+      });
+    }
+    const shownHost = HOST === '0.0.0.0' || HOST === '::' ? 'localhost' : HOST.includes(':') ? `[${HOST}]` : HOST;
+    const port = process.env.MIDWAY_HTTP_PORT;
+    const t = this.adminToken.get();
+    console.log(
+      t.source === 'env'
+        ? '[netaclaw] admin token: (from ADMIN_TOKEN)'
+        : `[netaclaw] admin token: ${t.token}  (stored in ${t.file})`
+    );
+    console.log(
+      fs.existsSync(STATIC_DIR)
+        ? `[netaclaw] serving pages from ${STATIC_DIR}`
+        : `[netaclaw] no pages at ${STATIC_DIR} (build www/ or set STATIC_DIR)`
+    );
+    // Printed last: the test harness (and people) take this line as "ready".
+    console.log(`[netaclaw] listening on http://${shownHost}:${port}/`);
+  }
+}

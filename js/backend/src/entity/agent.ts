@@ -1,0 +1,42 @@
+import { Column, Entity, Index } from 'typeorm';
+import { BaseEntity } from './base';
+
+/** An agent, with its tool authorisation (seed 001, Task 2): `toolsets` + `tools.disabled`. */
+@Entity('netaclaw_agent')
+export class NetaClawAgentEntity extends BaseEntity {
+  @Index()
+  @Column({ type: 'varchar', comment: '名称', length: 100 })
+  name: string;
+
+  @Column({ type: 'text', comment: '系统提示词', nullable: true })
+  systemPrompt: string | null;
+
+  @Column({ type: 'varchar', comment: '模型能力 text|vision|multimodal', length: 20, nullable: true })
+  modelCapability: string | null;
+
+  @Column({ type: 'boolean', comment: '是否启用记忆', default: false })
+  memoryEnabled: boolean;
+
+  @Column({ type: 'json', comment: '绑定的 skill 列表', nullable: true })
+  skills: string[] | null;
+
+  @Column({ type: 'varchar', comment: 'Crew 角色 master|sub', length: 20, nullable: true })
+  crewRole: string | null;
+
+  @Column({ type: 'json', comment: '启用的 toolset 列表', nullable: true })
+  toolsets: string[] | null;
+
+  @Column({ type: 'json', comment: '工具精细配置', nullable: true })
+  tools: { disabled?: string[] } | null;
+}
+
+export const AGENT_FIELDS = [
+  'name',
+  'systemPrompt',
+  'modelCapability',
+  'memoryEnabled',
+  'skills',
+  'crewRole',
+  'toolsets',
+  'tools',
+] as const;

@@ -1,0 +1,83 @@
+import { Column, Entity, Index } from 'typeorm';
+import { BaseEntity } from './base';
+
+/**
+ * Global tool governance table (seed 001, Task 1).
+ * Mirror fields (toolset visibility capability isCore canDisable) are owned by the code catalog and
+ * rewritten by the sync; human fields (label description status promptHint sort extra
+ * workerRoutingStrategy) are owned by the admin.
+ */
+@Entity('netaclaw_tool')
+export class NetaClawToolEntity extends BaseEntity {
+  @Index({ unique: true })
+  @Column({ type: 'varchar', comment: 'Tool 名称', length: 100 })
+  name: string;
+
+  @Column({ type: 'varchar', comment: '展示名', length: 200, nullable: true })
+  label: string | null;
+
+  @Index()
+  @Column({ type: 'varchar', comment: '所属 toolset', length: 50 })
+  toolset: string;
+
+  @Column({ type: 'text', comment: '描述', nullable: true })
+  description: string | null;
+
+  @Column({ type: 'varchar', comment: '可见性', length: 20, nullable: true })
+  visibility: string | null;
+
+  @Column({ type: 'varchar', comment: '能力要求', length: 20, nullable: true })
+  capability: string | null;
+
+  @Index()
+  @Column({ type: 'int', comment: '状态 0=禁用 1=启用', default: 1 })
+  status: number;
+
+  @Column({ type: 'int', comment: '是否核心工具', default: 0 })
+  isCore: number;
+
+  @Column({ type: 'int', comment: '是否允许禁用', default: 1 })
+  canDisable: number;
+
+  @Column({ type: 'text', comment: 'Prompt Hint 覆写', nullable: true })
+  promptHint: string | null;
+
+  @Column({ type: 'int', comment: '排序', default: 0 })
+  sort: number;
+
+  @Column({ type: 'json', comment: '扩展字段', nullable: true })
+  extra: unknown;
+
+  @Column({ type: 'varchar', comment: 'Worker 路由策略', length: 40, default: 'auto' })
+  workerRoutingStrategy: string;
+}
+
+/** The ToolGovernanceRow fields of the spec, in the spec's order. */
+export const TOOL_ROW_FIELDS = [
+  'name',
+  'label',
+  'toolset',
+  'description',
+  'visibility',
+  'capability',
+  'status',
+  'isCore',
+  'canDisable',
+  'promptHint',
+  'sort',
+  'extra',
+  'workerRoutingStrategy',
+] as const;
+
+/** Fields an admin may write through /tool/update. */
+export const TOOL_HUMAN_FIELDS = [
+  'label',
+  'description',
+  'status',
+  'promptHint',
+  'sort',
+  'extra',
+  'workerRoutingStrategy',
+] as const;
+
+export type ToolRowField = (typeof TOOL_ROW_FIELDS)[number];

@@ -1,0 +1,47 @@
+import { Catch, ILogger, Logger } from '@midwayjs/core';
+import { Context } from '@midwayjs/koa';
+import { AppError } from '../errors';
+
+/**
+ * Turns every error into `{ error: { code, message, errors? } }`. Client mistakes are 4xx (never a
+ * 500): our own AppErrors, the package's `invalid_input` errors, and the framework's 4xx (malformed
+ * JSON from the body parser, unknown route). Anything else is a 500 `internal_error`, logged.
+ */
+@Catch()
+export class ErrorFilter {
+  @Logger()
+  logger: ILogger;
+
+  async catch(err: unknown, ctx: Context) {
+    const e = err as { status?: number; statusCode?: number; code?: unknown; message?: string };
+    let status: number;
+    let code: string;
+    let message = typeof e?.message === 'string' ? e.message : String(err);
+    let errors: AppError['errors'];
+    if (err instanceof AppError) {
+      status = err.status;
+      code = err.code;
+      errors = err.errors;
+    } else if (e?.code === 'invalid_input') {
+      status = 400;
+      code = 'invalid_input';
+    } else {
+      const s = Number(e?.status ?? e?.statusCode);
+      if (Number.isInteger(s) && s >= 400 && s < 500) {
+        status = s;
+        code = s === 404 ? 'not_found' : s === 401 ? 'unauthorized' : 'invalid_input';
+        if (s === 404) message = `${ctx.method} ${ctx.path}: no such route`;
+        message = message.replace(/, check bodyParser config$/, '');
+        if (s === 400 && /JSON|Unexpected|token/i.test(message)) message = `malformed JSON body: ${message}`;
+      } else {
+        status = 500;
+        code = 'internal_error';
+        this.logger.error('[netaclaw] %s %s failed: %s', ctx.method, ctx.path, (err as Error)?.stack ?? err);
+        message = 'internal error';
+      }
+    }
+    ctx.status = status;
+    ctx.type = 'application/json';
+    return { error: errors ? { code, message, errors } : { code, message } };
+  }
+}

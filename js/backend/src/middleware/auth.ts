@@ -1,0 +1,34 @@
+import { IMiddleware, Inject, Middleware } from '@midwayjs/core';
+import { Context, NextFunction } from '@midwayjs/koa';
+import { unauthorized } from '../errors';
+import { AdminTokenService } from '../service/token';
+import { tokenMatches } from '../token';
+
+/** Every /admin/... route needs `Authorization: Bearer <token>`. */
+@Middleware()
+export class AuthMiddleware implements IMiddleware<Context, NextFunction> {
+  @Inject()
+  adminToken: AdminTokenService;
+
+  resolve() {
+    return async (ctx: Context, next: NextFunction) => {
+      if (ctx.path === '/admin' || ctx.path.startsWith('/admin/')) {
+        const header = ctx.get('authorization');
+        const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+        if (!m) {
+          ctx.set('WWW-Authenticate', 'Bearer');
+          throw unauthorized('missing admin token: send Authorization: Bearer <token>');
+        }
+        if (!tokenMatches(m[1], this.adminToken.get().token)) {
+          ctx.set('WWW-Authenticate', 'Bearer error="invalid_token"');
+          throw unauthorized('invalid admin token');
+        }
+      }
+      return next();
+    };
+  }
+
+  static getName() {
+    return 'netaclaw-auth';
+  }
+}

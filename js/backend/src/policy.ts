@@ -1,0 +1,40 @@
+/**
+ * The one place that loads `@netaclaw/tool-policy` (the CommonJS/Node build of the wasm package,
+ * `file:../../pkg`). Every rule — sync plan, update guard, resolution, guidance, routes — comes from
+ * it. Types come from the package itself; the module is loaded on first use so that a missing or
+ * unbuilt package fails with a clear message.
+ */
+import type * as ToolPolicy from '@netaclaw/tool-policy';
+
+export type {
+  Capability,
+  CrewRole,
+  DiagnosticInput,
+  ResolveInput,
+  ResolveResult,
+  RuntimeDiagnostic,
+  SyncPlan,
+  ToolGovernanceRowInput,
+  ToolManifest,
+  UpdateOutcome,
+} from '@netaclaw/tool-policy';
+
+export const POLICY_PACKAGE = '@netaclaw/tool-policy';
+
+let cached: typeof ToolPolicy | undefined;
+
+export function policy(): typeof ToolPolicy {
+  if (!cached) {
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-var-requires
+      cached = require(POLICY_PACKAGE) as typeof ToolPolicy;
+    } catch (err) {
+      const first = String((err as Error).message).split('\n')[0];
+      throw new Error(
+        `cannot load ${POLICY_PACKAGE} (${first}). Build the package into pkg/ ` +
+          '(see js/backend/README.md), then run `npm --prefix js/backend install`.'
+      );
+    }
+  }
+  return cached;
+}

@@ -1,0 +1,231 @@
+import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
+import { InjectEntityModel } from '@midwayjs/typeorm';
+import { Repository } from 'typeorm';
+import { NetaClawAgentEntity } from '../entity/agent';
+import { invalidInput, notFound } from '../errors';
+import { dbWriteLock } from '../mutex';
+import { Capability, CrewRole, DiagnosticInput, policy, ResolveInput } from '../policy';
+import {
+  has,
+  Obj,
+  optBool,
+  optEnum,
+  optInt,
+  optNullableString,
+  optString,
+  optStringArray,
+  parseId,
+  requireObject,
+  stringArray,
+  TEXT_MAX_CHARS,
+} from '../validate';
+import { ToolService } from './tool';
+
+const CAPABILITIES = ['text', 'vision', 'multimodal'] as const;
+const CREW_ROLES = ['master', 'sub'] as const;
+
+/** The agent columns an AgentInput may set. */
+export interface AgentValues {
+  name?: string;
+  systemPrompt?: string | null;
+  modelCapability?: Capability | null;
+  memoryEnabled?: boolean;
+  skills?: string[];
+  crewRole?: CrewRole | null;
+  toolsets?: string[] | null;
+  tools?: { disabled?: string[] } | null;
+}
+
+/**
+ * Checks an AgentInput and returns the columns it sets (absent keys are left out; keys that are not
+ * agent fields — id, createTime, … — are ignored).
+ */
+export function parseAgentInput(input: unknown, what: string, requireName: boolean): AgentValues {
+  const o = requireObject(input, what);
+  const v: AgentValues = {};
+  if (has(o, 'name')) {
+    const name = optString(o, 'name', 100);
+    if (name === undefined || name.trim() === '') throw invalidInput('name must be a non-empty string');
+    v.name = name;
+  } else if (requireName) {
+    throw invalidInput('name is required');
+  }
+  const systemPrompt = optNullableString(o, 'systemPrompt', TEXT_MAX_CHARS);
+  if (systemPrompt !== undefined) v.systemPrompt = systemPrompt;
+  const cap = optEnum(o, 'modelCapability', CAPABILITIES);
+  if (cap !== undefined) v.modelCapability = cap;
+  const mem = has(o, 'memoryEnabled') && o.memoryEnabled === null ? false : optBool(o, 'memoryEnabled');
+  if (mem !== undefined) v.memoryEnabled = mem;
+  const skills = optStringArray(o, 'skills');
+  if (skills !== undefined) v.skills = skills ?? [];
+  const role = optEnum(o, 'crewRole', CREW_ROLES);
+  if (role !== undefined) v.crewRole = role;
+  const toolsets = optStringArray(o, 'toolsets');
+  if (toolsets !== undefined) v.toolsets = toolsets;
+  if (has(o, 'tools')) {
+    if (o.tools === null) {
+      v.tools = null;
+    } else {
+      const t = requireObject(o.tools, 'tools');
+      for (const k of Object.keys(t)) {
+        if (k !== 'disabled') throw invalidInput(`tools.${k} is not supported (only tools.disabled)`);
+      }
+      v.tools = has(t, 'disabled') && t.disabled !== null ? { disabled: stringArray(t.disabled, 'tools.disabled') } : {};
+    }
+  }
+  return v;
+}
+
+/** An agent as the resolver sees it (row or draft), with every field defaulted. */
+interface AgentView {
+  systemPrompt: string | null;
+  modelCapability: Capability | null;
+  memoryEnabled: boolean;
+  skills: string[];
+  crewRole: CrewRole | null;
+  toolsets: string[] | null;
+  tools: { disabled?: string[] } | null;
+}
+
+function agentView(a: AgentValues | NetaClawAgentEntity): AgentView {
+  return {
+    systemPrompt: a.systemPrompt ?? null,
+    modelCapability: (a.modelCapability as Capability | null | undefined) ?? null,
+    memoryEnabled: !!a.memoryEnabled,
+    skills: a.skills ?? [],
+    crewRole: (a.crewRole as CrewRole | null | undefined) ?? null,
+    toolsets: a.toolsets ?? null,
+    tools: a.tools ?? null,
+  };
+}
+
+@Provide()
+@Scope(ScopeEnum.Singleton)
+export class AgentService {
+  @InjectEntityModel(NetaClawAgentEntity)
+  repo: Repository<NetaClawAgentEntity>;
+
+  @Inject()
+  toolService: ToolService;
+
+  async add(input: unknown): Promise<NetaClawAgentEntity> {
+    const v = parseAgentInput(input, 'request body', true);
+    const entity = this.repo.create({
+      systemPrompt: null,
+      modelCapability: null,
+      memoryEnabled: false,
+      skills: [],
+      crewRole: null,
+      toolsets: null,
+      tools: null,
+      ...v,
+    });
+    const saved = await dbWriteLock.run(() => this.repo.save(entity));
+    return this.mustGet(saved.id);
+  }
+
+  async info(query: Obj): Promise<NetaClawAgentEntity> {
+    if (!has(query, 'id')) throw invalidInput('id is required');
+    return this.mustGet(parseId(query.id, 'id'));
+  }
+
+  /** Writes only the fields present in the body. */
+  async update(input: unknown): Promise<NetaClawAgentEntity> {
+    const body = requireObject(input, 'request body');
+    if (!has(body, 'id')) throw invalidInput('id is required');
+    const id = parseId(body.id, 'id');
+    const v = parseAgentInput(body, 'request body', false);
+    await this.mustGet(id);
+    if (Object.keys(v).length > 0) {
+      await dbWriteLock.run(() =>
+        this.repo.createQueryBuilder().update(NetaClawAgentEntity).set(v).where('id = :id', { id }).execute()
+      );
+    }
+    return this.mustGet(id);
+  }
+
+  async page(input: unknown) {
+    const body = requireObject(input, 'request body');
+    const page = optInt(body, 'page', 1, 1_000_000, 1);
+    const size = optInt(body, 'size', 1, 1000, 20);
+    const name = optString(body, 'name');
+    const qb = this.repo.createQueryBuilder('a');
+    if (name !== undefined && name !== '') {
+      qb.andWhere("a.name LIKE :name ESCAPE '!'", { name: `%${name.replace(/[!%_]/g, c => '!' + c)}%` });
+    }
+    qb.orderBy('a.id', 'ASC').skip((page - 1) * size).take(size);
+    const [list, total] = await qb.getManyAndCount();
+    return { list, pagination: { page, size, total } };
+  }
+
+  /**
+   * The agent named by a request: `agent` (a draft AgentInput) when given, else the stored agent
+   * `idKey`. `optional` allows neither (a legacy agent with every default).
+   */
+  async agentFromRequest(body: Obj, idKey: string, optional: boolean): Promise<AgentView> {
+    if (has(body, 'agent') && body.agent !== null) {
+      return agentView(parseAgentInput(body.agent, 'agent', false));
+    }
+    if (has(body, idKey) && body[idKey] !== null) {
+      return agentView(await this.mustGet(parseId(body[idKey], idKey)));
+    }
+    if (optional) return agentView({});
+    throw invalidInput(`${idKey} or agent is required`);
+  }
+
+  /** docs/backend-api.md "How an agent becomes a resolver input". */
+  async resolverInput(agent: AgentView): Promise<ResolveInput> {
+    return {
+      governance: await this.toolService.governanceRows(),
+      agent: { toolsets: agent.toolsets, tools: agent.tools },
+      modelCapability: agent.modelCapability,
+      memoryEnabled: agent.memoryEnabled,
+      hasSkills: agent.skills.length > 0,
+      crewRole: agent.crewRole,
+    };
+  }
+
+  async previewPrompt(input: unknown) {
+    const body = requireObject(input, 'request body');
+    const agent = await this.agentFromRequest(body, 'id', false);
+    const p = policy();
+    const resolved = p.resolveTools(await this.resolverInput(agent));
+    const guidance = p.toolBehaviorGuidance(resolved.toolNames, resolved.toolPromptHints);
+    return {
+      layers: [
+        { key: 'identity', title: 'Identity', content: agent.systemPrompt ?? '' },
+        { key: 'tools', title: 'Tool guidance', content: guidance },
+      ],
+      toolNames: resolved.toolNames,
+      builtinToolNames: resolved.builtinToolNames,
+      toolPromptHints: resolved.toolPromptHints,
+      disabledReasons: resolved.disabledReasons,
+      warnings: resolved.warnings,
+      modelCapability: resolved.modelCapability,
+    };
+  }
+
+  async diagnostic(input: unknown) {
+    const body = requireObject(input, 'request body');
+    const agent = await this.agentFromRequest(body, 'agentId', true);
+    const d: DiagnosticInput = { ...(await this.resolverInput(agent)) };
+    const subagentTools = optStringArray(body, 'subagentTools');
+    if (subagentTools !== undefined) d.subagentTools = subagentTools;
+    const sessionCwd = optNullableString(body, 'sessionCwd');
+    if (sessionCwd !== undefined) d.sessionCwd = sessionCwd;
+    const roots = optStringArray(body, 'workspaceRoots');
+    if (roots !== undefined) d.workspaceRoots = roots;
+    const shell = optBool(body, 'shellPermitted');
+    if (shell !== undefined) d.shellPermitted = shell;
+    const write = optBool(body, 'writePermitted');
+    if (write !== undefined) d.writePermitted = write;
+    return policy().runtimeDiagnostic(d);
+  }
+
+  private async mustGet(id: number): Promise<NetaClawAgentEntity> {
+    const row = await this.repo.findOneBy({ id });
+    if (!row) throw notFound(`no agent with id ${id}`);
+    if (row.skills === null) row.skills = [];
+    return row;
+  }
+}

@@ -1,0 +1,14 @@
+import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
+import { DATA_DIR } from '../settings';
+import { AdminToken, loadAdminToken } from '../token';
+
+@Provide()
+@Scope(ScopeEnum.Singleton)
+export class AdminTokenService {
+  private value?: AdminToken;
+
+  get(): AdminToken {
+    if (!this.value) this.value = loadAdminToken(DATA_DIR);
+    return this.value;
+  }
+}

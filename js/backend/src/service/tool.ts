@@ -1,0 +1,184 @@
+import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
+import { InjectDataSource, InjectEntityModel } from '@midwayjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { NetaClawToolEntity, TOOL_HUMAN_FIELDS, TOOL_ROW_FIELDS } from '../entity/tool';
+import { AppError, invalidInput, notFound } from '../errors';
+import { dbWriteLock } from '../mutex';
+import { policy, ToolGovernanceRowInput, ToolManifest } from '../policy';
+import { syncFaultAt } from '../settings';
+import { checkIntRange, checkTextLimit, has, Obj, optInt, optString, parseId, requireObject } from '../validate';
+
+export interface SyncSummary {
+  inserts: number;
+  updates: number;
+  orphans: string[];
+}
+
+/** The ToolGovernanceRowInput view of a table row (only the spec's fields, plain values). */
+export function toGovernanceRow(e: NetaClawToolEntity): ToolGovernanceRowInput {
+  const row: Record<string, unknown> = {};
+  for (const f of TOOL_ROW_FIELDS) row[f] = (e as unknown as Obj)[f] ?? null;
+  return row as unknown as ToolGovernanceRowInput;
+}
+
+/** Extra toolsets the spec declares known although the builtin catalog has no tool in them. */
+const EMPTY_TOOLSETS = ['vision', 'document'];
+
+/**
+ * Tool registry (seed 001 Task 4): catalog → table sync, admin queries and the guarded update.
+ * Writes go through `dbWriteLock`, so a sync transaction never interleaves with another write.
+ */
+@Provide()
+@Scope(ScopeEnum.Singleton)
+export class ToolService {
+  @InjectEntityModel(NetaClawToolEntity)
+  repo: Repository<NetaClawToolEntity>;
+
+  @InjectDataSource()
+  dataSource: DataSource;
+
+  /**
+   * Idempotent catalog sync: the package plans inserts and updates from the current rows; they are
+   * applied in ONE transaction, so a failure leaves the table exactly as it was. Never deletes.
+   */
+  async sync(): Promise<SyncSummary> {
+    return dbWriteLock.run(async () => {
+      const rows = await this.repo.find({ order: { id: 'ASC' } });
+      const plan = policy().syncCatalog(null, rows.map(toGovernanceRow));
+      if (plan.inserts.length > 0 || plan.updates.length > 0) {
+        const faultAt = syncFaultAt();
+        let writes = 0;
+        const beforeWrite = () => {
+          writes += 1;
+          if (faultAt !== undefined && writes === faultAt) {
+            throw new Error(`injected sync fault before write ${writes} (NETACLAW_TEST_SYNC_FAIL_AT_WRITE)`);
+          }
+        };
+        await this.dataSource.transaction(async em => {
+          for (const insert of plan.inserts) {
+            beforeWrite();
+            await em.insert(NetaClawToolEntity, pickRowFields(insert));
+          }
+          for (const update of plan.updates) {
+            beforeWrite();
+            const set = pickRowFields(update.set);
+            if (Object.keys(set).length === 0) continue;
+            await em
+              .createQueryBuilder()
+              .update(NetaClawToolEntity)
+              .set(set)
+              .where('name = :name', { name: update.name })
+              .execute();
+          }
+        });
+      }
+      return { inserts: plan.inserts.length, updates: plan.updates.length, orphans: plan.orphans };
+    });
+  }
+
+  async page(input: unknown) {
+    const body = requireObject(input, 'request body');
+    const page = optInt(body, 'page', 1, 1_000_000, 1);
+    const size = optInt(body, 'size', 1, 1000, 20);
+    const name = optString(body, 'name');
+    const toolset = optString(body, 'toolset');
+    const capability = optString(body, 'capability');
+    const status = has(body, 'status') && body.status !== null ? optInt(body, 'status', 0, 1, 1) : undefined;
+    const qb = this.repo.createQueryBuilder('t');
+    if (name !== undefined && name !== '') {
+      qb.andWhere("t.name LIKE :name ESCAPE '!'", { name: `%${name.replace(/[!%_]/g, c => '!' + c)}%` });
+    }
+    if (toolset !== undefined && toolset !== '') qb.andWhere('t.toolset = :toolset', { toolset });
+    if (capability !== undefined && capability !== '') qb.andWhere('t.capability = :capability', { capability });
+    if (status !== undefined) qb.andWhere('t.status = :status', { status });
+    qb.orderBy('t.sort', 'ASC').addOrderBy('t.id', 'ASC').skip((page - 1) * size).take(size);
+    const [list, total] = await qb.getManyAndCount();
+    return { list, pagination: { page, size, total } };
+  }
+
+  async info(query: Obj): Promise<NetaClawToolEntity> {
+    if (has(query, 'id')) return this.mustGet({ id: parseId(query.id, 'id') });
+    if (has(query, 'name')) {
+      if (typeof query.name !== 'string' || query.name === '') throw invalidInput('name must be a non-empty string');
+      return this.mustGet({ name: query.name });
+    }
+    throw invalidInput('id or name is required');
+  }
+
+  async all(): Promise<NetaClawToolEntity[]> {
+    return this.repo.find({ order: { sort: 'ASC', id: 'ASC' } });
+  }
+
+  /** All rows, as resolver governance input. */
+  async governanceRows(): Promise<ToolGovernanceRowInput[]> {
+    return (await this.repo.find({ order: { id: 'ASC' } })).map(toGovernanceRow);
+  }
+
+  /**
+   * Guarded update: the package's validateToolUpdate decides; refused → 400 update_refused and
+   * nothing written; accepted → UPDATE … SET only the human fields present in the patch.
+   */
+  async update(input: unknown): Promise<NetaClawToolEntity> {
+    const body = requireObject(input, 'request body');
+    let row: NetaClawToolEntity;
+    if (has(body, 'id')) {
+      row = await this.mustGet({ id: parseId(body.id, 'id') });
+    } else if (has(body, 'name')) {
+      if (typeof body.name !== 'string' || body.name === '') throw invalidInput('name must be a non-empty string');
+      row = await this.mustGet({ name: body.name });
+    } else {
+      throw invalidInput('id or name is required');
+    }
+    const patch: Obj = { ...body };
+    delete patch.id;
+    const check = policy().validateToolUpdate({ row: toGovernanceRow(row), patch });
+    if (!check.ok) {
+      const list = check.errors.map(e => `${e.field}: ${e.code}`).join(', ');
+      throw new AppError(400, 'update_refused', `update of tool ${row.name} refused (${list})`, check.errors);
+    }
+    const set: Obj = {};
+    const accepted = check.row as unknown as Obj;
+    for (const f of TOOL_HUMAN_FIELDS) {
+      if (has(patch, f)) {
+        set[f] = accepted[f] ?? null;
+      }
+    }
+    checkTextLimit(set.description, 'description');
+    checkTextLimit(set.promptHint, 'promptHint');
+    checkIntRange(set.sort, 'sort');
+    if (Object.keys(set).length > 0) {
+      await dbWriteLock.run(() =>
+        this.repo.createQueryBuilder().update(NetaClawToolEntity).set(set).where('id = :id', { id: row.id }).execute()
+      );
+    }
+    return this.mustGet({ id: row.id });
+  }
+
+  /** What the agent-edit page needs: selectable toolsets, the tool rows, the static profiles. */
+  async forAgent(): Promise<{ toolsets: string[]; tools: NetaClawToolEntity[]; profiles: ToolManifest[] }> {
+    const catalog = policy().builtinCatalog();
+    const profiles = catalog.map(s => policy().toolManifest(s));
+    const toolsets: string[] = [];
+    for (const p of profiles) if (!toolsets.includes(p.toolset)) toolsets.push(p.toolset);
+    for (const t of EMPTY_TOOLSETS) if (!toolsets.includes(t)) toolsets.push(t);
+    const names = new Set(profiles.map(p => p.name));
+    const tools = (await this.all()).filter(r => names.has(r.name));
+    return { toolsets, tools, profiles };
+  }
+
+  private async mustGet(where: { id: number } | { name: string }): Promise<NetaClawToolEntity> {
+    const row = await this.repo.findOneBy(where);
+    if (!row) {
+      throw notFound('id' in where ? `no tool with id ${where.id}` : `no tool named ${JSON.stringify(where.name)}`);
+    }
+    return row;
+  }
+}
+
+function pickRowFields(o: object): Obj {
+  const out: Obj = {};
+  for (const f of TOOL_ROW_FIELDS) {
+    if (Object.prototype.hasOwnProperty.call(o, f)) out[f] = (o as Obj)[f];
+  }
+  return out;
+}

@@ -1,0 +1,88 @@
+/**
+ * Everything the backend reads from the environment, resolved once at load time.
+ * See README.md for the list of variables.
+ */
+import * as path from 'path';
+
+/** js/backend (this file is src/settings.ts or dist/settings.js). */
+export const BACKEND_ROOT = path.resolve(__dirname, '..');
+
+function env(name: string): string | undefined {
+  const v = process.env[name];
+  return v === undefined || v === '' ? undefined : v;
+}
+
+function resolveFromCwd(p: string): string {
+  return path.resolve(process.cwd(), p);
+}
+
+function intEnv(name: string, def: number, min: number, max: number): number {
+  const raw = env(name);
+  if (raw === undefined) return def;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new Error(`${name} must be an integer between ${min} and ${max}, got ${JSON.stringify(raw)}`);
+  }
+  return Number(raw);
+}
+
+export const DATA_DIR = env('DATA_DIR') ? resolveFromCwd(env('DATA_DIR')!) : path.join(BACKEND_ROOT, 'data');
+
+export const STATIC_DIR = env('STATIC_DIR')
+  ? resolveFromCwd(env('STATIC_DIR')!)
+  : path.resolve(BACKEND_ROOT, '..', '..', 'www', 'dist');
+
+export const PORT = intEnv('PORT', 7001, 1, 65535);
+export const HOST = env('HOST') ?? '127.0.0.1';
+
+export type DbSettings =
+  | { kind: 'sqlite'; path: string }
+  | {
+      kind: 'mysql';
+      type: 'mysql' | 'mariadb';
+      host: string;
+      port: number;
+      user: string;
+      password: string;
+      database: string;
+    };
+
+function dbSettings(): DbSettings {
+  const type = (env('DB_TYPE') ?? 'sqlite').toLowerCase();
+  if (type === 'sqlite' || type === 'better-sqlite3') {
+    return {
+      kind: 'sqlite',
+      path: env('DB_PATH') ? resolveFromCwd(env('DB_PATH')!) : path.join(DATA_DIR, 'netaclaw.sqlite'),
+    };
+  }
+  if (type === 'mysql' || type === 'mariadb') {
+    return {
+      kind: 'mysql',
+      type,
+      host: env('DB_HOST') ?? '127.0.0.1',
+      port: intEnv('DB_PORT', 3306, 1, 65535),
+      user: env('DB_USER') ?? 'root',
+      password: process.env.DB_PASSWORD ?? '',
+      database: env('DB_NAME') ?? 'netaclaw',
+    };
+  }
+  throw new Error(`DB_TYPE must be sqlite, mysql or mariadb, got ${JSON.stringify(type)}`);
+}
+
+export const DB: DbSettings = dbSettings();
+
+export function describeDb(db: DbSettings = DB): string {
+  return db.kind === 'sqlite'
+    ? `sqlite ${db.path}`
+    : `${db.type} ${db.user}@${db.host}:${db.port}/${db.database}`;
+}
+
+/**
+ * Test-only fault hook: when set to N (>= 1), the catalog sync throws just before its N-th write,
+ * inside the transaction. Used by the test suite to prove the sync is all-or-nothing.
+ */
+export function syncFaultAt(): number | undefined {
+  const raw = env('NETACLAW_TEST_SYNC_FAIL_AT_WRITE');
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  return Number.isInteger(n) && n >= 1 ? n : undefined;
+}
