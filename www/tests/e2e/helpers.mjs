@@ -1,0 +1,107 @@
+// Shared helpers of the e2e tests: the Chromium launch, the backend client, screenshots.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const BASE = process.env.E2E_BASE_URL;
+export const TOKEN = process.env.E2E_ADMIN_TOKEN;
+if (!BASE || !TOKEN) throw new Error('run the e2e tests through `npm run test:e2e` (E2E_BASE_URL / E2E_ADMIN_TOKEN unset)');
+
+const here = dirname(fileURLToPath(import.meta.url));
+// The README's screenshots are rewritten only on request (UPDATE_SCREENSHOTS=1); otherwise they go to a temp dir.
+export const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1'
+  ? resolve(here, '..', '..', '..', 'docs', 'screenshots')
+  : mkdtempSync(join(tmpdir(), 'netaclaw-screenshots-'));
+
+const CHROMIUM = process.env.E2E_CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** A fresh browser (own temp --user-data-dir); `close()` removes the profile. */
+export async function launch() {
+  const userDataDir = mkdtempSync(join(tmpdir(), 'netaclaw-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1920, height: 1080 },
+    locale: 'zh-CN',
+  });
+  const errors = [];
+  context.on('weberror', (e) => errors.push(String(e.error())));
+  return {
+    context,
+    errors,
+    async close() {
+      await context.close();
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Open a page of the app at `hash` (e.g. '/tools'), logged in through `?token=`. */
+export async function open(context, hash, { lang } = {}) {
+  const page = context.pages()[0] ?? (await context.newPage());
+  const q = new URLSearchParams({ token: TOKEN });
+  if (lang) q.set('lang', lang);
+  await page.goto('about:blank'); // a full load each time, not a same-document hash change
+  await page.goto(`${BASE}/?${q}#${hash}`);
+  return page;
+}
+
+export async function api(method, path, body) {
+  const res = await fetch(`${BASE}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await res.json();
+  return { status: res.status, body: json };
+}
+
+export async function apiData(method, path, body) {
+  const r = await api(method, path, body);
+  if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body.data;
+}
+
+export async function screenshot(page, name) {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const path = join(SCREENSHOTS, `${name}.png`);
+  // let the toasts (ElMessage) fade away first, so that they do not cover the page
+  await page.locator('.el-message').first().waitFor({ state: 'detached', timeout: 10_000 }).catch(() => {});
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+/** Click an option of the currently open Element Plus select dropdown. */
+export async function pickOption(page, text) {
+  await page.locator('.el-select-dropdown:visible .el-select-dropdown__item', { hasText: new RegExp(`^\\s*${text}\\s*$`) }).first().click();
+}
+
+export async function switchLocale(page, lang) {
+  await page.getByTestId(lang === 'en' ? 'locale-en' : 'locale-zh').click();
+}
+
+/** JSON with object keys sorted, for order-insensitive equality. */
+export function canonical(v) {
+  return JSON.stringify(v, (_k, val) =>
+    val && typeof val === 'object' && !Array.isArray(val) ? Object.fromEntries(Object.entries(val).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : val,
+  );
+}
+
+let seq = 0;
+export function uniqueName(prefix) {
+  seq += 1;
+  return `${prefix}-${process.pid}-${Date.now().toString(36)}-${seq}`;
+}

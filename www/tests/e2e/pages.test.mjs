@@ -1,0 +1,79 @@
+// The three pages open from the left menu and show their data.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { builtinCatalog } from '@netaclaw/tool-policy';
+import { BASE, TOKEN, apiData, launch, open, screenshot, uniqueName } from './helpers.mjs';
+
+let browser;
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+});
+
+test('the three pages open from the left menu', async () => {
+  const name = uniqueName('pages');
+  const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name, toolsets: ['base', 'planning'] });
+
+  const page = await open(browser.context, '/tools');
+  // Tool 管理: the table lists the whole builtin catalog, mirror fields and runtime profile.
+  await page.getByTestId('tools-page').waitFor();
+  await page.locator('.tool-row-bash').first().waitFor();
+  const toolRows = await page.locator('[data-testid=tool-table] .el-table__body-wrapper tr.tool-row').count();
+  const all = await apiData('GET', '/admin/netaclaw/tool/all');
+  assert.equal(all.length, builtinCatalog().length);
+  assert.equal(toolRows, Math.min(all.length, 50));
+  const bashRow = page.locator('[data-testid=tool-table] .el-table__body-wrapper tr.tool-row-bash');
+  await assert.doesNotReject(bashRow.getByText('local', { exact: true }).waitFor({ timeout: 5000 }));
+
+  // Agent 列表 → 编辑
+  await page.getByTestId('menu-agents').click();
+  await page.getByTestId('agents-page').waitFor();
+  await page.locator('[data-testid=agent-table] tr.agent-row').first().waitFor();
+  await screenshot(page, 'agents');
+  await page.getByTestId('agent-filter-name').fill(name);
+  await page.getByTestId('agent-filter-name').press('Enter');
+  await page.locator(`.agent-row-${agent.id}`).first().waitFor();
+  assert.equal(await page.locator('[data-testid=agent-table] .el-table__body-wrapper tr.agent-row').count(), 1);
+  await page.locator(`.agent-row-${agent.id}`).first().getByRole('button').click();
+  await page.getByTestId('agent-edit-page').waitFor();
+  assert.match(page.url(), new RegExp(`#/agents/${agent.id}$`));
+  await page.getByTestId('injected-tools').locator('[data-tool=read_file]').waitFor();
+  await page.getByRole('tab', { name: /基本信息/ }).click();
+  assert.equal(await page.getByTestId('agent-name').inputValue(), name);
+
+  // 对话 · 子 Agent
+  await page.getByTestId('menu-chat').click();
+  await page.getByTestId('chat-page').waitFor();
+  await page.getByTestId('route-table').waitFor();
+  assert.ok((await page.locator('[data-testid=route-table] .el-table__body-wrapper tr.route-row').count()) === builtinCatalog().length);
+
+  assert.deepEqual(browser.errors, []);
+});
+
+test('without a token the login box asks for one; the token is kept in localStorage', async () => {
+  const fresh = await launch(); // a fresh profile: nothing in localStorage
+  try {
+    const page = fresh.context.pages()[0] ?? (await fresh.context.newPage());
+    await page.goto(`${BASE}/#/tools`);
+    const dialog = page.getByTestId('login-dialog');
+    await dialog.getByTestId('token-input').waitFor();
+    assert.equal(await page.locator('tr.tool-row').count(), 0);
+    // a wrong token is refused by the backend (401) and the box comes back
+    await dialog.getByTestId('token-input').fill('wrong-token');
+    await dialog.getByTestId('login-submit').click();
+    await dialog.getByTestId('token-input').waitFor();
+    await dialog.getByTestId('token-input').fill(TOKEN);
+    await dialog.getByTestId('login-submit').click();
+    await page.locator('[data-testid=tool-table] tr.tool-row-bash').waitFor();
+    assert.equal(await page.evaluate(() => localStorage.getItem('netaclaw.adminToken')), TOKEN);
+    // reload: still logged in, no box
+    await page.reload();
+    await page.locator('[data-testid=tool-table] tr.tool-row-bash').waitFor();
+    assert.equal(await page.getByTestId('login-dialog').isVisible(), false);
+    assert.deepEqual(fresh.errors, []);
+  } finally {
+    await fresh.close();
+  }
+});

@@ -1,0 +1,174 @@
+#!/usr/bin/env node
+// `npm run test:e2e`: build the pages (unless dist/ is newer than every source), start the real
+// backend (js/backend) on a free port with a temp data dir and a fixed admin token, wait for
+// GET /health, run the node:test files of this folder in headless Chromium, and always stop the
+// backend at the end.
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const www = resolve(here, '..', '..');
+const repo = resolve(www, '..');
+const ADMIN_TOKEN = process.env.E2E_ADMIN_TOKEN ?? 'e2e-admin-token-0123456789';
+
+function log(msg) {
+  process.stdout.write(`[e2e] ${msg}\n`);
+}
+
+function newestMtime(path) {
+  if (!existsSync(path)) return 0;
+  const st = statSync(path);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let max = st.mtimeMs;
+  for (const e of readdirSync(path)) {
+    if (e === 'node_modules') continue;
+    max = Math.max(max, newestMtime(join(path, e)));
+  }
+  return max;
+}
+
+function needsBuild() {
+  if (process.env.E2E_REBUILD === '1') return true;
+  const built = join(www, 'dist', 'index.html');
+  if (!existsSync(built)) return true;
+  const builtAt = statSync(built).mtimeMs;
+  const inputs = ['src', 'public', 'index.html', 'vite.config.ts', 'package.json', 'package-lock.json'].map((p) => join(www, p));
+  const pkg = join(www, 'node_modules', '@netaclaw', 'tool-policy');
+  if (existsSync(pkg)) inputs.push(pkg);
+  return inputs.some((p) => newestMtime(p) > builtAt);
+}
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => res(port));
+    });
+  });
+}
+
+async function waitHealth(base, backend, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (backend.exitCode !== null || backend.signalCode !== null) throw new Error(`backend exited early (code ${backend.exitCode}, signal ${backend.signalCode})`);
+    try {
+      const res = await fetch(`${base}/health`);
+      if (res.ok) {
+        const body = await res.json();
+        if (body?.data?.status === 'ok') return;
+      }
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`backend not healthy after ${timeoutMs} ms`);
+}
+
+let backend = null;
+let dataDir = null;
+
+function stopBackend() {
+  if (backend && backend.exitCode === null && backend.signalCode === null) {
+    try {
+      process.kill(-backend.pid, 'SIGTERM'); // its whole process group: npm and node
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+async function waitExit(child) {
+  const gone = () => child.exitCode !== null || child.signalCode !== null;
+  if (!gone()) await Promise.race([new Promise((r) => child.once('exit', r)), new Promise((r) => setTimeout(r, 10_000))]);
+  try {
+    process.kill(-child.pid, 'SIGKILL'); // anything of the group still alive after 10 s
+  } catch {
+    /* the group is gone */
+  }
+}
+
+process.on('exit', stopBackend);
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    stopBackend();
+    process.exit(130);
+  });
+}
+
+async function main() {
+  if (needsBuild()) {
+    log('building the pages (vite build)…');
+    const b = spawnSync('npm', ['run', 'build'], { cwd: www, stdio: 'inherit' });
+    if (b.status !== 0) throw new Error('vite build failed');
+  } else {
+    log('dist/ is up to date, not rebuilding');
+  }
+
+  const port = await freePort();
+  dataDir = mkdtempSync(join(tmpdir(), 'netaclaw-e2e-'));
+  const logFile = join(dataDir, 'backend.log');
+  const out = openSync(logFile, 'a');
+  const base = `http://127.0.0.1:${port}`;
+  log(`starting the backend on ${base} (data ${dataDir})`);
+  backend = spawn('npm', ['--prefix', join(repo, 'js', 'backend'), 'start'], {
+    cwd: www,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      DB_PATH: join(dataDir, 'netaclaw.sqlite'),
+      ADMIN_TOKEN,
+      NODE_ENV: process.env.NODE_ENV ?? 'production',
+    },
+    stdio: ['ignore', out, out],
+    detached: true,
+  });
+
+  let code = 1;
+  try {
+    await waitHealth(base, backend, Number(process.env.E2E_HEALTH_TIMEOUT_MS ?? 180_000));
+    log('backend healthy; running the tests');
+    const files = readdirSync(here)
+      .filter((f) => f.endsWith('.test.mjs'))
+      .sort()
+      .map((f) => join(here, f));
+    const only = process.argv.slice(2);
+    const selected = only.length ? files.filter((f) => only.some((o) => f.includes(o))) : files;
+    const t = spawn(process.execPath, ['--test', '--test-concurrency=1', ...selected], {
+      cwd: www,
+      env: { ...process.env, E2E_BASE_URL: base, E2E_ADMIN_TOKEN: ADMIN_TOKEN },
+      stdio: 'inherit',
+    });
+    code = await new Promise((r) => t.on('exit', (c, s) => r(c ?? (s ? 1 : 0))));
+  } catch (e) {
+    log(`error: ${e.message}`);
+    code = 1;
+  } finally {
+    if (code !== 0) {
+      try {
+        const text = readFileSync(logFile, 'utf8');
+        log(`backend log (last 60 lines of ${logFile}):\n${text.split('\n').slice(-60).join('\n')}`);
+      } catch {
+        /* no log */
+      }
+    }
+    stopBackend();
+    if (backend) await waitExit(backend);
+    if (code === 0 && process.env.E2E_KEEP_DATA !== '1') rmSync(dataDir, { recursive: true, force: true });
+  }
+  process.exit(code);
+}
+
+main().catch((e) => {
+  log(`fatal: ${e.stack ?? e}`);
+  stopBackend();
+  process.exit(1);
+});
