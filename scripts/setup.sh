@@ -34,11 +34,17 @@ if [ "$with_tests" = 1 ]; then
   command -v chromium >/dev/null || need="$need chromium"
   command -v chromedriver >/dev/null || need="$need chromium-driver"
   command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || need="$need mariadb-server"
+  command -v firefox-esr >/dev/null || need="$need firefox-esr"
   if [ -n "$need" ]; then
     log "apt-get install$need"
     as_root apt-get update
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y $need
   fi
+fi
+
+if [ "$with_tests" = 1 ] && ! command -v geckodriver >/dev/null; then
+  log "cargo install geckodriver (headless Firefox for the browser suite)"
+  cargo install --locked geckodriver
 fi
 
 # npm dependencies, from the committed lock files.

@@ -20,7 +20,9 @@ suite "package: build (wasm-pack, wasm-opt)" scripts/build-pkg.sh
 suite "package: Node tests" npm --prefix js test
 suite "package: headless Chrome (wasm-bindgen-test)" env CHROMEDRIVER=/usr/bin/chromedriver \
   wasm-pack test --headless --chrome -- --features wasm --test web
-[ -f js/backend/package.json ] && suite "backend: SQLite and MariaDB" npm --prefix js/backend test
+suite "package: headless Firefox (wasm-bindgen-test)" env GECKODRIVER="$(command -v geckodriver)" \
+  wasm-pack test --headless --firefox -- --features wasm --test web
+[ -f js/backend/package.json ] && suite "backend: SQLite and MariaDB" env REQUIRE_MARIADB=1 npm --prefix js/backend test
 if [ -f www/package.json ]; then
   suite "pages: vue-tsc" npm --prefix www run typecheck
   suite "pages: end to end in headless Chromium" npm --prefix www run test:e2e
