@@ -16,6 +16,9 @@ export const {
   labels,
   label,
   version,
+  explainTool,
+  profileRouteDiff,
+  toMcpAnnotations,
   ToolPolicyEngine,
 } = policy;
 

@@ -11,7 +11,12 @@ for target in nodejs web; do
   out=pkg/node; [ "$target" = web ] && out=pkg/web
   wasm-pack build --release --target "$target" --out-dir "$out" --out-name netaclaw_tool_policy --no-pack -- --features wasm
   rm -f "$out/.gitignore"
-  "$WASM_OPT" -Oz --enable-bulk-memory --enable-reference-types --enable-multivalue \
+  # -Oz to a fixed point; the name, producers and target-features sections are of no use past
+  # wasm-bindgen (the release profile keeps symbols so that wasm-bindgen can read the features).
+  # The module owns its memory: it starts zeroed, and Rust lays out nothing in its first KiB.
+  "$WASM_OPT" -Oz --converge --low-memory-unused --zero-filled-memory \
+    --strip-debug --strip-producers --strip-target-features \
+    --enable-bulk-memory --enable-reference-types --enable-multivalue \
     --enable-nontrapping-float-to-int --enable-sign-ext \
     "$out/netaclaw_tool_policy_bg.wasm" -o "$out/netaclaw_tool_policy_bg.wasm"
 done

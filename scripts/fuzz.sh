@@ -24,7 +24,7 @@ run_one() {
   local extra=()
   [ -f "fuzz/dict/$t.dict" ] && extra+=("-dict=fuzz/dict/$t.dict")
   cargo +nightly fuzz run -O "$t" "fuzz/work/$t" "fuzz/corpus/$t" -- \
-    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 "${extra[@]}" \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 -len_control=0 -print_final_stats=1 "${extra[@]}" \
     >"$log" 2>&1
   echo $? >"fuzz/work/$t.status"
 }

@@ -2,7 +2,7 @@
 //! JSON the JavaScript package returns. The wasm bindings, the golden vectors and the CLI all go
 //! through here, so every runtime gives the same bytes.
 
-use crate::diagnostic::{runtime_diagnostic, RuntimeDiagnostic};
+use crate::diagnostic::{runtime_diagnostic_with, DiagnosticOptions, RuntimeDiagnostic};
 use crate::error::Error;
 use crate::governance::{resolve_tools, Governance, ResolveResult};
 use crate::json::{self, field, object, string, Path};
@@ -10,7 +10,10 @@ use crate::labels::{label, labels, parse_locale};
 use crate::manifest::{tool_manifest, Catalog};
 use crate::projection::project_runtime_policy;
 use crate::registry::{sync_catalog, validate_tool_update};
-use crate::worker_policy::build_subprocess_worker_policy;
+use crate::worker_policy::{build_bounded_worker_policy, build_subprocess_worker_policy};
+use crate::explain::{explain_tool, profile_route_diff};
+use crate::mcp::to_mcp_annotations;
+use crate::trace::{traced_projection, traced_resolve, CatalogSources};
 use crate::{catalog, guidance, input};
 use serde_json::{Map, Value};
 
@@ -26,15 +29,17 @@ fn top(value: &Value) -> Result<&Map<String, Value>, Error> {
 pub struct Prepared {
     catalog: Catalog,
     governance: Governance,
+    /// Where each catalog entry came from, for traces.
+    sources: CatalogSources,
 }
 
 impl Prepared {
     /// Reads `{ catalog?, governance? }` (the fields of any object input; other fields are ignored).
     pub fn new(value: &Value) -> Result<Prepared, Error> {
         let map = top(value)?;
-        let catalog = input::catalog(field(map, "catalog"), &ROOT.key("catalog"))?;
+        let (catalog, sources) = input::catalog_with_sources(field(map, "catalog"), &ROOT.key("catalog"))?;
         let governance = input::governance(field(map, "governance"), &ROOT.key("governance"), &catalog)?;
-        Ok(Prepared { catalog, governance })
+        Ok(Prepared { catalog, governance, sources })
     }
 
     /// The prepared catalog.
@@ -44,14 +49,32 @@ impl Prepared {
 
     /// `resolveTools` with this catalog and governance (`catalog`/`governance` in `value` are ignored).
     pub fn resolve(&self, value: &Value) -> Result<ResolveResult, Error> {
-        let resolve_input = input::resolve_input(top(value)?, &ROOT)?;
+        let map = top(value)?;
+        let resolve_input = input::resolve_input(map, &ROOT)?;
+        if input::trace_flag(map, &ROOT)? {
+            return Ok(traced_resolve(&self.catalog, &self.governance, &self.sources, &resolve_input));
+        }
         Ok(resolve_tools(&self.catalog, &self.governance, &resolve_input))
     }
 
     /// `runtimeDiagnostic` with this catalog and governance.
     pub fn diagnose(&self, value: &Value) -> Result<RuntimeDiagnostic, Error> {
-        let diagnostic_input = input::diagnostic_input(top(value)?, &ROOT)?;
-        runtime_diagnostic(&self.catalog, &self.governance, &diagnostic_input)
+        self.diagnose_traced(value, false)
+    }
+
+    /// `runtimeDiagnostic`, traced when `force_trace` or the input's `trace` asks for it.
+    fn diagnose_traced(&self, value: &Value, force_trace: bool) -> Result<RuntimeDiagnostic, Error> {
+        let map = top(value)?;
+        let diagnostic_input = input::diagnostic_input(map, &ROOT)?;
+        let trace = input::trace_flag(map, &ROOT)? || force_trace;
+        let parent = input::parent_policy(map, &ROOT)?;
+        let options = DiagnosticOptions { parent: parent.as_ref(), trace: trace.then_some(&self.sources) };
+        runtime_diagnostic_with(&self.catalog, &self.governance, &diagnostic_input, &options)
+    }
+
+    /// `explainTool` with this catalog and governance.
+    pub fn explain(&self, value: &Value, name: &str, locale: crate::labels::Locale) -> Result<String, Error> {
+        Ok(explain_tool(&self.diagnose_traced(value, true)?, name, locale))
     }
 }
 
@@ -80,16 +103,24 @@ pub fn build_subprocess_worker_policy_json(value: &Value) -> Result<String, Erro
     let map = top(value)?;
     let catalog = input::catalog(field(map, "catalog"), &ROOT.key("catalog"))?;
     let policy_input = input::worker_policy_input(map, &ROOT)?;
-    json::to_string(&build_subprocess_worker_policy(&catalog, &policy_input)?)
+    match input::parent_policy(map, &ROOT)? {
+        Some(parent) => json::to_string(&build_bounded_worker_policy(&catalog, &policy_input, &parent)?),
+        None => json::to_string(&build_subprocess_worker_policy(&catalog, &policy_input)?),
+    }
 }
 
 /// `projectRuntimePolicy(input)`.
 pub fn project_runtime_policy_json(value: &Value) -> Result<String, Error> {
     let map = top(value)?;
-    let catalog = input::catalog(field(map, "catalog"), &ROOT.key("catalog"))?;
+    let (catalog, sources) = input::catalog_with_sources(field(map, "catalog"), &ROOT.key("catalog"))?;
     let policy_value = map.get("policy").filter(|v| !v.is_null()).ok_or_else(|| ROOT.key("policy").error("is required"))?;
     let policy = input::worker_policy(policy_value, &ROOT.key("policy"))?;
     let projection_input = input::projection_input(map, &ROOT, &catalog)?;
+    if input::trace_flag(map, &ROOT)? {
+        let names = input::names(map.get("selectedTools").unwrap_or(&Value::Null), &ROOT.key("selectedTools"))?;
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        return json::to_string(&traced_projection(&catalog, &sources, &policy, &projection_input, &names));
+    }
     json::to_string(&project_runtime_policy(&catalog, &policy, &projection_input))
 }
 
@@ -137,6 +168,25 @@ pub fn label_json(group: &Value, code: &Value, locale: Option<&Value>) -> Result
     json::to_string(label(group, code, locale_arg(locale)?)?)
 }
 
+/// `explainTool(input, name, locale?)`: one paragraph on one tool of the diagnostic of `input`.
+pub fn explain_tool_json(value: &Value, name: &Value, locale: Option<&Value>) -> Result<String, Error> {
+    let prepared = Prepared::new(value)?;
+    let name = string(name, &Path::Root("name"), 1, crate::json::limits::MAX_NAME)?;
+    let locale = locale_arg(locale)?;
+    json::to_string(&prepared.explain(value, name, locale)?)
+}
+
+/// `profileRouteDiff(diagnostic)`.
+pub fn profile_route_diff_json(diagnostic: &Value) -> Result<String, Error> {
+    let (profiles, routes) = input::diff_input(diagnostic, &Path::Root("diagnostic"))?;
+    json::to_string(&profile_route_diff(&profiles, &routes))
+}
+
+/// `toMcpAnnotations(manifest)`: a manifest (or any schema, resolved first) as MCP `ToolAnnotations`.
+pub fn to_mcp_annotations_json(manifest: &Value) -> Result<String, Error> {
+    json::to_string(&to_mcp_annotations(&tool_manifest(&input::schema(manifest, &Path::Root("manifest"))?)))
+}
+
 /// `version()`.
 pub fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
@@ -159,6 +209,9 @@ pub fn call(function: &str, args: &[Value]) -> Result<String, Error> {
         "labels" => labels_json(opt(0)),
         "label" => label_json(arg(0), arg(1), opt(2)),
         "version" => json::to_string(version()),
-        other => Err(Error::invalid("function", format!("unknown function {}", Value::String(other.to_string())))),
+        "explainTool" => explain_tool_json(arg(0), arg(1), opt(2)),
+        "profileRouteDiff" => profile_route_diff_json(arg(0)),
+        "toMcpAnnotations" => to_mcp_annotations_json(arg(0)),
+        other => Err(Error::invalid("function", format!("unknown function {}", crate::json::quote(other)))),
     }
 }

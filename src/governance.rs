@@ -33,23 +33,32 @@ impl RowPolicy {
 #[derive(Clone, Debug, Default)]
 pub struct Governance {
     by_tool: Vec<Option<RowPolicy>>,
+    /// The index in the given rows of each catalog tool's row (the source a trace names).
+    row_index: Vec<Option<usize>>,
 }
 
 impl Governance {
     /// Lines `rows` up with `catalog`. Names must be distinct (checked at the edge).
     pub fn new(catalog: &Catalog, rows: Vec<RowPolicy>) -> Governance {
         let mut by_tool: Vec<Option<RowPolicy>> = vec![None; catalog.tools().len()];
-        for row in rows {
+        let mut row_index: Vec<Option<usize>> = vec![None; catalog.tools().len()];
+        for (r, row) in rows.into_iter().enumerate() {
             if let Some(i) = catalog.position(&row.name) {
                 by_tool[i] = Some(row);
+                row_index[i] = Some(r);
             }
         }
-        Governance { by_tool }
+        Governance { by_tool, row_index }
     }
 
     /// The row of the catalog tool at `position`.
     pub fn row(&self, position: usize) -> Option<&RowPolicy> {
         self.by_tool.get(position).and_then(Option::as_ref)
+    }
+
+    /// The index, in the rows given to [`Governance::new`], of the row of the catalog tool at `position`.
+    pub fn row_index(&self, position: usize) -> Option<usize> {
+        self.row_index.get(position).copied().flatten()
     }
 
     /// The routing strategy of the catalog tool at `position` (`auto` without a row).
@@ -83,6 +92,17 @@ pub struct ResolveInput {
 pub struct DisabledReason {
     pub name: String,
     pub reason: ReasonCode,
+    /// Every layer consulted, in order (only when the input asks for `trace`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub trace: Option<Vec<crate::trace::TraceEntry>>,
+}
+
+impl DisabledReason {
+    /// A dropped tool and its reason, without a trace.
+    pub fn new(name: impl Into<String>, reason: ReasonCode) -> Self {
+        DisabledReason { name: name.into(), reason, trace: None }
+    }
 }
 
 /// Something worth telling that does not change the outcome.
@@ -191,7 +211,7 @@ pub fn decide(catalog: &Catalog, governance: &Governance, input: &ResolveInput) 
         .enumerate()
         .map(|(i, tool)| {
             let row = governance.row(i);
-            let agent_disabled = disabled.iter().any(|d| *d == tool.name);
+            let agent_disabled = disabled.contains(&tool.name);
             let globally_disabled = row.is_some_and(|r| !r.enabled);
             if tool.is_protected() {
                 if agent_disabled || globally_disabled {
@@ -231,7 +251,7 @@ pub fn result(catalog: &Catalog, governance: &Governance, decisions: &Decisions)
     let mut hints = Vec::new();
     for (i, (tool, reason)) in catalog.tools().iter().zip(&decisions.reasons).enumerate() {
         match reason {
-            Some(reason) => out.disabled_reasons.push(DisabledReason { name: tool.name.clone(), reason: *reason }),
+            Some(reason) => out.disabled_reasons.push(DisabledReason::new(tool.name.clone(), *reason)),
             None => {
                 out.tool_names.push(tool.name.clone());
                 if tool.kind == ToolKind::Builtin {
@@ -274,7 +294,7 @@ mod tests {
         for name in ["read_file", "write_file", "list_dir", "patch", "todo"] {
             assert!(r.tool_names.iter().any(|n| n == name), "{name} missing");
         }
-        assert_eq!(r.disabled_reasons[0], DisabledReason { name: "bash".into(), reason: ReasonCode::DisabledByAgent });
+        assert_eq!(r.disabled_reasons[0], DisabledReason::new("bash", ReasonCode::DisabledByAgent));
         assert!(r.disabled_reasons.iter().any(|d| d.name == "memory_save" && d.reason == ReasonCode::ToolsetNotSelected));
         assert_eq!(r.warnings, vec![Warning { code: ReasonCode::CapabilityFallbackText, subject: "modelCapability".into() }]);
     }

@@ -65,10 +65,7 @@ pub fn schema(value: &Value, path: &Path) -> Result<ToolSchema, Error> {
 
 /// A catalog: absent or `null` = the builtin catalog.
 pub fn catalog(value: Option<&Value>, path: &Path) -> Result<Catalog, Error> {
-    let Some(value) = value.filter(|v| !v.is_null()) else { return Ok(Catalog::builtin()) };
-    let items = array(value, path)?;
-    let schemas = items.iter().enumerate().map(|(i, item)| schema(item, &path.index(i))).collect::<Result<Vec<_>, _>>()?;
-    Catalog::from_schemas(&schemas)
+    Ok(catalog_with_sources(value, path)?.0)
 }
 
 /// Checks a list of row-like objects for a string `name` each, distinct; returns the names.
@@ -81,7 +78,7 @@ fn row_names<'v>(items: &'v [Value], path: &Path) -> Result<Vec<&'v str>, Error>
         let name_path = item_path.key("name");
         let name = string(map.get("name").unwrap_or(&Value::Null), &name_path, 1, limits::MAX_NAME)?;
         if let Some(first) = seen.insert(name, i) {
-            return Err(name_path.error(format!("duplicate row name {} (also {}[{first}].name)", Value::String(name.to_string()), path.render())));
+            return Err(name_path.error(format!("duplicate row name {} (also {}[{first}].name)", json::quote(name), path.render())));
         }
         names.push(name);
     }
@@ -108,8 +105,8 @@ fn row_policy(value: &Value, name: &str, path: &Path) -> Result<RowPolicy, Error
 
 fn short(value: &Value) -> String {
     match value {
-        Value::Number(_) | Value::Bool(_) => value.to_string(),
-        Value::String(s) if s.chars().count() <= 40 => value.to_string(),
+        Value::Number(_) | Value::Bool(_) => json::display(value),
+        Value::String(s) if s.chars().count() <= 40 => json::quote(s),
         other => json::type_name(other).to_string(),
     }
 }
@@ -198,6 +195,12 @@ pub fn worker_policy(value: &Value, path: &Path) -> Result<WorkerPolicy, Error> 
     })
 }
 
+/// The entries of an object in the order JavaScript lists them (array-index keys first), so that the
+/// first invalid entry reported is the one every runtime reports.
+fn js_entries(map: &Map<String, Value>) -> Vec<(String, &Value)> {
+    json::js_key_order(map.iter().map(|(k, v)| (k.clone(), v)).collect())
+}
+
 /// A `{name: value}` object read into a by-position list (names not in the catalog are ignored).
 fn by_position<T: Copy>(value: Option<&Value>, path: &Path, catalog: &Catalog, parse: impl Fn(&Value, &Path) -> Result<T, Error>) -> Result<Vec<Option<T>>, Error> {
     let mut out = vec![None; catalog.tools().len()];
@@ -206,9 +209,9 @@ fn by_position<T: Copy>(value: Option<&Value>, path: &Path, catalog: &Catalog, p
     if map.len() > limits::MAX_ITEMS {
         return Err(path.error(format!("has {} keys; at most {} are allowed", map.len(), limits::MAX_ITEMS)));
     }
-    for (name, v) in map {
-        let parsed = parse(v, &path.key(name))?;
-        if let Some(i) = catalog.position(name) {
+    for (name, v) in js_entries(map) {
+        let parsed = parse(v, &path.key(&name))?;
+        if let Some(i) = catalog.position(&name) {
             out[i] = Some(parsed);
         }
     }
@@ -263,9 +266,77 @@ pub fn names(value: &Value, path: &Path) -> Result<Vec<String>, Error> {
 pub fn hints(value: Option<&Value>, path: &Path) -> Result<Option<crate::json::JsMap<String>>, Error> {
     let Some(value) = value.filter(|v| !v.is_null()) else { return Ok(None) };
     let map = object(value, path)?;
+    if map.len() > limits::MAX_ITEMS {
+        return Err(path.error(format!("has {} keys; at most {} are allowed", map.len(), limits::MAX_ITEMS)));
+    }
     let mut pairs = Vec::with_capacity(map.len());
-    for (name, v) in map {
-        pairs.push((name.clone(), string(v, &path.key(name), 0, limits::MAX_TEXT)?.to_string()));
+    for (name, v) in js_entries(map) {
+        let text = string(v, &path.key(&name), 0, limits::MAX_TEXT)?.to_string();
+        pairs.push((name, text));
     }
     Ok(Some(crate::json::JsMap::new(pairs)))
+}
+
+/// A catalog and where its entries came from (for traces): absent or `null` = the builtin catalog.
+pub fn catalog_with_sources(value: Option<&Value>, path: &Path) -> Result<(Catalog, crate::trace::CatalogSources), Error> {
+    let Some(value) = value.filter(|v| !v.is_null()) else { return Ok((Catalog::builtin(), crate::trace::CatalogSources::builtin())) };
+    let items = array(value, path)?;
+    let schemas = items.iter().enumerate().map(|(i, item)| schema(item, &path.index(i))).collect::<Result<Vec<_>, _>>()?;
+    Ok((Catalog::from_schemas(&schemas)?, crate::trace::CatalogSources::from_schemas(&schemas)))
+}
+
+/// The `trace` option (absent or `null` = off).
+pub fn trace_flag(map: &Map<String, Value>, path: &Path) -> Result<bool, Error> {
+    flag(map, path, "trace")
+}
+
+/// The `parent` option: a `WorkerPolicy` (every field required), its roots normalized.
+pub fn parent_policy(map: &Map<String, Value>, path: &Path) -> Result<Option<WorkerPolicy>, Error> {
+    match field(map, "parent") {
+        None => Ok(None),
+        Some(value) => Ok(Some(crate::worker_policy::normalize_parent(worker_policy(value, &path.key("parent"))?)?)),
+    }
+}
+
+/// The diagnostic `profileRouteDiff` reads: `profiles[i]` `{ name, supportedInWorker, workerRoutingHint }`
+/// and `routes[i]` `{ name, status, reasons }`; other fields are ignored. A route must have a profile.
+pub fn diff_input(value: &Value, path: &Path) -> Result<(Vec<crate::explain::StaticProfile>, Vec<crate::explain::DynamicRoute>), Error> {
+    use crate::explain::{DynamicRoute, StaticProfile};
+    use crate::vocab::RuntimeStatus;
+    let map = object(value, path)?;
+    let profiles_path = path.key("profiles");
+    let profile_items = array(required(map, path, "profiles")?, &profiles_path)?;
+    let hints = strs(WorkerRoutingHint::ALL, WorkerRoutingHint::as_str);
+    let mut profiles = Vec::with_capacity(profile_items.len());
+    for (i, item) in profile_items.iter().enumerate() {
+        let p = profiles_path.index(i);
+        let m = object(item, &p)?;
+        profiles.push(StaticProfile {
+            name: string(required(m, &p, "name")?, &p.key("name"), 1, limits::MAX_NAME)?.to_string(),
+            supported_in_worker: boolean(required(m, &p, "supportedInWorker")?, &p.key("supportedInWorker"))?,
+            worker_routing_hint: enum_value(required(m, &p, "workerRoutingHint")?, &p.key("workerRoutingHint"), WorkerRoutingHint::parse, &hints)?,
+        });
+    }
+    let routes_path = path.key("routes");
+    let route_items = array(required(map, path, "routes")?, &routes_path)?;
+    let statuses = strs(RuntimeStatus::ALL, RuntimeStatus::as_str);
+    let codes = strs(ReasonCode::ALL, ReasonCode::as_str);
+    let mut routes = Vec::with_capacity(route_items.len());
+    for (i, item) in route_items.iter().enumerate() {
+        let p = routes_path.index(i);
+        let m = object(item, &p)?;
+        let name = string(required(m, &p, "name")?, &p.key("name"), 1, limits::MAX_NAME)?;
+        if crate::explain::find_profile(&profiles, i, name).is_none() {
+            return Err(p.key("name").error(format!("no profile is named {}", json::quote(name))));
+        }
+        let reasons_path = p.key("reasons");
+        let reason_items = array(required(m, &p, "reasons")?, &reasons_path)?;
+        let reasons = reason_items.iter().enumerate().map(|(k, v)| enum_value(v, &reasons_path.index(k), ReasonCode::parse, &codes)).collect::<Result<Vec<_>, _>>()?;
+        routes.push(DynamicRoute {
+            name: name.to_string(),
+            status: enum_value(required(m, &p, "status")?, &p.key("status"), RuntimeStatus::parse, &statuses)?,
+            reasons,
+        });
+    }
+    Ok((profiles, routes))
 }

@@ -1,7 +1,9 @@
 //! Display labels in zh-CN (default) and en. The zh-CN runtime labels are seed 000's tables.
 
 use crate::error::Error;
+use crate::trace::{TraceLayer, TraceOutcome};
 use crate::vocab::{FrontendRoute, ReasonCode, RoutingStrategy, RuntimeStatus, ToolKind};
+use crate::worker_policy::PolicyWarningCode;
 use serde::Serialize;
 #[cfg(feature = "wasm")]
 use tsify::Tsify;
@@ -21,7 +23,7 @@ pub fn parse_locale(locale: Option<&str>) -> Result<Locale, Error> {
     match primary {
         "zh" => Ok(Locale::ZhCn),
         "en" => Ok(Locale::En),
-        _ => Err(Error::invalid("locale", format!("unsupported locale {}; use zh-CN or en", serde_json::Value::String(tag.to_string())))),
+        _ => Err(Error::invalid("locale", format!("unsupported locale {}; use zh-CN or en", crate::json::quote(tag)))),
     }
 }
 
@@ -97,6 +99,60 @@ fn strategy(s: RoutingStrategy, locale: Locale) -> &'static str {
     pick(locale, zh, en)
 }
 
+/// The label of a reason code.
+pub fn reason_label(code: ReasonCode, locale: Locale) -> &'static str {
+    reason(code, locale)
+}
+
+/// The label of a runtime status.
+pub fn status_label(s: RuntimeStatus, locale: Locale) -> &'static str {
+    status(s, locale)
+}
+
+/// The label of a frontend route.
+pub fn route_label(r: FrontendRoute, locale: Locale) -> &'static str {
+    route(r, locale)
+}
+
+/// The label of a trace layer.
+pub fn trace_layer(layer: TraceLayer, locale: Locale) -> &'static str {
+    let (zh, en) = match layer {
+        TraceLayer::Catalog => ("工具目录", "catalog"),
+        TraceLayer::AgentToolsets => ("Agent toolset", "agent toolsets"),
+        TraceLayer::AgentDisabled => ("Agent 禁用列表", "agent disabled list"),
+        TraceLayer::Governance => ("Tool 管理表", "governance table"),
+        TraceLayer::ModelCapability => ("模型能力", "model capability"),
+        TraceLayer::Scene => ("场景", "scene"),
+        TraceLayer::SubagentSelection => ("子 Agent 工具选择", "sub-agent selection"),
+        TraceLayer::RoutingStrategy => ("路由策略", "routing strategy"),
+        TraceLayer::WorkerPolicy => ("worker 策略", "worker policy"),
+        TraceLayer::Manifest => ("工具画像", "manifest"),
+    };
+    pick(locale, zh, en)
+}
+
+/// The label of a trace outcome.
+pub fn trace_outcome(outcome: TraceOutcome, locale: Locale) -> &'static str {
+    let (zh, en) = match outcome {
+        TraceOutcome::Pass => ("通过", "passed"),
+        TraceOutcome::Block => ("阻断", "blocked"),
+        TraceOutcome::Overridden => ("未生效", "overridden"),
+        TraceOutcome::Local => ("Worker 本地", "worker-local"),
+        TraceOutcome::Proxy => ("主进程代理", "proxied"),
+    };
+    pick(locale, zh, en)
+}
+
+/// The label of a parent-bound policy warning.
+pub fn policy_warning(code: PolicyWarningCode, locale: Locale) -> &'static str {
+    let (zh, en) = match code {
+        PolicyWarningCode::RootOutsideParent => ("workspace root 不在父 Agent 的 root 之内，已移除", "The workspace root lies outside the parent's roots and was dropped"),
+        PolicyWarningCode::ShellNotAllowedByParent => ("父 Agent 不允许 shell，子 Agent 也不允许", "The parent does not allow the shell, so the child does not either"),
+        PolicyWarningCode::WriteNotAllowedByParent => ("父 Agent 为只读，子 Agent 也只读", "The parent is readonly, so the child is readonly too"),
+    };
+    pick(locale, zh, en)
+}
+
 fn pick(locale: Locale, zh: &'static str, en: &'static str) -> &'static str {
     match locale {
         Locale::ZhCn => zh,
@@ -148,14 +204,18 @@ pub fn labels(locale: Locale) -> Labels {
 
 /// `label(group, code, locale)`: an unknown group or code is invalid input.
 pub fn label(group: &str, code: &str, locale: Locale) -> Result<&'static str, Error> {
-    let unknown = || Error::invalid("code", format!("unknown {group} code {}", serde_json::Value::String(code.to_string())));
+    let unknown = || Error::invalid("code", format!("unknown {group} code {}", crate::json::quote(code)));
     match group {
         "reasons" => ReasonCode::parse(code).map(|c| reason(c, locale)).ok_or_else(unknown),
         "statuses" => RuntimeStatus::parse(code).map(|c| status(c, locale)).ok_or_else(unknown),
         "routes" => FrontendRoute::parse(code).map(|c| route(c, locale)).ok_or_else(unknown),
         "kinds" => ToolKind::parse(code).map(|c| kind(c, locale)).ok_or_else(unknown),
         "strategies" => RoutingStrategy::parse(code).map(|c| strategy(c, locale)).ok_or_else(unknown),
-        _ => Err(Error::invalid("group", format!("unknown label group {}; expected one of {}", serde_json::Value::String(group.to_string()), GROUPS.join(", ")))),
+        // Groups beyond `labels()`: trace layers and outcomes, parent-bound policy warnings.
+        "traceLayers" => TraceLayer::parse(code).map(|c| trace_layer(c, locale)).ok_or_else(unknown),
+        "traceOutcomes" => TraceOutcome::parse(code).map(|c| trace_outcome(c, locale)).ok_or_else(unknown),
+        "policyWarnings" => PolicyWarningCode::parse(code).map(|c| policy_warning(c, locale)).ok_or_else(unknown),
+        _ => Err(Error::invalid("group", format!("unknown label group {}; expected one of {}", crate::json::quote(group), GROUPS.join(", ")))),
     }
 }
 
@@ -173,6 +233,26 @@ mod tests {
             assert!(all.reasons.0.iter().all(|(_, l)| !l.is_empty() && !l.contains('`') && !l.contains('*')));
         }
         assert_ne!(label("kinds", "skill", Locale::En).unwrap(), label("kinds", "skill", Locale::ZhCn).unwrap());
+    }
+
+    #[test]
+    fn trace_and_policy_warning_labels_exist_in_both_locales() {
+        for locale in [Locale::ZhCn, Locale::En] {
+            for layer in TraceLayer::ALL {
+                assert!(!trace_layer(*layer, locale).is_empty());
+                assert_eq!(label("traceLayers", layer.as_str(), locale).unwrap(), trace_layer(*layer, locale));
+            }
+            for outcome in TraceOutcome::ALL {
+                assert_eq!(label("traceOutcomes", outcome.as_str(), locale).unwrap(), trace_outcome(*outcome, locale));
+            }
+            for code in PolicyWarningCode::ALL {
+                assert_eq!(label("policyWarnings", code.as_str(), locale).unwrap(), policy_warning(*code, locale));
+            }
+        }
+        assert_ne!(policy_warning(PolicyWarningCode::RootOutsideParent, Locale::ZhCn), policy_warning(PolicyWarningCode::RootOutsideParent, Locale::En));
+        assert_eq!(label("policyWarnings", "nope", Locale::En).unwrap_err().path(), "code");
+        // `labels()` keeps its five groups.
+        assert_eq!(GROUPS.len(), 5);
     }
 
     #[test]

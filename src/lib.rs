@@ -15,6 +15,8 @@
 //!
 //! Beside it: [`registry`] (catalog → table sync plan, the admin update guard), [`guidance`] (the
 //! tool-guidance prompt layer), [`labels`] (zh-CN and en), [`error`] (invalid input naming its path),
+//! [`trace`] (each decision's layers and the input paths that decided them), [`explain`] (a paragraph
+//! per tool, the static-profile vs dynamic-route diff), [`mcp`] (MCP tool annotations),
 //! [`input`] and [`json`] (the JSON edge), [`api`] (the JSON API every runtime calls) and, with the
 //! `wasm` feature, the thin JavaScript bindings.
 
@@ -28,16 +30,23 @@ pub mod governance;
 pub mod worker_policy;
 pub mod projection;
 pub mod diagnostic;
+pub mod trace;
 
 pub mod registry;
 pub mod guidance;
 pub mod labels;
+pub mod explain;
+pub mod mcp;
 
 pub mod input;
 pub mod api;
 
 #[cfg(feature = "wasm")]
-mod wasm;
+pub mod wasm;
+
+// The WebAssembly build's memory allocator (smaller than the default one).
+#[cfg(any(test, all(target_arch = "wasm32", feature = "wasm")))]
+mod allocator;
 
 pub use catalog::{builtin_catalog, ToolSchema, TOOLSET_DEFAULTS};
 pub use diagnostic::{runtime_diagnostic, DiagnosticInput, RuntimeDiagnostic};

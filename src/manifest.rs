@@ -137,7 +137,12 @@ impl Catalog {
     }
 
     fn build(tools: Vec<ToolManifest>) -> Catalog {
-        let index = tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
+        // Inserted one by one: collecting into a BTreeMap would sort first, and the WebAssembly build
+        // would carry a sort for this one use.
+        let mut index = BTreeMap::new();
+        for (i, t) in tools.iter().enumerate() {
+            index.insert(t.name.clone(), i);
+        }
         let mut toolsets: Vec<String> = Vec::new();
         for t in &tools {
             if !toolsets.contains(&t.toolset) {

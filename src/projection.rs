@@ -22,6 +22,10 @@ pub struct ToolRuntimeRoute {
     pub reasons: Vec<ReasonCode>,
     pub strategy: RoutingStrategy,
     pub execution_mode: ExecutionMode,
+    /// Every layer consulted, in order (only when the input asks for `trace`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional))]
+    pub trace: Option<Vec<crate::trace::TraceEntry>>,
 }
 
 /// The per-tool inputs of one route decision.
@@ -94,6 +98,7 @@ pub fn route(tool: &ToolManifest, input: RouteInput, policy: &WorkerPolicy) -> T
         reasons,
         strategy: input.strategy,
         execution_mode: tool.execution_mode,
+        trace: None,
     }
 }
 

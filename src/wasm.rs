@@ -10,8 +10,8 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_INPUTS: &str = r#"
-/** A `netaclaw_tool` row as the engine reads it; other keys (`id`, `createTime`, …) are ignored. */
-export interface ToolGovernanceRowInput {
+/** The fields of a `netaclaw_tool` row that the engine reads. */
+export interface ToolGovernanceRowFields {
   name: string;
   label?: string | null;
   toolset?: string | null;
@@ -25,8 +25,13 @@ export interface ToolGovernanceRowInput {
   sort?: number | null;
   extra?: unknown;
   workerRoutingStrategy?: RoutingStrategy | null;
-  [key: string]: unknown;
 }
+
+/**
+ * A `netaclaw_tool` row as the engine reads it: any object with the row's fields (a literal, a
+ * `ToolGovernanceRow`, an ORM entity); other keys (`id`, `createTime`, …) are ignored.
+ */
+export type ToolGovernanceRowInput = ToolGovernanceRowFields | (ToolGovernanceRowFields & { [key: string]: unknown });
 
 /** An agent's tool configuration: no `toolsets` = a legacy agent (it gets the defaults). */
 export interface AgentToolConfig {
@@ -42,6 +47,8 @@ export interface ResolveCallInput {
   hasSkills?: boolean | null;
   crewRole?: CrewRole | null;
   toolsetDefaults?: string[] | null;
+  /** Attach a decision trace (every layer consulted, with the input path that decided it). */
+  trace?: boolean | null;
 }
 
 /** A catalog and its governance rows (absent catalog = the builtin catalog). */
@@ -59,6 +66,8 @@ export interface DiagnosticCallInput extends ResolveCallInput {
   workspaceRoots?: string[] | null;
   shellPermitted?: boolean | null;
   writePermitted?: boolean | null;
+  /** The parent worker's policy: the sub-agent's policy is narrowed to fit it (`policyWarnings` says how). */
+  parent?: WorkerPolicy | null;
 }
 
 export interface DiagnosticInput extends DiagnosticCallInput, EngineOptions {}
@@ -70,6 +79,8 @@ export interface WorkerPolicyInput {
   catalog?: ToolSchema[] | null;
   shellPermitted?: boolean | null;
   writePermitted?: boolean | null;
+  /** The parent worker's policy: the answer never exceeds it and gains `warnings`. */
+  parent?: WorkerPolicy | null;
 }
 
 export interface ProjectionInput {
@@ -78,6 +89,8 @@ export interface ProjectionInput {
   policy: WorkerPolicy;
   strategies?: Record<string, RoutingStrategy> | null;
   notSelectedReasons?: Record<string, ReasonCode> | null;
+  /** Attach a decision trace to every route. */
+  trace?: boolean | null;
 }
 
 export interface ValidateToolUpdateInput {
@@ -87,13 +100,14 @@ export interface ValidateToolUpdateInput {
 }
 
 export type UpdateOutcome =
-  | { ok: true; row: ToolGovernanceRowInput; ignored: string[] }
+  | { ok: true; row: ToolGovernanceRowFields & { [key: string]: unknown }; ignored: string[] }
   | { ok: false; errors: FieldError[]; ignored: string[] };
 
 /** `zh-CN` (default), `en`, or a tag starting with `zh` / `en`. */
 export type Locale = "zh-CN" | "en" | (string & {});
 
-export type LabelGroupName = keyof Labels;
+/** A `labels()` group, or one of the groups only `label()` reads. */
+export type LabelGroupName = keyof Labels | "traceLayers" | "traceOutcomes" | "policyWarnings";
 
 /** The error every function throws for invalid input. */
 export interface InvalidInputError extends Error {
@@ -109,11 +123,18 @@ fn invalid(error: &Error) -> JsValue {
     js.into()
 }
 
+#[wasm_bindgen]
+extern "C" {
+    /// `JSON.stringify` answering the text through linear memory: when it throws (a cycle, a BigInt,
+    /// a throwing getter or Proxy trap) nothing is left behind, whereas an import answering a JS value
+    /// leaves one externref slot taken for each caught exception.
+    #[wasm_bindgen(catch, js_namespace = JSON, js_name = stringify)]
+    fn stringify(value: &JsValue) -> Result<Option<String>, JsValue>;
+}
+
 /// Reads one argument as JSON. `undefined` is `null`; values JSON cannot hold (functions, symbols)
 /// are absent inside objects; a BigInt, a cycle or a throwing getter is invalid input.
 fn read(value: &JsValue, path: &str) -> Result<Value, JsValue> {
-    // Anything unexpected is reported on the console with its Rust message (installed once).
-    console_error_panic_hook::set_once();
     if value.is_undefined() || value.is_null() {
         return Ok(Value::Null);
     }
@@ -129,12 +150,12 @@ fn read(value: &JsValue, path: &str) -> Result<Value, JsValue> {
     if let Some(kind) = kind {
         return Err(invalid(&Error::invalid(path, format!("cannot be read as JSON: got {kind}"))));
     }
-    let text = JSON::stringify(value)
+    let text = stringify(value)
         .map_err(|e| {
-            let why = e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).unwrap_or_default();
+            let why = e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).or_else(|| e.as_string()).filter(|w| !w.is_empty());
+            let why = why.unwrap_or_else(|| "JSON.stringify threw".to_string());
             invalid(&Error::invalid(path, format!("cannot be read as JSON ({why})")))
         })?
-        .as_string()
         .ok_or_else(|| invalid(&Error::invalid(path, "cannot be read as JSON")))?;
     crate::json::parse(&text).map_err(|e| invalid(&Error::invalid(path, e.message().trim_start_matches("input: ").to_string())))
 }
@@ -168,7 +189,7 @@ pub fn resolve_tools(#[wasm_bindgen(unchecked_param_type = "ResolveInput")] inpu
 }
 
 /// The worker's roots and permissions for a selection of tools.
-#[wasm_bindgen(js_name = buildSubprocessWorkerPolicy, unchecked_return_type = "WorkerPolicy")]
+#[wasm_bindgen(js_name = buildSubprocessWorkerPolicy, unchecked_return_type = "WorkerPolicy & { warnings?: PolicyWarning[] }")]
 pub fn build_subprocess_worker_policy(#[wasm_bindgen(unchecked_param_type = "WorkerPolicyInput")] input: JsValue) -> Result<JsValue, JsValue> {
     answer(api::build_subprocess_worker_policy_json(&read_input(&input)?))
 }
@@ -204,7 +225,7 @@ pub fn validate_tool_update(#[wasm_bindgen(unchecked_param_type = "ValidateToolU
 #[wasm_bindgen(js_name = toolBehaviorGuidance)]
 pub fn tool_behavior_guidance(
     #[wasm_bindgen(js_name = toolNames, unchecked_param_type = "string[]")] tool_names: JsValue,
-    #[wasm_bindgen(js_name = toolPromptHints, unchecked_param_type = "Record<string, string> | null | undefined")] hints: JsValue,
+    #[wasm_bindgen(js_name = toolPromptHints, unchecked_optional_param_type = "Record<string, string> | null")] hints: JsValue,
 ) -> Result<String, JsValue> {
     let names = read(&tool_names, "toolNames")?;
     let hints = read(&hints, "toolPromptHints")?;
@@ -214,7 +235,7 @@ pub fn tool_behavior_guidance(
 
 /// Every label of a locale.
 #[wasm_bindgen(js_name = labels, unchecked_return_type = "Labels")]
-pub fn labels(#[wasm_bindgen(unchecked_param_type = "Locale | null | undefined")] locale: JsValue) -> Result<JsValue, JsValue> {
+pub fn labels(#[wasm_bindgen(unchecked_optional_param_type = "Locale | null")] locale: JsValue) -> Result<JsValue, JsValue> {
     answer(api::labels_json(Some(&read(&locale, "locale")?)))
 }
 
@@ -223,10 +244,33 @@ pub fn labels(#[wasm_bindgen(unchecked_param_type = "Locale | null | undefined")
 pub fn label(
     #[wasm_bindgen(unchecked_param_type = "LabelGroupName")] group: JsValue,
     #[wasm_bindgen(unchecked_param_type = "string")] code: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Locale | null | undefined")] locale: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Locale | null")] locale: JsValue,
 ) -> Result<String, JsValue> {
     let text = api::label_json(&read(&group, "group")?, &read(&code, "code")?, Some(&read(&locale, "locale")?)).map_err(|e| invalid(&e))?;
     JSON::parse(&text)?.as_string().ok_or_else(|| invalid(&Error::invalid("output", "not a string")))
+}
+
+/// One readable paragraph on one tool of a diagnostic: status, reasons, and every layer consulted.
+#[wasm_bindgen(js_name = explainTool)]
+pub fn explain_tool(
+    #[wasm_bindgen(unchecked_param_type = "DiagnosticInput")] input: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Locale | null")] locale: JsValue,
+) -> Result<String, JsValue> {
+    let text = api::explain_tool_json(&read_input(&input)?, &read(&name, "name")?, Some(&read(&locale, "locale")?)).map_err(|e| invalid(&e))?;
+    JSON::parse(&text)?.as_string().ok_or_else(|| invalid(&Error::invalid("output", "not a string")))
+}
+
+/// The tools whose static profile can run in a worker while the diagnostic's route blocks them.
+#[wasm_bindgen(js_name = profileRouteDiff, unchecked_return_type = "ProfileRouteDiff[]")]
+pub fn profile_route_diff(#[wasm_bindgen(unchecked_param_type = "RuntimeDiagnostic")] diagnostic: JsValue) -> Result<JsValue, JsValue> {
+    answer(api::profile_route_diff_json(&read(&diagnostic, "diagnostic")?))
+}
+
+/// A tool manifest as Model Context Protocol `ToolAnnotations`.
+#[wasm_bindgen(js_name = toMcpAnnotations, unchecked_return_type = "ToolAnnotations")]
+pub fn to_mcp_annotations(#[wasm_bindgen(unchecked_param_type = "ToolSchema | ToolManifest")] manifest: JsValue) -> Result<JsValue, JsValue> {
+    answer(api::to_mcp_annotations_json(&read(&manifest, "manifest")?))
 }
 
 /// The package version.
@@ -246,7 +290,7 @@ pub struct ToolPolicyEngine {
 impl ToolPolicyEngine {
     /// Reads `{ catalog?, governance? }`.
     #[wasm_bindgen(constructor)]
-    pub fn new(#[wasm_bindgen(unchecked_param_type = "EngineOptions | null | undefined")] options: JsValue) -> Result<ToolPolicyEngine, JsValue> {
+    pub fn new(#[wasm_bindgen(unchecked_optional_param_type = "EngineOptions | null")] options: JsValue) -> Result<ToolPolicyEngine, JsValue> {
         let mut value = read(&options, "input")?;
         if value.is_null() {
             value = Value::Object(serde_json::Map::new());

@@ -56,7 +56,7 @@ pub fn normalize_root(root: &str, path: &Path) -> Result<String, Error> {
 }
 
 fn quoted(text: &str) -> String {
-    serde_json::Value::String(text.to_string()).to_string()
+    crate::json::quote(text)
 }
 
 fn join<'a>(prefix: &str, separator: &str, parts: impl Iterator<Item = &'a str>) -> String {
@@ -111,6 +111,126 @@ pub fn policy_for(catalog: &Catalog, workspace_roots: Vec<String>, selected: imp
     WorkerPolicy { workspace_roots, allow_shell: shell_permitted && needs_shell, readonly: !(write_permitted && needs_write) }
 }
 
+/// Why a sub-agent's policy was narrowed to fit its parent's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "wasm", derive(Tsify))]
+pub enum PolicyWarningCode {
+    /// A root of the child lies outside every root of the parent; it was dropped.
+    #[serde(rename = "root_outside_parent")]
+    RootOutsideParent,
+    /// The child would allow the shell, the parent does not; shell was turned off.
+    #[serde(rename = "shell_not_allowed_by_parent")]
+    ShellNotAllowedByParent,
+    /// The child would be writable, the parent is readonly; the child was made readonly.
+    #[serde(rename = "write_not_allowed_by_parent")]
+    WriteNotAllowedByParent,
+}
+
+impl PolicyWarningCode {
+    /// Every code, in the order above.
+    pub const ALL: &'static [PolicyWarningCode] =
+        &[PolicyWarningCode::RootOutsideParent, PolicyWarningCode::ShellNotAllowedByParent, PolicyWarningCode::WriteNotAllowedByParent];
+
+    /// The exact JSON string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PolicyWarningCode::RootOutsideParent => "root_outside_parent",
+            PolicyWarningCode::ShellNotAllowedByParent => "shell_not_allowed_by_parent",
+            PolicyWarningCode::WriteNotAllowedByParent => "write_not_allowed_by_parent",
+        }
+    }
+
+    /// The code named by `text`, if any.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|c| c.as_str() == text)
+    }
+}
+
+/// One narrowing of a child policy: `subject` is the dropped root, or `allowShell` / `readonly`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "wasm", derive(Tsify))]
+pub struct PolicyWarning {
+    pub code: PolicyWarningCode,
+    pub subject: String,
+}
+
+/// A worker policy bounded by its parent's, with every narrowing reported (the answer of
+/// `buildSubprocessWorkerPolicy` when a `parent` is given).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct BoundedWorkerPolicy {
+    pub workspace_roots: Vec<String>,
+    pub allow_shell: bool,
+    pub readonly: bool,
+    pub warnings: Vec<PolicyWarning>,
+}
+
+/// Whether the normalized root `child` lies inside the normalized root `parent`, segment by segment:
+/// `/a/b` is inside `/a` and `/a`, `/ab` is not; POSIX and Windows roots never contain each other.
+/// Both are outputs of [`normalize_root`], so a Windows drive letter is already upper case.
+pub fn root_within(child: &str, parent: &str) -> bool {
+    let Some(rest) = child.strip_prefix(parent) else { return false };
+    if rest.is_empty() {
+        return true;
+    }
+    // `/` and `X:\` end with their separator; any other root is followed by one in a descendant.
+    let separator = if parent.starts_with('/') { '/' } else { '\\' };
+    parent.ends_with(separator) || rest.starts_with(separator)
+}
+
+/// Narrows `child` to fit `parent` (both with normalized roots): roots outside every parent root are
+/// dropped, the shell is allowed only if the parent allows it, and a readonly parent makes the child
+/// readonly. Each narrowing is reported, in that order (roots in the child's order).
+pub fn bound_by_parent(child: WorkerPolicy, parent: &WorkerPolicy) -> BoundedWorkerPolicy {
+    let mut warnings = Vec::new();
+    let mut workspace_roots = Vec::with_capacity(child.workspace_roots.len());
+    for root in child.workspace_roots {
+        if parent.workspace_roots.iter().any(|p| root_within(&root, p)) {
+            workspace_roots.push(root);
+        } else {
+            warnings.push(PolicyWarning { code: PolicyWarningCode::RootOutsideParent, subject: root });
+        }
+    }
+    let allow_shell = child.allow_shell && parent.allow_shell;
+    if child.allow_shell && !allow_shell {
+        warnings.push(PolicyWarning { code: PolicyWarningCode::ShellNotAllowedByParent, subject: "allowShell".into() });
+    }
+    let readonly = child.readonly || parent.readonly;
+    if readonly && !child.readonly {
+        warnings.push(PolicyWarning { code: PolicyWarningCode::WriteNotAllowedByParent, subject: "readonly".into() });
+    }
+    BoundedWorkerPolicy { workspace_roots, allow_shell, readonly, warnings }
+}
+
+impl BoundedWorkerPolicy {
+    /// The policy without its warnings.
+    pub fn policy(&self) -> WorkerPolicy {
+        WorkerPolicy { workspace_roots: self.workspace_roots.clone(), allow_shell: self.allow_shell, readonly: self.readonly }
+    }
+}
+
+/// `buildSubprocessWorkerPolicy` with a `parent`: the child's policy, then bounded by the parent's
+/// (whose roots are normalized here; a relative one is invalid input at `parent.workspaceRoots[i]`).
+pub fn build_bounded_worker_policy(catalog: &Catalog, input: &WorkerPolicyInput, parent: &WorkerPolicy) -> Result<BoundedWorkerPolicy, Error> {
+    let child = build_subprocess_worker_policy(catalog, input)?;
+    Ok(bound_by_parent(child, parent))
+}
+
+/// A parent policy with its roots normalized (errors at `parent.workspaceRoots[i]`).
+pub fn normalize_parent(parent: WorkerPolicy) -> Result<WorkerPolicy, Error> {
+    let base = Path::Root("parent");
+    let roots_path = base.key("workspaceRoots");
+    let mut roots: Vec<String> = Vec::with_capacity(parent.workspace_roots.len());
+    for (i, root) in parent.workspace_roots.iter().enumerate() {
+        let root = normalize_root(root, &roots_path.index(i))?;
+        if !roots.contains(&root) {
+            roots.push(root);
+        }
+    }
+    Ok(WorkerPolicy { workspace_roots: roots, ..parent })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,6 +275,46 @@ mod tests {
         assert_eq!(roots, ["/w", "/y"]);
         let err = normalize_roots(None, &["/ok".into(), "rel".into()]).unwrap_err();
         assert_eq!(err.path(), "workspaceRoots[1]");
+    }
+
+    #[test]
+    fn containment_is_segment_wise() {
+        assert!(root_within("/a/b", "/a"));
+        assert!(root_within("/a", "/a"));
+        assert!(!root_within("/ab", "/a"));
+        assert!(!root_within("/a", "/a/b"));
+        assert!(root_within("/anything", "/"));
+        assert!(!root_within("/a\\b", "/a"));
+        assert!(root_within("C:\\Users\\me", "C:\\Users"));
+        assert!(!root_within("C:\\Usersx", "C:\\Users"));
+        assert!(root_within("C:\\x", "C:\\"));
+        assert!(!root_within("D:\\x", "C:\\"));
+        assert!(!root_within("C:\\x", "/"));
+        assert!(!root_within("/C:", "C:\\"));
+        // Case matters beyond the drive letter (normalization upper-cases the drive only).
+        assert!(!root_within("C:\\users\\me", "C:\\Users"));
+    }
+
+    #[test]
+    fn a_child_is_clamped_to_its_parent_with_a_warning_per_narrowing() {
+        let parent = normalize_parent(WorkerPolicy { workspace_roots: vec!["/srv/app/".into(), "c:/Data".into()], allow_shell: false, readonly: true }).unwrap();
+        assert_eq!(parent.workspace_roots, ["/srv/app", "C:\\Data"]);
+        let child = WorkerPolicy { workspace_roots: vec!["/srv/app/web".into(), "/srv/apple".into(), "C:\\Data\\x".into(), "/".into()], allow_shell: true, readonly: false };
+        let b = bound_by_parent(child, &parent);
+        assert_eq!(b.workspace_roots, ["/srv/app/web", "C:\\Data\\x"]);
+        assert!(!b.allow_shell && b.readonly);
+        let codes: Vec<_> = b.warnings.iter().map(|w| (w.code.as_str(), w.subject.as_str())).collect();
+        assert_eq!(
+            codes,
+            [("root_outside_parent", "/srv/apple"), ("root_outside_parent", "/"), ("shell_not_allowed_by_parent", "allowShell"), ("write_not_allowed_by_parent", "readonly")]
+        );
+        // Within its parent, a child is unchanged and nothing is reported.
+        let open = WorkerPolicy { workspace_roots: vec!["/".into()], allow_shell: true, readonly: false };
+        let child = WorkerPolicy { workspace_roots: vec!["/w".into()], allow_shell: true, readonly: false };
+        let b = bound_by_parent(child.clone(), &open);
+        assert_eq!((b.policy(), b.warnings.len()), (child, 0));
+        let err = normalize_parent(WorkerPolicy { workspace_roots: vec!["/ok".into(), "rel".into()], allow_shell: true, readonly: true }).unwrap_err();
+        assert_eq!(err.path(), "parent.workspaceRoots[1]");
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Every exported function that must have vectors (the JS names).
-const FUNCTIONS: [&str; 12] = [
+const FUNCTIONS: [&str; 15] = [
     "builtinCatalog",
     "toolManifest",
     "resolveTools",
@@ -30,6 +30,9 @@ const FUNCTIONS: [&str; 12] = [
     "labels",
     "label",
     "version",
+    "explainTool",
+    "profileRouteDiff",
+    "toMcpAnnotations",
 ];
 
 fn golden_dir() -> PathBuf {
@@ -221,6 +224,9 @@ golden_tests!(
     golden_labels => "labels",
     golden_label => "label",
     golden_version => "version",
+    golden_explain_tool => "explainTool",
+    golden_profile_route_diff => "profileRouteDiff",
+    golden_to_mcp_annotations => "toMcpAnnotations",
 );
 
 #[test]

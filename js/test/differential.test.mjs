@@ -3,8 +3,8 @@
 // Chromium replay them through the package and must print byte-identical `JSON.stringify` text (and, for
 // refused inputs, the same `invalid_input` message).
 //
-// DIFF_COUNT (cases per function in Node, default 200), DIFF_BROWSER_COUNT (per function in Chromium,
-// default 50), DIFF_SEED (default 20240501), DIFF_FILE (replay this file instead of generating one).
+// DIFF_COUNT (cases per function in Node, default 500), DIFF_BROWSER_COUNT (per function in Chromium,
+// default 100), DIFF_SEED (default 20240501), DIFF_FILE (replay this file instead of generating one).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -19,8 +19,8 @@ const require = createRequire(import.meta.url);
 const policy = require('@netaclaw/tool-policy');
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const COUNT = Number(process.env.DIFF_COUNT ?? 200);
-const BROWSER_COUNT = Number(process.env.DIFF_BROWSER_COUNT ?? 50);
+const COUNT = Number(process.env.DIFF_COUNT ?? 500);
+const BROWSER_COUNT = Number(process.env.DIFF_BROWSER_COUNT ?? 100);
 const SEED = process.env.DIFF_SEED ?? '20240501';
 const FUNCTIONS = [
   'toolManifest', 'resolveTools', 'buildSubprocessWorkerPolicy', 'projectRuntimePolicy', 'runtimeDiagnostic', 'syncCatalog',
@@ -133,7 +133,8 @@ test('the native generator writes cases for every function', () => {
 test('Node replays every case byte-identically', (t) => {
   const cases = [...valid, ...mixed];
   const result = replay(policy, cases);
-  t.diagnostic(`Node: ${cases.length} cases (${valid.length} valid, ${mixed.length} mixed), seed ${SEED}`);
+  const source = process.env.DIFF_FILE ? `file ${process.env.DIFF_FILE}` : `seed ${SEED}`;
+  t.diagnostic(`Node: ${cases.length} cases (${valid.length} valid, ${mixed.length} mixed), ${source}`);
   assertReplay(result, cases, 'Node');
 });
 

@@ -397,6 +397,7 @@ test('limits: 10,000 tools pass, 10,001 are refused with the limit in the messag
   refused('10,001 disabled tools', () => policy.resolveTools({ agent: { tools: { disabled: names } } }), /^agent\.tools\.disabled: has 10001 items/);
   refused('10,001 guidance names', () => policy.toolBehaviorGuidance(names), /^toolNames: has 10001 items/);
   const strategies = Object.fromEntries(names.map((n) => [n, 'auto']));
+  refused('10,001 prompt hints', () => policy.toolBehaviorGuidance(['bash'], Object.fromEntries(names.map((n) => [n, 'hint']))), /^toolPromptHints: has 10001 keys; at most 10000 are allowed$/);
   refused('10,001 strategies', () => policy.projectRuntimePolicy({ selectedTools: [], policy: { workspaceRoots: [], allowShell: false, readonly: true }, strategies }), /^strategies: has 10001 keys; at most 10000 are allowed$/);
   assertHealthy();
 });

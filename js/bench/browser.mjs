@@ -1,0 +1,98 @@
+// The Node benchmark in headless Chromium: the same suite (suite.mjs) on the browser build
+// (pkg/browser.mjs), served from a small static server on 127.0.0.1, and the cold start (import +
+// instantiate) in fresh browser contexts. Uses Debian's /usr/bin/chromium through playwright-core.
+// Usage: node bench/browser.mjs [--inputs target/bench/inputs.json] [--out file.json]
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { median } from './suite.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..', '..');
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+const inputsPath = path.resolve(repo, arg('inputs', 'target/bench/inputs.json'));
+const outPath = arg('out');
+const coldRuns = Number(arg('cold-runs', '15'));
+
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const TYPES = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
+
+/** Serves pkg/, js/bench/ and the inputs file, cross-origin isolated (finer `performance.now()`). */
+function serve() {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://127.0.0.1');
+    const pathname = decodeURIComponent(url.pathname);
+    let file = null;
+    if (pathname === '/') file = null;
+    else if (pathname === '/inputs.json') file = inputsPath;
+    else if (pathname.startsWith('/pkg/') || pathname.startsWith('/js/bench/')) file = path.join(repo, pathname);
+    const headers = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp', 'Cache-Control': 'no-store' };
+    if (pathname === '/') {
+      res.writeHead(200, { ...headers, 'Content-Type': 'text/html' });
+      res.end('<!doctype html><meta charset="utf-8"><title>bench</title>');
+      return;
+    }
+    if (!file || !path.resolve(file).startsWith(repo) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+      res.writeHead(404, headers);
+      res.end();
+      return;
+    }
+    res.writeHead(200, { ...headers, 'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream' });
+    fs.createReadStream(file).pipe(res);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+const server = await serve();
+const origin = `http://127.0.0.1:${server.address().port}`;
+const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+try {
+  // Cold start: a fresh context (empty cache) per run; import + instantiate, then the first call.
+  const ready = [];
+  const first = [];
+  for (let i = 0; i < coldRuns; i++) {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${origin}/`);
+    const [a, b] = await page.evaluate(async () => {
+      const t0 = performance.now();
+      const p = await import('/pkg/browser.mjs');
+      p.version();
+      const t1 = performance.now();
+      p.runtimeDiagnostic({});
+      const t2 = performance.now();
+      return [t1 - t0, t2 - t1];
+    });
+    ready.push(a * 1e6);
+    first.push(b * 1e6);
+    await context.close();
+  }
+
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${origin}/`);
+  const suite = await page.evaluate(async () => {
+    const { runSuite } = await import('/js/bench/suite.mjs');
+    const policy = await import('/pkg/browser.mjs');
+    const inputs = await (await fetch('/inputs.json')).json();
+    return { isolated: self.crossOriginIsolated, ...runSuite(policy, inputs, () => performance.now() * 1e6) };
+  });
+  const result = {
+    runtime: `Chromium ${browser.version()} (headless)`,
+    timerIsolated: suite.isolated,
+    cold: { import: { readyNs: median(ready), firstCallNs: median(first), runs: coldRuns } },
+    cases: suite.cases,
+  };
+  const text = JSON.stringify(result, null, 2);
+  if (outPath) fs.writeFileSync(path.resolve(repo, outPath), text + '\n');
+  console.log(text);
+} finally {
+  await browser.close();
+  server.close();
+}

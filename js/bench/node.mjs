@@ -1,0 +1,70 @@
+// Node benchmarks: cold start (import + instantiate, in fresh child processes) and the suite of
+// suite.mjs. Usage: node bench/node.mjs [--inputs target/bench/inputs.json] [--out file.json]
+// (paths relative to the repository). Prints the results as JSON; writes them to --out when given.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median, runSuite } from './suite.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..', '..');
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+const inputsPath = path.resolve(repo, arg('inputs', 'target/bench/inputs.json'));
+const outPath = arg('out');
+const coldRuns = Number(arg('cold-runs', '25'));
+
+/** Nanoseconds from a child's first line of code to the package being ready, per module system. */
+const COLD = {
+  require: `const t0 = process.hrtime.bigint();
+const p = require('@netaclaw/tool-policy');
+p.version();
+const t1 = process.hrtime.bigint();
+p.runtimeDiagnostic({});
+const t2 = process.hrtime.bigint();
+console.log(JSON.stringify([Number(t1 - t0), Number(t2 - t1)]));`,
+  import: `const t0 = process.hrtime.bigint();
+const p = await import('@netaclaw/tool-policy');
+p.version();
+const t1 = process.hrtime.bigint();
+p.runtimeDiagnostic({});
+const t2 = process.hrtime.bigint();
+console.log(JSON.stringify([Number(t1 - t0), Number(t2 - t1)]));`,
+};
+
+function coldStart() {
+  const out = {};
+  for (const [kind, source] of Object.entries(COLD)) {
+    const flags = kind === 'import' ? ['--input-type=module', '-e', source] : ['-e', source];
+    const ready = [];
+    const first = [];
+    for (let i = 0; i < coldRuns; i++) {
+      const [a, b] = JSON.parse(execFileSync(process.execPath, flags, { cwd: path.join(repo, 'js'), encoding: 'utf8' }));
+      ready.push(a);
+      first.push(b);
+    }
+    out[kind] = { readyNs: median(ready), firstCallNs: median(first), runs: coldRuns };
+  }
+  return out;
+}
+
+const inputs = JSON.parse(fs.readFileSync(inputsPath, 'utf8'));
+const policy = await import('@netaclaw/tool-policy');
+const now = () => Number(process.hrtime.bigint());
+const cold = coldStart();
+const suite = runSuite(policy, inputs, now);
+const cpus = os.cpus();
+const result = {
+  runtime: `Node ${process.version}`,
+  cpu: cpus[0]?.model ?? 'unknown',
+  cores: cpus.length,
+  cold,
+  ...suite,
+};
+const text = JSON.stringify(result, null, 2);
+if (outPath) fs.writeFileSync(path.resolve(repo, outPath), text + '\n');
+console.log(text);

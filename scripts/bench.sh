@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Regenerates BENCHMARKS.md: builds the package, then runs the native benchmarks (criterion,
+# benches/policy.rs), the Node benchmarks and the same in headless Chromium (js/bench/), on the same
+# inputs, and writes the tables. Takes a few minutes; run it on an otherwise idle machine.
+# BENCH_SKIP_BUILD=1 reuses the package already in pkg/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+target="${CARGO_TARGET_DIR:-target}"
+out="$target/bench"
+mkdir -p "$out"
+
+[ "${BENCH_SKIP_BUILD:-0}" = 1 ] || scripts/build-pkg.sh
+[ -d js/node_modules/playwright-core ] || npm --prefix js ci
+
+{
+  printf '{ "files": ['
+  sep=''
+  for f in pkg/node/netaclaw_tool_policy_bg.wasm pkg/web/netaclaw_tool_policy_bg.wasm; do
+    printf '%s{ "file": "%s", "raw": %s, "gzip": %s }' "$sep" "$f" "$(wc -c < "$f")" "$(gzip -9 -c "$f" | wc -c)"
+    sep=', '
+  done
+  printf '] }\n'
+} > "$out/size.json"
+
+echo "bench: native (criterion)"
+BENCH_INPUTS_OUT="$PWD/$out/inputs.json" cargo bench --bench policy
+echo "bench: Node"
+node js/bench/node.mjs --inputs "$out/inputs.json" --out "$out/node.json" > /dev/null
+echo "bench: headless Chromium"
+node js/bench/browser.mjs --inputs "$out/inputs.json" --out "$out/browser.json" > /dev/null
+node js/bench/report.mjs --dir "$out" --criterion "$target/criterion" --out BENCHMARKS.md
