@@ -14,7 +14,10 @@ for target in nodejs web; do
   # -Oz to a fixed point; the name, producers and target-features sections are of no use past
   # wasm-bindgen (the release profile keeps symbols so that wasm-bindgen can read the features).
   # The module owns its memory: it starts zeroed, and Rust lays out nothing in its first KiB.
-  "$WASM_OPT" -Oz --converge --low-memory-unused --zero-filled-memory \
+  # Only small functions are inlined into their single caller (-ocimfs): inlining every such function
+  # builds a few huge functions with hundreds of locals, whose unique local indices compress worse
+  # under gzip than the calls they save.
+  "$WASM_OPT" -Oz --converge -ocimfs 30 --low-memory-unused --zero-filled-memory \
     --strip-debug --strip-producers --strip-target-features \
     --enable-bulk-memory --enable-reference-types --enable-multivalue \
     --enable-nontrapping-float-to-int --enable-sign-ext \

@@ -45,8 +45,8 @@ failed=0
 printf '\n%-26s %12s %10s %8s %s\n' target runs execs/s corpus result
 for t in "${targets[@]}"; do
   log="fuzz/work/$t.log"
-  runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{print $2}' | tail -1)
-  rate=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$log" | awk '{print $2}' | tail -1)
+  runs=$(grep -oE 'stat::number_of_executed_units: +[0-9]+' "$log" | awk '{print $2}' | tail -1)
+  rate=$(grep -oE 'stat::average_exec_per_sec: +[0-9]+' "$log" | awk '{print $2}' | tail -1)
   corpus=$(find "fuzz/work/$t" -type f | wc -l)
   status=$(cat "fuzz/work/$t.status" 2>/dev/null || echo 1)
   if [ "$status" = 0 ]; then

@@ -212,6 +212,6 @@ pub fn call(function: &str, args: &[Value]) -> Result<String, Error> {
         "explainTool" => explain_tool_json(arg(0), arg(1), opt(2)),
         "profileRouteDiff" => profile_route_diff_json(arg(0)),
         "toMcpAnnotations" => to_mcp_annotations_json(arg(0)),
-        other => Err(Error::invalid("function", format!("unknown function {}", crate::json::quote(other)))),
+        other => Err(Error::invalid("function", json::concat(&["unknown function ", &json::quote(other)]))),
     }
 }

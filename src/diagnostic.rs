@@ -105,8 +105,8 @@ pub fn runtime_diagnostic_with(catalog: &Catalog, governance: &Governance, input
         for (i, r) in routes.iter_mut().enumerate() {
             let mut trace = resolver_trace(catalog, governance, sources, &input.resolve, i);
             if decisions.reasons[i].is_none() {
-                src.selection = match batch.get(r.name.as_str()) {
-                    Some(k) => crate::trace::indexed("subagentTools", *k),
+                src.selection = match batch.get(&r.name) {
+                    Some(k) => crate::trace::indexed("subagentTools", k),
                     None => "subagentTools".into(),
                 };
                 src.strategy = governance.row_index(i).map_or_else(|| "governance".into(), |k| crate::trace::indexed("governance", k) + ".workerRoutingStrategy");

@@ -29,15 +29,22 @@ impl Error {
         &self.path
     }
 
+    /// What is wrong with the value (the message without its path).
+    pub fn what(&self) -> &str {
+        &self.what
+    }
+
     /// `"{path}: {what}"`.
     pub fn message(&self) -> String {
-        format!("{}: {}", self.path, self.what)
+        crate::json::concat(&[&self.path, ": ", &self.what])
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path, self.what)
+        f.write_str(&self.path)?;
+        f.write_str(": ")?;
+        f.write_str(&self.what)
     }
 }
 

@@ -6,7 +6,6 @@ use crate::json::JsMap;
 use crate::manifest::Catalog;
 use crate::vocab::{Capability, CrewRole, ReasonCode, RoutingStrategy, ToolKind};
 use serde::Serialize;
-use std::collections::BTreeSet;
 #[cfg(feature = "wasm")]
 use tsify::Tsify;
 
@@ -152,25 +151,22 @@ impl Warnings {
     /// `unknown_toolset`, `unknown_tool`, `capability_fallback_text`, then `core_tool_cannot_be_disabled`,
     /// each `(code, subject)` once.
     pub fn finish(&self) -> Vec<Warning> {
-        let mut seen: BTreeSet<(ReasonCode, &str)> = BTreeSet::new();
-        let mut out = Vec::new();
-        fn push<'a>(seen: &mut BTreeSet<(ReasonCode, &'a str)>, code: ReasonCode, subject: &'a str, out: &mut Vec<Warning>) {
-            if seen.insert((code, subject)) {
-                out.push(Warning { code, subject: subject.to_string() });
+        // Each list holds one code: a subject is reported once per code, where it is first listed.
+        fn push_firsts(out: &mut Vec<Warning>, code: ReasonCode, subjects: &[String]) {
+            let index = crate::names::FirstIndex::new(crate::names::positions(subjects));
+            for (k, s) in subjects.iter().enumerate() {
+                if index.is_first(s, k) {
+                    out.push(Warning { code, subject: s.clone() });
+                }
             }
         }
-        for s in &self.unknown_toolsets {
-            push(&mut seen, ReasonCode::UnknownToolset, s, &mut out);
-        }
-        for s in &self.unknown_tools {
-            push(&mut seen, ReasonCode::UnknownTool, s, &mut out);
-        }
+        let mut out = Vec::new();
+        push_firsts(&mut out, ReasonCode::UnknownToolset, &self.unknown_toolsets);
+        push_firsts(&mut out, ReasonCode::UnknownTool, &self.unknown_tools);
         if self.capability_fallback {
-            push(&mut seen, ReasonCode::CapabilityFallbackText, "modelCapability", &mut out);
+            out.push(Warning { code: ReasonCode::CapabilityFallbackText, subject: "modelCapability".to_string() });
         }
-        for s in &self.core_tools {
-            push(&mut seen, ReasonCode::CoreToolCannotBeDisabled, s, &mut out);
-        }
+        push_firsts(&mut out, ReasonCode::CoreToolCannotBeDisabled, &self.core_tools);
         out
     }
 }

@@ -35,7 +35,7 @@ pub fn default_guidance(name: &str) -> Option<&'static str> {
 /// by `\n`. A hint that is blank after trimming counts as absent; a tool with neither a hint nor a
 /// default is left out.
 pub fn tool_behavior_guidance(tool_names: &[&str], hints: Option<&JsMap<String>>) -> String {
-    let mut lines: Vec<String> = Vec::new();
+    let mut out = String::new();
     let mut seen: Vec<&str> = Vec::new();
     for name in tool_names {
         if seen.contains(name) {
@@ -44,10 +44,16 @@ pub fn tool_behavior_guidance(tool_names: &[&str], hints: Option<&JsMap<String>>
         seen.push(name);
         let hint = hints.and_then(|h| h.get(name)).map(|h| h.trim()).filter(|h| !h.is_empty());
         if let Some(text) = hint.or_else(|| default_guidance(name)) {
-            lines.push(format!("- {name}: {text}"));
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str("- ");
+            out.push_str(name);
+            out.push_str(": ");
+            out.push_str(text);
         }
     }
-    lines.join("\n")
+    out
 }
 
 #[cfg(test)]

@@ -10,17 +10,12 @@ use crate::projection::ProjectionInput;
 use crate::vocab::{Capability, CrewRole, ExecutionMode, ReasonCode, RoutingStrategy, ToolKind, Visibility, WorkerRoutingHint};
 use crate::worker_policy::{WorkerPolicy, WorkerPolicyInput};
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
-
-fn strs<E: Copy>(all: &[E], as_str: fn(E) -> &'static str) -> Vec<&'static str> {
-    all.iter().map(|e| as_str(*e)).collect()
-}
 
 macro_rules! opt_enum {
     ($map:expr, $path:expr, $key:literal, $ty:ty) => {
         match field($map, $key) {
             None => None,
-            Some(v) => Some(enum_value(v, &$path.key($key), <$ty>::parse, &strs(<$ty>::ALL, <$ty>::as_str))?),
+            Some(v) => Some(enum_value(v, &$path.key($key), <$ty>::parse, <$ty>::NAMES)?),
         }
     };
 }
@@ -70,19 +65,34 @@ pub fn catalog(value: Option<&Value>, path: &Path) -> Result<Catalog, Error> {
 
 /// Checks a list of row-like objects for a string `name` each, distinct; returns the names.
 fn row_names<'v>(items: &'v [Value], path: &Path) -> Result<Vec<&'v str>, Error> {
-    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     let mut names = Vec::with_capacity(items.len());
+    let mut failure = None;
     for (i, item) in items.iter().enumerate() {
         let item_path = path.index(i);
-        let map = object(item, &item_path)?;
-        let name_path = item_path.key("name");
-        let name = string(map.get("name").unwrap_or(&Value::Null), &name_path, 1, limits::MAX_NAME)?;
-        if let Some(first) = seen.insert(name, i) {
-            return Err(name_path.error(format!("duplicate row name {} (also {}[{first}].name)", json::quote(name), path.render())));
+        let name = object(item, &item_path).and_then(|map| string(map.get("name").unwrap_or(&Value::Null), &item_path.key("name"), 1, limits::MAX_NAME));
+        match name {
+            Ok(name) => names.push(name),
+            Err(error) => {
+                failure = Some(error);
+                break;
+            }
         }
-        names.push(name);
     }
-    Ok(names)
+    // The first error by position: a repeated name before the first invalid row.
+    if let Some((i, first)) = crate::names::first_duplicate(crate::names::positions(&names)) {
+        let mut what = String::from("duplicate row name ");
+        what.push_str(&json::quote(names.get(i).copied().unwrap_or_default()));
+        what.push_str(" (also ");
+        what.push_str(&path.render());
+        what.push('[');
+        what.push_str(&json::decimal(first as u64));
+        what.push_str("].name)");
+        return Err(path.index(i).key("name").error(what));
+    }
+    match failure {
+        Some(error) => Err(error),
+        None => Ok(names),
+    }
 }
 
 /// One governance row as the resolver reads it. `status` must be 0, 1, a boolean, or null.
@@ -93,7 +103,7 @@ fn row_policy(value: &Value, name: &str, path: &Path) -> Result<RowPolicy, Error
         Some(Value::Bool(b)) => *b,
         Some(v) if v.as_f64() == Some(1.0) => true,
         Some(v) if v.as_f64() == Some(0.0) => false,
-        Some(v) => return Err(path.key("status").error(format!("expected 0 or 1, got {}", short(v)))),
+        Some(v) => return Err(path.key("status").error(json::concat(&["expected 0 or 1, got ", &short(v)]))),
     };
     let prompt_hint = match field(map, "promptHint") {
         None => None,
@@ -106,7 +116,7 @@ fn row_policy(value: &Value, name: &str, path: &Path) -> Result<RowPolicy, Error
 fn short(value: &Value) -> String {
     match value {
         Value::Number(_) | Value::Bool(_) => json::display(value),
-        Value::String(s) if s.chars().count() <= 40 => json::quote(s),
+        Value::String(s) if json::scalar_count(s, 41) <= 40 => json::quote(s),
         other => json::type_name(other).to_string(),
     }
 }
@@ -195,6 +205,11 @@ pub fn worker_policy(value: &Value, path: &Path) -> Result<WorkerPolicy, Error> 
     })
 }
 
+/// An object with more than [`limits::MAX_ITEMS`] keys.
+fn too_many_keys(map: &Map<String, Value>, path: &Path) -> Error {
+    path.error(json::concat(&["has ", &json::decimal(map.len() as u64), " keys; at most ", &json::decimal(limits::MAX_ITEMS as u64), " are allowed"]))
+}
+
 /// The entries of an object in the order JavaScript lists them (array-index keys first), so that the
 /// first invalid entry reported is the one every runtime reports.
 fn js_entries(map: &Map<String, Value>) -> Vec<(String, &Value)> {
@@ -207,7 +222,7 @@ fn by_position<T: Copy>(value: Option<&Value>, path: &Path, catalog: &Catalog, p
     let Some(value) = value else { return Ok(out) };
     let map = object(value, path)?;
     if map.len() > limits::MAX_ITEMS {
-        return Err(path.error(format!("has {} keys; at most {} are allowed", map.len(), limits::MAX_ITEMS)));
+        return Err(too_many_keys(map, path));
     }
     for (name, v) in js_entries(map) {
         let parsed = parse(v, &path.key(&name))?;
@@ -227,13 +242,11 @@ pub fn projection_input(map: &Map<String, Value>, path: &Path, catalog: &Catalog
             selected[i] = true;
         }
     }
-    let strategy_names = strs(RoutingStrategy::ALL, RoutingStrategy::as_str);
-    let strategies = by_position(field(map, "strategies"), &path.key("strategies"), catalog, |v, p| enum_value(v, p, RoutingStrategy::parse, &strategy_names))?
+    let strategies = by_position(field(map, "strategies"), &path.key("strategies"), catalog, |v, p| enum_value(v, p, RoutingStrategy::parse, RoutingStrategy::NAMES))?
         .into_iter()
         .map(|s| s.unwrap_or(RoutingStrategy::Auto))
         .collect();
-    let reason_names = strs(ReasonCode::ALL, ReasonCode::as_str);
-    let not_selected_reasons = by_position(field(map, "notSelectedReasons"), &path.key("notSelectedReasons"), catalog, |v, p| enum_value(v, p, ReasonCode::parse, &reason_names))?;
+    let not_selected_reasons = by_position(field(map, "notSelectedReasons"), &path.key("notSelectedReasons"), catalog, |v, p| enum_value(v, p, ReasonCode::parse, ReasonCode::NAMES))?;
     Ok(ProjectionInput { selected, strategies, not_selected_reasons })
 }
 
@@ -253,7 +266,7 @@ pub fn plain_object(value: Option<&Value>, path: &Path) -> Result<Map<String, Va
     object(value, path)?;
     match json::js_normalize(value.clone()) {
         Value::Object(m) => Ok(m),
-        other => Err(path.error(format!("expected an object, got {}", json::type_name(&other)))),
+        other => Err(path.error(json::concat(&["expected an object, got ", json::type_name(&other)]))),
     }
 }
 
@@ -267,7 +280,7 @@ pub fn hints(value: Option<&Value>, path: &Path) -> Result<Option<crate::json::J
     let Some(value) = value.filter(|v| !v.is_null()) else { return Ok(None) };
     let map = object(value, path)?;
     if map.len() > limits::MAX_ITEMS {
-        return Err(path.error(format!("has {} keys; at most {} are allowed", map.len(), limits::MAX_ITEMS)));
+        return Err(too_many_keys(map, path));
     }
     let mut pairs = Vec::with_capacity(map.len());
     for (name, v) in js_entries(map) {
@@ -306,7 +319,6 @@ pub fn diff_input(value: &Value, path: &Path) -> Result<(Vec<crate::explain::Sta
     let map = object(value, path)?;
     let profiles_path = path.key("profiles");
     let profile_items = array(required(map, path, "profiles")?, &profiles_path)?;
-    let hints = strs(WorkerRoutingHint::ALL, WorkerRoutingHint::as_str);
     let mut profiles = Vec::with_capacity(profile_items.len());
     for (i, item) in profile_items.iter().enumerate() {
         let p = profiles_path.index(i);
@@ -314,27 +326,25 @@ pub fn diff_input(value: &Value, path: &Path) -> Result<(Vec<crate::explain::Sta
         profiles.push(StaticProfile {
             name: string(required(m, &p, "name")?, &p.key("name"), 1, limits::MAX_NAME)?.to_string(),
             supported_in_worker: boolean(required(m, &p, "supportedInWorker")?, &p.key("supportedInWorker"))?,
-            worker_routing_hint: enum_value(required(m, &p, "workerRoutingHint")?, &p.key("workerRoutingHint"), WorkerRoutingHint::parse, &hints)?,
+            worker_routing_hint: enum_value(required(m, &p, "workerRoutingHint")?, &p.key("workerRoutingHint"), WorkerRoutingHint::parse, WorkerRoutingHint::NAMES)?,
         });
     }
     let routes_path = path.key("routes");
     let route_items = array(required(map, path, "routes")?, &routes_path)?;
-    let statuses = strs(RuntimeStatus::ALL, RuntimeStatus::as_str);
-    let codes = strs(ReasonCode::ALL, ReasonCode::as_str);
     let mut routes = Vec::with_capacity(route_items.len());
     for (i, item) in route_items.iter().enumerate() {
         let p = routes_path.index(i);
         let m = object(item, &p)?;
         let name = string(required(m, &p, "name")?, &p.key("name"), 1, limits::MAX_NAME)?;
         if crate::explain::find_profile(&profiles, i, name).is_none() {
-            return Err(p.key("name").error(format!("no profile is named {}", json::quote(name))));
+            return Err(p.key("name").error(json::concat(&["no profile is named ", &json::quote(name)])));
         }
         let reasons_path = p.key("reasons");
         let reason_items = array(required(m, &p, "reasons")?, &reasons_path)?;
-        let reasons = reason_items.iter().enumerate().map(|(k, v)| enum_value(v, &reasons_path.index(k), ReasonCode::parse, &codes)).collect::<Result<Vec<_>, _>>()?;
+        let reasons = reason_items.iter().enumerate().map(|(k, v)| enum_value(v, &reasons_path.index(k), ReasonCode::parse, ReasonCode::NAMES)).collect::<Result<Vec<_>, _>>()?;
         routes.push(DynamicRoute {
             name: name.to_string(),
-            status: enum_value(required(m, &p, "status")?, &p.key("status"), RuntimeStatus::parse, &statuses)?,
+            status: enum_value(required(m, &p, "status")?, &p.key("status"), RuntimeStatus::parse, RuntimeStatus::NAMES)?,
             reasons,
         });
     }

@@ -118,8 +118,20 @@ fn expected(path: &Path, what: &str, got: &Value) -> Error {
 }
 
 /// The pieces joined (messages are built without the formatting machinery).
-fn concat(parts: &[&str]) -> String {
-    parts.concat()
+pub fn concat(parts: &[&str]) -> String {
+    join(parts, "")
+}
+
+/// The items with `separator` between them.
+pub fn join(items: &[&str], separator: &str) -> String {
+    let mut out = String::new();
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(separator);
+        }
+        out.push_str(item);
+    }
+    out
 }
 
 /// `value` as an object.
@@ -151,10 +163,16 @@ pub fn string<'v>(value: &'v Value, path: &Path, min: usize, max: usize) -> Resu
     Ok(text)
 }
 
+/// The Unicode scalar values of `text`, counted up to `limit` (the bytes that do not continue a
+/// UTF-8 sequence).
+pub fn scalar_count(text: &str, limit: usize) -> usize {
+    text.bytes().filter(|b| b & 0xC0 != 0x80).take(limit).count()
+}
+
 /// Checks that `text` has `min..=max` Unicode scalar values.
 pub fn check_len(text: &str, path: &Path, min: usize, max: usize) -> Result<(), Error> {
     // Cheap upper bound first: a string of at most `max` bytes has at most `max` scalar values.
-    let len = if text.len() <= max { text.chars().count() } else { text.chars().take(max + 1).count() };
+    let len = scalar_count(text, max.saturating_add(1));
     if len < min {
         return Err(if min == 1 { path.error("must not be empty") } else { path.error(concat(&["must have at least ", &decimal(min as u64), " characters"])) });
     }
@@ -172,7 +190,7 @@ pub fn boolean(value: &Value, path: &Path) -> Result<bool, Error> {
 /// `value` as one of an enum's strings.
 pub fn enum_value<E>(value: &Value, path: &Path, parse: fn(&str) -> Option<E>, all: &[&str]) -> Result<E, Error> {
     let text = value.as_str().ok_or_else(|| expected(path, "a string", value))?;
-    parse(text).ok_or_else(|| path.error(concat(&["unknown value ", &quote(text), "; expected one of ", &all.join(", ")])))
+    parse(text).ok_or_else(|| path.error(concat(&["unknown value ", &quote(text), "; expected one of ", &join(all, ", ")])))
 }
 
 /// An optional list of names (`null` or absent = `None`).
@@ -199,7 +217,7 @@ pub fn parse(text: &str) -> Result<Value, Error> {
     });
     value.map_err(|failure| {
         let what = match failure.fault {
-            Fault::RecursionLimit => "is nested too deeply".to_string(),
+            Fault::RecursionLimit => String::from("is nested too deeply"),
             fault => concat(&["is not valid JSON (", fault.message(), " at line ", &decimal(failure.line as u64), " column ", &decimal(failure.column as u64), ")"]),
         };
         Error::invalid("input", what)
@@ -345,7 +363,7 @@ impl<T: Serialize> Serialize for JsMap<T> {
 
 /// Serializes an output exactly as `JSON.stringify` prints the same value in JavaScript.
 pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
-    let mut writer = Writer { out: Vec::with_capacity(256), rust_floats: false };
+    let mut writer = Writer { out: String::with_capacity(256), rust_floats: false };
     let written = value.serialize(&mut writer).is_ok();
     finish(writer, written)
 }
@@ -355,34 +373,34 @@ fn finish(writer: Writer, written: bool) -> Result<String, Error> {
     if !written {
         return Err(Error::invalid("output", "cannot be written as JSON"));
     }
-    String::from_utf8(writer.out).map_err(|_| Error::invalid("output", "is not UTF-8"))
+    Ok(writer.out)
 }
 
 /// A string as a JSON string literal (`"a \"b\""`), as error messages quote input.
 pub fn quote(text: &str) -> String {
-    let mut out = Vec::with_capacity(text.len() + 2);
+    let mut out = String::with_capacity(text.len() + 2);
     write_str(&mut out, text);
-    String::from_utf8(out).unwrap_or_default()
+    out
 }
 
 /// A value as `serde_json` displays it (compact; a float keeps a `.0` and switches to exponent
 /// notation outside `1e-5..1e16`), as error messages show input values.
 pub fn display(value: &Value) -> String {
-    let mut writer = Writer { out: Vec::new(), rust_floats: true };
+    let mut writer = Writer { out: String::new(), rust_floats: true };
     match value.serialize(&mut writer) {
-        Ok(()) => String::from_utf8(writer.out).unwrap_or_default(),
+        Ok(()) => writer.out,
         Err(_) => String::new(),
     }
 }
 
 /// `n` in decimal.
-fn decimal(n: u64) -> String {
-    let mut out = Vec::with_capacity(20);
+pub fn decimal(n: u64) -> String {
+    let mut out = String::with_capacity(20);
     write_u64(&mut out, n);
-    String::from_utf8(out).unwrap_or_default()
+    out
 }
 
-fn write_u64(out: &mut Vec<u8>, mut n: u64) {
+fn write_u64(out: &mut String, mut n: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {
@@ -393,17 +411,17 @@ fn write_u64(out: &mut Vec<u8>, mut n: u64) {
             break;
         }
     }
-    out.extend_from_slice(&digits[at..]);
+    out.extend(digits.iter().skip(at).map(|&d| char::from(d)));
 }
 
-fn write_i64(out: &mut Vec<u8>, n: i64) {
+fn write_i64(out: &mut String, n: i64) {
     if n < 0 {
-        out.push(b'-');
+        out.push('-');
     }
     write_u64(out, n.unsigned_abs());
 }
 
-fn write_u128(out: &mut Vec<u8>, mut n: u128) {
+fn write_u128(out: &mut String, mut n: u128) {
     let mut digits = [0u8; 40];
     let mut at = digits.len();
     loop {
@@ -414,47 +432,48 @@ fn write_u128(out: &mut Vec<u8>, mut n: u128) {
             break;
         }
     }
-    out.extend_from_slice(&digits[at..]);
+    out.extend(digits.iter().skip(at).map(|&d| char::from(d)));
 }
 
 /// A JSON string literal: `"` and `\` escaped, control characters as `\b \f \n \r \t` or `\u00xx`,
 /// everything else as is (what both `JSON.stringify` and `serde_json` print).
-fn write_str(out: &mut Vec<u8>, text: &str) {
+fn write_str(out: &mut String, text: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.reserve(text.len() + 2);
-    out.push(b'"');
-    let bytes = text.as_bytes();
+    out.push('"');
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let escape: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
-            0..=0x1f => b"",
+    for (i, b) in text.bytes().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "",
             _ => continue,
         };
-        out.extend_from_slice(&bytes[start..i]);
+        // `start` and `i` are at ASCII bytes, so both are character boundaries.
+        out.push_str(text.get(start..i).unwrap_or_default());
         if escape.is_empty() {
-            out.extend_from_slice(b"\\u00");
-            out.push(HEX[usize::from(b >> 4)]);
-            out.push(HEX[usize::from(b & 0xf)]);
+            out.push_str("\\u00");
+            for digit in [b >> 4, b & 0xf] {
+                out.push(char::from(HEX.get(usize::from(digit)).copied().unwrap_or(b'0')));
+            }
         } else {
-            out.extend_from_slice(escape);
+            out.push_str(escape);
         }
         start = i + 1;
     }
-    out.extend_from_slice(&bytes[start..]);
-    out.push(b'"');
+    out.push_str(text.get(start..).unwrap_or_default());
+    out.push('"');
 }
 
 /// Writes the serde data model as `JSON.stringify` prints it (or, with `rust_floats`, with floats as
 /// `serde_json` displays them).
 struct Writer {
-    out: Vec<u8>,
+    out: String,
     rust_floats: bool,
 }
 
@@ -481,7 +500,7 @@ impl ser::Error for WriteError {
 struct Compound<'a> {
     w: &'a mut Writer,
     first: bool,
-    close: &'static [u8],
+    close: &'static str,
 }
 
 impl Compound<'_> {
@@ -489,7 +508,7 @@ impl Compound<'_> {
         if self.first {
             self.first = false;
         } else {
-            self.w.out.push(b',');
+            self.w.out.push(',');
         }
     }
 
@@ -508,29 +527,29 @@ impl Compound<'_> {
     fn key(&mut self, key: &str) {
         self.comma();
         write_str(&mut self.w.out, key);
-        self.w.out.push(b':');
+        self.w.out.push(':');
     }
 
     fn finish(self) -> Result<(), WriteError> {
-        self.w.out.extend_from_slice(self.close);
+        self.w.out.push_str(self.close);
         Ok(())
     }
 }
 
 impl Writer {
-    fn open(&mut self, prefix: &[u8], variant: Option<&str>, close: &'static [u8]) -> Compound<'_> {
+    fn open(&mut self, prefix: &str, variant: Option<&str>, close: &'static str) -> Compound<'_> {
         if let Some(variant) = variant {
-            self.out.push(b'{');
+            self.out.push('{');
             write_str(&mut self.out, variant);
-            self.out.push(b':');
+            self.out.push(':');
         }
-        self.out.extend_from_slice(prefix);
+        self.out.push_str(prefix);
         Compound { w: self, first: true, close }
     }
 
     fn float(&mut self, value: f64) {
         if !value.is_finite() {
-            self.out.extend_from_slice(b"null");
+            self.out.push_str("null");
         } else if self.rust_floats {
             number::write_rust_f64(&mut self.out, value);
         } else {
@@ -551,7 +570,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
     type SerializeStructVariant = Compound<'a>;
 
     fn serialize_bool(self, v: bool) -> Result<(), WriteError> {
-        self.out.extend_from_slice(if v { b"true" } else { b"false" });
+        self.out.push_str(if v { "true" } else { "false" });
         Ok(())
     }
     fn serialize_i8(self, v: i8) -> Result<(), WriteError> {
@@ -569,7 +588,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
     }
     fn serialize_i128(self, v: i128) -> Result<(), WriteError> {
         if v < 0 {
-            self.out.push(b'-');
+            self.out.push('-');
         }
         write_u128(&mut self.out, v.unsigned_abs());
         Ok(())
@@ -608,7 +627,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
         Ok(())
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<(), WriteError> {
-        let mut seq = self.open(b"[", None, b"]");
+        let mut seq = self.open("[", None, "]");
         for byte in v {
             seq.element(byte)?;
         }
@@ -621,7 +640,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
         value.serialize(self)
     }
     fn serialize_unit(self) -> Result<(), WriteError> {
-        self.out.extend_from_slice(b"null");
+        self.out.push_str("null");
         Ok(())
     }
     fn serialize_unit_struct(self, _name: &'static str) -> Result<(), WriteError> {
@@ -634,30 +653,30 @@ impl<'a> ser::Serializer for &'a mut Writer {
         value.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(self, _name: &'static str, _index: u32, variant: &'static str, value: &T) -> Result<(), WriteError> {
-        let wrapper = self.open(b"", Some(variant), b"}");
+        let wrapper = self.open("", Some(variant), "}");
         value.serialize(&mut *wrapper.w)?;
         wrapper.finish()
     }
     fn serialize_seq(self, _len: Option<usize>) -> Result<Compound<'a>, WriteError> {
-        Ok(self.open(b"[", None, b"]"))
+        Ok(self.open("[", None, "]"))
     }
     fn serialize_tuple(self, _len: usize) -> Result<Compound<'a>, WriteError> {
-        Ok(self.open(b"[", None, b"]"))
+        Ok(self.open("[", None, "]"))
     }
     fn serialize_tuple_struct(self, _name: &'static str, _len: usize) -> Result<Compound<'a>, WriteError> {
-        Ok(self.open(b"[", None, b"]"))
+        Ok(self.open("[", None, "]"))
     }
     fn serialize_tuple_variant(self, _name: &'static str, _index: u32, variant: &'static str, _len: usize) -> Result<Compound<'a>, WriteError> {
-        Ok(self.open(b"[", Some(variant), b"]}"))
+        Ok(self.open("[", Some(variant), "]}"))
     }
     fn serialize_map(self, _len: Option<usize>) -> Result<Compound<'a>, WriteError> {
-        Ok(self.open(b"{", None, b"}"))
+        Ok(self.open("{", None, "}"))
     }
     fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Compound<'a>, WriteError> {
-        Ok(self.open(b"{", None, b"}"))
+        Ok(self.open("{", None, "}"))
     }
     fn serialize_struct_variant(self, _name: &'static str, _index: u32, variant: &'static str, _len: usize) -> Result<Compound<'a>, WriteError> {
-        Ok(self.open(b"{", Some(variant), b"}}"))
+        Ok(self.open("{", Some(variant), "}}"))
     }
 }
 
@@ -711,7 +730,7 @@ impl ser::SerializeMap for Compound<'_> {
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), WriteError> {
         self.comma();
         key.serialize(KeyWriter(&mut *self.w))?;
-        self.w.out.push(b':');
+        self.w.out.push(':');
         Ok(())
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), WriteError> {
@@ -748,10 +767,10 @@ impl ser::SerializeStructVariant for Compound<'_> {
 struct KeyWriter<'a>(&'a mut Writer);
 
 impl KeyWriter<'_> {
-    fn quoted(self, write: impl FnOnce(&mut Vec<u8>)) -> Result<(), WriteError> {
-        self.0.out.push(b'"');
+    fn quoted(self, write: impl FnOnce(&mut String)) -> Result<(), WriteError> {
+        self.0.out.push('"');
         write(&mut self.0.out);
-        self.0.out.push(b'"');
+        self.0.out.push('"');
         Ok(())
     }
 }
@@ -777,7 +796,7 @@ impl ser::Serializer for KeyWriter<'_> {
         self.serialize_str(v.encode_utf8(&mut [0; 4]))
     }
     fn serialize_bool(self, v: bool) -> Result<(), WriteError> {
-        self.quoted(|out| out.extend_from_slice(if v { b"true" } else { b"false" }))
+        self.quoted(|out| out.push_str(if v { "true" } else { "false" }))
     }
     fn serialize_i8(self, v: i8) -> Result<(), WriteError> {
         self.serialize_i64(i64::from(v))
@@ -1277,8 +1296,18 @@ impl Reader<'_> {
                 return Ok(if negated >= 0 { float_value(-(n as f64)) } else { Value::Number(Number::from(negated)) });
             }
         }
-        let fraction_digits = &self.bytes[fraction];
-        let magnitude = number::decimal_to_f64(digits, fraction_digits, exponent - fraction_digits.len() as i64);
+        #[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
+        let magnitude = {
+            let fraction_digits = &self.bytes[fraction];
+            number::decimal_to_f64(digits, fraction_digits, exponent - fraction_digits.len() as i64)
+        };
+        // In the WebAssembly build every text read is `JSON.stringify`'s: its numbers are read back as
+        // JavaScript reads them, correctly rounded as `decimal_to_f64` rounds them.
+        #[cfg(all(target_arch = "wasm32", feature = "wasm"))]
+        let magnitude = {
+            let _ = (digits, fraction, exponent);
+            js_sys::parse_float(self.slice(start, self.index))
+        };
         if magnitude.is_infinite() {
             return Err(self.error(Fault::NumberOutOfRange));
         }
@@ -1293,13 +1322,20 @@ fn float_value(f: f64) -> Value {
 /// Number text: JavaScript's and `serde_json`'s printing, and correctly rounded reading.
 mod number {
     /// `value` (finite) as JavaScript's `Number.prototype.toString` prints it.
-    pub fn write_js_f64(out: &mut Vec<u8>, value: f64) {
-        out.extend_from_slice(ryu_js::Buffer::new().format_finite(value).as_bytes());
+    pub fn write_js_f64(out: &mut String, value: f64) {
+        out.push_str(ryu_js::Buffer::new().format_finite(value));
     }
 
     /// `value` (finite) as `serde_json` displays it: the same shortest digits, with a `.0` on integers
     /// and exponent notation (`1e+16`, `1e-6`) outside `1e-5 ..= 1e16`.
-    pub fn write_rust_f64(out: &mut Vec<u8>, value: f64) {
+    pub fn write_rust_f64(out: &mut String, value: f64) {
+        let mut text = Vec::new();
+        rust_f64_text(&mut text, value);
+        out.extend(text.iter().map(|&b| char::from(b)));
+    }
+
+    /// The ASCII text of [`write_rust_f64`].
+    fn rust_f64_text(out: &mut Vec<u8>, value: f64) {
         if value.is_sign_negative() {
             out.push(b'-');
         }
@@ -1347,7 +1383,7 @@ mod number {
             out.extend_from_slice(&digits[1..]);
         }
         out.extend_from_slice(if dec_exp < 0 { b"e-" } else { b"e+" });
-        super::write_u64(out, u64::from(dec_exp.unsigned_abs()));
+        out.extend_from_slice(super::decimal(u64::from(dec_exp.unsigned_abs())).as_bytes());
     }
 
     fn parse_exponent(text: &[u8]) -> i32 {
@@ -1365,9 +1401,11 @@ mod number {
     }
 
     /// A natural number in base 2^32, least significant limb first, without high zero limbs.
+    #[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
     #[derive(Clone)]
     struct Big(Vec<u32>);
 
+    #[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
     impl Big {
         fn trim(&mut self) {
             while self.0.last() == Some(&0) {
@@ -1474,6 +1512,7 @@ mod number {
     }
 
     /// `2^e` for `-1074 <= e <= 1023`.
+    #[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
     fn pow2(e: i64) -> f64 {
         if e >= -1022 {
             f64::from_bits(((e + 1023) as u64) << 52)
@@ -1483,6 +1522,7 @@ mod number {
     }
 
     /// The double nearest to `(q + sticky·ε) · 2^e2` (ties to even), infinity when too large.
+    #[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
     fn round(q: u64, e2: i64, sticky: bool) -> f64 {
         if q == 0 {
             return 0.0;
@@ -1514,6 +1554,7 @@ mod number {
     /// The double nearest to the decimal `int.frac × 10^exp` (`int` and `frac` are ASCII digits), ties
     /// to even: a single rounding when digits and power of ten are exact doubles, else exact big-number
     /// arithmetic. Positive; infinity when beyond the double range.
+    #[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
     pub fn decimal_to_f64(int: &[u8], frac: &[u8], exp: i64) -> f64 {
         let all = || int.iter().chain(frac).copied();
         let leading = all().take_while(|&d| d == b'0').count();

@@ -23,7 +23,7 @@ pub fn parse_locale(locale: Option<&str>) -> Result<Locale, Error> {
     match primary {
         "zh" => Ok(Locale::ZhCn),
         "en" => Ok(Locale::En),
-        _ => Err(Error::invalid("locale", format!("unsupported locale {}; use zh-CN or en", crate::json::quote(tag)))),
+        _ => Err(Error::invalid("locale", crate::json::concat(&["unsupported locale ", &crate::json::quote(tag), "; use zh-CN or en"]))),
     }
 }
 
@@ -204,7 +204,7 @@ pub fn labels(locale: Locale) -> Labels {
 
 /// `label(group, code, locale)`: an unknown group or code is invalid input.
 pub fn label(group: &str, code: &str, locale: Locale) -> Result<&'static str, Error> {
-    let unknown = || Error::invalid("code", format!("unknown {group} code {}", crate::json::quote(code)));
+    let unknown = || Error::invalid("code", crate::json::concat(&["unknown ", group, " code ", &crate::json::quote(code)]));
     match group {
         "reasons" => ReasonCode::parse(code).map(|c| reason(c, locale)).ok_or_else(unknown),
         "statuses" => RuntimeStatus::parse(code).map(|c| status(c, locale)).ok_or_else(unknown),
@@ -215,7 +215,7 @@ pub fn label(group: &str, code: &str, locale: Locale) -> Result<&'static str, Er
         "traceLayers" => TraceLayer::parse(code).map(|c| trace_layer(c, locale)).ok_or_else(unknown),
         "traceOutcomes" => TraceOutcome::parse(code).map(|c| trace_outcome(c, locale)).ok_or_else(unknown),
         "policyWarnings" => PolicyWarningCode::parse(code).map(|c| policy_warning(c, locale)).ok_or_else(unknown),
-        _ => Err(Error::invalid("group", format!("unknown label group {}; expected one of {}", crate::json::quote(group), GROUPS.join(", ")))),
+        _ => Err(Error::invalid("group", crate::json::concat(&["unknown label group ", &crate::json::quote(group), "; expected one of ", &crate::json::join(&GROUPS, ", ")]))),
     }
 }
 

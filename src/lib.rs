@@ -23,6 +23,7 @@
 pub mod vocab;
 pub mod error;
 pub mod json;
+pub mod names;
 
 pub mod catalog;
 pub mod manifest;

@@ -6,7 +6,6 @@ use crate::error::Error;
 use crate::json::limits;
 use crate::vocab::{Capability, ExecutionMode, ToolKind, Visibility, WorkerRoutingHint};
 use serde::Serialize;
-use std::collections::BTreeMap;
 #[cfg(feature = "wasm")]
 use tsify::Tsify;
 
@@ -106,7 +105,8 @@ pub fn tool_manifest(schema: &ToolSchema) -> ToolManifest {
 #[derive(Clone, Debug)]
 pub struct Catalog {
     tools: Vec<ToolManifest>,
-    index: BTreeMap<String, usize>,
+    /// The positions of `tools`, sorted by name.
+    index: Vec<usize>,
     toolsets: Vec<String>,
 }
 
@@ -121,28 +121,39 @@ impl Catalog {
     /// Errors name `catalog[i].name`.
     pub fn from_schemas(schemas: &[ToolSchema]) -> Result<Catalog, Error> {
         if schemas.len() > limits::MAX_ITEMS {
-            return Err(Error::invalid("catalog", format!("has {} items; at most {} are allowed", schemas.len(), limits::MAX_ITEMS)));
+            return Err(Error::invalid("catalog", crate::json::concat(&["has ", &crate::json::decimal(schemas.len() as u64), " items; at most ", &crate::json::decimal(limits::MAX_ITEMS as u64), " are allowed"])));
         }
-        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+        let path = crate::json::Path::Root("catalog");
+        let mut checked: Vec<(&str, usize)> = Vec::with_capacity(schemas.len());
+        let mut failure = None;
         for (i, schema) in schemas.iter().enumerate() {
-            let path = crate::json::Path::Root("catalog");
             let item = path.index(i);
-            crate::json::check_len(&schema.name, &item.key("name"), 1, limits::MAX_NAME)?;
-            crate::json::check_len(&schema.toolset, &item.key("toolset"), 1, limits::MAX_TOOLSET)?;
-            if let Some(first) = seen.insert(&schema.name, i) {
-                return Err(item.key("name").error(format!("duplicate tool name \"{}\" (also catalog[{first}].name)", schema.name)));
+            let valid = crate::json::check_len(&schema.name, &item.key("name"), 1, limits::MAX_NAME)
+                .and_then(|()| crate::json::check_len(&schema.toolset, &item.key("toolset"), 1, limits::MAX_TOOLSET));
+            if let Err(error) = valid {
+                failure = Some(error);
+                break;
             }
+            checked.push((&schema.name, i));
+        }
+        // The first error by position: a repeated name before the first invalid field.
+        if let Some((i, first)) = crate::names::first_duplicate(checked) {
+            let mut what = String::from("duplicate tool name \"");
+            what.push_str(schemas.get(i).map_or("", |s| s.name.as_str()));
+            what.push_str("\" (also catalog[");
+            what.push_str(&crate::json::decimal(first as u64));
+            what.push_str("].name)");
+            return Err(path.index(i).key("name").error(what));
+        }
+        if let Some(error) = failure {
+            return Err(error);
         }
         Ok(Self::build(schemas.iter().map(tool_manifest).collect()))
     }
 
     fn build(tools: Vec<ToolManifest>) -> Catalog {
-        // Inserted one by one: collecting into a BTreeMap would sort first, and the WebAssembly build
-        // would carry a sort for this one use.
-        let mut index = BTreeMap::new();
-        for (i, t) in tools.iter().enumerate() {
-            index.insert(t.name.clone(), i);
-        }
+        let names = tools.iter().enumerate().map(|(i, t)| (t.name.as_str(), i)).collect();
+        let index = crate::names::sorted(names).into_iter().map(|(_, i)| i).collect();
         let mut toolsets: Vec<String> = Vec::new();
         for t in &tools {
             if !toolsets.contains(&t.toolset) {
@@ -159,12 +170,13 @@ impl Catalog {
 
     /// The position of `name` in the catalog.
     pub fn position(&self, name: &str) -> Option<usize> {
-        self.index.get(name).copied()
+        let at = self.index.binary_search_by(|&i| self.tools.get(i).map_or("", |t| t.name.as_str()).cmp(name)).ok()?;
+        self.index.get(at).copied()
     }
 
     /// The manifest of `name`.
     pub fn get(&self, name: &str) -> Option<&ToolManifest> {
-        self.position(name).map(|i| &self.tools[i])
+        self.position(name).and_then(|i| self.tools.get(i))
     }
 
     /// The catalog's toolsets, in order of first appearance.

@@ -84,7 +84,7 @@ fn as_safe_integer(value: &Value) -> Option<i64> {
 }
 
 fn within(text: &str, max: usize) -> bool {
-    text.len() <= max || text.chars().count() <= max
+    text.len() <= max || crate::json::scalar_count(text, max.saturating_add(1)) <= max
 }
 
 /// The mirror value of `field` for a manifest, as stored in the table.

@@ -19,33 +19,9 @@ use serde::Serialize;
 #[cfg(feature = "wasm")]
 use tsify::Tsify;
 
-macro_rules! trace_enum {
-    ($(#[$meta:meta])* $name:ident { $($variant:ident = $text:literal),+ $(,)? }) => {
-        $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-        #[cfg_attr(feature = "wasm", derive(Tsify))]
-        pub enum $name {
-            $(#[serde(rename = $text)] $variant),+
-        }
+use crate::vocab::string_enum;
 
-        impl $name {
-            /// Every value, in consultation order.
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-
-            /// The exact JSON string.
-            pub fn as_str(self) -> &'static str {
-                match self { $($name::$variant => $text),+ }
-            }
-
-            /// The value named by `text`, if any.
-            pub fn parse(text: &str) -> Option<Self> {
-                match text { $($text => Some($name::$variant),)+ _ => None }
-            }
-        }
-    };
-}
-
-trace_enum!(
+string_enum!(
     /// A layer of the decision.
     TraceLayer {
         Catalog = "catalog",
@@ -61,7 +37,7 @@ trace_enum!(
     }
 );
 
-trace_enum!(
+string_enum!(
     /// What a layer said: `pass` let the tool through, `block` stopped it (its `reason` says why),
     /// `overridden` would have stopped it but did not apply (a protected core tool, or a strategy the
     /// manifest refuses), `local` / `proxy` is the route the routing layer chose.
@@ -91,7 +67,7 @@ pub fn indexed(base: &str, index: usize) -> String {
     let mut out = String::with_capacity(base.len() + 6);
     out.push_str(base);
     out.push('[');
-    out.push_str(&index.to_string());
+    out.push_str(&crate::json::decimal(index as u64));
     out.push(']');
     out
 }
@@ -288,14 +264,8 @@ pub fn route_trace(catalog: &Catalog, sources: &CatalogSources, position: usize,
 }
 
 /// The first index of each name in a list.
-pub fn first_indices<S: AsRef<str>>(names: &[S]) -> std::collections::BTreeMap<&str, usize> {
-    let mut out = std::collections::BTreeMap::new();
-    for (k, name) in names.iter().enumerate() {
-        if !out.contains_key(name.as_ref()) {
-            out.insert(name.as_ref(), k);
-        }
-    }
-    out
+pub fn first_indices<S: AsRef<str>>(names: &[S]) -> crate::names::FirstIndex<'_> {
+    crate::names::FirstIndex::new(crate::names::positions(names))
 }
 
 /// `resolveTools` with `trace: true`: every dropped tool carries its trace.
@@ -330,7 +300,7 @@ pub fn traced_projection(catalog: &Catalog, sources: &CatalogSources, policy: &W
                 not_selected_reason: input.not_selected_reasons.get(i).copied().flatten(),
                 strategy: input.strategies.get(i).copied().unwrap_or(RoutingStrategy::Auto),
             };
-            src.selection = match selected_at.get(tool.name.as_str()).copied() {
+            src.selection = match selected_at.get(&tool.name) {
                 Some(k) => indexed("selectedTools", k),
                 None if route_input.not_selected_reason.is_some() => reasons.key(&tool.name).render(),
                 None => "selectedTools".into(),

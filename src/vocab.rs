@@ -4,31 +4,47 @@ use serde::Serialize;
 #[cfg(feature = "wasm")]
 use tsify::Tsify;
 
-/// Declares a string enum: exact serde strings, `as_str`, `parse` and the list of all values.
+/// Declares a string enum: exact JSON strings, `as_str`, `parse` and the lists of all values and of
+/// their strings (`NAMES[v as usize]` is the string of `v`: one table, no code per value).
 macro_rules! string_enum {
     ($(#[$meta:meta])* $name:ident { $($variant:ident = $text:literal),+ $(,)? }) => {
         $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[cfg_attr(feature = "wasm", derive(Tsify))]
         pub enum $name {
-            $(#[serde(rename = $text)] $variant),+
+            $(#[cfg_attr(feature = "wasm", serde(rename = $text))] $variant),+
         }
 
         impl $name {
             /// Every value, in the order of the spec.
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
 
+            /// The string of every value, in the order of [`Self::ALL`].
+            pub const NAMES: &'static [&'static str] = &[$($text),+];
+
             /// The exact JSON string.
             pub fn as_str(self) -> &'static str {
-                match self { $($name::$variant => $text),+ }
+                Self::NAMES.get(self as usize).copied().unwrap_or_default()
             }
 
             /// The value named by `text`, if any.
             pub fn parse(text: &str) -> Option<Self> {
-                match text { $($text => Some($name::$variant),)+ _ => None }
+                $crate::vocab::index_of(Self::NAMES, text).and_then(|i| Self::ALL.get(i).copied())
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
             }
         }
     };
+}
+pub(crate) use string_enum;
+
+/// The position of `text` in `names`.
+pub fn index_of(names: &[&str], text: &str) -> Option<usize> {
+    names.iter().position(|n| *n == text)
 }
 
 string_enum!(

@@ -148,16 +148,16 @@ fn read(value: &JsValue, path: &str) -> Result<Value, JsValue> {
         None
     };
     if let Some(kind) = kind {
-        return Err(invalid(&Error::invalid(path, format!("cannot be read as JSON: got {kind}"))));
+        return Err(invalid(&Error::invalid(path, crate::json::concat(&["cannot be read as JSON: got ", kind]))));
     }
     let text = stringify(value)
         .map_err(|e| {
             let why = e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).or_else(|| e.as_string()).filter(|w| !w.is_empty());
             let why = why.unwrap_or_else(|| "JSON.stringify threw".to_string());
-            invalid(&Error::invalid(path, format!("cannot be read as JSON ({why})")))
+            invalid(&Error::invalid(path, crate::json::concat(&["cannot be read as JSON (", &why, ")"])))
         })?
         .ok_or_else(|| invalid(&Error::invalid(path, "cannot be read as JSON")))?;
-    crate::json::parse(&text).map_err(|e| invalid(&Error::invalid(path, e.message().trim_start_matches("input: ").to_string())))
+    crate::json::parse(&text).map_err(|e| invalid(&Error::invalid(path, e.what())))
 }
 
 /// The top-level object argument (`input` in error paths).
@@ -170,40 +170,57 @@ fn answer(result: Result<String, Error>) -> Result<JsValue, JsValue> {
     JSON::parse(&text)
 }
 
+/// Calls one exported function of [`api::call`] with its arguments read as JSON, each named by its
+/// path in errors: every export goes through here, so the reading and the dispatch are compiled once.
+#[inline(never)]
+fn call(function: &str, args: &[(&JsValue, &str)]) -> Result<JsValue, JsValue> {
+    let mut values = Vec::with_capacity(args.len());
+    for (value, path) in args {
+        values.push(read(value, path)?);
+    }
+    answer(api::call(function, &values))
+}
+
+/// [`call`] for a function answering a string.
+#[inline(never)]
+fn call_text(function: &str, args: &[(&JsValue, &str)]) -> Result<String, JsValue> {
+    call(function, args)?.as_string().ok_or_else(|| invalid(&Error::invalid("output", "not a string")))
+}
+
 /// Every tool of the builtin catalog, every field present, in the order of the spec.
 #[wasm_bindgen(js_name = builtinCatalog, unchecked_return_type = "ToolSchema[]")]
 pub fn builtin_catalog() -> Result<JsValue, JsValue> {
-    answer(api::builtin_catalog())
+    call("builtinCatalog", &[])
 }
 
 /// Resolves every field of a schema.
 #[wasm_bindgen(js_name = toolManifest, unchecked_return_type = "ToolManifest")]
 pub fn tool_manifest(#[wasm_bindgen(unchecked_param_type = "ToolSchema")] schema: JsValue) -> Result<JsValue, JsValue> {
-    answer(api::tool_manifest_json(&read(&schema, "schema")?))
+    call("toolManifest", &[(&schema, "schema")])
 }
 
 /// Which tools an agent gets, and the first reason each other tool was dropped.
 #[wasm_bindgen(js_name = resolveTools, unchecked_return_type = "ResolveResult")]
 pub fn resolve_tools(#[wasm_bindgen(unchecked_param_type = "ResolveInput")] input: JsValue) -> Result<JsValue, JsValue> {
-    answer(api::resolve_tools_json(&read_input(&input)?))
+    call("resolveTools", &[(&input, "input")])
 }
 
 /// The worker's roots and permissions for a selection of tools.
 #[wasm_bindgen(js_name = buildSubprocessWorkerPolicy, unchecked_return_type = "WorkerPolicy & { warnings?: PolicyWarning[] }")]
 pub fn build_subprocess_worker_policy(#[wasm_bindgen(unchecked_param_type = "WorkerPolicyInput")] input: JsValue) -> Result<JsValue, JsValue> {
-    answer(api::build_subprocess_worker_policy_json(&read_input(&input)?))
+    call("buildSubprocessWorkerPolicy", &[(&input, "input")])
 }
 
 /// One route per catalog tool under a worker policy.
 #[wasm_bindgen(js_name = projectRuntimePolicy, unchecked_return_type = "ToolRuntimeRoute[]")]
 pub fn project_runtime_policy(#[wasm_bindgen(unchecked_param_type = "ProjectionInput")] input: JsValue) -> Result<JsValue, JsValue> {
-    answer(api::project_runtime_policy_json(&read_input(&input)?))
+    call("projectRuntimePolicy", &[(&input, "input")])
 }
 
 /// Resolver, worker policy and projection composed: what the pages show.
 #[wasm_bindgen(js_name = runtimeDiagnostic, unchecked_return_type = "RuntimeDiagnostic")]
 pub fn runtime_diagnostic(#[wasm_bindgen(unchecked_param_type = "DiagnosticInput")] input: JsValue) -> Result<JsValue, JsValue> {
-    answer(api::runtime_diagnostic_json(&read_input(&input)?))
+    call("runtimeDiagnostic", &[(&input, "input")])
 }
 
 /// The plan that makes the `netaclaw_tool` table follow the catalog (`null` = builtin catalog).
@@ -212,13 +229,13 @@ pub fn sync_catalog(
     #[wasm_bindgen(unchecked_param_type = "ToolSchema[] | null | undefined")] catalog: JsValue,
     #[wasm_bindgen(unchecked_param_type = "ToolGovernanceRowInput[]")] rows: JsValue,
 ) -> Result<JsValue, JsValue> {
-    answer(api::sync_catalog_json(&read(&catalog, "catalog")?, &read(&rows, "rows")?))
+    call("syncCatalog", &[(&catalog, "catalog"), (&rows, "rows")])
 }
 
 /// The guard of an admin update: every refused field, or the updated row.
 #[wasm_bindgen(js_name = validateToolUpdate, unchecked_return_type = "UpdateOutcome")]
 pub fn validate_tool_update(#[wasm_bindgen(unchecked_param_type = "ValidateToolUpdateInput")] input: JsValue) -> Result<JsValue, JsValue> {
-    answer(api::validate_tool_update_json(&read_input(&input)?))
+    call("validateToolUpdate", &[(&input, "input")])
 }
 
 /// The tool-guidance prompt layer.
@@ -227,16 +244,13 @@ pub fn tool_behavior_guidance(
     #[wasm_bindgen(js_name = toolNames, unchecked_param_type = "string[]")] tool_names: JsValue,
     #[wasm_bindgen(js_name = toolPromptHints, unchecked_optional_param_type = "Record<string, string> | null")] hints: JsValue,
 ) -> Result<String, JsValue> {
-    let names = read(&tool_names, "toolNames")?;
-    let hints = read(&hints, "toolPromptHints")?;
-    let text = api::tool_behavior_guidance_json(&names, Some(&hints)).map_err(|e| invalid(&e))?;
-    JSON::parse(&text)?.as_string().ok_or_else(|| invalid(&Error::invalid("output", "not a string")))
+    call_text("toolBehaviorGuidance", &[(&tool_names, "toolNames"), (&hints, "toolPromptHints")])
 }
 
 /// Every label of a locale.
 #[wasm_bindgen(js_name = labels, unchecked_return_type = "Labels")]
 pub fn labels(#[wasm_bindgen(unchecked_optional_param_type = "Locale | null")] locale: JsValue) -> Result<JsValue, JsValue> {
-    answer(api::labels_json(Some(&read(&locale, "locale")?)))
+    call("labels", &[(&locale, "locale")])
 }
 
 /// One label.
@@ -246,8 +260,7 @@ pub fn label(
     #[wasm_bindgen(unchecked_param_type = "string")] code: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "Locale | null")] locale: JsValue,
 ) -> Result<String, JsValue> {
-    let text = api::label_json(&read(&group, "group")?, &read(&code, "code")?, Some(&read(&locale, "locale")?)).map_err(|e| invalid(&e))?;
-    JSON::parse(&text)?.as_string().ok_or_else(|| invalid(&Error::invalid("output", "not a string")))
+    call_text("label", &[(&group, "group"), (&code, "code"), (&locale, "locale")])
 }
 
 /// One readable paragraph on one tool of a diagnostic: status, reasons, and every layer consulted.
@@ -257,20 +270,19 @@ pub fn explain_tool(
     #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "Locale | null")] locale: JsValue,
 ) -> Result<String, JsValue> {
-    let text = api::explain_tool_json(&read_input(&input)?, &read(&name, "name")?, Some(&read(&locale, "locale")?)).map_err(|e| invalid(&e))?;
-    JSON::parse(&text)?.as_string().ok_or_else(|| invalid(&Error::invalid("output", "not a string")))
+    call_text("explainTool", &[(&input, "input"), (&name, "name"), (&locale, "locale")])
 }
 
 /// The tools whose static profile can run in a worker while the diagnostic's route blocks them.
 #[wasm_bindgen(js_name = profileRouteDiff, unchecked_return_type = "ProfileRouteDiff[]")]
 pub fn profile_route_diff(#[wasm_bindgen(unchecked_param_type = "RuntimeDiagnostic")] diagnostic: JsValue) -> Result<JsValue, JsValue> {
-    answer(api::profile_route_diff_json(&read(&diagnostic, "diagnostic")?))
+    call("profileRouteDiff", &[(&diagnostic, "diagnostic")])
 }
 
 /// A tool manifest as Model Context Protocol `ToolAnnotations`.
 #[wasm_bindgen(js_name = toMcpAnnotations, unchecked_return_type = "ToolAnnotations")]
 pub fn to_mcp_annotations(#[wasm_bindgen(unchecked_param_type = "ToolSchema | ToolManifest")] manifest: JsValue) -> Result<JsValue, JsValue> {
-    answer(api::to_mcp_annotations_json(&read(&manifest, "manifest")?))
+    call("toMcpAnnotations", &[(&manifest, "manifest")])
 }
 
 /// The package version.
@@ -301,14 +313,19 @@ impl ToolPolicyEngine {
     /// `resolveTools` for this catalog and governance.
     #[wasm_bindgen(unchecked_return_type = "ResolveResult")]
     pub fn resolve(&self, #[wasm_bindgen(unchecked_param_type = "ResolveCallInput")] input: JsValue) -> Result<JsValue, JsValue> {
-        let value = read_input(&input)?;
-        answer(self.prepared.resolve(&value).and_then(|r| crate::json::to_string(&r)))
+        engine_call(&self.prepared, &input, false)
     }
 
     /// `runtimeDiagnostic` for this catalog and governance.
     #[wasm_bindgen(unchecked_return_type = "RuntimeDiagnostic")]
     pub fn diagnose(&self, #[wasm_bindgen(unchecked_param_type = "DiagnosticCallInput")] input: JsValue) -> Result<JsValue, JsValue> {
-        let value = read_input(&input)?;
-        answer(self.prepared.diagnose(&value).and_then(|r| crate::json::to_string(&r)))
+        engine_call(&self.prepared, &input, true)
     }
+}
+
+/// `resolve` (or, with `diagnose`, `diagnose`) of a prepared engine: both exports share this code.
+#[inline(never)]
+fn engine_call(prepared: &Prepared, input: &JsValue, diagnose: bool) -> Result<JsValue, JsValue> {
+    let value = read_input(input)?;
+    answer(if diagnose { prepared.diagnose(&value).and_then(|r| crate::json::to_string(&r)) } else { prepared.resolve(&value).and_then(|r| crate::json::to_string(&r)) })
 }

@@ -41,18 +41,19 @@ pub fn normalize_root(root: &str, path: &Path) -> Result<String, Error> {
     if root.contains('\0') {
         return Err(path.error("must not contain a NUL character"));
     }
-    let bytes = root.as_bytes();
     if root.starts_with('/') {
         return Ok(join("/", "/", root.split('/')));
     }
     if root.starts_with("\\\\") {
-        return Err(path.error(format!("UNC paths are not supported: {}", quoted(root))));
+        return Err(path.error(crate::json::concat(&["UNC paths are not supported: ", &quoted(root)])));
     }
-    if bytes.len() >= 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && (bytes[2] == b'\\' || bytes[2] == b'/') {
-        let drive = format!("{}:\\", (bytes[0] as char).to_ascii_uppercase());
-        return Ok(join(&drive, "\\", root[3..].split(['\\', '/'])));
+    if let [letter @ (b'a'..=b'z' | b'A'..=b'Z'), b':', b'\\' | b'/', ..] = root.as_bytes() {
+        let mut drive = String::with_capacity(3);
+        drive.push(char::from(letter.to_ascii_uppercase()));
+        drive.push_str(":\\");
+        return Ok(join(&drive, "\\", root.get(3..).unwrap_or_default().split(['\\', '/'])));
     }
-    Err(path.error(format!("must be an absolute path (POSIX /… or Windows C:\\…), got {}", quoted(root))))
+    Err(path.error(crate::json::concat(&["must be an absolute path (POSIX /… or Windows C:\\…), got ", &quoted(root)])))
 }
 
 fn quoted(text: &str) -> String {
@@ -71,7 +72,7 @@ fn join<'a>(prefix: &str, separator: &str, parts: impl Iterator<Item = &'a str>)
         }
     }
     let mut out = String::from(prefix);
-    out.push_str(&stack.join(separator));
+    out.push_str(&crate::json::join(&stack, separator));
     out
 }
 
@@ -104,25 +105,26 @@ pub fn build_subprocess_worker_policy(catalog: &Catalog, input: &WorkerPolicyInp
 pub fn policy_for(catalog: &Catalog, workspace_roots: Vec<String>, selected: impl Iterator<Item = usize>, shell_permitted: bool, write_permitted: bool) -> WorkerPolicy {
     let (mut needs_shell, mut needs_write) = (false, false);
     for i in selected {
-        let tool = &catalog.tools()[i];
-        needs_shell |= tool.requires_shell;
-        needs_write |= tool.requires_write;
+        if let Some(tool) = catalog.tools().get(i) {
+            needs_shell |= tool.requires_shell;
+            needs_write |= tool.requires_write;
+        }
     }
     WorkerPolicy { workspace_roots, allow_shell: shell_permitted && needs_shell, readonly: !(write_permitted && needs_write) }
 }
 
 /// Why a sub-agent's policy was narrowed to fit its parent's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "wasm", derive(Tsify))]
 pub enum PolicyWarningCode {
     /// A root of the child lies outside every root of the parent; it was dropped.
-    #[serde(rename = "root_outside_parent")]
+    #[cfg_attr(feature = "wasm", serde(rename = "root_outside_parent"))]
     RootOutsideParent,
     /// The child would allow the shell, the parent does not; shell was turned off.
-    #[serde(rename = "shell_not_allowed_by_parent")]
+    #[cfg_attr(feature = "wasm", serde(rename = "shell_not_allowed_by_parent"))]
     ShellNotAllowedByParent,
     /// The child would be writable, the parent is readonly; the child was made readonly.
-    #[serde(rename = "write_not_allowed_by_parent")]
+    #[cfg_attr(feature = "wasm", serde(rename = "write_not_allowed_by_parent"))]
     WriteNotAllowedByParent,
 }
 
@@ -131,18 +133,23 @@ impl PolicyWarningCode {
     pub const ALL: &'static [PolicyWarningCode] =
         &[PolicyWarningCode::RootOutsideParent, PolicyWarningCode::ShellNotAllowedByParent, PolicyWarningCode::WriteNotAllowedByParent];
 
+    /// The string of every code, in the order of [`Self::ALL`].
+    pub const NAMES: &'static [&'static str] = &["root_outside_parent", "shell_not_allowed_by_parent", "write_not_allowed_by_parent"];
+
     /// The exact JSON string.
     pub fn as_str(self) -> &'static str {
-        match self {
-            PolicyWarningCode::RootOutsideParent => "root_outside_parent",
-            PolicyWarningCode::ShellNotAllowedByParent => "shell_not_allowed_by_parent",
-            PolicyWarningCode::WriteNotAllowedByParent => "write_not_allowed_by_parent",
-        }
+        Self::NAMES.get(self as usize).copied().unwrap_or_default()
     }
 
     /// The code named by `text`, if any.
     pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|c| c.as_str() == text)
+        crate::vocab::index_of(Self::NAMES, text).and_then(|i| Self::ALL.get(i).copied())
+    }
+}
+
+impl Serialize for PolicyWarningCode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
     }
 }
 
