@@ -192,10 +192,13 @@ pub fn decide(catalog: &Catalog, governance: &Governance, input: &ResolveInput) 
             None => TOOLSET_DEFAULTS.to_vec(),
         },
     };
+    let selected = crate::names::FirstIndex::new(crate::names::positions(&selected));
     let disabled: &[String] = agent.map_or(&[], |a| a.disabled.as_slice());
+    let mut agent_disabled_at = vec![false; catalog.tools().len()];
     for name in disabled {
-        if catalog.position(name).is_none() {
-            warnings.unknown_tools.push(name.clone());
+        match catalog.position(name).and_then(|i| agent_disabled_at.get_mut(i)) {
+            Some(flag) => *flag = true,
+            None => warnings.unknown_tools.push(name.clone()),
         }
     }
     let model = input.model_capability.unwrap_or(Capability::Text);
@@ -207,13 +210,13 @@ pub fn decide(catalog: &Catalog, governance: &Governance, input: &ResolveInput) 
         .enumerate()
         .map(|(i, tool)| {
             let row = governance.row(i);
-            let agent_disabled = disabled.contains(&tool.name);
+            let agent_disabled = agent_disabled_at.get(i).copied().unwrap_or(false);
             let globally_disabled = row.is_some_and(|r| !r.enabled);
             if tool.is_protected() {
                 if agent_disabled || globally_disabled {
                     warnings.core_tools.push(tool.name.clone());
                 }
-            } else if !selected.contains(&tool.toolset.as_str()) {
+            } else if selected.get(&tool.toolset).is_none() {
                 return Some(ReasonCode::ToolsetNotSelected);
             } else if agent_disabled {
                 return Some(ReasonCode::DisabledByAgent);

@@ -36,13 +36,17 @@ pub fn default_guidance(name: &str) -> Option<&'static str> {
 /// default is left out.
 pub fn tool_behavior_guidance(tool_names: &[&str], hints: Option<&JsMap<String>>) -> String {
     let mut out = String::new();
-    let mut seen: Vec<&str> = Vec::new();
-    for name in tool_names {
-        if seen.contains(name) {
+    let firsts = crate::names::FirstIndex::new(crate::names::positions(tool_names));
+    let hint_index = hints.map(|h| crate::names::FirstIndex::new(h.0.iter().enumerate().map(|(i, (k, _))| (k.as_str(), i)).collect()));
+    for (position, name) in tool_names.iter().enumerate() {
+        if !firsts.is_first(name, position) {
             continue;
         }
-        seen.push(name);
-        let hint = hints.and_then(|h| h.get(name)).map(|h| h.trim()).filter(|h| !h.is_empty());
+        let hint = hints
+            .zip(hint_index.as_ref())
+            .and_then(|(h, index)| index.get(name).and_then(|i| h.0.get(i)))
+            .map(|(_, h)| h.trim())
+            .filter(|h| !h.is_empty());
         if let Some(text) = hint.or_else(|| default_guidance(name)) {
             if !out.is_empty() {
                 out.push('\n');

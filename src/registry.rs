@@ -164,7 +164,9 @@ fn repair_human_field(tool: &ToolManifest, field: &str, stored: Option<&Value>) 
 /// human fields that are missing or outside their type; orphans listed, never deleted. Rows must have
 /// distinct string names (checked at the edge). Applying the plan and syncing again yields nothing.
 pub fn sync_catalog(catalog: &Catalog, rows: &[Map<String, Value>]) -> SyncPlan {
-    let row_of = |name: &str| rows.iter().find(|r| r.get("name").and_then(Value::as_str) == Some(name));
+    let row_names: Vec<(&str, usize)> = rows.iter().enumerate().filter_map(|(i, r)| r.get("name").and_then(Value::as_str).map(|n| (n, i))).collect();
+    let index = crate::names::FirstIndex::new(row_names);
+    let row_of = |name: &str| index.get(name).and_then(|i| rows.get(i));
     let mut plan = SyncPlan { inserts: Vec::new(), updates: Vec::new(), orphans: Vec::new() };
     for tool in catalog.tools() {
         let Some(row) = row_of(&tool.name) else {

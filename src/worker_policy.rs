@@ -79,19 +79,23 @@ fn join<'a>(prefix: &str, separator: &str, parts: impl Iterator<Item = &'a str>)
 /// The session's cwd then the extra roots, each normalized, exact duplicates dropped (first kept).
 pub fn normalize_roots(session_cwd: Option<&str>, extra: &[String]) -> Result<Vec<String>, Error> {
     let mut roots: Vec<String> = Vec::with_capacity(extra.len() + 1);
-    let mut add = |root: String| {
-        if !roots.contains(&root) {
-            roots.push(root);
-        }
-    };
     if let Some(cwd) = session_cwd {
-        add(normalize_root(cwd, &Path::Root("sessionCwd"))?);
+        roots.push(normalize_root(cwd, &Path::Root("sessionCwd"))?);
     }
     let base = Path::Root("workspaceRoots");
     for (i, root) in extra.iter().enumerate() {
-        add(normalize_root(root, &base.index(i))?);
+        roots.push(normalize_root(root, &base.index(i))?);
     }
-    Ok(roots)
+    Ok(first_occurrences(roots))
+}
+
+/// `roots` without exact duplicates, the first occurrence of each kept in place.
+fn first_occurrences(roots: Vec<String>) -> Vec<String> {
+    let keep: Vec<bool> = {
+        let index = crate::names::FirstIndex::new(crate::names::positions(&roots));
+        roots.iter().enumerate().map(|(i, r)| index.is_first(r, i)).collect()
+    };
+    roots.into_iter().zip(keep).filter_map(|(r, k)| k.then_some(r)).collect()
 }
 
 /// `buildSubprocessWorkerPolicy`: shell only when permitted and a selected tool needs it; writable
@@ -230,12 +234,9 @@ pub fn normalize_parent(parent: WorkerPolicy) -> Result<WorkerPolicy, Error> {
     let roots_path = base.key("workspaceRoots");
     let mut roots: Vec<String> = Vec::with_capacity(parent.workspace_roots.len());
     for (i, root) in parent.workspace_roots.iter().enumerate() {
-        let root = normalize_root(root, &roots_path.index(i))?;
-        if !roots.contains(&root) {
-            roots.push(root);
-        }
+        roots.push(normalize_root(root, &roots_path.index(i))?);
     }
-    Ok(WorkerPolicy { workspace_roots: roots, ..parent })
+    Ok(WorkerPolicy { workspace_roots: first_occurrences(roots), ..parent })
 }
 
 #[cfg(test)]
