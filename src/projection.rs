@@ -110,6 +110,17 @@ pub struct ProjectionInput {
     pub not_selected_reasons: Vec<Option<ReasonCode>>,
 }
 
+impl ProjectionInput {
+    /// The route input of the catalog tool at `position` (not selected, `auto` when unlisted).
+    pub fn route_input(&self, position: usize) -> RouteInput {
+        RouteInput {
+            selected: self.selected.get(position).copied().unwrap_or(false),
+            not_selected_reason: self.not_selected_reasons.get(position).copied().flatten(),
+            strategy: self.strategies.get(position).copied().unwrap_or(RoutingStrategy::Auto),
+        }
+    }
+}
+
 /// `projectRuntimePolicy`: one route per catalog tool, in catalog order.
 pub fn project_runtime_policy(catalog: &Catalog, policy: &WorkerPolicy, input: &ProjectionInput) -> Vec<ToolRuntimeRoute> {
     catalog
@@ -117,12 +128,7 @@ pub fn project_runtime_policy(catalog: &Catalog, policy: &WorkerPolicy, input: &
         .iter()
         .enumerate()
         .map(|(i, tool)| {
-            let route_input = RouteInput {
-                selected: input.selected.get(i).copied().unwrap_or(false),
-                not_selected_reason: input.not_selected_reasons.get(i).copied().flatten(),
-                strategy: input.strategies.get(i).copied().unwrap_or(RoutingStrategy::Auto),
-            };
-            route(tool, route_input, policy)
+            route(tool, input.route_input(i), policy)
         })
         .collect()
 }

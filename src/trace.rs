@@ -295,11 +295,7 @@ pub fn traced_projection(catalog: &Catalog, sources: &CatalogSources, policy: &W
         .iter()
         .enumerate()
         .map(|(i, tool)| {
-            let route_input = RouteInput {
-                selected: input.selected.get(i).copied().unwrap_or(false),
-                not_selected_reason: input.not_selected_reasons.get(i).copied().flatten(),
-                strategy: input.strategies.get(i).copied().unwrap_or(RoutingStrategy::Auto),
-            };
+            let route_input = input.route_input(i);
             src.selection = match selected_at.get(&tool.name) {
                 Some(k) => indexed("selectedTools", k),
                 None if route_input.not_selected_reason.is_some() => reasons.key(&tool.name).render(),
