@@ -16,24 +16,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// Every exported function that must have vectors (the JS names).
-const FUNCTIONS: [&str; 15] = [
-    "builtinCatalog",
-    "toolManifest",
-    "resolveTools",
-    "buildSubprocessWorkerPolicy",
-    "projectRuntimePolicy",
-    "runtimeDiagnostic",
-    "syncCatalog",
-    "validateToolUpdate",
-    "toolBehaviorGuidance",
-    "labels",
-    "label",
-    "version",
-    "explainTool",
-    "profileRouteDiff",
-    "toMcpAnnotations",
-];
+include!("common/functions.rs");
 
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("golden")

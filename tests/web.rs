@@ -18,24 +18,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 const BUNDLE: &str = include_str!("golden.bundle.json");
 
-/// Every exported function; a golden folder must be one of them, and each has a replay test below.
-const FUNCTIONS: [&str; 15] = [
-    "builtinCatalog",
-    "toolManifest",
-    "resolveTools",
-    "buildSubprocessWorkerPolicy",
-    "projectRuntimePolicy",
-    "runtimeDiagnostic",
-    "syncCatalog",
-    "validateToolUpdate",
-    "toolBehaviorGuidance",
-    "labels",
-    "label",
-    "version",
-    "explainTool",
-    "profileRouteDiff",
-    "toMcpAnnotations",
-];
+include!("common/functions.rs");
 
 /// One golden vector: its file, the document parsed by the browser's `JSON.parse` (what a JS caller
 /// passes) and by the crate (for the expectation).
