@@ -36,7 +36,7 @@ test('disabling bash for an agent shows disabled_by_agent, in zh-CN then en; sav
     await toolsets.locator('.el-tag', { hasText: ts }).locator('.el-tag__close').click();
   }
   await toolsets.click();
-  await pickOption(page, 'vision');
+  await pickOption(page, 'popper-agent-toolsets', 'vision');
   await page.keyboard.press('Escape');
 
   // bash is injected before it is disabled
@@ -56,7 +56,7 @@ test('disabling bash for an agent shows disabled_by_agent, in zh-CN then en; sav
 
   // capability vision, memory on, a skill, crew master
   await page.getByTestId('agent-capability').click();
-  await pickOption(page, 'vision');
+  await pickOption(page, 'popper-agent-capability', 'vision');
   await page.getByTestId('agent-memory').click();
   const skills = page.getByTestId('agent-skills');
   await skills.click();

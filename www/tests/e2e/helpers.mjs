@@ -84,9 +84,12 @@ export async function screenshot(page, name) {
   return path;
 }
 
-/** Click an option of the currently open Element Plus select dropdown. */
-export async function pickOption(page, text) {
-  await page.locator('.el-select-dropdown:visible .el-select-dropdown__item', { hasText: new RegExp(`^\\s*${text}\\s*$`) }).first().click();
+/** Click an option of the select whose dropdown has the popper class `popper` (set on each el-select). */
+export async function pickOption(page, popper, text) {
+  await page
+    .locator(`.${popper} .el-select-dropdown__item`, { hasText: new RegExp(`^\\s*${text}\\s*$`) })
+    .first()
+    .click();
 }
 
 export async function switchLocale(page, lang) {

@@ -68,8 +68,8 @@ test('unsetting write permission blocks write_file with write_blocked_by_readonl
 
   // select only read_file and bash: the others are not selected for the sub-agent
   await page.getByTestId('chat-tools').click();
-  await pickOption(page, 'read_file');
-  await pickOption(page, 'bash');
+  await pickOption(page, 'popper-chat-tools', 'read_file');
+  await pickOption(page, 'popper-chat-tools', 'bash');
   await page.keyboard.press('Escape');
   const chosen = await page.getByTestId('chat-tools').locator('.el-tag').allInnerTexts();
   assert.deepEqual(chosen.map((s) => s.trim()), ['read_file', 'bash']);
