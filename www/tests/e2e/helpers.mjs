@@ -92,6 +92,20 @@ export async function pickOption(page, popper, text) {
     .click();
 }
 
+/**
+ * The count of `locator` once it reaches `expected` (polled for up to `timeout` ms while the page
+ * re-renders), or the last count seen, for the caller's assertion to report.
+ */
+export async function countSettles(locator, expected, timeout = 10_000) {
+  const end = Date.now() + timeout;
+  let n = await locator.count();
+  while (n !== expected && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 100));
+    n = await locator.count();
+  }
+  return n;
+}
+
 export async function switchLocale(page, lang) {
   await page.getByTestId(lang === 'en' ? 'locale-en' : 'locale-zh').click();
 }

@@ -2,7 +2,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { builtinCatalog } from '@netaclaw/tool-policy';
-import { BASE, TOKEN, apiData, launch, open, screenshot, uniqueName } from './helpers.mjs';
+import { BASE, TOKEN, apiData, countSettles, launch, open, screenshot, uniqueName } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -20,8 +20,8 @@ test('the three pages open from the left menu', async () => {
   // Tool 管理: the table lists the whole builtin catalog, mirror fields and runtime profile.
   await page.getByTestId('tools-page').waitFor();
   await page.locator('.tool-row-bash').first().waitFor();
-  const toolRows = await page.locator('[data-testid=tool-table] .el-table__body-wrapper tr.tool-row').count();
   const all = await apiData('GET', '/admin/netaclaw/tool/all');
+  const toolRows = await countSettles(page.locator('[data-testid=tool-table] .el-table__body-wrapper tr.tool-row'), Math.min(all.length, 50));
   assert.equal(all.length, builtinCatalog().length);
   assert.equal(toolRows, Math.min(all.length, 50));
   const bashRow = page.locator('[data-testid=tool-table] .el-table__body-wrapper tr.tool-row-bash');
@@ -35,7 +35,7 @@ test('the three pages open from the left menu', async () => {
   await page.getByTestId('agent-filter-name').fill(name);
   await page.getByTestId('agent-filter-name').press('Enter');
   await page.locator(`.agent-row-${agent.id}`).first().waitFor();
-  assert.equal(await page.locator('[data-testid=agent-table] .el-table__body-wrapper tr.agent-row').count(), 1);
+  assert.equal(await countSettles(page.locator('[data-testid=agent-table] .el-table__body-wrapper tr.agent-row'), 1), 1);
   await page.locator(`.agent-row-${agent.id}`).first().getByRole('button').click();
   await page.getByTestId('agent-edit-page').waitFor();
   assert.match(page.url(), new RegExp(`#/agents/${agent.id}$`));
@@ -47,7 +47,8 @@ test('the three pages open from the left menu', async () => {
   await page.getByTestId('menu-chat').click();
   await page.getByTestId('chat-page').waitFor();
   await page.getByTestId('route-table').waitFor();
-  assert.ok((await page.locator('[data-testid=route-table] .el-table__body-wrapper tr.route-row').count()) === builtinCatalog().length);
+  const routeRows = page.locator('[data-testid=route-table] .el-table__body-wrapper tr.route-row');
+  assert.equal(await countSettles(routeRows, builtinCatalog().length), builtinCatalog().length);
 
   assert.deepEqual(browser.errors, []);
 });
