@@ -170,10 +170,17 @@ fn answer(result: Result<String, Error>) -> Result<JsValue, JsValue> {
     JSON::parse(&text)
 }
 
+/// Reports anything unexpected on the console with its Rust message (installed once, on the first call).
+/// No input reaches a panic (the fuzz targets hold that); this is for what nobody foresaw.
+fn panic_hook() {
+    console_error_panic_hook::set_once();
+}
+
 /// Calls one exported function of [`api::call`] with its arguments read as JSON, each named by its
 /// path in errors: every export goes through here, so the reading and the dispatch are compiled once.
 #[inline(never)]
 fn call(function: &str, args: &[(&JsValue, &str)]) -> Result<JsValue, JsValue> {
+    panic_hook();
     let mut values = Vec::with_capacity(args.len());
     for (value, path) in args {
         values.push(read(value, path)?);
@@ -303,6 +310,7 @@ impl ToolPolicyEngine {
     /// Reads `{ catalog?, governance? }`.
     #[wasm_bindgen(constructor)]
     pub fn new(#[wasm_bindgen(unchecked_optional_param_type = "EngineOptions | null")] options: JsValue) -> Result<ToolPolicyEngine, JsValue> {
+        panic_hook();
         let mut value = read(&options, "input")?;
         if value.is_null() {
             value = Value::Object(serde_json::Map::new());
@@ -326,6 +334,7 @@ impl ToolPolicyEngine {
 /// `resolve` (or, with `diagnose`, `diagnose`) of a prepared engine: both exports share this code.
 #[inline(never)]
 fn engine_call(prepared: &Prepared, input: &JsValue, diagnose: bool) -> Result<JsValue, JsValue> {
+    panic_hook();
     let value = read_input(input)?;
     answer(if diagnose { prepared.diagnose(&value).and_then(|r| crate::json::to_string(&r)) } else { prepared.resolve(&value).and_then(|r| crate::json::to_string(&r)) })
 }
