@@ -5,21 +5,11 @@
 //   node js/soak/soak.mjs --calls 1000000 [--warmup 20000] [--assert]
 //
 // With --assert the script exits 1 when the memory or the table grew after the warm-up.
-import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
-// The glue keeps its instance private: capture the exports of the instance it creates on load.
-const captured = [];
-const OriginalInstance = WebAssembly.Instance;
-WebAssembly.Instance = new Proxy(OriginalInstance, {
-  construct(target, args, newTarget) {
-    const instance = Reflect.construct(target, args, newTarget);
-    captured.push(instance.exports);
-    return instance;
-  },
-});
-export const policy = createRequire(import.meta.url)('@netaclaw/tool-policy');
-WebAssembly.Instance = OriginalInstance;
+import { captured, policy } from '../test/lib/instance.mjs';
+
+export { policy };
 
 if (captured.length !== 1 || !(captured[0].memory instanceof WebAssembly.Memory)) {
   throw new Error(`expected the package to instantiate one wasm module on load, saw ${captured.length}`);

@@ -3,20 +3,8 @@
 // limits of SECURITY.md are pinned here with their messages.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 
-// The glue keeps its instance private: capture its exports to watch the externref table.
-const captured = [];
-const OriginalInstance = WebAssembly.Instance;
-WebAssembly.Instance = new Proxy(OriginalInstance, {
-  construct(target, args, newTarget) {
-    const instance = Reflect.construct(target, args, newTarget);
-    captured.push(instance.exports);
-    return instance;
-  },
-});
-const policy = createRequire(import.meta.url)('@netaclaw/tool-policy');
-WebAssembly.Instance = OriginalInstance;
+import { captured, policy } from './lib/instance.mjs';
 
 // Answers taken before any hostile call: the module must keep giving exactly these.
 const BASELINE_INPUT = {

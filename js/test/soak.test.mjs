@@ -2,20 +2,8 @@
 // engine calls) leave the wasm linear memory and the externref table exactly as large as before.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 
-// The glue keeps its instance private: capture the exports of the one instance it creates.
-const captured = [];
-const OriginalInstance = WebAssembly.Instance;
-WebAssembly.Instance = new Proxy(OriginalInstance, {
-  construct(target, args, newTarget) {
-    const instance = Reflect.construct(target, args, newTarget);
-    captured.push(instance.exports);
-    return instance;
-  },
-});
-const policy = createRequire(import.meta.url)('@netaclaw/tool-policy');
-WebAssembly.Instance = OriginalInstance;
+import { captured, policy } from './lib/instance.mjs';
 
 // Calls per round, by operation: 100,000 calls in all (SOAK_SCALE multiplies them).
 const SCALE = Number(process.env.SOAK_SCALE ?? 1);
