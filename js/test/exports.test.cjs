@@ -5,20 +5,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const policy = require('@netaclaw/tool-policy');
 
-const FUNCTIONS = [
-  'builtinCatalog',
-  'toolManifest',
-  'resolveTools',
-  'buildSubprocessWorkerPolicy',
-  'projectRuntimePolicy',
-  'runtimeDiagnostic',
-  'syncCatalog',
-  'validateToolUpdate',
-  'toolBehaviorGuidance',
-  'labels',
-  'label',
-  'version',
-];
+const FUNCTIONS = require('./lib/functions.json');
 
 test('CommonJS: every function of SPEC §5/§7 is exported', () => {
   for (const name of FUNCTIONS) assert.equal(typeof policy[name], 'function', name);

@@ -19,21 +19,8 @@ import esmDefault, {
   version,
   ToolPolicyEngine,
 } from '@netaclaw/tool-policy';
+import { FUNCTIONS } from './lib/golden.mjs';
 
-const FUNCTIONS = [
-  'builtinCatalog',
-  'toolManifest',
-  'resolveTools',
-  'buildSubprocessWorkerPolicy',
-  'projectRuntimePolicy',
-  'runtimeDiagnostic',
-  'syncCatalog',
-  'validateToolUpdate',
-  'toolBehaviorGuidance',
-  'labels',
-  'label',
-  'version',
-];
 const named = {
   builtinCatalog,
   toolManifest,

@@ -8,21 +8,8 @@ export const GOLDEN_DIR = process.env.NETACLAW_GOLDEN_DIR
   ? resolve(process.env.NETACLAW_GOLDEN_DIR)
   : resolve(dirname(fileURLToPath(import.meta.url)), '../../../tests/golden');
 
-/** The exported functions of SPEC §5/§7. */
-export const FUNCTIONS = [
-  'builtinCatalog',
-  'toolManifest',
-  'resolveTools',
-  'buildSubprocessWorkerPolicy',
-  'projectRuntimePolicy',
-  'runtimeDiagnostic',
-  'syncCatalog',
-  'validateToolUpdate',
-  'toolBehaviorGuidance',
-  'labels',
-  'label',
-  'version',
-];
+/** The exported functions of SPEC §5/§7 (one list, `functions.json`, for every test). */
+export const FUNCTIONS = JSON.parse(readFileSync(new URL('./functions.json', import.meta.url), 'utf8'));
 
 const policy = createRequire(import.meta.url)('@netaclaw/tool-policy');
 
