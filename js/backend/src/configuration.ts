@@ -9,9 +9,11 @@ import { AuthMiddleware } from './middleware/auth';
 import { JsonBodyMiddleware } from './middleware/json';
 import { StaticMiddleware } from './middleware/static';
 import { AdminTokenService } from './service/token';
+import { CatalogService } from './service/catalog';
+import { ChannelService } from './service/channel';
 import { ToolService } from './service/tool';
 import { detectMysqlFlavor } from './dbprobe';
-import { DATA_DIR, DB, describeDb, HOST, STATIC_DIR } from './settings';
+import { DATA_DIR, DB, describeDb, HOST, MODEL_ENV, STATIC_DIR } from './settings';
 
 @Configuration({
   imports: [koa, typeorm],
@@ -56,6 +58,19 @@ export class MainConfiguration implements ILifeCycle {
     this.app.useFilter([ErrorFilter]);
 
     console.log(`[netaclaw] storage: ${describeDb()}`);
+    let catalog;
+    try {
+      catalog = (await container.getAsync(CatalogService)).load();
+    } catch (err) {
+      console.error(`[netaclaw] start FAILED: ${(err as Error).message}`);
+      throw err;
+    }
+    console.log(
+      catalog.file === null
+        ? `[netaclaw] catalog: ${catalog.schemas.length} builtin tools`
+        : `[netaclaw] catalog: ${catalog.schemas.length - catalog.custom.length} builtin tools + ${catalog.custom.length} from ` +
+            `${catalog.file} (${catalog.custom.join(', ')})`
+    );
     const tools = await container.getAsync(ToolService);
     try {
       const r = await tools.sync();
@@ -66,6 +81,24 @@ export class MainConfiguration implements ILifeCycle {
     } catch (err) {
       console.error(`[netaclaw] catalog sync FAILED, table left unchanged: ${(err as Error).message}`);
       throw err;
+    }
+    const channels = await container.getAsync(ChannelService);
+    if (MODEL_ENV) {
+      try {
+        const { action, channel } = await channels.applyEnv(MODEL_ENV);
+        console.log(
+          `[netaclaw] model channel ${JSON.stringify(channel.name)} (id ${channel.id}, default) ${action} from NETACLAW_MODEL_*: ` +
+            `${channel.baseUrl} model ${channel.model}, capability ${channel.capability}, key ${channel.hasApiKey ? 'set' : 'none'}`
+        );
+      } catch (err) {
+        console.error(`[netaclaw] start FAILED: ${(err as Error).message}`);
+        throw err;
+      }
+    } else if ((await channels.count()) === 0) {
+      console.log(
+        '[netaclaw] no model channel: chat answers no_model_channel until one is configured ' +
+          '(NETACLAW_MODEL_BASE_URL + NETACLAW_MODEL, or POST /admin/netaclaw/channel/add)'
+      );
     }
     this.adminToken.get();
   }

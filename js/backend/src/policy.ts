@@ -5,6 +5,7 @@
  * unbuilt package fails with a clear message.
  */
 import type * as ToolPolicy from '@netaclaw/tool-policy';
+import type { Capability } from '@netaclaw/tool-policy';
 
 export type {
   Capability,
@@ -16,7 +17,10 @@ export type {
   SyncPlan,
   ToolGovernanceRowInput,
   ToolManifest,
+  ToolSchema,
   UpdateOutcome,
+  WorkerPolicy,
+  ToolRuntimeRoute,
 } from '@netaclaw/tool-policy';
 
 export const POLICY_PACKAGE = '@netaclaw/tool-policy';
@@ -37,4 +41,26 @@ export function policy(): typeof ToolPolicy {
     }
   }
   return cached;
+}
+
+/**
+ * Checks a model capability with the package (its vocabulary, its message): the package's
+ * `invalid_input` error, re-labelled with the caller's field name.
+ */
+export function checkCapability(value: unknown, field: string): Capability {
+  try {
+    policy().resolveTools({ catalog: [], modelCapability: value as Capability });
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    if (e.code !== 'invalid_input') throw err;
+    const out = new Error(String(e.message).replace(/^modelCapability\b/, field)) as Error & { code?: string };
+    out.code = 'invalid_input';
+    throw out;
+  }
+  if (typeof value !== 'string') {
+    const out = new Error(`${field} must be a string`) as Error & { code?: string };
+    out.code = 'invalid_input';
+    throw out;
+  }
+  return value as Capability;
 }

@@ -1,9 +1,10 @@
 import { MidwayConfig } from '@midwayjs/core';
 import { NetaClawAgentEntity } from '../entity/agent';
+import { NetaClawModelChannelEntity } from '../entity/channel';
 import { NetaClawToolEntity } from '../entity/tool';
 import { DB, HOST, PORT } from '../settings';
 
-const entities = [NetaClawToolEntity, NetaClawAgentEntity];
+const entities = [NetaClawToolEntity, NetaClawAgentEntity, NetaClawModelChannelEntity];
 
 function dataSource() {
   if (DB.kind === 'sqlite') {

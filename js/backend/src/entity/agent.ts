@@ -28,6 +28,10 @@ export class NetaClawAgentEntity extends BaseEntity {
 
   @Column({ type: 'json', comment: '工具精细配置', nullable: true })
   tools: { disabled?: string[] } | null;
+
+  /** The model channel; null = the default channel. */
+  @Column({ type: 'int', comment: '模型渠道 ID（空 = 默认渠道）', nullable: true })
+  modelChannelId: number | null;
 }
 
 export const AGENT_FIELDS = [
@@ -39,4 +43,5 @@ export const AGENT_FIELDS = [
   'crewRole',
   'toolsets',
   'tools',
+  'modelChannelId',
 ] as const;

@@ -1,4 +1,4 @@
-import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
+import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { InjectDataSource, InjectEntityModel } from '@midwayjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import { NetaClawToolEntity, TOOL_HUMAN_FIELDS, TOOL_ROW_FIELDS } from '../entity/tool';
@@ -6,6 +6,7 @@ import { AppError, invalidInput, notFound } from '../errors';
 import { dbWriteLock } from '../mutex';
 import { policy, ToolGovernanceRowInput, ToolManifest } from '../policy';
 import { syncFaultAt } from '../settings';
+import { CatalogService } from './catalog';
 import { checkIntRange, checkTextLimit, has, Obj, optInt, optString, parseId, requireObject } from '../validate';
 
 export interface SyncSummary {
@@ -37,6 +38,9 @@ export class ToolService {
   @InjectDataSource()
   dataSource: DataSource;
 
+  @Inject()
+  catalog: CatalogService;
+
   /**
    * Idempotent catalog sync: the package plans inserts and updates from the current rows; they are
    * applied in ONE transaction, so a failure leaves the table exactly as it was. Never deletes.
@@ -44,7 +48,7 @@ export class ToolService {
   async sync(): Promise<SyncSummary> {
     return dbWriteLock.run(async () => {
       const rows = await this.repo.find({ order: { id: 'ASC' } });
-      const plan = policy().syncCatalog(null, rows.map(toGovernanceRow));
+      const plan = policy().syncCatalog(this.catalog.catalog(), rows.map(toGovernanceRow));
       if (plan.inserts.length > 0 || plan.updates.length > 0) {
         const faultAt = syncFaultAt();
         let writes = 0;
@@ -131,7 +135,7 @@ export class ToolService {
     }
     const patch: Obj = { ...body };
     delete patch.id;
-    const check = policy().validateToolUpdate({ row: toGovernanceRow(row), patch });
+    const check = policy().validateToolUpdate({ row: toGovernanceRow(row), patch, catalog: this.catalog.catalog() });
     if (!check.ok) {
       const list = check.errors.map(e => `${e.field}: ${e.code}`).join(', ');
       throw new AppError(400, 'update_refused', `update of tool ${row.name} refused (${list})`, check.errors);
@@ -156,8 +160,7 @@ export class ToolService {
 
   /** What the agent-edit page needs: selectable toolsets, the tool rows, the static profiles. */
   async forAgent(): Promise<{ toolsets: string[]; tools: NetaClawToolEntity[]; profiles: ToolManifest[] }> {
-    const catalog = policy().builtinCatalog();
-    const profiles = catalog.map(s => policy().toolManifest(s));
+    const profiles = this.catalog.manifests();
     const toolsets: string[] = [];
     for (const p of profiles) if (!toolsets.includes(p.toolset)) toolsets.push(p.toolset);
     for (const t of EMPTY_TOOLSETS) if (!toolsets.includes(t)) toolsets.push(t);

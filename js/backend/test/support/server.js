@@ -87,6 +87,16 @@ async function startServer(env, { expectExit = false, timeoutMs = 60000 } = {}) 
   }
 }
 
+/** Starts a server, runs fn(server), always stops it. */
+async function withServer(env, fn) {
+  const server = await startServer(env);
+  try {
+    return await fn(server);
+  } finally {
+    await server.stop();
+  }
+}
+
 function parseSyncLine(out) {
   const m = /catalog sync: (\d+) inserts, (\d+) updates, (\d+) orphans/.exec(out);
   return m ? { inserts: Number(m[1]), updates: Number(m[2]), orphans: Number(m[3]) } : null;
@@ -116,4 +126,4 @@ async function call(server, method, p, body, opts = {}) {
   return { status: res.status, body: json, text, headers: res.headers };
 }
 
-module.exports = { startServer, call, freePort, TOKEN, BACKEND_ROOT };
+module.exports = { startServer, withServer, call, freePort, TOKEN, BACKEND_ROOT };
