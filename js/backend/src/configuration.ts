@@ -1,6 +1,7 @@
 import { App, Configuration, ILifeCycle, IMidwayContainer, Inject } from '@midwayjs/core';
 import * as koa from '@midwayjs/koa';
 import * as typeorm from '@midwayjs/typeorm';
+import * as ws from '@midwayjs/ws';
 import * as fs from 'fs';
 import * as path from 'path';
 import DefaultConfig from './config/config.default';
@@ -11,17 +12,21 @@ import { StaticMiddleware } from './middleware/static';
 import { AdminTokenService } from './service/token';
 import { CatalogService } from './service/catalog';
 import { ChannelService } from './service/channel';
+import { ChatGateway } from './gateway/chat';
 import { ToolService } from './service/tool';
 import { detectMysqlFlavor } from './dbprobe';
 import { DATA_DIR, DB, describeDb, HOST, MODEL_ENV, STATIC_DIR } from './settings';
 
 @Configuration({
-  imports: [koa, typeorm],
+  imports: [koa, ws, typeorm],
   importConfigs: [{ default: DefaultConfig }],
 })
 export class MainConfiguration implements ILifeCycle {
   @App('koa')
   app: koa.Application;
+
+  @App('webSocket')
+  wsApp: ws.Application;
 
   @Inject()
   adminToken: AdminTokenService;
@@ -56,6 +61,11 @@ export class MainConfiguration implements ILifeCycle {
     this.app.getMiddleware().insertFirst(AuthMiddleware as any);
     this.app.useMiddleware(StaticMiddleware);
     this.app.useFilter([ErrorFilter]);
+    // The chat WebSocket: upgrades are checked (path, token) before the handshake; each connection is
+    // handed to the gateway at once, so no message sent right after the handshake is missed.
+    const gateway = await container.getAsync(ChatGateway);
+    this.wsApp.onWebSocketUpgrade((req, socket) => gateway.authorizeUpgrade(req, socket));
+    this.wsApp.on('connection', socket => gateway.attach(socket));
 
     console.log(`[netaclaw] storage: ${describeDb()}`);
     let catalog;

@@ -4,7 +4,9 @@ export class AppError extends Error {
     public readonly status: number,
     public readonly code: string,
     message: string,
-    public readonly errors?: Array<{ field: string; code: string }>
+    public readonly errors?: Array<{ field: string; code: string }>,
+    /** More fields of the error object (e.g. the `sessionId` of a chat turn that failed). */
+    public readonly details?: Record<string, unknown>
   ) {
     super(message);
     this.name = 'AppError';

@@ -1,10 +1,18 @@
 import { MidwayConfig } from '@midwayjs/core';
 import { NetaClawAgentEntity } from '../entity/agent';
 import { NetaClawModelChannelEntity } from '../entity/channel';
+import { NetaClawMessageEntity } from '../entity/message';
+import { NetaClawSessionEntity } from '../entity/session';
 import { NetaClawToolEntity } from '../entity/tool';
 import { DB, HOST, PORT } from '../settings';
 
-const entities = [NetaClawToolEntity, NetaClawAgentEntity, NetaClawModelChannelEntity];
+const entities = [
+  NetaClawToolEntity,
+  NetaClawAgentEntity,
+  NetaClawModelChannelEntity,
+  NetaClawSessionEntity,
+  NetaClawMessageEntity,
+];
 
 function dataSource() {
   if (DB.kind === 'sqlite') {
@@ -44,6 +52,13 @@ export default {
     strict: true,
   },
   siteFile: { enable: false },
+  // The WebSocket server shares the HTTP port (the chat gateway at /ws/netaclaw/chat); a message is at
+  // most 1 MB, like a REST body.
+  webSocket: {
+    maxPayload: 1024 * 1024,
+    enableServerHeartbeatCheck: true,
+    serverHeartbeatInterval: 30000,
+  },
   typeorm: {
     dataSource: {
       default: dataSource(),

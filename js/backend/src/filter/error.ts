@@ -18,10 +18,12 @@ export class ErrorFilter {
     let code: string;
     let message = typeof e?.message === 'string' ? e.message : String(err);
     let errors: AppError['errors'];
+    let details: AppError['details'];
     if (err instanceof AppError) {
       status = err.status;
       code = err.code;
       errors = err.errors;
+      details = err.details;
     } else if (e?.code === 'invalid_input') {
       status = 400;
       code = 'invalid_input';
@@ -42,6 +44,6 @@ export class ErrorFilter {
     }
     ctx.status = status;
     ctx.type = 'application/json';
-    return { error: errors ? { code, message, errors } : { code, message } };
+    return { error: { code, message, ...(errors ? { errors } : {}), ...(details ?? {}) } };
   }
 }

@@ -4,7 +4,7 @@ import { unauthorized } from '../errors';
 import { AdminTokenService } from '../service/token';
 import { tokenMatches } from '../token';
 
-/** Every /admin/... route needs `Authorization: Bearer <token>`. */
+/** Every /admin/... and /api/... route needs `Authorization: Bearer <token>` (the WebSocket: see ChatGateway). */
 @Middleware()
 export class AuthMiddleware implements IMiddleware<Context, NextFunction> {
   @Inject()
@@ -12,7 +12,7 @@ export class AuthMiddleware implements IMiddleware<Context, NextFunction> {
 
   resolve() {
     return async (ctx: Context, next: NextFunction) => {
-      if (ctx.path === '/admin' || ctx.path.startsWith('/admin/')) {
+      if (ctx.path === '/admin' || ctx.path.startsWith('/admin/') || ctx.path === '/api' || ctx.path.startsWith('/api/')) {
         const header = ctx.get('authorization');
         const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
         if (!m) {

@@ -6,7 +6,7 @@ import send from 'koa-send';
 import { STATIC_DIR } from '../settings';
 
 function isApiPath(p: string): boolean {
-  return p === '/health' || p === '/admin' || p.startsWith('/admin/');
+  return p === '/health' || /^\/(admin|api|ws)(\/|$)/.test(p);
 }
 
 /**
