@@ -33,15 +33,6 @@ async function sessionInfo(s, id) {
   return r.body.data;
 }
 
-/** The package's English label of a reason (the code while the package has no label for it). */
-function reasonLabel(code) {
-  try {
-    return policy.label('reasons', code, 'en');
-  } catch {
-    return code;
-  }
-}
-
 /** The tool messages of a recorded request. */
 function toolMessages(i) {
   return model.requests.at(i).body.messages.filter(m => m.role === 'tool');
@@ -89,12 +80,19 @@ function defineTests(backend) {
         assert.equal(model.system(i), preview.systemPrompt, 'the preview is byte for byte the system message');
       }
       for (const n of ['read_file', 'write_file', 'list_dir', 'patch', 'todo']) assert.ok(model.offered(0).includes(n), n);
+      // each offered with the package's description and JSON Schema
+      const manifests = Object.fromEntries(policy.builtinCatalog().map(t => [t.name, policy.toolManifest(t)]));
+      for (const t of model.requests[0].body.tools) {
+        assert.equal(t.type, 'function');
+        assert.equal(t.function.description, manifests[t.function.name].description);
+        assert.deepEqual(t.function.parameters, manifests[t.function.name].parameters, t.function.name);
+      }
       assert.equal(model.requests[0].body.model, 'scripted-1');
       assert.equal(model.requests[0].body.stream, true);
       // the denial went back to the model as the tool result, with the package's label
       const [result] = toolMessages(1);
       assert.equal(result.tool_call_id, 'call_b');
-      assert.match(result.content, new RegExp(`^Tool call denied \\(tool_not_offered\\): ${reasonLabel('tool_not_offered')}`));
+      assert.match(result.content, new RegExp(`^Tool call denied \\(tool_not_offered\\): ${policy.label('reasons', 'tool_not_offered', 'en')}`));
 
       // the session, its messages, in order
       const info = await sessionInfo(s, d.sessionId);

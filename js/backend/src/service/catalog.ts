@@ -97,15 +97,9 @@ export class CatalogService {
     return this.load().manifests.find(m => m.name === name);
   }
 
-  /**
-   * The JSON Schema of a tool's arguments, as the package gives it (the manifest's, else the registered
-   * schema's `parameters`); undefined when the package gives none.
-   */
+  /** The JSON Schema of a tool's arguments, as the package resolves it (the manifest's `parameters`). */
   parameters(name: string): Record<string, unknown> | undefined {
-    const fromManifest = (this.manifest(name) as { parameters?: unknown } | undefined)?.parameters;
-    const fromSchema = (this.schema(name) as { parameters?: unknown } | undefined)?.parameters;
-    const p = fromManifest ?? fromSchema;
-    return p !== null && typeof p === 'object' ? (p as Record<string, unknown>) : undefined;
+    return this.manifest(name)?.parameters as Record<string, unknown> | undefined;
   }
 
   /** The schema of a catalog tool as registered (builtin or file), or undefined. */
