@@ -9,7 +9,9 @@ import { AuthMiddleware } from './middleware/auth';
 import { JsonBodyMiddleware } from './middleware/json';
 import { StaticMiddleware } from './middleware/static';
 import { AdminTokenService } from './service/token';
+import { SubagentService } from './service/subagent';
 import { ToolService } from './service/tool';
+import { detectShellMode, setShellSandbox } from './runtime/sandbox';
 import { detectMysqlFlavor } from './dbprobe';
 import { DATA_DIR, DB, describeDb, HOST, STATIC_DIR } from './settings';
 
@@ -68,6 +70,15 @@ export class MainConfiguration implements ILifeCycle {
       throw err;
     }
     this.adminToken.get();
+
+    const stale = await (await container.getAsync(SubagentService)).failStale();
+    if (stale > 0) console.log(`[netaclaw] ${stale} batch(es) left running by a previous start marked failed`);
+
+    const shell = await detectShellMode();
+    setShellSandbox(shell);
+    if (shell.mode === 'bwrap') console.log(`[netaclaw] shell sandbox: bwrap (${shell.detail})`);
+    else if (shell.mode === 'off') console.warn(`[netaclaw] WARNING shell sandbox: OFF (${shell.detail})`);
+    else console.warn(`[netaclaw] WARNING shell sandbox: UNAVAILABLE (${shell.detail})`);
   }
 
   async onServerReady() {

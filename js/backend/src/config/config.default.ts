@@ -1,9 +1,18 @@
 import { MidwayConfig } from '@midwayjs/core';
 import { NetaClawAgentEntity } from '../entity/agent';
+import { NetaClawMemoryEntity } from '../entity/memory';
+import { NetaClawSubagentBatchEntity } from '../entity/batch';
+import { NetaClawToolCallEntity } from '../entity/toolcall';
 import { NetaClawToolEntity } from '../entity/tool';
 import { DB, HOST, PORT } from '../settings';
 
-const entities = [NetaClawToolEntity, NetaClawAgentEntity];
+const entities = [
+  NetaClawToolEntity,
+  NetaClawAgentEntity,
+  NetaClawSubagentBatchEntity,
+  NetaClawToolCallEntity,
+  NetaClawMemoryEntity,
+];
 
 function dataSource() {
   if (DB.kind === 'sqlite') {

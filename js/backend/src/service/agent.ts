@@ -76,6 +76,31 @@ export function parseAgentInput(input: unknown, what: string, requireName: boole
   return v;
 }
 
+/** The session part of a diagnostic input. */
+export interface SessionFields {
+  subagentTools?: string[] | null;
+  sessionCwd?: string | null;
+  workspaceRoots?: string[] | null;
+  shellPermitted?: boolean;
+  writePermitted?: boolean;
+}
+
+/** Reads the session fields of a request (absent ones left out; 400 naming a malformed one). */
+export function parseSessionFields(o: Obj, cwdMaxLen?: number): SessionFields {
+  const out: SessionFields = {};
+  const subagentTools = optStringArray(o, 'subagentTools');
+  if (subagentTools !== undefined) out.subagentTools = subagentTools;
+  const sessionCwd = optNullableString(o, 'sessionCwd', cwdMaxLen);
+  if (sessionCwd !== undefined) out.sessionCwd = sessionCwd;
+  const roots = optStringArray(o, 'workspaceRoots');
+  if (roots !== undefined) out.workspaceRoots = roots;
+  const shell = optBool(o, 'shellPermitted');
+  if (shell !== undefined) out.shellPermitted = shell;
+  const write = optBool(o, 'writePermitted');
+  if (write !== undefined) out.writePermitted = write;
+  return out;
+}
+
 /** An agent as the resolver sees it (row or draft), with every field defaulted. */
 interface AgentView {
   systemPrompt: string | null;
@@ -209,16 +234,7 @@ export class AgentService {
     const body = requireObject(input, 'request body');
     const agent = await this.agentFromRequest(body, 'agentId', true);
     const d: DiagnosticInput = { ...(await this.resolverInput(agent)) };
-    const subagentTools = optStringArray(body, 'subagentTools');
-    if (subagentTools !== undefined) d.subagentTools = subagentTools;
-    const sessionCwd = optNullableString(body, 'sessionCwd');
-    if (sessionCwd !== undefined) d.sessionCwd = sessionCwd;
-    const roots = optStringArray(body, 'workspaceRoots');
-    if (roots !== undefined) d.workspaceRoots = roots;
-    const shell = optBool(body, 'shellPermitted');
-    if (shell !== undefined) d.shellPermitted = shell;
-    const write = optBool(body, 'writePermitted');
-    if (write !== undefined) d.writePermitted = write;
+    Object.assign(d, parseSessionFields(body));
     return policy().runtimeDiagnostic(d);
   }
 
