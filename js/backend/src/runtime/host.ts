@@ -122,7 +122,9 @@ export class WorkerHost {
   async start(): Promise<void> {
     const test = this.opts.test ?? {};
     const execArgv = ['--disable-warning=ExperimentalWarning'];
-    if (test.permission !== false) execArgv.push(...permissionFlags(this.opts.policy));
+    if (test.permission !== false) {
+      execArgv.push(...permissionFlags(this.opts.policy, test.workerModule ? [test.workerModule] : []));
+    }
     const child = fork(test.workerModule ?? WORKER_MODULE, [], {
       execArgv,
       env: { NODE_ENV: process.env.NODE_ENV ?? 'production' },

@@ -28,19 +28,27 @@ export const GREP_FILE_MAX_BYTES = 8 * 1024 * 1024;
 /** read_file: lines returned when no limit is given. */
 export const READ_DEFAULT_LINES = 2_000;
 
-/**
- * Cuts a text to at most `max` bytes of UTF-8 (never inside a character) and says so.
- */
-export function cutText(text: string, max = OUTPUT_MAX_BYTES): string {
+/** Room kept for the note a cut text ends with. */
+const NOTE_ROOM = 200;
+
+/** The first bytes of a text, at most `bytes` of UTF-8, never inside a character. */
+export function headBytes(text: string, bytes: number): { text: string; total: number; kept: number } {
   const buf = Buffer.from(text, 'utf8');
-  if (buf.length <= max) return text;
-  let end = max;
+  if (buf.length <= bytes) return { text, total: buf.length, kept: buf.length };
+  let end = bytes;
   // step back to a character boundary (a UTF-8 continuation byte is 10xxxxxx)
   while (end > 0 && (buf[end] & 0xc0) === 0x80) end -= 1;
-  return (
-    buf.subarray(0, end).toString('utf8') +
-    `\n[output cut: ${buf.length} bytes, the first ${end} kept (limit ${max} bytes)]`
-  );
+  return { text: buf.subarray(0, end).toString('utf8'), total: buf.length, kept: end };
+}
+
+/**
+ * Cuts a text to at most `max` bytes of UTF-8, its note included, and says so. A cut text is not cut
+ * again (it already fits).
+ */
+export function cutText(text: string, max = OUTPUT_MAX_BYTES): string {
+  if (Buffer.byteLength(text, 'utf8') <= max) return text;
+  const head = headBytes(text, max - NOTE_ROOM);
+  return `${head.text}\n[output cut: ${head.total} bytes, the first ${head.kept} kept (limit ${max} bytes)]`;
 }
 
 /**
@@ -51,5 +59,5 @@ export function storableJson(value: unknown, max = OUTPUT_MAX_BYTES): unknown {
   const text = JSON.stringify(value === undefined ? null : value);
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes <= max) return value === undefined ? null : value;
-  return { truncated: true, bytes, head: cutText(text, max - 1024) };
+  return { truncated: true, bytes, head: headBytes(text, max - 1024).text };
 }

@@ -47,14 +47,15 @@ function realOrSelf(p: string): string {
   }
 }
 
-export function permissionFlags(policy: WorkerPolicyWire): string[] {
+/** `extraReads`: further files the worker must load (a test's fixture worker program). */
+export function permissionFlags(policy: WorkerPolicyWire, extraReads: string[] = []): string[] {
   const roots = new Set<string>();
   for (const r of policy.workspaceRoots) {
     roots.add(grantable(r));
     roots.add(grantable(realOrSelf(r)));
   }
   const flags = ['--experimental-permission'];
-  for (const p of codeReadPaths()) flags.push(`--allow-fs-read=${grantable(p)}`);
+  for (const p of [...codeReadPaths(), ...extraReads]) flags.push(`--allow-fs-read=${grantable(p)}`);
   for (const r of roots) flags.push(`--allow-fs-read=${r}`);
   if (!policy.readonly) for (const r of roots) flags.push(`--allow-fs-write=${r}`);
   if (policy.allowShell) flags.push('--allow-child-process');

@@ -2,7 +2,7 @@
  * The tools a worker can run itself (their manifests have `supportedInWorker`): read_file, list_dir,
  * find_files, grep, bash. The main process uses the same implementations when its routes send it one.
  */
-import { READ_DEFAULT_LINES, SEARCH_RESULTS_MAX, SHELL_TIMEOUT_DEFAULT_MS, SHELL_TIMEOUT_MAX_MS, OUTPUT_MAX_BYTES } from '../limits';
+import { headBytes, READ_DEFAULT_LINES, SEARCH_RESULTS_MAX, SHELL_TIMEOUT_DEFAULT_MS, SHELL_TIMEOUT_MAX_MS, OUTPUT_MAX_BYTES } from '../limits';
 import type { ExecResult } from '../operations/types';
 import { gatePath, optInt, optStr, str } from './args';
 import { ToolError, ToolImpl, ToolOutput } from './types';
@@ -102,8 +102,10 @@ export const grep: ToolImpl = async (args, ctx) => {
 
 /** Formats a sandboxed run: its output, then a line saying how it ended. */
 export function execOutput(r: ExecResult, timeoutMs: number): ToolOutput {
-  let out = r.output;
-  if (r.outputBytes > OUTPUT_MAX_BYTES) out += `\n[output cut: ${r.outputBytes} bytes, the first ${OUTPUT_MAX_BYTES} kept]`;
+  // Leave room for the notes, so that the runner does not cut them off.
+  const head = headBytes(r.output, OUTPUT_MAX_BYTES - 512);
+  let out = head.text;
+  if (r.outputBytes > head.kept) out += `\n[output cut: ${r.outputBytes} bytes, the first ${head.kept} kept]`;
   let error: string | undefined;
   if (r.timedOut) error = `killed: time limit of ${timeoutMs} ms reached`;
   else if (r.killedForOutput) error = `killed: output passed the hard limit (${r.outputBytes} bytes)`;

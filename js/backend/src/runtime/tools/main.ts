@@ -82,15 +82,18 @@ export const patch: ToolImpl = async (args, ctx) => {
   if (parsed.length === 0) throw new ToolError('patch names no file');
   const root = ctx.policy.workspaceRoots[0];
   const checked = new Set(ctx.paths.filter(p => p.write).map(p => p.path));
-  const writes: Array<{ path: string; content: string | null }> = [];
-  const summary: string[] = [];
-  for (const f of parsed) {
+  const files = parsed.map(f => {
     const oldName = diffName(f.oldFileName);
     const newName = diffName(f.newFileName);
     const name = newName ?? oldName;
     if (name === null) throw new ToolError('a file of the patch has no name');
     const target = path.resolve(root, name);
     if (!checked.has(target)) throw new ToolError(`${name}: not among the paths checked for this patch`);
+    return { f, oldName, newName, name, target };
+  });
+  const writes: Array<{ path: string; content: string | null }> = [];
+  const summary: string[] = [];
+  for (const { f, oldName, newName, name, target } of files) {
     const before = oldName === null ? '' : await readText(ctx, target);
     if (before === null) throw new ToolError(`${name}: no such file to patch`);
     const after = applyPatch(before, f);
