@@ -154,6 +154,21 @@ describe('L2 alone: the worker under Node permissions (gate and symlink check of
     fs.rmSync(target, { force: true });
   });
 
+  test('native addons are refused, even from inside a root', async () => {
+    const addon = path.join(ws.root, 'addon.node');
+    fs.copyFileSync(require.resolve('better-sqlite3/build/Release/better_sqlite3.node'), addon);
+    await withHost({ policy: readonlyPolicy(ws.root), test: { workerModule: FIXTURE_WORKER } }, async host => {
+      const r = await host.call('x', { act: 'addon', path: addon });
+      assert.equal(r.ok, false);
+      assert.match(r.error, /ERR_DLOPEN_DISABLED/);
+    });
+    await withHost({ policy: readonlyPolicy(ws.root), test: { workerModule: FIXTURE_WORKER, permission: false } }, async host => {
+      const r = await host.call('x', { act: 'addon', path: addon });
+      assert.equal(r.ok, true, 'control: without the permission model the addon loads');
+    });
+    fs.rmSync(addon);
+  });
+
   test('bash without allowShell cannot start a process', async () => {
     await withHost({ policy: readonlyPolicy(ws.root), test: l2 }, async host => {
       const r = await host.call('bash', { command: 'echo hi' });
@@ -505,3 +520,4 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
     assert.ok(Buffer.byteLength(r.output) <= 65536);
   });
 });
+
