@@ -521,3 +521,33 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
   });
 });
 
+
+describe('a worker that cannot start', () => {
+  test('a root Node cannot grant (a comma) fails the batch at start, never a half-started worker', async () => {
+    const ws = workspace();
+    const odd = path.join(ws.base, 'a,b');
+    fs.mkdirSync(odd);
+    try {
+      const { WorkerHost } = rt('host.js');
+      const events = [];
+      const host = new WorkerHost({
+        batchId: 1,
+        agentId: 1,
+        policy: readonlyPolicy(odd),
+        routes: [],
+        driver: 'calls',
+        timeoutMs: 5000,
+        shell: 'bwrap',
+        ops: operations('bwrap'),
+        services: services(),
+        onEvent: e => events.push(e),
+      });
+      await assert.rejects(host.start(), /holds a comma/);
+      assert.equal((await host.ended$()).status, 'failed');
+      await assert.rejects(host.call('list_dir', {}), /batch ended \(failed\)/);
+      assert.equal(events.filter(e => e.type === 'ended').length, 1);
+    } finally {
+      ws.cleanup();
+    }
+  });
+});

@@ -121,16 +121,22 @@ export class WorkerHost {
   /** Starts the worker and waits for its `ready` event. */
   async start(): Promise<void> {
     const test = this.opts.test ?? {};
-    const execArgv = ['--disable-warning=ExperimentalWarning'];
-    if (test.permission !== false) {
-      execArgv.push(...permissionFlags(this.opts.policy, test.workerModule ? [test.workerModule] : []));
+    let child: ChildProcess;
+    try {
+      const execArgv = ['--disable-warning=ExperimentalWarning'];
+      if (test.permission !== false) {
+        execArgv.push(...permissionFlags(this.opts.policy, test.workerModule ? [test.workerModule] : []));
+      }
+      child = fork(test.workerModule ?? WORKER_MODULE, [], {
+        execArgv,
+        env: { NODE_ENV: process.env.NODE_ENV ?? 'production' },
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+        serialization: 'json',
+      });
+    } catch (err) {
+      this.terminate('failed', `cannot start the worker: ${(err as Error).message}`);
+      throw new WorkerError(this.ended!.error ?? 'cannot start the worker');
     }
-    const child = fork(test.workerModule ?? WORKER_MODULE, [], {
-      execArgv,
-      env: { NODE_ENV: process.env.NODE_ENV ?? 'production' },
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      serialization: 'json',
-    });
     this.child = child;
     const onStdio = (d: Buffer) => {
       this.stdioBytes += d.length;
