@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { startServer, call, TOKEN } = require('./support/server');
+const { startServer, withServer, call, TOKEN } = require('./support/server');
 const { sqliteBackend, mariadbBackend, mariadbBinaries } = require('./support/db');
 const policy = require('@netaclaw/tool-policy');
 
@@ -24,15 +24,6 @@ async function rowsByName(server) {
   const r = await call(server, 'GET', '/admin/netaclaw/tool/all');
   assert.equal(r.status, 200, r.text);
   return Object.fromEntries(r.body.data.map(row => [row.name, row]));
-}
-
-async function withServer(env, fn) {
-  const server = await startServer(env);
-  try {
-    return await fn(server);
-  } finally {
-    await server.stop();
-  }
 }
 
 function defineSuite(label, makeBackend) {

@@ -116,4 +116,14 @@ async function call(server, method, p, body, opts = {}) {
   return { status: res.status, body: json, text, headers: res.headers };
 }
 
-module.exports = { startServer, call, freePort, TOKEN, BACKEND_ROOT };
+/** Runs fn(server) against a started server, and stops it afterwards. */
+async function withServer(env, fn) {
+  const server = await startServer(env);
+  try {
+    return await fn(server);
+  } finally {
+    await server.stop();
+  }
+}
+
+module.exports = { startServer, withServer, call, freePort, TOKEN, BACKEND_ROOT };
