@@ -21,7 +21,7 @@ export class NetaClawToolCallEntity {
   @Column({ type: 'varchar', comment: '工具名', length: 200 })
   name: string;
 
-  @Column({ type: 'json', comment: '参数 (至多 64 KiB)' })
+  @Column({ type: 'json', comment: '参数 (至多 64 KiB)', nullable: true })
   arguments: unknown;
 
   @Column({ type: 'varchar', comment: '决定 worker-local|main-process-proxy|denied', length: 40 })

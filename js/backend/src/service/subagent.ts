@@ -299,28 +299,28 @@ export class SubagentService {
             live.push({ type: 'call', data: { seq: e.seq, name: e.name, arguments: e.arguments } });
             return;
           case 'result':
-            void live.writes.run(() => this.storeCall(id, null, e.record)).catch(() => undefined);
+            void live.writes.run(() => this.storeCall(id, null, e.record)).catch(err => this.writeFailed(id, err));
             live.push({ type: 'result', data: this.eventCall(e.record) });
             return;
           case 'proxy':
             live.push({ type: 'proxy', data: { seq: e.seq, name: e.name, decision: e.decision, reason: e.reason } });
             return;
           case 'proxy-denied':
-            void live.writes.run(() => this.storeCall(id, null, e.record)).catch(() => undefined);
+            void live.writes.run(() => this.storeCall(id, null, e.record)).catch(err => this.writeFailed(id, err));
             live.push({ type: 'proxy-denied', data: this.eventCall(e.record) });
             return;
           case 'worker-event':
             live.push({ type: 'worker-event', data: { name: e.name, data: e.data } });
             return;
           case 'ended':
-            ended = live.writes.run(() => this.endBatch(id, e.status, e.error)).then(
-              () => {
+            ended = live.writes
+              .run(() => this.endBatch(id, e.status, e.error))
+              .catch(err => this.writeFailed(id, err))
+              .then(() => {
                 live.push({ type: 'done', data: { id, status: e.status, error: e.error } });
                 this.live.delete(id);
                 this.todos.delete(todoKey);
-              },
-              () => undefined
-            );
+              });
             return;
           default:
             return;
@@ -355,6 +355,10 @@ export class SubagentService {
     };
   }
 
+  private writeFailed(id: number, err: unknown): void {
+    console.error(`[netaclaw] batch ${id}: cannot store: ${(err as Error)?.stack ?? err}`);
+  }
+
   private eventCall(r: CallRecord): StoredCall {
     return {
       seq: r.seq,
@@ -375,7 +379,7 @@ export class SubagentService {
         batchId,
         sessionId,
         seq: r.seq,
-        name: cutText(r.name, 200),
+        name: [...r.name].slice(0, 200).join(''),
         arguments: storableJson(r.arguments) as object,
         decision: r.decision,
         reason: r.reason,
