@@ -203,7 +203,7 @@ export class SubagentService {
     };
   }
 
-  private services(agentId: number, todoKey: string): MainServices {
+  private services(todoKey: string): MainServices {
     return {
       memory: this.memoryService,
       skillsDir: SKILLS_DIR,
@@ -291,7 +291,7 @@ export class SubagentService {
       timeoutMs: spec.timeoutMs ?? BATCH_TIMEOUT_DEFAULT_MS,
       shell: shellSandbox().mode,
       ops: this.operations(),
-      services: this.services(spec.agentId, todoKey),
+      services: this.services(todoKey),
       test: test ?? this.testHostOptions,
       onEvent: (e: HostEvent) => {
         switch (e.type) {
@@ -499,7 +499,7 @@ export class SubagentService {
       shell: shellSandbox().mode,
       tools: MAIN_TOOLS,
       agentId,
-      services: this.services(agentId, `session:${sessionId}`),
+      services: this.services(`session:${sessionId}`),
     };
     const { outcome } = await runHere(ctx, 'any', input.name, input.args);
     return this.sessionSeq.run(async () => {
