@@ -492,15 +492,14 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
     const c = await run('skill_manage', { name: 'hello', action: 'create', content: '# Hello\nSays hello.\n' });
     assert.equal(c.ok, true, c.error);
     assert.match((await run('skill_manage', { name: 'hello', action: 'create', content: 'x' })).error, /already exists/);
-    const s = await run('skill_manage', { name: 'hello', action: 'create', path: 'run.sh', content: 'echo "hello $1 from $(pwd)"; ls /\n' });
-    assert.equal(s.ok, true, s.error);
+    fs.writeFileSync(path.join(svc.skillsDir, 'hello', 'run.sh'), 'echo "hello $1 from $(pwd)"; ls /\n');
     assert.equal((await run('read_skill', { name: 'hello' })).output, '# Hello\nSays hello.\n');
     assert.match((await run('read_skill_file', { name: 'hello', path: 'run.sh' })).output, /echo/);
     const x = await run('execute_skill', { name: 'hello', script: 'run.sh', args: ['world'] });
     assert.equal(x.ok, true, x.error);
     assert.match(x.output, new RegExp(`hello world from ${ws.root}`));
     assert.ok(!/^home$/m.test(x.output), 'runs in the sandbox');
-    assert.match((await run('read_skill', { name: '../etc' })).error, /must be a skill name/);
+    assert.match((await run('read_skill', { name: '../etc' })).error, /does not name a folder inside the skills folder/);
     assert.match((await run('read_skill_file', { name: 'hello', path: '../../x' })).error, /outside the folder of skill hello/);
     fs.symlinkSync(ws.secret, path.join(svc.skillsDir, 'hello', 'leak'));
     assert.match((await run('read_skill_file', { name: 'hello', path: 'leak' })).error, /outside the folder/);
@@ -511,6 +510,8 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
     assert.equal((await run('skill_manage', { name: 'hello', action: 'delete' })).ok, true);
     assert.ok(!fs.existsSync(path.join(svc.skillsDir, 'hello')));
     assert.match((await run('skill_manage', { name: 'hello', action: 'rename', content: '' })).error, /action must be/);
+    assert.match((await run('skill_manage', { name: 'other', action: 'create' })).error, /content is needed to create/);
+    assert.match((await run('skill_manage', { name: 'other', action: 'update', content: 'x' })).error, /no skill named other/);
   });
 
   test('outputs are cut at 64 KiB with a note', async () => {

@@ -5,9 +5,9 @@
  */
 import * as path from 'path';
 import { applyPatch, parsePatch, StructuredPatch } from 'diff';
-import { SHELL_TIMEOUT_DEFAULT_MS, SHELL_TIMEOUT_MAX_MS } from '../limits';
+import { SHELL_TIMEOUT_DEFAULT_MS } from '../limits';
 import { isInside, realOrAncestor } from '../realpath';
-import { gatePath, optInt, optStr, str } from './args';
+import { gatePath, optStr, str } from './args';
 import { execOutput, LOCAL_TOOLS } from './local';
 import { MainServices, ToolContext, ToolError, ToolImpl } from './types';
 
@@ -146,14 +146,16 @@ export const memoryRecall: ToolImpl = async (args, ctx) => {
   return rows.map(r => `#${r.id} (${new Date(r.createTime).toISOString()}): ${r.content}`).join('\n');
 };
 
-const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-
-/** The folder of a skill, and a file inside it (never outside, symlinks included). */
+/**
+ * The folder of a skill (a direct child of the skills folder: the gate has checked `name` is a plain
+ * name) and a file inside it (never outside, symlinks included).
+ */
 async function skillPath(ctx: ToolContext, name: string, file: string | null): Promise<{ dir: string; file: string }> {
-  if (!SKILL_NAME.test(name) || name.includes('..')) {
-    throw new ToolError(`name must be a skill name (letters, digits, _ . -; at most 64), got ${JSON.stringify(name)}`);
+  const root = services(ctx).skillsDir;
+  const dir = path.join(root, name);
+  if (path.dirname(dir) !== path.resolve(root) || path.basename(dir) !== name) {
+    throw new ToolError(`${JSON.stringify(name)} does not name a folder inside the skills folder`);
   }
-  const dir = path.join(services(ctx).skillsDir, name);
   const target = path.resolve(dir, file ?? 'SKILL.md');
   const realDir = await realOrAncestor(dir);
   let realTarget: string;
@@ -189,7 +191,7 @@ function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** `{ name, script, args?, timeoutMs? }`: runs a script of the skill folder with bash, in the shell sandbox. */
+/** `{ name, script, args? }`: runs a script of the skill folder with bash, in the shell sandbox (the `bash` time limit). */
 export const executeSkill: ToolImpl = async (args, ctx) => {
   const name = str(args, 'name');
   const script = str(args, 'script');
@@ -198,7 +200,7 @@ export const executeSkill: ToolImpl = async (args, ctx) => {
   if (!st || st.type !== 'file') throw new ToolError(`skill ${name} has no script ${script}`);
   const extra = args.args === undefined || args.args === null ? [] : args.args;
   if (!Array.isArray(extra) || extra.some(a => typeof a !== 'string')) throw new ToolError('args must be an array of strings');
-  const timeoutMs = optInt(args, 'timeoutMs', 1, SHELL_TIMEOUT_MAX_MS) ?? SHELL_TIMEOUT_DEFAULT_MS;
+  const timeoutMs = SHELL_TIMEOUT_DEFAULT_MS;
   const roots = ctx.policy.workspaceRoots;
   const realDir = await realOrAncestor(p.dir);
   const command = ['/bin/bash', p.file, ...(extra as string[])].map(shellQuote).join(' ');
@@ -213,28 +215,24 @@ export const executeSkill: ToolImpl = async (args, ctx) => {
   return execOutput(r, timeoutMs);
 };
 
-/** `{ name, action: 'create' | 'update' | 'delete', content?, path? }` (path: a file of the skill, default SKILL.md). */
+/** `{ action: 'create' | 'update' | 'delete', name, content? }`: writes or deletes a skill (its SKILL.md). */
 export const skillManage: ToolImpl = async (args, ctx) => {
   const name = str(args, 'name');
   const action = str(args, 'action');
-  const file = optStr(args, 'path');
-  const p = await skillPath(ctx, name, file);
-  const exists = (await ctx.ops.fs.stat(path.join(p.dir, 'SKILL.md')).catch(() => null)) !== null;
+  const p = await skillPath(ctx, name, null);
+  const exists = (await ctx.ops.fs.stat(p.file).catch(() => null)) !== null;
   if (action === 'delete') {
-    if (file !== null) {
-      await ctx.ops.fs.writeFiles([{ path: p.file, content: null }]);
-      return `deleted ${file} of skill ${name}`;
-    }
     if (!exists) throw new ToolError(`no skill named ${name}`);
     await ctx.ops.fs.removeTree(p.dir);
     return `deleted skill ${name}`;
   }
   if (action !== 'create' && action !== 'update') throw new ToolError(`action must be create, update or delete, got ${JSON.stringify(action)}`);
-  const content = str(args, 'content');
-  if (action === 'create' && file === null && exists) throw new ToolError(`skill ${name} already exists (use update)`);
+  const content = optStr(args, 'content');
+  if (content === null) throw new ToolError(`content is needed to ${action} a skill`);
+  if (action === 'create' && exists) throw new ToolError(`skill ${name} already exists (use update)`);
   if (action === 'update' && !exists) throw new ToolError(`no skill named ${name} (use create)`);
   await ctx.ops.fs.writeFile(p.file, content);
-  return `${action === 'create' ? 'created' : 'updated'} ${path.relative(p.dir, p.file)} of skill ${name}`;
+  return `${action === 'create' ? 'created' : 'updated'} skill ${name}`;
 };
 
 /** The main process's registry. */
