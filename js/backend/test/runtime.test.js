@@ -514,6 +514,31 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
     assert.match((await run('skill_manage', { name: 'other', action: 'update', content: 'x' })).error, /no skill named other/);
   });
 
+  test('operations are injected: a replacement ProcessOperations sees exactly what bash asks for', async () => {
+    const seen = [];
+    const fake = {
+      async exec(req) {
+        seen.push(req);
+        return { exitCode: 0, signal: null, output: 'from the fake', outputBytes: 13, timedOut: false, killedForOutput: false };
+      },
+    };
+    const ctx = {
+      policy: { workspaceRoots: [ws.root, ws.outside], allowShell: true, readonly: true },
+      routes: [],
+      ops: { ...operations('bwrap'), process: fake },
+      shell: 'bwrap',
+      tools: MAIN_TOOLS,
+      agentId: 1,
+      services: svc,
+    };
+    const gate = { decision: 'worker-local', reason: null, paths: [], detail: null };
+    const r = await execute(ctx, gate, 'bash', { command: 'make test', timeoutMs: 1234 }, Date.now());
+    assert.equal(r.output, 'from the fake\n[exit code 0]');
+    assert.deepEqual(seen, [{ command: 'make test', cwd: ws.root, roots: [ws.root, ws.outside], readonly: true, timeoutMs: 1234 }]);
+    await execute(ctx, gate, 'bash', { command: 'true' }, Date.now());
+    assert.equal(seen[1].timeoutMs, 30000, 'the default time limit');
+  });
+
   test('outputs are cut at 64 KiB with a note', async () => {
     fs.writeFileSync(path.join(ws.root, 'big.txt'), 'z'.repeat(100000));
     const r = await run('read_file', { path: 'big.txt' }, { paths: at('big.txt') });

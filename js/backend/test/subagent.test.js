@@ -58,7 +58,11 @@ function defineSuite(label, makeBackend) {
 
     test('run: local and proxied calls, denials with their reasons; stored, listed, replayed', async () => {
       const db = await backend.fresh();
-      await withServer(db.env, async s => {
+      const skills = path.join(ws.base, 'skills');
+      fs.mkdirSync(path.join(skills, 'hello'), { recursive: true });
+      fs.writeFileSync(path.join(skills, 'hello', 'SKILL.md'), '# hello\nGreets.\n');
+      fs.writeFileSync(path.join(skills, 'hello', 'greet.sh'), 'echo "hello $1"; cat a.txt | head -1\n');
+      await withServer({ ...db.env, NETACLAW_SKILLS_DIR: skills }, async s => {
         const agentId = await addAgent(s);
         const diff = ['--- a/a.txt', '+++ b/a.txt', '@@ -1,3 +1,3 @@', ' alpha', '-beta', '+BETA', ' gamma', ''].join('\n');
         const calls = [
@@ -79,6 +83,9 @@ function defineSuite(label, makeBackend) {
           { name: 'no_such_tool', arguments: {} },
           { name: 'delegate_task', arguments: { task: 'x' } },
           { name: 'read_file', arguments: { path: 'a.txt', bogus: 1 } },
+          { name: 'read_skill', arguments: { name: 'hello' } },
+          { name: 'execute_skill', arguments: { name: 'hello', script: 'greet.sh', args: ['batch'] } },
+          { name: 'read_skill_file', arguments: { name: 'hello', path: '../../root/a.txt' } },
         ];
         const r = await call(s, 'POST', '/admin/netaclaw/subagent/run', {
           agentId,
@@ -115,6 +122,12 @@ function defineSuite(label, makeBackend) {
         assert.equal(c['no_such_tool#15'].reason, 'not_selected_for_subagent');
         assert.equal(c['delegate_task#16'].decision, 'denied');
         assert.equal(c['read_file#17'].reason, 'invalid_tool_arguments');
+        assert.equal(c['read_skill#18'].decision, 'main-process-proxy');
+        assert.equal(c['read_skill#18'].output, '# hello\nGreets.\n');
+        assert.equal(c['execute_skill#19'].ok, true, c['execute_skill#19'].error);
+        assert.match(c['execute_skill#19'].output, /^hello batch\nalpha\n/);
+        assert.equal(c['read_skill_file#20'].decision, 'denied');
+        assert.equal(c['read_skill_file#20'].reason, 'invalid_tool_arguments');
         fs.writeFileSync(path.join(ws.root, 'a.txt'), 'alpha\nbeta\ngamma\n');
         fs.rmSync(path.join(ws.root, 'out'), { recursive: true, force: true });
 
