@@ -154,6 +154,20 @@ describe('L2 alone: the worker under Node permissions (gate and symlink check of
     fs.rmSync(target, { force: true });
   });
 
+  test('the worker inherits no environment from the main process (no token, no database password)', async () => {
+    process.env.NETACLAW_TEST_SECRET = 'must-not-leak';
+    try {
+      await withHost({ policy: readonlyPolicy(ws.root), test: { workerModule: FIXTURE_WORKER } }, async host => {
+        const r = await host.call('x', { act: 'env' });
+        const env = JSON.parse(r.output);
+        assert.equal(env.NETACLAW_TEST_SECRET, undefined);
+        assert.deepEqual(Object.keys(env).filter(k => !k.startsWith('NODE_')), []);
+      });
+    } finally {
+      delete process.env.NETACLAW_TEST_SECRET;
+    }
+  });
+
   test('native addons are refused, even from inside a root', async () => {
     const addon = path.join(ws.root, 'addon.node');
     fs.copyFileSync(require.resolve('better-sqlite3/build/Release/better_sqlite3.node'), addon);

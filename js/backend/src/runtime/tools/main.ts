@@ -202,14 +202,16 @@ export const executeSkill: ToolImpl = async (args, ctx) => {
   if (!Array.isArray(extra) || extra.some(a => typeof a !== 'string')) throw new ToolError('args must be an array of strings');
   const timeoutMs = SHELL_TIMEOUT_DEFAULT_MS;
   const roots = ctx.policy.workspaceRoots;
+  // Inside the sandbox only the real folder is mounted: name the script by its real path.
   const realDir = await realOrAncestor(p.dir);
-  const command = ['/bin/bash', p.file, ...(extra as string[])].map(shellQuote).join(' ');
+  const realScript = await realOrAncestor(p.file);
+  const command = ['/bin/bash', realScript, ...(extra as string[])].map(shellQuote).join(' ');
   const r = await ctx.ops.process.exec({
     command,
-    cwd: roots[0] ?? p.dir,
+    cwd: roots[0] ?? realDir,
     roots,
     readonly: ctx.policy.readonly,
-    readOnlyBinds: [realDir === p.dir ? p.dir : realDir],
+    readOnlyBinds: [realDir],
     timeoutMs,
   });
   return execOutput(r, timeoutMs);
