@@ -366,7 +366,7 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
   const { MAIN_TOOLS } = rt('tools/main.js');
   before(() => {
     ws = workspace();
-    svc = services();
+    svc = services(fs.mkdtempSync(path.join(ws.base, 'skills-')));
   });
   after(() => {
     ws.cleanup();

@@ -56,7 +56,8 @@ function services(skillsDir) {
         return memories.filter(m => m.agentId === agentId && m.content.includes(query)).reverse().slice(0, limit);
       },
     },
-    skillsDir: skillsDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-skills-')),
+    // Tests that use skills pass their own folder; others get one that does not exist.
+    skillsDir: skillsDir ?? path.join(os.tmpdir(), 'netaclaw-no-skills-here'),
     todos: { set: items => todoItems.splice(0, todoItems.length, ...items) },
   };
 }
