@@ -192,8 +192,6 @@ export class SubagentService {
   private readonly live = new Map<number, LiveBatch>();
   private readonly todos = new Map<string, Array<{ text: string; done: boolean }>>();
   private readonly sessionSeq = new Mutex();
-  /** Test-only host switches (set only from code in tests, never from a request or the environment). */
-  testHostOptions?: HostTestOptions;
 
   private operations(): Operations {
     return {
@@ -239,7 +237,10 @@ export class SubagentService {
     return spec;
   }
 
-  /** Computes the batch's policy and routes, starts its worker, stores it `running`. */
+  /**
+   * Computes the batch's policy and routes, starts its worker, stores it `running`. `test`: the host's
+   * test-only switches (a test's own worker program); no request can set them.
+   */
   async start(input: BatchSpec, test?: HostTestOptions): Promise<BatchHandle> {
     const spec = this.parseSpec(input);
     const agent = await this.agentService.agentFromRequest({ agentId: spec.agentId }, 'agentId', false);
@@ -292,7 +293,7 @@ export class SubagentService {
       shell: shellSandbox().mode,
       ops: this.operations(),
       services: this.services(todoKey),
-      test: test ?? this.testHostOptions,
+      test,
       onEvent: (e: HostEvent) => {
         switch (e.type) {
           case 'call':
