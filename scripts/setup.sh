@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the project needs on a fresh Debian machine with Rust (idempotent: present tools are kept).
-#   scripts/setup.sh          toolchain + npm dependencies (enough to build and run the demo)
+#   scripts/setup.sh          toolchain, bubblewrap, npm dependencies (enough to build and run the demo)
 #   scripts/setup.sh --test   also Chromium + ChromeDriver and MariaDB for the browser and database tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +26,14 @@ fi
 if ! command -v wasm-pack >/dev/null; then
   log "cargo install wasm-pack"
   cargo install --locked wasm-pack
+fi
+
+# bubblewrap: the sandbox the backend runs every `bash` tool call in (docs/runtime.md, layer L3). Without it
+# the backend still starts but denies `bash` (shell_sandbox_unavailable).
+if ! command -v bwrap >/dev/null; then
+  log "apt-get install bubblewrap"
+  as_root apt-get update
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y bubblewrap
 fi
 
 # System packages for the test suites.

@@ -13,7 +13,9 @@ import { AdminTokenService } from './service/token';
 import { CatalogService } from './service/catalog';
 import { ChannelService } from './service/channel';
 import { ChatGateway } from './gateway/chat';
+import { SubagentService } from './service/subagent';
 import { ToolService } from './service/tool';
+import { detectShellMode, setShellSandbox } from './runtime/sandbox';
 import { detectMysqlFlavor } from './dbprobe';
 import { DATA_DIR, DB, describeDb, HOST, MODEL_ENV, STATIC_DIR } from './settings';
 
@@ -111,6 +113,15 @@ export class MainConfiguration implements ILifeCycle {
       );
     }
     this.adminToken.get();
+
+    const stale = await (await container.getAsync(SubagentService)).failStale();
+    if (stale > 0) console.log(`[netaclaw] ${stale} batch(es) left running by a previous start marked failed`);
+
+    const shell = await detectShellMode();
+    setShellSandbox(shell);
+    if (shell.mode === 'bwrap') console.log(`[netaclaw] shell sandbox: bwrap (${shell.detail})`);
+    else if (shell.mode === 'off') console.warn(`[netaclaw] WARNING shell sandbox: OFF (${shell.detail})`);
+    else console.warn(`[netaclaw] WARNING shell sandbox: UNAVAILABLE (${shell.detail})`);
   }
 
   async onServerReady() {

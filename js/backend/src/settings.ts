@@ -31,6 +31,9 @@ export const STATIC_DIR = env('STATIC_DIR')
   ? resolveFromCwd(env('STATIC_DIR')!)
   : path.resolve(BACKEND_ROOT, '..', '..', 'www', 'dist');
 
+/** Skills: one folder per skill, `SKILL.md` its text. */
+export const SKILLS_DIR = env('NETACLAW_SKILLS_DIR') ? resolveFromCwd(env('NETACLAW_SKILLS_DIR')!) : path.join(DATA_DIR, 'skills');
+
 export const PORT = intEnv('PORT', 7001, 1, 65535);
 export const HOST = env('HOST') ?? '127.0.0.1';
 

@@ -102,6 +102,7 @@ function defineTests(backend) {
       assert.deepEqual(info.messages.map(m => [m.seq, m.role]), [[1, 'user'], [2, 'assistant'], [3, 'tool'], [4, 'assistant']]);
       assert.deepEqual(info.messages[1].toolCalls, [{ id: 'call_b', name: 'bash', arguments: JSON.stringify({ command: `touch ${marker}` }) }]);
       assert.equal(info.messages[2].toolCallId, 'call_b');
+      assert.deepEqual(info.calls.map(c => [c.seq, c.name, c.decision, c.reason, c.ok]), [[1, 'bash', 'denied', 'tool_not_offered', false]]);
       const page = (await call(s, 'GET', `/admin/netaclaw/session/page?agentId=${agent.id}`)).body.data;
       assert.equal(page.total, 1);
       assert.equal(page.list[0].id, d.sessionId);
@@ -208,6 +209,113 @@ function defineTests(backend) {
       // the model saw the same requests
       assert.equal(wsRequests.length, 2);
       assert.deepEqual(wsRequests.map(r => r.body), restRequests.map(r => r.body));
+    });
+  });
+
+  test('delegation: a master delegates a task; the sub-agent runs in a batch, stored and listed', async () => {
+    model.reset();
+    const db = await backend.fresh();
+    const work = tmpDir();
+    fs.writeFileSync(path.join(work, 'notes.txt'), 'hello from the workspace\n');
+    await withServer({ ...db.env, ...modelEnv(model) }, async s => {
+      const agent = await addAgent(s, {
+        name: 'lead',
+        systemPrompt: 'You lead a crew.',
+        crewRole: 'master',
+        toolsets: ['base', 'planning', 'delegation'],
+      });
+      const task = 'Read notes.txt and tell me what it says.';
+      const isSub = body => body.messages.some(m => m.role === 'user' && m.content === task);
+      model.push(
+        { when: b => !isSub(b), content: 'Delegating.', toolCalls: [{ id: 'd1', name: 'delegate_task', arguments: { task, tools: ['read_file', 'delegate_task'] } }] },
+        { when: isSub, toolCalls: [{ id: 's1', name: 'read_file', arguments: { path: 'notes.txt' } }, { id: 's2', name: 'bash', arguments: { command: 'id' } }] },
+        { when: isSub, content: 'The notes say hello from the workspace.' },
+        { when: b => !isSub(b), content: 'Your notes say hello.' }
+      );
+      const events = await wsChat(s, { agentId: agent.id, message: 'What do my notes say?', sessionCwd: work });
+      assert.deepEqual(model.problems, []);
+      const done = events.at(-1);
+      assert.equal(done.type, 'done', JSON.stringify(events.at(-1)));
+      assert.equal(done.reply, 'Your notes say hello.');
+      assert.equal(done.batchIds.length, 1);
+      const batchId = done.batchIds[0];
+      const [delegated] = done.toolCalls;
+      assert.equal(delegated.name, 'delegate_task');
+      assert.equal(delegated.ok, true, JSON.stringify(delegated));
+      assert.match(delegated.output, /The notes say hello from the workspace\./);
+
+      // the master was offered delegate_*; the sub-agent only its batch's runnable routes
+      assert.ok(model.offered(0).includes('delegate_task'));
+      assert.deepEqual(model.offered(1), ['read_file'], 'subagentTools ∩ resolved, no delegate_* for a sub');
+      assert.match(model.system(1), /You are a sub-agent/);
+      assert.match(model.system(1), new RegExp(`- working directory: ${work}`));
+      // the sub-agent's read_file ran in the worker; its bash was not offered
+      const subResults = toolMessages(2);
+      assert.equal(subResults[0].content.trim(), 'hello from the workspace');
+      assert.match(subResults[1].content, /^Tool call denied \(not_selected_for_subagent\)/, 'the batch gate denies it');
+
+      // the stream: the batch, its calls (with its id), and the delegate call of the master
+      const batchEvents = events.filter(e => e.type === 'batch');
+      assert.deepEqual(batchEvents.map(e => [e.batchId, e.status]), [[batchId, 'running'], [batchId, 'completed']]);
+      const subCalls = events.filter(e => e.type === 'tool-result' && e.batchId === batchId);
+      assert.deepEqual(subCalls.map(e => [e.name, e.decision, e.reason, e.ok]), [['read_file', 'worker-local', null, true], ['bash', 'denied', 'not_selected_for_subagent', false]]);
+
+      // stored and listed
+      const page = (await call(s, 'GET', `/admin/netaclaw/subagent/page?agentId=${agent.id}`)).body.data;
+      assert.equal(page.total, 1);
+      assert.equal(page.list[0].id, batchId);
+      assert.equal(page.list[0].crewRole, 'sub');
+      assert.equal(page.list[0].driver, 'model');
+      assert.equal(page.list[0].status, 'completed');
+      assert.equal(String(page.list[0].sessionId), String(done.sessionId));
+      const info = (await call(s, 'GET', `/admin/netaclaw/subagent/info?id=${batchId}`)).body.data;
+      assert.deepEqual(info.policy.workspaceRoots, [work]);
+      assert.equal(info.calls[0].name, 'read_file');
+      assert.equal(info.calls[0].ok, true);
+      // the session lists its own calls (the master's delegate call)
+      const session = await sessionInfo(s, done.sessionId);
+      assert.deepEqual(session.calls.map(c => [c.name, c.decision, c.ok]), [['delegate_task', 'main-process-proxy', true]]);
+    });
+  });
+
+  test('main-process tools run under the session policy; every call is recorded with the session', async () => {
+    model.reset();
+    const db = await backend.fresh();
+    const work = tmpDir();
+    await withServer({ ...db.env, ...modelEnv(model) }, async s => {
+      const agent = await addAgent(s, { name: 'writer', toolsets: ['base', 'planning'], tools: { disabled: ['bash'] } });
+      model.push(
+        {
+          toolCalls: [
+            { id: 'w1', name: 'write_file', arguments: { path: 'out.txt', content: 'written by the agent' } },
+            { id: 'w2', name: 'write_file', arguments: { path: '/etc/netaclaw-escape.txt', content: 'x' } },
+            { id: 'w3', name: 'read_file', arguments: { path: 5 } },
+            { id: 'w4', name: 'bash', arguments: { command: 'id' } },
+          ],
+        },
+        { content: 'Wrote out.txt.' }
+      );
+      const r = await chat(s, { agentId: agent.id, message: 'write out.txt', sessionCwd: work, writePermitted: true });
+      assert.equal(r.status, 200, r.text);
+      const byId = Object.fromEntries(r.body.data.toolCalls.map(c => [c.id, c]));
+      assert.equal(byId.w1.ok, true, JSON.stringify(byId.w1));
+      assert.equal(fs.readFileSync(path.join(work, 'out.txt'), 'utf8'), 'written by the agent');
+      assert.deepEqual([byId.w2.decision, byId.w2.reason], ['denied', 'path_outside_workspace']);
+      assert.ok(!fs.existsSync('/etc/netaclaw-escape.txt'));
+      assert.deepEqual([byId.w3.decision, byId.w3.reason], ['denied', 'invalid_tool_arguments']);
+      assert.deepEqual([byId.w4.decision, byId.w4.reason], ['denied', 'tool_not_offered']);
+      const session = await sessionInfo(s, r.body.data.sessionId);
+      assert.deepEqual(session.calls.map(c => [c.seq, c.name, c.reason]), [
+        [1, 'write_file', byId.w1.reason],
+        [2, 'write_file', 'path_outside_workspace'],
+        [3, 'read_file', 'invalid_tool_arguments'],
+        [4, 'bash', 'tool_not_offered'],
+      ]);
+      // a read-only session: the same write is denied by the gate
+      model.push({ toolCalls: [{ id: 'w5', name: 'write_file', arguments: { path: 'ro.txt', content: 'x' } }] }, { content: 'ok' });
+      const ro = await chat(s, { agentId: agent.id, message: 'write ro.txt', sessionCwd: work });
+      assert.deepEqual([ro.body.data.toolCalls[0].decision, ro.body.data.toolCalls[0].reason], ['denied', 'write_blocked_by_readonly_policy']);
+      assert.ok(!fs.existsSync(path.join(work, 'ro.txt')));
     });
   });
 

@@ -46,7 +46,8 @@ function defineTests(backend) {
       assert.equal(rows.todo.toolset, 'planning');
       const h = await call(s, 'GET', '/health', undefined, { token: null });
       assert.equal(h.status, 200);
-      assert.deepEqual(h.body, { data: { status: 'ok' } });
+      assert.deepEqual(h.body, { data: { status: 'ok', shellSandbox: 'bwrap' } });
+      assert.match(s.log(), /shell sandbox: bwrap/);
     });
     void first;
     const before = await snapshot(db);

@@ -3,6 +3,9 @@ import { NetaClawAgentEntity } from '../entity/agent';
 import { NetaClawModelChannelEntity } from '../entity/channel';
 import { NetaClawMessageEntity } from '../entity/message';
 import { NetaClawSessionEntity } from '../entity/session';
+import { NetaClawMemoryEntity } from '../entity/memory';
+import { NetaClawSubagentBatchEntity } from '../entity/batch';
+import { NetaClawToolCallEntity } from '../entity/toolcall';
 import { NetaClawToolEntity } from '../entity/tool';
 import { DB, HOST, PORT } from '../settings';
 
@@ -12,6 +15,9 @@ const entities = [
   NetaClawModelChannelEntity,
   NetaClawSessionEntity,
   NetaClawMessageEntity,
+  NetaClawSubagentBatchEntity,
+  NetaClawToolCallEntity,
+  NetaClawMemoryEntity,
 ];
 
 function dataSource() {

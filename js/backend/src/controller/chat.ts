@@ -2,6 +2,7 @@ import { Body, Controller, Get, Inject, Post, Query } from '@midwayjs/core';
 import { Context } from '@midwayjs/koa';
 import { ChatExecutor } from '../service/executor';
 import { SessionService } from '../service/session';
+import { SubagentService } from '../service/subagent';
 
 /** The REST path of the chat gateway (RUNTIME §6): the same executor as the WebSocket. */
 @Controller('/api/netaclaw')
@@ -23,11 +24,14 @@ export class ChatController {
   }
 }
 
-/** Sessions for the chat page: `{ list, total }` newest first, and one session with its messages. */
+/** Sessions for the chat page: `{ list, total }` newest first, and one session with its messages and calls. */
 @Controller('/admin/netaclaw/session')
 export class SessionController {
   @Inject()
   sessionService: SessionService;
+
+  @Inject()
+  subagents: SubagentService;
 
   @Get('/page')
   async page(@Query() query: Record<string, unknown>) {
@@ -37,6 +41,6 @@ export class SessionController {
   @Get('/info')
   async info(@Query() query: Record<string, unknown>) {
     const { session, messages } = await this.sessionService.info(query);
-    return { data: { ...session, messages } };
+    return { data: { ...session, messages, calls: await this.subagents.sessionCalls(session.id) } };
   }
 }

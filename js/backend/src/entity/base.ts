@@ -1,7 +1,7 @@
 import { CreateDateColumn, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import { DB } from '../settings';
 
-/** A text column for long content (tool output, model replies): MEDIUMTEXT on MySQL/MariaDB (TEXT holds 64 KB). */
+/** Long text (tool output, model replies): MySQL/MariaDB TEXT holds 65,535 bytes, less than a 64 KiB output plus its note. */
 export const LONG_TEXT = DB.kind === 'sqlite' ? 'text' : 'mediumtext';
 
 /** Base columns shared by every table: id, createTime, updateTime. */

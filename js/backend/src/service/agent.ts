@@ -84,6 +84,31 @@ export function parseAgentInput(input: unknown, what: string, requireName: boole
   return v;
 }
 
+/** The session part of a diagnostic input. */
+export interface SessionFields {
+  subagentTools?: string[] | null;
+  sessionCwd?: string | null;
+  workspaceRoots?: string[] | null;
+  shellPermitted?: boolean;
+  writePermitted?: boolean;
+}
+
+/** Reads the session fields of a request (absent ones left out; 400 naming a malformed one). */
+export function parseSessionFields(o: Obj, cwdMaxLen?: number): SessionFields {
+  const out: SessionFields = {};
+  const subagentTools = optStringArray(o, 'subagentTools');
+  if (subagentTools !== undefined) out.subagentTools = subagentTools;
+  const sessionCwd = optNullableString(o, 'sessionCwd', cwdMaxLen);
+  if (sessionCwd !== undefined) out.sessionCwd = sessionCwd;
+  const roots = optStringArray(o, 'workspaceRoots');
+  if (roots !== undefined) out.workspaceRoots = roots;
+  const shell = optBool(o, 'shellPermitted');
+  if (shell !== undefined) out.shellPermitted = shell;
+  const write = optBool(o, 'writePermitted');
+  if (write !== undefined) out.writePermitted = write;
+  return out;
+}
+
 /** An agent as the resolver sees it (row or draft), with every field defaulted. */
 export interface AgentView {
   /** The stored agent's id; undefined for a draft. */
@@ -97,27 +122,6 @@ export interface AgentView {
   toolsets: string[] | null;
   tools: { disabled?: string[] } | null;
   modelChannelId: number | null;
-}
-
-/** The session part of a previewPrompt / diagnostic / chat request. */
-export interface SessionFields {
-  sessionCwd?: string | null;
-  workspaceRoots?: string[] | null;
-  shellPermitted?: boolean;
-  writePermitted?: boolean;
-}
-
-export function parseSessionFields(body: Obj): SessionFields {
-  const f: SessionFields = {};
-  const sessionCwd = optNullableString(body, 'sessionCwd', 1000);
-  if (sessionCwd !== undefined) f.sessionCwd = sessionCwd;
-  const roots = optStringArray(body, 'workspaceRoots');
-  if (roots !== undefined) f.workspaceRoots = roots;
-  const shell = optBool(body, 'shellPermitted');
-  if (shell !== undefined) f.shellPermitted = shell;
-  const write = optBool(body, 'writePermitted');
-  if (write !== undefined) f.writePermitted = write;
-  return f;
 }
 
 /** What a run of an agent is made of: its channel, the package's diagnostic, the system prompt. */
@@ -229,7 +233,12 @@ export class AgentService {
    * docs/backend-api.md "How an agent becomes a resolver input". The model capability comes from the
    * agent's channel (its own, else the default) — this is the one place that maps it.
    */
-  async resolverInput(agent: AgentView, channel: NetaClawModelChannelEntity | null, crewRole?: CrewRole | null): Promise<ResolveInput> {
+  async resolverInput(
+    agent: AgentView,
+    channel?: NetaClawModelChannelEntity | null,
+    crewRole?: CrewRole | null
+  ): Promise<ResolveInput> {
+    if (channel === undefined) channel = await this.channelService.forAgent(agent);
     return {
       catalog: this.catalogService.catalog(),
       governance: await this.toolService.governanceRows(),
@@ -271,7 +280,9 @@ export class AgentService {
   async previewPrompt(input: unknown) {
     const body = requireObject(input, 'request body');
     const agent = await this.agentFromRequest(body, 'id', false);
-    const { channel, diagnostic, prompt } = await this.prepare(agent, parseSessionFields(body));
+    // the session of a chat with this agent (subagentTools belong to the diagnostic, not to a chat)
+    const { subagentTools: _sub, ...session } = parseSessionFields(body, 1000);
+    const { channel, diagnostic, prompt } = await this.prepare(agent, session);
     const resolved = diagnostic.resolved;
     return {
       layers: prompt.layers,
@@ -291,8 +302,6 @@ export class AgentService {
     const agent = await this.agentFromRequest(body, 'agentId', true);
     const channel = await this.channelService.forAgent(agent);
     const d: DiagnosticInput = { ...(await this.resolverInput(agent, channel)), ...parseSessionFields(body) };
-    const subagentTools = optStringArray(body, 'subagentTools');
-    if (subagentTools !== undefined) d.subagentTools = subagentTools;
     return policy().runtimeDiagnostic(d);
   }
 

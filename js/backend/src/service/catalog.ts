@@ -1,6 +1,6 @@
 import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import * as fs from 'fs';
-import { policy, ToolManifest, ToolSchema } from '../policy';
+import { policy, setActiveCatalog, ToolManifest, ToolSchema } from '../policy';
 import { CATALOG_FILE } from '../settings';
 
 export interface LoadedCatalog {
@@ -80,7 +80,10 @@ export class CatalogService {
 
   /** Loads the catalog (at start; throws a CatalogFileError naming the file when it is unusable). */
   load(): LoadedCatalog {
-    if (!this.loaded) this.loaded = loadCatalog(CATALOG_FILE);
+    if (!this.loaded) {
+      this.loaded = loadCatalog(CATALOG_FILE);
+      setActiveCatalog(this.loaded.schemas);
+    }
     return this.loaded;
   }
 

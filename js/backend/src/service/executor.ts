@@ -16,10 +16,13 @@ import { buildSystemPrompt } from '../runtime/prompt';
 import { HISTORY_CHARS, MAX_STEPS } from '../settings';
 import { has, Obj, optString, parseId, requireObject } from '../validate';
 import { AgentService, AgentView, parseSessionFields, SessionFields } from './agent';
+
+/** The session fields of a chat (fixed when the session is created). */
+type ChatSessionFields = Required<Omit<SessionFields, 'subagentTools'>>;
 import { CatalogService } from './catalog';
 import { ChannelService } from './channel';
 import { messageChars, SessionService } from './session';
-import { BatchHandle, CallRecord, ToolRunner } from './toolrunner';
+import { BatchHandle, CallRecord, SubagentService } from './subagent';
 
 /** Characters of one user message. */
 export const MESSAGE_MAX_CHARS = 65536;
@@ -62,7 +65,7 @@ interface ChatRequest {
   agentId: number;
   message: string;
   sessionId: number | null;
-  session: SessionFields;
+  session: Omit<SessionFields, 'subagentTools'>;
 }
 
 function parseChatRequest(input: unknown): ChatRequest {
@@ -73,10 +76,11 @@ function parseChatRequest(input: unknown): ChatRequest {
   const message = optString(body, 'message', MESSAGE_MAX_CHARS);
   if (message === undefined || message.trim() === '') throw invalidInput('message must be a non-empty string');
   const sessionId = has(body, 'sessionId') && body.sessionId !== null ? parseId(body.sessionId, 'sessionId') : null;
-  return { agentId, message, sessionId, session: parseSessionFields(body) };
+  const { subagentTools: _sub, ...session } = parseSessionFields(body, 1000);
+  return { agentId, message, sessionId, session };
 }
 
-function sessionFieldsOf(s: NetaClawSessionEntity): Required<SessionFields> {
+function sessionFieldsOf(s: NetaClawSessionEntity): ChatSessionFields {
   return {
     sessionCwd: s.sessionCwd,
     workspaceRoots: s.workspaceRoots ?? [],
@@ -143,7 +147,7 @@ function toParam(m: NetaClawMessageEntity): ChatCompletionMessageParam {
 interface RunContext {
   agent: AgentView;
   session: NetaClawSessionEntity;
-  fields: Required<SessionFields>;
+  fields: ChatSessionFields;
   channel: NetaClawModelChannelEntity;
   signal: AbortSignal;
   emit: Emit;
@@ -175,7 +179,7 @@ export class ChatExecutor {
   catalogService: CatalogService;
 
   @Inject()
-  toolRunner: ToolRunner;
+  subagents: SubagentService;
 
   /** Sessions with a turn in progress: a second message to one of them waits for nothing, it is refused. */
   private busy = new Set<number>();
@@ -202,7 +206,7 @@ export class ChatExecutor {
       }
       checkSameSession(session, req.session);
     }
-    const fields: Required<SessionFields> = session
+    const fields: ChatSessionFields = session
       ? sessionFieldsOf(session)
       : {
           sessionCwd: req.session.sessionCwd ?? null,
@@ -366,6 +370,7 @@ export class ChatExecutor {
     const started = Date.now();
     if ('denied' in checked) {
       view = checked.denied;
+      await this.record(sessionId, view);
     } else {
       const own = this.ownTools[tc.name];
       if (own) {
@@ -377,8 +382,9 @@ export class ChatExecutor {
           r = { ok: false, error: (err as Error).message };
         }
         view = { id: tc.id, name: tc.name, arguments: checked.args, decision: 'main-process-proxy', reason: null, ...r, durationMs: Date.now() - started };
+        await this.record(sessionId, view);
       } else {
-        const record = await this.toolRunner.runMainTool({
+        const record = await this.subagents.runMainTool({
           agentId: ctx.agent.id!,
           sessionId,
           policy: sessionPolicy,
@@ -391,6 +397,21 @@ export class ChatExecutor {
     }
     ctx.emit({ type: 'tool-result', sessionId, batchId: null, ...view });
     return view;
+  }
+
+  /** Stores a call the executor decided or ran itself, in the session's calls (`netaclaw_tool_call`). */
+  private async record(sessionId: number, v: ToolCallView): Promise<void> {
+    await this.subagents.recordSessionCall(sessionId, {
+      name: v.name,
+      arguments: v.arguments,
+      decision: v.decision as CallRecord['decision'],
+      reason: v.reason,
+      detail: v.detail ?? null,
+      ok: v.ok,
+      ...(v.output !== undefined ? { output: v.output } : {}),
+      ...(v.error !== undefined ? { error: v.error } : {}),
+      durationMs: v.durationMs,
+    });
   }
 
   /** L0 and the argument text: a denied view, or the parsed arguments. */
@@ -451,7 +472,7 @@ export class ChatExecutor {
     let handle: BatchHandle;
     try {
       const parent = await this.agentService.prepare(ctx.agent, ctx.fields, { channel: ctx.channel });
-      handle = await this.toolRunner.start({
+      handle = await this.subagents.start({
         agentId: ctx.agent.id!,
         sessionId,
         crewRole: 'sub',
@@ -460,7 +481,11 @@ export class ChatExecutor {
         workspaceRoots: ctx.fields.workspaceRoots ?? [],
         shellPermitted: ctx.fields.shellPermitted,
         writePermitted: ctx.fields.writePermitted,
-        parent: parent.diagnostic.policy,
+        parent: {
+          workspaceRoots: parent.diagnostic.policy.workspaceRoots,
+          allowShell: parent.diagnostic.policy.allowShell,
+          readonly: parent.diagnostic.policy.readonly,
+        },
         subagentTools: t.tools,
       });
     } catch (err) {
@@ -496,7 +521,7 @@ export class ChatExecutor {
         parent: handle.policy,
       })
     ).diagnostic.resolved;
-    const runnable = handle.routes.filter(r => r.route !== 'disabled').map(r => r.name);
+    const runnable = (handle.routes as ToolRuntimeRoute[]).filter(r => r.route !== 'disabled').map(r => r.name);
     const prompt = buildSystemPrompt({
       agent: ctx.agent,
       delegated: true,
@@ -510,7 +535,6 @@ export class ChatExecutor {
       { role: 'user', content: t.task },
     ];
     const tools = this.offer(runnable);
-    const offered = new Set(runnable);
     let reply = '';
     for (let step = 1; step <= MAX_STEPS; step++) {
       const turn = await streamTurn(ctx.channel, { messages, tools }, ctx.signal, text =>
@@ -524,9 +548,11 @@ export class ChatExecutor {
         tool_calls: turn.toolCalls.map(c => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
       });
       for (const tc of turn.toolCalls) {
-        const checked = this.checkCall(tc, offered);
-        ctx.emit({ type: 'tool-call', sessionId, batchId: handle.id, id: tc.id, name: tc.name, arguments: checked.args });
-        const view = 'denied' in checked ? checked.denied : fromRecord(tc.id, await handle.call(tc.name, checked.args));
+        // Inside a batch its own gate decides (L1, and L4 for what it proxies) and records every call,
+        // a name it was not offered and malformed arguments included.
+        const args = parseArguments(tc.arguments);
+        ctx.emit({ type: 'tool-call', sessionId, batchId: handle.id, id: tc.id, name: tc.name, arguments: args });
+        const view = fromRecord(tc.id, await handle.call(tc.name, args));
         ctx.emit({ type: 'tool-result', sessionId, batchId: handle.id, ...view });
         messages.push({ role: 'tool', tool_call_id: tc.id, content: resultText(view) });
       }
@@ -549,6 +575,16 @@ function fromRecord(id: string, r: CallRecord): ToolCallView {
   if (r.error !== undefined && r.error !== null) view.error = r.error;
   if (r.detail !== undefined && r.detail !== null) view.detail = r.detail;
   return view;
+}
+
+/** The arguments a model sent: the parsed JSON, or the text itself when it is not JSON. */
+function parseArguments(text: string): unknown {
+  const raw = text.trim() === '' ? '{}' : text;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
 }
 
 function parseTask(v: unknown, path: string): { task: string; tools: string[] | null } {

@@ -1,0 +1,57 @@
+import { Body, Controller, Get, Inject, Post, Query } from '@midwayjs/core';
+import { Context } from '@midwayjs/koa';
+import { PassThrough } from 'stream';
+import { SubagentService } from '../service/subagent';
+
+@Controller('/admin/netaclaw/subagent')
+export class SubagentController {
+  @Inject()
+  ctx: Context;
+
+  @Inject()
+  subagentService: SubagentService;
+
+  @Post('/run')
+  async run(@Body() body: unknown) {
+    return { data: await this.subagentService.run(body) };
+  }
+
+  @Get('/page')
+  async page(@Query() query: Record<string, unknown>) {
+    return { data: await this.subagentService.page(query) };
+  }
+
+  @Get('/info')
+  async info(@Query() query: Record<string, unknown>) {
+    return { data: await this.subagentService.info(query) };
+  }
+
+  /**
+   * Server-Sent Events: `event: <type>` / `data: <json>` per batch event — past events first, then live
+   * ones; the stream ends after `done`.
+   */
+  @Get('/events')
+  async events(@Query() query: Record<string, unknown>) {
+    const stream = new PassThrough();
+    let unsubscribe: () => void = () => undefined;
+    let closed = false;
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      unsubscribe();
+      stream.end();
+    };
+    unsubscribe = await this.subagentService.subscribe(query, e => {
+      if (closed) return;
+      stream.write(`event: ${e.type}\ndata: ${JSON.stringify(e.data)}\n\n`);
+      if (e.type === 'done') setImmediate(close);
+    });
+    if (closed) unsubscribe();
+    this.ctx.req.on('close', close);
+    this.ctx.set('Cache-Control', 'no-cache');
+    this.ctx.set('X-Accel-Buffering', 'no');
+    this.ctx.type = 'text/event-stream';
+    this.ctx.status = 200;
+    this.ctx.body = stream;
+  }
+}

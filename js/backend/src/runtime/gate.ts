@@ -1,0 +1,77 @@
+/**
+ * The one gate (L1): every tool call, in the worker and in the main process, is decided by the package's
+ * `checkToolCall` against a policy and routes. Nothing here restates a rule; this module only calls the
+ * package and shapes its answer for the runtime.
+ */
+import { activeCatalog, policy } from '../policy';
+
+export type GateDecision = 'worker-local' | 'main-process-proxy' | 'denied';
+
+export interface GatePath {
+  /** The argument the path came from (as the package names it). */
+  argument: string;
+  /** Absolute, lexically normalized. */
+  path: string;
+  write: boolean;
+}
+
+export interface GateResult {
+  decision: GateDecision;
+  reason: string | null;
+  paths: GatePath[];
+  /** A short explanation, or null. */
+  detail: string | null;
+}
+
+export interface GateInput {
+  policy: unknown;
+  routes: unknown[];
+  name: string;
+  arguments: unknown;
+}
+
+interface PackageCheck {
+  decision: GateDecision;
+  reason: string | null;
+  paths?: GatePath[];
+  detail?: string | null;
+  message?: string | null;
+}
+
+/**
+ * Decides one call. A package error (`invalid_input`: a malformed policy or routes) propagates; the caller
+ * turns it into a failed call (fail closed).
+ */
+export function checkCall(input: GateInput): GateResult {
+  const p = policy() as unknown as { checkToolCall?: (i: unknown) => PackageCheck };
+  if (typeof p.checkToolCall !== 'function') {
+    throw new Error('the installed @netaclaw/tool-policy has no checkToolCall: rebuild pkg/ (scripts/build-pkg.sh)');
+  }
+  const catalog = activeCatalog();
+  const r = p.checkToolCall({
+    ...(catalog ? { catalog } : {}),
+    policy: input.policy,
+    routes: input.routes,
+    call: { name: input.name, arguments: input.arguments === undefined ? null : input.arguments },
+  });
+  return {
+    decision: r.decision,
+    reason: r.reason ?? null,
+    paths: Array.isArray(r.paths) ? r.paths : [],
+    detail: typeof r.detail === 'string' ? r.detail : typeof r.message === 'string' ? r.message : null,
+  };
+}
+
+let shellTools: Set<string> | undefined;
+
+/**
+ * Whether a tool needs the shell sandbox (its manifest's `requiresShell`, from the package). Such a tool
+ * is denied `shell_sandbox_unavailable` when bwrap cannot run.
+ */
+export function requiresShell(name: string): boolean {
+  if (!shellTools) {
+    const p = policy();
+    shellTools = new Set((activeCatalog() ?? p.builtinCatalog()).map(s => p.toolManifest(s)).filter(m => m.requiresShell).map(m => m.name));
+  }
+  return shellTools.has(name);
+}

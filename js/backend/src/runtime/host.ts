@@ -1,0 +1,402 @@
+/**
+ * The main process's side of a batch (L4): starts the worker under its permission flags, sends it calls
+ * one at a time, answers its `proxy` requests after deciding them again with the gate against the host's
+ * OWN copy of the policy and routes (and the same symlink check), and kills the worker on the batch time
+ * limit, a crash, a protocol violation or a flood. Nothing a worker sends can throw in the main process.
+ */
+import { ChildProcess, fork } from 'child_process';
+import * as path from 'path';
+import {
+  IPC_MESSAGE_MAX_BYTES,
+  IPC_MESSAGES_PER_SECOND,
+  OUTPUT_MAX_BYTES,
+  WORKER_STDIO_MAX_BYTES,
+  cutText,
+} from './limits';
+import type { Operations } from './operations/types';
+import {
+  CallOutcome,
+  Driver,
+  message,
+  Message,
+  parseFor,
+  ProxyMessage,
+  ResultMessage,
+  WorkerLayers,
+  WorkerPolicyWire,
+} from './protocol';
+import { permissionFlags } from './permissions';
+import { runHere, RunnerContext } from './runner';
+import { ShellMode, systemArgs } from './sandbox';
+import { MAIN_TOOLS } from './tools/main';
+import type { MainServices } from './tools/types';
+
+export interface CallRecord extends CallOutcome {
+  seq: number;
+  name: string;
+  arguments: unknown;
+}
+
+export type HostEvent =
+  | { type: 'started'; pid: number }
+  | { type: 'call'; seq: number; name: string; arguments: unknown }
+  | { type: 'result'; record: CallRecord }
+  | { type: 'proxy'; seq: number; name: string; decision: string; reason: string | null }
+  | { type: 'proxy-denied'; record: CallRecord }
+  | { type: 'worker-event'; name: string; data?: unknown }
+  | { type: 'stderr'; text: string }
+  | { type: 'ended'; status: 'completed' | 'failed' | 'killed'; error: string | null };
+
+/** Test-only switches. Never set from a request or the environment. */
+export interface HostTestOptions {
+  /** Start the worker without Node's permission flags (to show another layer alone). */
+  permission?: boolean;
+  /** Worker-side layers. */
+  gate?: boolean;
+  hostCheck?: boolean;
+  /** Another worker program (a fixture that misbehaves). */
+  workerModule?: string;
+}
+
+export interface HostOptions {
+  batchId: number;
+  agentId: number | null;
+  policy: WorkerPolicyWire;
+  routes: unknown[];
+  driver: Driver;
+  timeoutMs: number;
+  shell: ShellMode;
+  /** Operations and services the main process uses for proxied calls. */
+  ops: Operations;
+  services: MainServices;
+  onEvent?: (e: HostEvent) => void;
+  test?: HostTestOptions;
+}
+
+export class WorkerError extends Error {}
+
+const WORKER_MODULE = path.join(__dirname, 'worker', 'main.js');
+
+type Pending = { seq: number; name: string; resolve: (r: CallRecord) => void };
+
+export class WorkerHost {
+  private child: ChildProcess | null = null;
+  private seq = 0;
+  private pending: Pending | null = null;
+  private chain: Promise<unknown> = Promise.resolve();
+  private ended: { status: 'completed' | 'failed' | 'killed'; error: string | null } | null = null;
+  private endWaiters: Array<() => void> = [];
+  private timer: NodeJS.Timeout | null = null;
+  private stdioBytes = 0;
+  private windowStart = Date.now();
+  private windowCount = 0;
+  private readonly main: RunnerContext;
+  private readyResolve: (() => void) | null = null;
+
+  constructor(private readonly opts: HostOptions) {
+    // The host's own copy: deep-cloned so nothing the worker side holds can change it.
+    this.main = {
+      policy: structuredClone(opts.policy),
+      routes: structuredClone(opts.routes),
+      ops: opts.ops,
+      shell: opts.shell,
+      tools: MAIN_TOOLS,
+      agentId: opts.agentId,
+      services: opts.services,
+    };
+  }
+
+  get status() {
+    return this.ended;
+  }
+
+  private emit(e: HostEvent): void {
+    try {
+      this.opts.onEvent?.(e);
+    } catch {
+      /* a listener's failure is not the batch's */
+    }
+  }
+
+  /** Starts the worker and waits for its `ready` event. */
+  async start(): Promise<void> {
+    const test = this.opts.test ?? {};
+    let child: ChildProcess;
+    try {
+      const execArgv = ['--disable-warning=ExperimentalWarning'];
+      if (test.permission !== false) {
+        execArgv.push(...permissionFlags(this.opts.policy, test.workerModule ? [test.workerModule] : []));
+      }
+      child = fork(test.workerModule ?? WORKER_MODULE, [], {
+        execArgv,
+        env: { NODE_ENV: process.env.NODE_ENV ?? 'production' },
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+        serialization: 'json',
+      });
+    } catch (err) {
+      this.terminate('failed', `cannot start the worker: ${(err as Error).message}`);
+      throw new WorkerError(this.ended!.error ?? 'cannot start the worker');
+    }
+    this.child = child;
+    const onStdio = (d: Buffer) => {
+      this.stdioBytes += d.length;
+      if (this.stdioBytes > WORKER_STDIO_MAX_BYTES) {
+        this.terminate('failed', `worker flooded its output (more than ${WORKER_STDIO_MAX_BYTES} bytes): killed`);
+        return;
+      }
+      this.emit({ type: 'stderr', text: cutText(d.toString('utf8'), 4096) });
+    };
+    child.stdout!.on('data', onStdio);
+    child.stderr!.on('data', onStdio);
+    child.on('message', raw => this.onMessage(raw));
+    child.on('error', err => this.terminate('failed', `worker process error: ${err.message}`));
+    child.on('exit', (code, signal) => {
+      if (!this.ended) {
+        this.terminate('failed', `worker exited unexpectedly (${signal ? `signal ${signal}` : `code ${code}`})`);
+      }
+    });
+    this.timer = setTimeout(
+      () => this.terminate('killed', `batch time limit of ${this.opts.timeoutMs} ms reached: worker killed`),
+      this.opts.timeoutMs
+    );
+    const ready = new Promise<void>(resolve => (this.readyResolve = resolve));
+    const init = message({
+      type: 'init',
+      batchId: this.opts.batchId,
+      policy: this.opts.policy,
+      routes: this.opts.routes,
+      driver: this.opts.driver,
+      limits: { timeoutMs: this.opts.timeoutMs, outputBytes: OUTPUT_MAX_BYTES },
+      shell: this.opts.shell,
+      sandboxSystem: this.opts.shell === 'bwrap' ? systemArgs() : [],
+      ...(test.gate === false || test.hostCheck === false
+        ? { layers: { gate: test.gate !== false, hostCheck: test.hostCheck !== false } satisfies WorkerLayers }
+        : {}),
+    });
+    this.send(init);
+    await Promise.race([ready, this.whenEnded()]);
+    if (this.ended) throw new WorkerError(this.ended.error ?? 'worker ended before it was ready');
+    this.emit({ type: 'started', pid: child.pid ?? 0 });
+  }
+
+  private send(m: Message): void {
+    const child = this.child;
+    if (!child || !child.connected) return;
+    try {
+      child.send(m, err => {
+        if (err && !this.ended) this.terminate('failed', `cannot reach the worker: ${err.message}`);
+      });
+    } catch (err) {
+      this.terminate('failed', `cannot reach the worker: ${(err as Error).message}`);
+    }
+  }
+
+  private whenEnded(): Promise<void> {
+    return this.ended ? Promise.resolve() : new Promise(resolve => this.endWaiters.push(resolve));
+  }
+
+  private onMessage(raw: unknown): void {
+    if (this.ended) return;
+    // Flood control: count and size of the worker's messages.
+    const now = Date.now();
+    if (now - this.windowStart >= 1000) {
+      this.windowStart = now;
+      this.windowCount = 0;
+    }
+    this.windowCount += 1;
+    if (this.windowCount > IPC_MESSAGES_PER_SECOND) {
+      this.terminate('failed', `worker flooded the channel (more than ${IPC_MESSAGES_PER_SECOND} messages a second): killed`);
+      return;
+    }
+    let size: number;
+    try {
+      size = Buffer.byteLength(JSON.stringify(raw) ?? '', 'utf8');
+    } catch {
+      size = Infinity;
+    }
+    if (size > IPC_MESSAGE_MAX_BYTES) {
+      this.terminate('failed', `worker sent a message of ${size} bytes (limit ${IPC_MESSAGE_MAX_BYTES}): killed`);
+      return;
+    }
+    let m: Message;
+    try {
+      m = parseFor('main', raw);
+    } catch (err) {
+      this.terminate('failed', `worker broke the protocol: ${(err as Error).message}`);
+      return;
+    }
+    switch (m.type) {
+      case 'event':
+        if (m.name === 'ready' && this.readyResolve) {
+          this.readyResolve();
+          this.readyResolve = null;
+        } else {
+          this.emit({ type: 'worker-event', name: m.name, data: m.data });
+        }
+        return;
+      case 'result':
+        return this.onResult(m);
+      case 'proxy':
+        void this.onProxy(m);
+        return;
+      case 'error':
+        this.terminate('failed', `worker error: ${cutText(m.message, 4096)}`);
+        return;
+      case 'done':
+        return;
+    }
+  }
+
+  private onResult(m: ResultMessage): void {
+    const p = this.pending;
+    if (!p || p.seq !== m.seq) {
+      this.terminate('failed', `worker broke the protocol: result for call ${m.seq}, which is not in progress`);
+      return;
+    }
+    this.pending = null;
+    const { v: _v, type: _t, seq: _s, ...outcome } = m;
+    void _v;
+    void _t;
+    void _s;
+    const record: CallRecord = {
+      seq: p.seq,
+      name: p.name,
+      arguments: undefined,
+      ...outcome,
+      ...(outcome.output !== undefined ? { output: cutText(outcome.output) } : {}),
+    };
+    p.resolve(record);
+  }
+
+  /**
+   * L4: a proxy request is decided again here, with the host's copy of the policy and routes. It must
+   * belong to the call in progress, and the host's gate must make it `main-process-proxy`; anything else
+   * is denied and reported (`proxy-denied`), whatever the worker claims.
+   */
+  private async onProxy(m: ProxyMessage): Promise<void> {
+    const p = this.pending;
+    let outcome: CallOutcome;
+    const started = Date.now();
+    if (!p || p.seq !== m.seq || p.name !== m.name) {
+      outcome = {
+        decision: 'denied',
+        reason: 'not_selected_for_subagent',
+        detail: `proxy request for ${m.name} (call ${m.seq}) does not match the call in progress`,
+        ok: false,
+        error: 'proxy request does not match the call in progress',
+        durationMs: 0,
+      };
+    } else {
+      let r;
+      try {
+        r = await runHere(this.main, 'main-process-proxy', m.name, m.arguments);
+      } catch (err) {
+        r = null;
+        outcome = {
+          decision: 'denied',
+          reason: 'invalid_tool_arguments',
+          detail: `main process could not decide: ${(err as Error).message}`,
+          ok: false,
+          error: (err as Error).message,
+          durationMs: Date.now() - started,
+        };
+      }
+      if (r) {
+        outcome = r.outcome ?? {
+          decision: 'denied',
+          reason: r.gate.reason ?? 'not_selected_for_subagent',
+          detail: `the routes make ${m.name} ${r.gate.decision}, not main-process-proxy: the main process refuses to run it for the worker`,
+          ok: false,
+          error: `${m.name} is not a main-process-proxy tool`,
+          durationMs: Date.now() - started,
+        };
+      }
+    }
+    outcome = outcome!;
+    if (this.ended) return;
+    this.emit({ type: 'proxy', seq: m.seq, name: m.name, decision: outcome.decision, reason: outcome.reason });
+    if (outcome.decision === 'denied') {
+      this.emit({ type: 'proxy-denied', record: { seq: m.seq, name: m.name, arguments: m.arguments, ...outcome } });
+    }
+    this.send(message({ type: 'proxy-result', id: m.id, ...outcome }));
+  }
+
+  /** Runs one call in the worker (calls are queued: one at a time, in order). */
+  call(name: string, args: unknown): Promise<CallRecord> {
+    const run = async (): Promise<CallRecord> => {
+      const seq = ++this.seq;
+      if (this.ended) throw new WorkerError(`batch ended (${this.ended.status}): ${this.ended.error ?? ''}`);
+      this.emit({ type: 'call', seq, name, arguments: args });
+      const record = await new Promise<CallRecord | null>(resolve => {
+        this.pending = { seq, name, resolve };
+        this.whenEnded().then(() => resolve(null));
+        this.send(message({ type: 'call', seq, name, arguments: args === undefined ? null : args }));
+      });
+      if (!record) throw new WorkerError(`batch ended (${this.ended!.status}) during call ${seq}: ${this.ended!.error ?? ''}`);
+      record.arguments = args;
+      this.emit({ type: 'result', record });
+      return record;
+    };
+    const result = this.chain.then(run, run);
+    this.chain = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Ends the batch normally once the calls in flight are done: `completed`. */
+  async finish(): Promise<{ status: 'completed' | 'failed' | 'killed'; error: string | null }> {
+    await this.chain;
+    if (!this.ended) {
+      this.send(message({ type: 'done' }));
+      const child = this.child;
+      const exited = new Promise<void>(resolve => {
+        if (!child || child.exitCode !== null || child.signalCode !== null) resolve();
+        else child.once('exit', () => resolve());
+      });
+      const grace = setTimeout(() => child?.kill('SIGKILL'), 5000);
+      this.ended = { status: 'completed', error: null };
+      await exited;
+      clearTimeout(grace);
+      this.cleanup();
+      this.emit({ type: 'ended', status: 'completed', error: null });
+    }
+    return this.ended;
+  }
+
+  /** Kills the worker now: `killed` with the reason. */
+  async kill(reason: string): Promise<{ status: 'completed' | 'failed' | 'killed'; error: string | null }> {
+    this.terminate('killed', reason);
+    await this.waitExit();
+    return this.ended!;
+  }
+
+  private async waitExit(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise<void>(resolve => child.once('exit', () => resolve()));
+  }
+
+  private terminate(status: 'failed' | 'killed', error: string): void {
+    if (this.ended) return;
+    this.ended = { status, error };
+    try {
+      this.child?.kill('SIGKILL');
+    } catch {
+      /* already gone */
+    }
+    this.cleanup();
+    this.emit({ type: 'ended', status, error });
+  }
+
+  private cleanup(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const waiters = this.endWaiters;
+    this.endWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** Resolves when the batch has ended (for the service's bookkeeping). */
+  ended$(): Promise<{ status: 'completed' | 'failed' | 'killed'; error: string | null }> {
+    return this.whenEnded().then(() => this.ended!);
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Size and time limits of the runtime, in one place (docs/runtime.md "Limits").
+ */
+
+/** Tool output kept (bytes of UTF-8); the rest is cut with a note. Also the cap of stored arguments/output. */
+export const OUTPUT_MAX_BYTES = 64 * 1024;
+/** A shell child past this much output (stdout + stderr) is killed. */
+export const SHELL_HARD_CAP_BYTES = 8 * 1024 * 1024;
+/** `bash` time limit: default and maximum. */
+export const SHELL_TIMEOUT_DEFAULT_MS = 30_000;
+export const SHELL_TIMEOUT_MAX_MS = 600_000;
+/** Batch time limit: default and maximum (the whole worker is killed past it). */
+export const BATCH_TIMEOUT_DEFAULT_MS = 120_000;
+export const BATCH_TIMEOUT_MAX_MS = 600_000;
+/** One IPC message from a worker larger than this (serialized) is a flood: the worker is killed. */
+export const IPC_MESSAGE_MAX_BYTES = 1024 * 1024;
+/** More than this many messages from a worker within one second is a flood. */
+export const IPC_MESSAGES_PER_SECOND = 500;
+/** A worker writing more than this to its stdout/stderr is a flood. */
+export const WORKER_STDIO_MAX_BYTES = 1024 * 1024;
+/** Calls in one admin `run` batch. */
+export const BATCH_CALLS_MAX = 200;
+/** Search caps: entries walked, results listed, lines of grep output. */
+export const SEARCH_WALK_MAX = 50_000;
+export const SEARCH_RESULTS_MAX = 1_000;
+/** Files larger than this are skipped by grep. */
+export const GREP_FILE_MAX_BYTES = 8 * 1024 * 1024;
+/** read_file: lines returned when no limit is given. */
+export const READ_DEFAULT_LINES = 2_000;
+
+/** Room kept for the note a cut text ends with. */
+const NOTE_ROOM = 200;
+
+/** The first bytes of a text, at most `bytes` of UTF-8, never inside a character. */
+export function headBytes(text: string, bytes: number): { text: string; total: number; kept: number } {
+  const buf = Buffer.from(text, 'utf8');
+  if (buf.length <= bytes) return { text, total: buf.length, kept: buf.length };
+  let end = bytes;
+  // step back to a character boundary (a UTF-8 continuation byte is 10xxxxxx)
+  while (end > 0 && (buf[end] & 0xc0) === 0x80) end -= 1;
+  return { text: buf.subarray(0, end).toString('utf8'), total: buf.length, kept: end };
+}
+
+/**
+ * Cuts a text to at most `max` bytes of UTF-8, its note included, and says so. A cut text is not cut
+ * again (it already fits).
+ */
+export function cutText(text: string, max = OUTPUT_MAX_BYTES): string {
+  if (Buffer.byteLength(text, 'utf8') <= max) return text;
+  const head = headBytes(text, max - NOTE_ROOM);
+  return `${head.text}\n[output cut: ${head.total} bytes, the first ${head.kept} kept (limit ${max} bytes)]`;
+}
+
+/**
+ * A JSON value as stored (a `json` column holds at most OUTPUT_MAX_BYTES): the value itself when its JSON
+ * fits, else `{ truncated: true, bytes, head }` with the start of its JSON text.
+ */
+export function storableJson(value: unknown, max = OUTPUT_MAX_BYTES): unknown {
+  const text = JSON.stringify(value === undefined ? null : value);
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes <= max) return value === undefined ? null : value;
+  return { truncated: true, bytes, head: headBytes(text, max - 1024).text };
+}

@@ -1,0 +1,85 @@
+/**
+ * Tool operations (seed 000 "tool-operations"): how a tool reaches the filesystem, search and processes.
+ * The runtime policy decides WHETHER and WHERE a tool runs; these interfaces decide how its file, search
+ * and process calls are carried out. Each has one real implementation; tests may inject others.
+ * Every path given to an operation is absolute and has passed the gate and the host symlink check.
+ */
+
+export type EntryType = 'file' | 'dir' | 'symlink' | 'other';
+
+export interface DirEntry {
+  name: string;
+  type: EntryType;
+  size: number;
+}
+
+export interface FileSystemOperations {
+  /** The whole file, as bytes. */
+  readFile(path: string): Promise<Buffer>;
+  stat(path: string): Promise<{ type: EntryType; size: number }>;
+  readDir(path: string): Promise<DirEntry[]>;
+  /** Writes a file, creating missing parent folders. */
+  writeFile(path: string, content: string): Promise<void>;
+  /** Writes several files all or nothing (each is staged first, then renamed into place). */
+  writeFiles(files: Array<{ path: string; content: string | null }>): Promise<void>;
+  removeTree(path: string): Promise<void>;
+}
+
+export interface FoundFiles {
+  paths: string[];
+  truncated: boolean;
+}
+
+export interface GrepMatch {
+  path: string;
+  line: number;
+  text: string;
+}
+
+export interface GrepResult {
+  matches: GrepMatch[];
+  truncated: boolean;
+  filesSearched: number;
+}
+
+export interface SearchOperations {
+  /** Files under `dir` whose path relative to `dir` matches the glob; symlinks are listed, never followed. */
+  findFiles(dir: string, pattern: string, max: number): Promise<FoundFiles>;
+  /**
+   * Lines matching `regex` in the regular files under `path` (or in the file `path`), read line by line;
+   * `glob` filters file paths relative to `path`. Symlinks are never followed.
+   */
+  grep(path: string, regex: RegExp, glob: string | null, maxMatches: number): Promise<GrepResult>;
+}
+
+export interface ExecRequest {
+  command: string;
+  /** Working directory (the first root). */
+  cwd: string;
+  /** Folders bound into the sandbox: the workspace roots. */
+  roots: string[];
+  readonly: boolean;
+  /** Extra folders bound read-only (a skill's folder). */
+  readOnlyBinds?: string[];
+  timeoutMs: number;
+}
+
+export interface ExecResult {
+  exitCode: number | null;
+  signal: string | null;
+  /** stdout and stderr as they arrived, the first OUTPUT_MAX_BYTES. */
+  output: string;
+  outputBytes: number;
+  timedOut: boolean;
+  killedForOutput: boolean;
+}
+
+export interface ProcessOperations {
+  exec(req: ExecRequest): Promise<ExecResult>;
+}
+
+export interface Operations {
+  fs: FileSystemOperations;
+  search: SearchOperations;
+  process: ProcessOperations;
+}

@@ -1,0 +1,122 @@
+/**
+ * Deciding and running one call: the gate (L1), the host symlink check, the shell-sandbox check, then the
+ * implementation through the given operations. The worker and the main process both use it, each with
+ * its own registry, operations and copy of the policy and routes.
+ */
+import * as path from 'path';
+import { checkCall, GateResult, requiresShell } from './gate';
+import { cutText, OUTPUT_MAX_BYTES } from './limits';
+import type { Operations } from './operations/types';
+import type { CallOutcome, WorkerLayers, WorkerPolicyWire } from './protocol';
+import { checkRealPaths } from './realpath';
+import type { ShellMode } from './sandbox';
+import { MainServices, ToolError, ToolImpl } from './tools/types';
+
+export interface RunnerContext {
+  policy: WorkerPolicyWire;
+  routes: unknown[];
+  ops: Operations;
+  shell: ShellMode;
+  tools: Readonly<Record<string, ToolImpl>>;
+  agentId: number | null;
+  services: MainServices | null;
+  /** Test-only: switch off the gate or the symlink check to show another layer alone. */
+  layers?: WorkerLayers;
+}
+
+const ALL_ON: WorkerLayers = { gate: true, hostCheck: true };
+
+function denied(reason: string, detail: string | null, started: number): CallOutcome {
+  return { decision: 'denied', reason, detail, ok: false, error: detail ?? reason, durationMs: Date.now() - started };
+}
+
+/**
+ * The decision for a call: the gate's, unless the host symlink check or the shell sandbox denies it.
+ * A gate error (malformed policy or routes) is a denial too: fail closed.
+ */
+export async function decide(ctx: RunnerContext, name: string, args: unknown): Promise<GateResult> {
+  const layers = ctx.layers ?? ALL_ON;
+  let gate: GateResult;
+  if (layers.gate) {
+    try {
+      gate = checkCall({ policy: ctx.policy, routes: ctx.routes, name, arguments: args });
+    } catch (err) {
+      return { decision: 'denied', reason: 'invalid_tool_arguments', paths: [], detail: `gate error: ${(err as Error).message}` };
+    }
+  } else {
+    gate = { decision: 'worker-local', reason: null, paths: testPaths(ctx, args), detail: 'gate switched off (test)' };
+  }
+  if (gate.decision === 'denied') return gate;
+  if (layers.hostCheck) {
+    const denial = await checkRealPaths(gate.paths, ctx.policy.workspaceRoots);
+    if (denial) return { decision: 'denied', reason: denial.reason, paths: gate.paths, detail: denial.detail };
+  }
+  if (ctx.shell === 'unavailable' && requiresShell(name)) {
+    return {
+      decision: 'denied',
+      reason: 'shell_sandbox_unavailable',
+      paths: gate.paths,
+      detail: 'bwrap cannot run on this host; shell commands are refused',
+    };
+  }
+  return gate;
+}
+
+/**
+ * With the gate switched off (tests only), the paths a tool would have been given: its `path` argument
+ * taken as is, resolved against the first root. No check at all: that is the point of switching L1 off.
+ */
+function testPaths(ctx: RunnerContext, args: unknown): GateResult['paths'] {
+  const a = args as { path?: unknown } | null;
+  if (!a || typeof a.path !== 'string') return [];
+  return [{ argument: 'path', path: path.resolve(ctx.policy.workspaceRoots[0] ?? '/', a.path), write: true }];
+}
+
+/** Runs a call already decided runnable here, with the context's registry. */
+export async function execute(ctx: RunnerContext, gate: GateResult, name: string, args: unknown, started: number): Promise<CallOutcome> {
+  const impl = Object.prototype.hasOwnProperty.call(ctx.tools, name) ? ctx.tools[name] : undefined;
+  const base = { decision: gate.decision, reason: gate.reason, detail: gate.detail };
+  if (!impl) return { ...base, ok: false, error: `no implementation of ${name} here`, durationMs: Date.now() - started };
+  const argObj = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+  try {
+    const r = await impl(argObj, {
+      ops: ctx.ops,
+      policy: ctx.policy,
+      paths: gate.paths,
+      shell: ctx.shell,
+      agentId: ctx.agentId,
+      services: ctx.services,
+    });
+    const out = typeof r === 'string' ? { output: r } : r;
+    const output = cutText(out.output, OUTPUT_MAX_BYTES);
+    return out.error
+      ? { ...base, ok: false, output, error: out.error, durationMs: Date.now() - started }
+      : { ...base, ok: true, output, durationMs: Date.now() - started };
+  } catch (err) {
+    const message =
+      err instanceof ToolError
+        ? err.message
+        : (err as NodeJS.ErrnoException).code === 'ERR_ACCESS_DENIED'
+          ? `permission denied by the worker's process permissions (${(err as Error).message})`
+          : `${(err as Error).name ?? 'Error'}: ${(err as Error).message}`;
+    return { ...base, ok: false, error: cutText(message, 4096), durationMs: Date.now() - started };
+  }
+}
+
+/** Decide, then run here when the decision is `here`; anything else is returned undecided-for-here. */
+export async function runHere(
+  ctx: RunnerContext,
+  here: 'worker-local' | 'main-process-proxy' | 'any',
+  name: string,
+  args: unknown,
+  onDecided?: (gate: GateResult) => void
+): Promise<{ gate: GateResult; outcome: CallOutcome | null }> {
+  const started = Date.now();
+  const gate = await decide(ctx, name, args);
+  onDecided?.(gate);
+  if (gate.decision === 'denied') {
+    return { gate, outcome: denied(gate.reason ?? 'invalid_tool_arguments', gate.detail, started) };
+  }
+  if (here !== 'any' && gate.decision !== here) return { gate, outcome: null };
+  return { gate, outcome: await execute(ctx, gate, name, args, started) };
+}

@@ -1,0 +1,147 @@
+/**
+ * L3: the shell sandbox. `bash` (and `execute_skill`) run as `bwrap … -- /bin/bash -c <command>`:
+ * the workspace roots bound (read-only under `readonly`), system folders read-only, a handful of /etc
+ * files, private /proc, /dev and /tmp, every namespace unshared (no network, new PID namespace),
+ * `--die-with-parent`, `--new-session`, a cleared environment, cwd = the first root.
+ *
+ * At start the backend probes bwrap once (`true` inside the same sandbox). Mode:
+ * - `bwrap`       the probe ran: shells run sandboxed;
+ * - `unavailable` it did not: shell tools are denied `shell_sandbox_unavailable` (fail closed);
+ * - `off`         the operator set NETACLAW_SHELL_SANDBOX=off: shells run unconfined (reported loudly).
+ */
+import { spawn } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+
+export type ShellMode = 'bwrap' | 'off' | 'unavailable';
+
+/** /etc files a shell and the usual tools need (never /etc as a whole). */
+const ETC_FILES = [
+  '/etc/ld.so.cache',
+  '/etc/ld.so.conf',
+  '/etc/ld.so.conf.d',
+  '/etc/alternatives',
+  '/etc/localtime',
+  '/etc/nsswitch.conf',
+];
+
+/** Top-level system entries: bound read-only when a folder, recreated when a merged-/usr symlink. */
+const SYSTEM_TOP = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+export const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin';
+
+export interface SandboxSpec {
+  roots: string[];
+  readonly: boolean;
+  cwd: string;
+  readOnlyBinds?: string[];
+  /** From systemArgs(); computed here when absent. */
+  system?: string[];
+}
+
+/**
+ * The system part of the sandbox: /usr read-only, the top-level folders (or merged-/usr symlinks), the /etc
+ * files. Computed in the main process (a worker under the permission model cannot look at them).
+ */
+export function systemArgs(): string[] {
+  const args = ['--ro-bind', '/usr', '/usr'];
+  for (const top of SYSTEM_TOP) {
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(top);
+    } catch {
+      continue;
+    }
+    if (st.isSymbolicLink()) args.push('--symlink', fs.readlinkSync(top), top);
+    else if (st.isDirectory()) args.push('--ro-bind', top, top);
+  }
+  for (const f of ETC_FILES) args.push('--ro-bind-try', f, f);
+  return args;
+}
+
+/** The bwrap arguments (before `--` and the command). Roots are bound after /tmp so a root under /tmp shows. */
+export function bwrapArgs(spec: SandboxSpec): string[] {
+  const args = [
+    '--unshare-all',
+    '--die-with-parent',
+    '--new-session',
+    '--clearenv',
+    '--setenv', 'PATH', SANDBOX_PATH,
+    '--setenv', 'HOME', '/tmp',
+    '--setenv', 'TMPDIR', '/tmp',
+    '--setenv', 'LANG', 'C.UTF-8',
+    '--setenv', 'TERM', 'dumb',
+    ...(spec.system ?? systemArgs()),
+    '--proc', '/proc',
+    '--dev', '/dev',
+    '--tmpfs', '/tmp',
+  ];
+  for (const dir of spec.readOnlyBinds ?? []) args.push('--ro-bind', dir, dir);
+  for (const root of spec.roots) args.push(spec.readonly ? '--ro-bind' : '--bind', root, root);
+  args.push('--chdir', spec.cwd);
+  return args;
+}
+
+/** The bwrap executable: NETACLAW_BWRAP when set (an operator's own build), else `bwrap` on PATH. */
+export function bwrapExecutable(): string {
+  const v = process.env.NETACLAW_BWRAP;
+  return v && v.trim() !== '' ? v : 'bwrap';
+}
+
+/** Runs `true` inside the sandbox (roots: a fresh empty temp folder). */
+export async function probeBwrap(executable = bwrapExecutable()): Promise<{ ok: boolean; detail: string }> {
+  const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'netaclaw-probe-'));
+  try {
+    const args = [...bwrapArgs({ roots: [dir], readonly: true, cwd: dir }), '--', '/bin/true'];
+    return await new Promise(resolve => {
+      let err = '';
+      let child;
+      try {
+        child = spawn(executable, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+      } catch (e) {
+        resolve({ ok: false, detail: (e as Error).message });
+        return;
+      }
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.stderr!.on('data', d => (err += d).slice(0, 2000));
+      child.on('error', e => {
+        clearTimeout(timer);
+        resolve({ ok: false, detail: `${executable}: ${e.message}` });
+      });
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        resolve(
+          code === 0
+            ? { ok: true, detail: `${executable} ran a command in a sandbox` }
+            : { ok: false, detail: `${executable} exited with ${code ?? signal}: ${err.trim().slice(0, 500)}` }
+        );
+      });
+    });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The mode from NETACLAW_SHELL_SANDBOX and the probe. */
+export async function detectShellMode(): Promise<{ mode: ShellMode; detail: string }> {
+  const setting = (process.env.NETACLAW_SHELL_SANDBOX ?? '').trim().toLowerCase();
+  if (setting === 'off') return { mode: 'off', detail: 'NETACLAW_SHELL_SANDBOX=off: shell commands run UNCONFINED' };
+  if (setting !== '' && setting !== 'bwrap' && setting !== 'auto') {
+    throw new Error(`NETACLAW_SHELL_SANDBOX must be bwrap, auto or off, got ${JSON.stringify(process.env.NETACLAW_SHELL_SANDBOX)}`);
+  }
+  const probe = await probeBwrap();
+  return probe.ok
+    ? { mode: 'bwrap', detail: probe.detail }
+    : { mode: 'unavailable', detail: `${probe.detail}; shell tools are denied (shell_sandbox_unavailable)` };
+}
+
+let current: { mode: ShellMode; detail: string } = { mode: 'unavailable', detail: 'not probed yet' };
+
+/** The backend's shell mode, set once at start. */
+export function shellSandbox(): { mode: ShellMode; detail: string } {
+  return current;
+}
+
+export function setShellSandbox(state: { mode: ShellMode; detail: string }): void {
+  current = state;
+}

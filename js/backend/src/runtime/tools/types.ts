@@ -1,0 +1,42 @@
+import type { GatePath } from '../gate';
+import type { Operations } from '../operations/types';
+import type { WorkerPolicyWire } from '../protocol';
+import type { ShellMode } from '../sandbox';
+
+/** What a main-process tool needs beyond operations (the database, the skills folder). */
+export interface MainServices {
+  memory: {
+    save(agentId: number, content: string): Promise<{ id: number }>;
+    recall(agentId: number, query: string, limit: number): Promise<Array<{ id: number; content: string; createTime: Date }>>;
+  };
+  /** Folder holding one sub-folder per skill. */
+  skillsDir: string;
+  /** The todo list of the current batch or session. */
+  todos: { set(items: Array<{ text: string; done: boolean }>): void };
+}
+
+export interface ToolContext {
+  ops: Operations;
+  policy: WorkerPolicyWire;
+  /** The paths the gate returned for this call (absolute, normalized, symlink-checked). */
+  paths: GatePath[];
+  shell: ShellMode;
+  agentId: number | null;
+  services: MainServices | null;
+}
+
+/** A tool's answer: its text, and an error when the tool ran but failed (a non-zero exit). */
+export interface ToolOutput {
+  output: string;
+  error?: string;
+}
+
+export type ToolImpl = (args: Record<string, unknown>, ctx: ToolContext) => Promise<string | ToolOutput>;
+
+/** A failure the caller should see as the call's error (bad argument value, file missing…). */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolError';
+  }
+}

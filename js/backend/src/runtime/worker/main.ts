@@ -1,0 +1,111 @@
+/**
+ * The sub-agent worker process (started by WorkerHost with `child_process.fork`, under Node's permission
+ * model). It waits for `init`, then decides every `call` with the gate and the host symlink check, runs
+ * `worker-local` calls with its own registry and operations, sends `main-process-proxy` calls to the main
+ * process as `proxy`, and refuses denied calls with their reason. Calls run one at a time, in order.
+ * A malformed message is answered with `error` and the worker exits.
+ */
+import { NodeFileSystemOperations } from '../operations/fs';
+import { ShellProcessOperations } from '../operations/process';
+import { NodeSearchOperations } from '../operations/search';
+import { CallMessage, CallOutcome, InitMessage, message, Message, parseFor, ProxyResultMessage } from '../protocol';
+import { runHere, RunnerContext } from '../runner';
+import { LOCAL_TOOLS } from '../tools/local';
+
+function send(m: Message): void {
+  if (process.send) process.send(m);
+}
+
+function fatal(text: string): void {
+  send(message({ type: 'error', message: text }));
+  // Let the message leave before exiting.
+  process.disconnect?.();
+  setTimeout(() => process.exit(2), 50).unref();
+}
+
+let ctx: RunnerContext | null = null;
+let nextProxyId = 1;
+const pendingProxies = new Map<number, (m: ProxyResultMessage) => void>();
+let queue: Promise<void> = Promise.resolve();
+
+function start(init: InitMessage): void {
+  ctx = {
+    policy: init.policy,
+    routes: init.routes,
+    ops: {
+      fs: new NodeFileSystemOperations(),
+      search: new NodeSearchOperations(),
+      process: new ShellProcessOperations(init.shell, init.sandboxSystem),
+    },
+    shell: init.shell,
+    tools: LOCAL_TOOLS,
+    agentId: null,
+    services: null,
+    layers: init.layers,
+  };
+  send(message({ type: 'event', name: 'ready', data: { pid: process.pid } }));
+}
+
+async function handleCall(c: CallMessage): Promise<void> {
+  const context = ctx!;
+  const started = Date.now();
+  const { gate, outcome } = await runHere(context, 'worker-local', c.name, c.arguments);
+  let result: CallOutcome;
+  if (outcome) {
+    result = outcome;
+  } else {
+    // main-process-proxy: ask the main process, which checks the call again against its own copy.
+    const id = nextProxyId++;
+    const answer = await new Promise<ProxyResultMessage>(resolve => {
+      pendingProxies.set(id, resolve);
+      send(message({ type: 'proxy', id, seq: c.seq, name: c.name, arguments: c.arguments }));
+    });
+    result = {
+      decision: answer.decision,
+      reason: answer.reason,
+      detail: answer.detail,
+      ok: answer.ok,
+      ...(answer.output !== undefined ? { output: answer.output } : {}),
+      ...(answer.error !== undefined ? { error: answer.error } : {}),
+      durationMs: Date.now() - started,
+    };
+    void gate;
+  }
+  send(message({ type: 'result', seq: c.seq, ...result }));
+}
+
+process.on('message', raw => {
+  let m: Message;
+  try {
+    m = parseFor('worker', raw);
+  } catch (err) {
+    fatal(`rejected message: ${(err as Error).message}`);
+    return;
+  }
+  switch (m.type) {
+    case 'init':
+      if (ctx) return fatal('rejected message: init sent twice');
+      start(m);
+      return;
+    case 'call':
+      if (!ctx) return fatal('rejected message: call before init');
+      queue = queue.then(() => handleCall(m as CallMessage)).catch(err => fatal(`call failed: ${(err as Error).stack ?? err}`));
+      return;
+    case 'proxy-result': {
+      const resolve = pendingProxies.get(m.id);
+      if (!resolve) return fatal(`rejected message: proxy-result for unknown id ${m.id}`);
+      pendingProxies.delete(m.id);
+      resolve(m);
+      return;
+    }
+    case 'done':
+      queue.then(() => {
+        send(message({ type: 'done' }));
+        process.disconnect?.();
+      });
+      return;
+  }
+});
+
+// The main process went away: nothing left to do.
+process.on('disconnect', () => process.exit(0));

@@ -1,0 +1,549 @@
+import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
+import { InjectEntityModel } from '@midwayjs/typeorm';
+import { IsNull, Repository } from 'typeorm';
+import { NetaClawSubagentBatchEntity } from '../entity/batch';
+import { NetaClawToolCallEntity } from '../entity/toolcall';
+import { invalidInput, notFound } from '../errors';
+import { Mutex, dbWriteLock } from '../mutex';
+import { CrewRole, DiagnosticInput, policy } from '../policy';
+import { CallRecord, HostEvent, HostTestOptions, WorkerHost } from '../runtime/host';
+import { BATCH_CALLS_MAX, BATCH_TIMEOUT_DEFAULT_MS, BATCH_TIMEOUT_MAX_MS, cutText, storableJson } from '../runtime/limits';
+import { NodeFileSystemOperations } from '../runtime/operations/fs';
+import { ShellProcessOperations } from '../runtime/operations/process';
+import { NodeSearchOperations } from '../runtime/operations/search';
+import type { Operations } from '../runtime/operations/types';
+import type { Driver, WorkerPolicyWire } from '../runtime/protocol';
+import { runHere, RunnerContext } from '../runtime/runner';
+import { shellSandbox } from '../runtime/sandbox';
+import { MAIN_TOOLS } from '../runtime/tools/main';
+import type { MainServices } from '../runtime/tools/types';
+import { SKILLS_DIR } from '../settings';
+import { has, Obj, optInt, parseId, requireObject } from '../validate';
+import { AgentService, parseSessionFields } from './agent';
+import { MemoryService } from './memory';
+
+export type { CallRecord } from '../runtime/host';
+
+/** What the executor (or the admin console) asks for. */
+export interface BatchSpec {
+  agentId: number;
+  parentBatchId?: number | null;
+  sessionId?: string | number | null;
+  crewRole: CrewRole;
+  sessionCwd?: string | null;
+  workspaceRoots?: string[] | null;
+  shellPermitted?: boolean | null;
+  writePermitted?: boolean | null;
+  subagentTools?: string[] | null;
+  driver: Driver;
+  timeoutMs?: number | null;
+  /** The parent session's policy: the batch's policy is bounded by it (the package does that). */
+  parent?: WorkerPolicyWire | null;
+}
+
+/** One event of a batch, as the SSE endpoint sends it. */
+export interface BatchEvent {
+  type: 'batch' | 'call' | 'result' | 'proxy' | 'proxy-denied' | 'worker-event' | 'done';
+  data: unknown;
+}
+
+export interface BatchRecord {
+  id: number;
+  agentId: number;
+  parentBatchId: number | null;
+  sessionId: string | null;
+  crewRole: string;
+  sessionCwd: string | null;
+  workspaceRoots: string[];
+  shellPermitted: boolean;
+  writePermitted: boolean;
+  policy: unknown;
+  routes: unknown;
+  driver: string;
+  status: string;
+  error: string | null;
+  createTime: Date;
+  endTime: Date | null;
+  calls: StoredCall[];
+}
+
+export interface StoredCall {
+  seq: number;
+  name: string;
+  arguments: unknown;
+  decision: string;
+  reason: string | null;
+  ok: boolean;
+  output?: string;
+  error?: string;
+  durationMs: number;
+}
+
+export interface BatchHandle {
+  id: number;
+  policy: WorkerPolicyWire;
+  routes: unknown[];
+  call(name: string, args: unknown): Promise<CallRecord>;
+  finish(): Promise<BatchRecord>;
+  kill(reason: string): Promise<BatchRecord>;
+  events: { subscribe(listener: (e: BatchEvent) => void): () => void };
+}
+
+/** The live part of a running batch: its events so far and who listens. */
+class LiveBatch {
+  readonly events: BatchEvent[] = [];
+  readonly listeners = new Set<(e: BatchEvent) => void>();
+  /** Database writes of this batch, in order. */
+  readonly writes = new Mutex();
+
+  push(e: BatchEvent): void {
+    if (this.events.length < 5000) this.events.push(e);
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch {
+        /* a listener's failure is its own */
+      }
+    }
+  }
+
+  subscribe(listener: (e: BatchEvent) => void): () => void {
+    for (const e of this.events) listener(e);
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+const CREW_ROLES = ['master', 'sub'] as const;
+const DRIVERS = ['model', 'calls'] as const;
+
+function callView(c: NetaClawToolCallEntity): StoredCall {
+  return {
+    seq: c.seq,
+    name: c.name,
+    arguments: c.arguments,
+    decision: c.decision,
+    reason: c.reason,
+    ok: !!c.ok,
+    ...(c.output !== null ? { output: c.output } : {}),
+    ...(c.error !== null ? { error: c.error } : {}),
+    durationMs: c.durationMs,
+  };
+}
+
+function batchView(b: NetaClawSubagentBatchEntity, calls: NetaClawToolCallEntity[]): BatchRecord {
+  return {
+    id: b.id,
+    agentId: b.agentId,
+    parentBatchId: b.parentBatchId,
+    sessionId: b.sessionId,
+    crewRole: b.crewRole,
+    sessionCwd: b.sessionCwd,
+    workspaceRoots: b.workspaceRoots ?? [],
+    shellPermitted: !!b.shellPermitted,
+    writePermitted: !!b.writePermitted,
+    policy: b.policy,
+    routes: b.routes,
+    driver: b.driver,
+    status: b.status,
+    error: b.error,
+    createTime: b.createTime,
+    endTime: b.endTime,
+    calls: calls.map(callView),
+  };
+}
+
+function sessionKey(v: string | number | null | undefined): string | null {
+  if (v === undefined || v === null) return null;
+  const s = String(v);
+  if (s === '' || s.length > 64) throw invalidInput('sessionId must be a string or number of 1 to 64 characters');
+  return s;
+}
+
+function checkPolicy(v: unknown, field: string): WorkerPolicyWire {
+  const o = requireObject(v, field);
+  if (!Array.isArray(o.workspaceRoots) || o.workspaceRoots.some(r => typeof r !== 'string')) {
+    throw invalidInput(`${field}.workspaceRoots must be an array of strings`);
+  }
+  if (typeof o.allowShell !== 'boolean') throw invalidInput(`${field}.allowShell must be a boolean`);
+  if (typeof o.readonly !== 'boolean') throw invalidInput(`${field}.readonly must be a boolean`);
+  return { workspaceRoots: [...(o.workspaceRoots as string[])], allowShell: o.allowShell, readonly: o.readonly };
+}
+
+/**
+ * Sub-agent batches (RUNTIME §5) and the main-process tool runner. The executor uses `start` (then the
+ * handle's `call`/`finish`/`kill`) and `runMainTool`; the admin API uses `run`, `page`, `info`, `events`.
+ */
+@Provide()
+@Scope(ScopeEnum.Singleton)
+export class SubagentService {
+  @InjectEntityModel(NetaClawSubagentBatchEntity)
+  batches: Repository<NetaClawSubagentBatchEntity>;
+
+  @InjectEntityModel(NetaClawToolCallEntity)
+  calls: Repository<NetaClawToolCallEntity>;
+
+  @Inject()
+  agentService: AgentService;
+
+  @Inject()
+  memoryService: MemoryService;
+
+  private readonly live = new Map<number, LiveBatch>();
+  private readonly todos = new Map<string, Array<{ text: string; done: boolean }>>();
+  private readonly sessionSeq = new Mutex();
+
+  private operations(): Operations {
+    return {
+      fs: new NodeFileSystemOperations(),
+      search: new NodeSearchOperations(),
+      process: new ShellProcessOperations(shellSandbox().mode),
+    };
+  }
+
+  private services(todoKey: string): MainServices {
+    return {
+      memory: this.memoryService,
+      skillsDir: SKILLS_DIR,
+      todos: { set: items => this.todos.set(todoKey, items) },
+    };
+  }
+
+  /** Checks a spec (400 naming the field). */
+  parseSpec(input: unknown): BatchSpec {
+    const o = requireObject(input, 'spec');
+    if (!has(o, 'agentId')) throw invalidInput('agentId is required');
+    const spec: BatchSpec = {
+      agentId: parseId(o.agentId, 'agentId'),
+      crewRole: 'sub',
+      driver: 'calls',
+    };
+    if (has(o, 'crewRole') && o.crewRole !== null) {
+      if (!CREW_ROLES.includes(o.crewRole as CrewRole)) throw invalidInput(`crewRole must be master or sub, got ${JSON.stringify(o.crewRole)}`);
+      spec.crewRole = o.crewRole as CrewRole;
+    }
+    if (has(o, 'driver') && o.driver !== null) {
+      if (!DRIVERS.includes(o.driver as Driver)) throw invalidInput(`driver must be model or calls, got ${JSON.stringify(o.driver)}`);
+      spec.driver = o.driver as Driver;
+    }
+    if (has(o, 'parentBatchId') && o.parentBatchId !== null) spec.parentBatchId = parseId(o.parentBatchId, 'parentBatchId');
+    if (has(o, 'sessionId') && o.sessionId !== null) {
+      if (typeof o.sessionId !== 'string' && typeof o.sessionId !== 'number') throw invalidInput('sessionId must be a string or a number');
+      spec.sessionId = sessionKey(o.sessionId);
+    }
+    Object.assign(spec, parseSessionFields(o, 4096));
+    spec.timeoutMs = optInt(o, 'timeoutMs', 1, BATCH_TIMEOUT_MAX_MS, BATCH_TIMEOUT_DEFAULT_MS);
+    if (has(o, 'parent') && o.parent !== null) spec.parent = checkPolicy(o.parent, 'parent');
+    return spec;
+  }
+
+  /**
+   * Computes the batch's policy and routes, starts its worker, stores it `running`. `test`: the host's
+   * test-only switches (a test's own worker program); no request can set them.
+   */
+  async start(input: BatchSpec, test?: HostTestOptions): Promise<BatchHandle> {
+    const spec = this.parseSpec(input);
+    const agent = await this.agentService.agentFromRequest({ agentId: spec.agentId }, 'agentId', false);
+    const d: DiagnosticInput = { ...(await this.agentService.resolverInput(agent)), crewRole: spec.crewRole };
+    const { subagentTools, sessionCwd, workspaceRoots, shellPermitted, writePermitted } = spec;
+    for (const [k, v] of Object.entries({ subagentTools, sessionCwd, workspaceRoots, shellPermitted, writePermitted })) {
+      if (v !== undefined) (d as Record<string, unknown>)[k] = v;
+    }
+    if (spec.parent) (d as DiagnosticInput & { parent?: unknown }).parent = spec.parent;
+    const diag = policy().runtimeDiagnostic(d);
+    const workerPolicy: WorkerPolicyWire = {
+      workspaceRoots: diag.policy.workspaceRoots,
+      allowShell: diag.policy.allowShell,
+      readonly: diag.policy.readonly,
+    };
+    const routes = diag.routes as unknown[];
+    const row = await dbWriteLock.run(() =>
+      this.batches.save(
+        this.batches.create({
+          agentId: spec.agentId,
+          parentBatchId: spec.parentBatchId ?? null,
+          sessionId: sessionKey(spec.sessionId),
+          crewRole: spec.crewRole,
+          sessionCwd: spec.sessionCwd ?? null,
+          workspaceRoots: spec.workspaceRoots ?? [],
+          shellPermitted: !!spec.shellPermitted,
+          writePermitted: !!spec.writePermitted,
+          policy: diag.policy,
+          routes,
+          driver: spec.driver,
+          status: 'running',
+          error: null,
+          endTime: null,
+        })
+      )
+    );
+    const id = row.id;
+    const live = new LiveBatch();
+    this.live.set(id, live);
+    live.push({ type: 'batch', data: batchView(row, []) });
+    const todoKey = `batch:${id}`;
+    let ended: Promise<void> | null = null;
+    const host = new WorkerHost({
+      batchId: id,
+      agentId: spec.agentId,
+      policy: workerPolicy,
+      routes,
+      driver: spec.driver,
+      timeoutMs: spec.timeoutMs ?? BATCH_TIMEOUT_DEFAULT_MS,
+      shell: shellSandbox().mode,
+      ops: this.operations(),
+      services: this.services(todoKey),
+      test,
+      onEvent: (e: HostEvent) => {
+        switch (e.type) {
+          case 'call':
+            live.push({ type: 'call', data: { seq: e.seq, name: e.name, arguments: e.arguments } });
+            return;
+          case 'result':
+            void live.writes.run(() => this.storeCall(id, null, e.record)).catch(err => this.writeFailed(id, err));
+            live.push({ type: 'result', data: this.eventCall(e.record) });
+            return;
+          case 'proxy':
+            live.push({ type: 'proxy', data: { seq: e.seq, name: e.name, decision: e.decision, reason: e.reason } });
+            return;
+          case 'proxy-denied':
+            void live.writes.run(() => this.storeCall(id, null, e.record)).catch(err => this.writeFailed(id, err));
+            live.push({ type: 'proxy-denied', data: this.eventCall(e.record) });
+            return;
+          case 'worker-event':
+            live.push({ type: 'worker-event', data: { name: e.name, data: e.data } });
+            return;
+          case 'ended':
+            ended = live.writes
+              .run(() => this.endBatch(id, e.status, e.error))
+              .catch(err => this.writeFailed(id, err))
+              .then(() => {
+                live.push({ type: 'done', data: { id, status: e.status, error: e.error } });
+                this.live.delete(id);
+                this.todos.delete(todoKey);
+              });
+            return;
+          default:
+            return;
+        }
+      },
+    });
+    const settle = async (): Promise<BatchRecord> => {
+      await host.ended$();
+      while (!ended) await new Promise(r => setImmediate(r));
+      await ended;
+      return this.record(id);
+    };
+    try {
+      await host.start();
+    } catch {
+      // The worker could not start: the batch is already stored `failed` with the error.
+    }
+    return {
+      id,
+      policy: workerPolicy,
+      routes,
+      call: (name, args) => host.call(name, args),
+      finish: async () => {
+        await host.finish();
+        return settle();
+      },
+      kill: async reason => {
+        await host.kill(reason);
+        return settle();
+      },
+      events: { subscribe: listener => live.subscribe(listener) },
+    };
+  }
+
+  private writeFailed(id: number, err: unknown): void {
+    console.error(`[netaclaw] batch ${id}: cannot store: ${(err as Error)?.stack ?? err}`);
+  }
+
+  private eventCall(r: CallRecord): StoredCall {
+    return {
+      seq: r.seq,
+      name: r.name,
+      arguments: storableJson(r.arguments),
+      decision: r.decision,
+      reason: r.reason,
+      ok: r.ok,
+      ...(r.output !== undefined ? { output: r.output } : {}),
+      ...(r.error !== undefined ? { error: r.error } : {}),
+      durationMs: r.durationMs,
+    };
+  }
+
+  private async storeCall(batchId: number | null, sessionId: string | null, r: CallRecord): Promise<void> {
+    await dbWriteLock.run(() =>
+      this.calls.insert({
+        batchId,
+        sessionId,
+        seq: r.seq,
+        name: [...r.name].slice(0, 200).join(''),
+        arguments: storableJson(r.arguments) as object,
+        decision: r.decision,
+        reason: r.reason,
+        ok: r.ok,
+        output: r.output === undefined ? null : cutText(r.output),
+        error: r.error === undefined ? null : cutText(r.error),
+        durationMs: Math.round(r.durationMs),
+      })
+    );
+  }
+
+  private async endBatch(id: number, status: string, error: string | null): Promise<void> {
+    await dbWriteLock.run(() =>
+      this.batches
+        .createQueryBuilder()
+        .update(NetaClawSubagentBatchEntity)
+        .set({ status, error: error === null ? null : cutText(error), endTime: new Date() })
+        .where('id = :id AND status = :running', { id, running: 'running' })
+        .execute()
+    );
+  }
+
+  async record(id: number): Promise<BatchRecord> {
+    const b = await this.batches.findOneBy({ id });
+    if (!b) throw notFound(`no batch with id ${id}`);
+    const calls = await this.calls.find({ where: { batchId: id }, order: { seq: 'ASC', id: 'ASC' } });
+    return batchView(b, calls);
+  }
+
+  /** POST /subagent/run: a fresh worker runs the calls in order; answers the finished batch. */
+  async run(input: unknown) {
+    const body = requireObject(input, 'request body');
+    for (const k of ['crewRole', 'driver', 'parent', 'parentBatchId', 'sessionId']) {
+      if (has(body, k)) throw invalidInput(`${k} cannot be set on an admin run`);
+    }
+    if (!has(body, 'calls')) throw invalidInput('calls is required');
+    if (!Array.isArray(body.calls)) throw invalidInput('calls must be an array');
+    if (body.calls.length > BATCH_CALLS_MAX) throw invalidInput(`calls must hold at most ${BATCH_CALLS_MAX} calls`);
+    const calls = (body.calls as unknown[]).map((c, i) => {
+      const o = requireObject(c, `calls[${i}]`);
+      if (typeof o.name !== 'string' || o.name === '' || o.name.length > 200) {
+        throw invalidInput(`calls[${i}].name must be a non-empty string of at most 200 characters`);
+      }
+      for (const k of Object.keys(o)) {
+        if (k !== 'name' && k !== 'arguments') throw invalidInput(`calls[${i}].${k} is not a call field (name, arguments)`);
+      }
+      return { name: o.name, arguments: has(o, 'arguments') ? o.arguments : {} };
+    });
+    const spec = this.parseSpec({ ...body, calls: undefined, crewRole: 'sub', driver: 'calls' });
+    const handle = await this.start(spec);
+    for (const c of calls) {
+      try {
+        await handle.call(c.name, c.arguments);
+      } catch {
+        break; // the batch ended (killed / failed); its record says why
+      }
+    }
+    const b = await handle.finish();
+    return b;
+  }
+
+  async page(query: Obj) {
+    const page = query.page === undefined ? 1 : parseId(query.page, 'page');
+    const size = query.size === undefined ? 20 : parseId(query.size, 'size');
+    if (size > 1000) throw invalidInput('size must be at most 1000');
+    const qb = this.batches.createQueryBuilder('b');
+    if (has(query, 'agentId') && query.agentId !== '') qb.andWhere('b.agentId = :agentId', { agentId: parseId(query.agentId, 'agentId') });
+    qb.orderBy('b.id', 'DESC').skip((page - 1) * size).take(size);
+    const [rows, total] = await qb.getManyAndCount();
+    return { list: rows.map(r => { const { calls: _c, ...rest } = batchView(r, []); void _c; return rest; }), total };
+  }
+
+  async info(query: Obj): Promise<BatchRecord> {
+    if (!has(query, 'id')) throw invalidInput('id is required');
+    return this.record(parseId(query.id, 'id'));
+  }
+
+  /**
+   * The events of a batch: past ones first, then live ones until `done`. A batch that is no longer
+   * running is replayed from the database (batch, its calls, done).
+   */
+  async subscribe(query: Obj, listener: (e: BatchEvent) => void): Promise<() => void> {
+    if (!has(query, 'id')) throw invalidInput('id is required');
+    const id = parseId(query.id, 'id');
+    const live = this.live.get(id);
+    if (live) return live.subscribe(listener);
+    const r = await this.record(id);
+    const { calls, ...batch } = r;
+    listener({ type: 'batch', data: { ...batch, calls: [] } });
+    for (const c of calls) listener({ type: 'result', data: c });
+    listener({ type: 'done', data: { id, status: r.status, error: r.error } });
+    return () => undefined;
+  }
+
+  /**
+   * The main agent's own calls (no worker): the gate with the session's policy and routes, the host
+   * symlink check, the main-process implementation and operations (bash in the same sandbox); recorded
+   * with `sessionId`.
+   */
+  async runMainTool(input: {
+    agentId: number;
+    sessionId: string | number;
+    policy: WorkerPolicyWire;
+    routes: unknown[];
+    name: string;
+    args: unknown;
+  }): Promise<CallRecord> {
+    const agentId = parseId(input.agentId, 'agentId');
+    const sessionId = sessionKey(input.sessionId);
+    const pol = checkPolicy(input.policy, 'policy');
+    if (!Array.isArray(input.routes)) throw invalidInput('routes must be an array');
+    if (typeof input.name !== 'string' || input.name === '') throw invalidInput('name must be a non-empty string');
+    const ctx: RunnerContext = {
+      policy: pol,
+      routes: structuredClone(input.routes),
+      ops: this.operations(),
+      shell: shellSandbox().mode,
+      tools: MAIN_TOOLS,
+      agentId,
+      services: this.services(`session:${sessionId}`),
+    };
+    const { outcome } = await runHere(ctx, 'any', input.name, input.args);
+    return this.recordSessionCall(input.sessionId, { name: input.name, arguments: input.args, ...outcome! });
+  }
+
+  /**
+   * Stores a call of a session's main agent (no batch) with the session's next `seq`: the calls
+   * `runMainTool` ran, and those the executor decided itself (a tool not offered, arguments that are not
+   * JSON, a delegation).
+   */
+  async recordSessionCall(session: string | number, call: Omit<CallRecord, 'seq'>): Promise<CallRecord> {
+    const sessionId = sessionKey(session);
+    return this.sessionSeq.run(async () => {
+      const max = await this.calls
+        .createQueryBuilder('c')
+        .select('MAX(c.seq)', 'max')
+        .where('c.sessionId = :sessionId AND c.batchId IS NULL', { sessionId })
+        .getRawOne<{ max: number | null }>();
+      const record = { seq: Number(max?.max ?? 0) + 1, ...call } as CallRecord;
+      await this.storeCall(null, sessionId, record);
+      return record;
+    });
+  }
+
+  /** The calls of a session's main agent, in order. */
+  async sessionCalls(session: string | number): Promise<StoredCall[]> {
+    const rows = await this.calls.find({
+      where: { sessionId: sessionKey(session)!, batchId: IsNull() },
+      order: { seq: 'ASC', id: 'ASC' },
+    });
+    return rows.map(callView);
+  }
+
+  /** At start: batches left `running` by a backend that stopped are `failed`. */
+  async failStale(): Promise<number> {
+    const r = await dbWriteLock.run(() =>
+      this.batches
+        .createQueryBuilder()
+        .update(NetaClawSubagentBatchEntity)
+        .set({ status: 'failed', error: 'the backend stopped while the batch was running', endTime: new Date() })
+        .where('status = :running', { running: 'running' })
+        .execute()
+    );
+    return r.affected ?? 0;
+  }
+}

@@ -1,0 +1,161 @@
+'use strict';
+/**
+ * The gate (L1) and the main process's second decision (L4) with the package's real policy and routes,
+ * each with the other layers switched off; the main agent's own calls.
+ */
+const { describe, test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { rt, workspace, operations, services, withHost, FIXTURE_WORKER } = require('./support/runtime');
+
+/** The package's policy and routes for a session (the same call the service makes). */
+function diagnose(root, { shell = false, write = false, toolsets = ['base', 'planning', 'skills'], memoryEnabled = false } = {}) {
+  const policy = require('@netaclaw/tool-policy');
+  const d = policy.runtimeDiagnostic({
+    agent: { toolsets, tools: null },
+    modelCapability: 'text',
+    memoryEnabled,
+    hasSkills: true,
+    crewRole: 'sub',
+    sessionCwd: root,
+    shellPermitted: shell,
+    writePermitted: write,
+  });
+  return { policy: d.policy, routes: d.routes };
+}
+
+describe('L1 alone: the gate (symlink check, process permissions and sandbox off)', () => {
+  let ws;
+  before(() => (ws = workspace()));
+  after(() => ws.cleanup());
+  const l1 = { hostCheck: false, permission: false };
+
+  test('absolute and .. paths, write under readonly, shell, unselected and unknown tools, bad arguments: denied', async () => {
+    const { policy, routes } = diagnose(ws.root);
+    await withHost({ policy, routes, shell: 'off', test: l1 }, async host => {
+      const ok = await host.call('read_file', { path: 'a.txt' });
+      assert.equal(ok.decision, 'worker-local');
+      assert.equal(ok.ok, true, ok.error);
+      const expect = async (name, args, reason) => {
+        const r = await host.call(name, args);
+        assert.equal(r.decision, 'denied', `${name} ${JSON.stringify(args)}`);
+        assert.equal(r.reason, reason, `${name} ${JSON.stringify(args)}`);
+        assert.ok(!String(r.output ?? '').includes('TOP-SECRET'));
+        return r;
+      };
+      await expect('read_file', { path: ws.secret }, 'path_outside_workspace');
+      await expect('read_file', { path: '../outside/secret.txt' }, 'path_outside_workspace');
+      await expect('grep', { pattern: 'x', path: '/etc' }, 'path_outside_workspace');
+      await expect('write_file', { path: 'w.txt', content: 'x' }, 'write_blocked_by_readonly_policy');
+      await expect('bash', { command: 'echo hi > shell.txt' }, 'shell_disabled_by_policy');
+      await expect('memory_save', { content: 'x' }, 'toolset_not_selected');
+      await expect('no_such_tool', {}, 'not_selected_for_subagent');
+      await expect('read_file', { path: 'a.txt', extra: true }, 'invalid_tool_arguments');
+      await expect('read_file', {}, 'invalid_tool_arguments');
+      assert.ok(!fs.existsSync(path.join(ws.root, 'w.txt')));
+      assert.ok(!fs.existsSync(path.join(ws.root, 'shell.txt')));
+    });
+  });
+
+  test('a symlink escape is NOT seen by L1 (the package is pure): the symlink check stops it', async () => {
+    const { policy, routes } = diagnose(ws.root);
+    await withHost({ policy, routes, test: l1 }, async host => {
+      const r = await host.call('read_file', { path: 'esc' });
+      assert.equal(r.decision, 'worker-local');
+      assert.match(r.output, /TOP-SECRET/);
+    });
+    await withHost({ policy, routes, test: { permission: false } }, async host => {
+      const r = await host.call('read_file', { path: 'esc' });
+      assert.equal(r.decision, 'denied');
+      assert.equal(r.reason, 'path_outside_workspace');
+    });
+  });
+
+  test('the real worker sends main-process-proxy calls to the main process, which runs them', async () => {
+    const { policy, routes } = diagnose(ws.root, { write: true });
+    const svc = services();
+    await withHost({ policy, routes, svc }, async (host, events) => {
+      const r = await host.call('write_file', { path: 'proxied.txt', content: 'via the main process' });
+      assert.equal(r.decision, 'main-process-proxy');
+      assert.equal(r.ok, true, r.error);
+      assert.equal(fs.readFileSync(path.join(ws.root, 'proxied.txt'), 'utf8'), 'via the main process');
+      assert.deepEqual(events.filter(e => e.type === 'proxy').map(e => [e.name, e.decision]), [['write_file', 'main-process-proxy']]);
+      const t = await host.call('todo', { items: [{ text: 'one' }] });
+      assert.equal(t.ok, true);
+      assert.deepEqual(svc.todoItems, [{ text: 'one', done: false }]);
+    });
+    fs.rmSync(path.join(ws.root, 'proxied.txt'));
+  });
+});
+
+describe('L4: the main process decides every proxy request again', () => {
+  let ws;
+  before(() => (ws = workspace()));
+  after(() => ws.cleanup());
+  const forge = (name, args) => ({ act: 'forge', name, arguments: args });
+
+  test('forged requests the routes do not make main-process-proxy are denied and reported', async () => {
+    const { policy, routes } = diagnose(ws.root);
+    await withHost({ policy, routes, test: { workerModule: FIXTURE_WORKER } }, async (host, events) => {
+      const cases = [
+        ['write_file', { path: 'x.txt', content: 'y' }, 'write_blocked_by_readonly_policy'],
+        ['bash', { command: 'touch pwned' }, 'shell_disabled_by_policy'],
+        ['memory_save', { content: 'x' }, 'toolset_not_selected'],
+        ['no_such_tool', {}, 'not_selected_for_subagent'],
+      ];
+      for (const [name, args, reason] of cases) {
+        const r = await host.call(name, forge(name, args));
+        assert.equal(r.decision, 'denied', name);
+        assert.equal(r.reason, reason, name);
+      }
+      // a worker-local tool is not run by the main process for a worker
+      const local = await host.call('read_file', forge('read_file', { path: 'a.txt' }));
+      assert.equal(local.decision, 'denied');
+      assert.match(local.detail, /not main-process-proxy/);
+      const denied = events.filter(e => e.type === 'proxy-denied').map(e => e.record.name);
+      assert.deepEqual(denied, ['write_file', 'bash', 'memory_save', 'no_such_tool', 'read_file']);
+      assert.ok(!fs.existsSync(path.join(ws.root, 'x.txt')));
+      assert.ok(!fs.existsSync(path.join(ws.root, 'pwned')));
+    });
+  });
+
+  test('with write permitted: paths outside the roots (absolute, .., symlink) are denied; a fair request runs', async () => {
+    const { policy, routes } = diagnose(ws.root, { write: true });
+    await withHost({ policy, routes, test: { workerModule: FIXTURE_WORKER } }, async host => {
+      for (const p of [path.join(ws.outside, 'abs.txt'), '../outside/dots.txt', 'escdir/link.txt', 'esc']) {
+        const r = await host.call('write_file', forge('write_file', { path: p, content: 'pwned' }));
+        assert.equal(r.decision, 'denied', p);
+        assert.equal(r.reason, 'path_outside_workspace', p);
+      }
+      assert.deepEqual(fs.readdirSync(ws.outside), ['secret.txt']);
+      assert.equal(fs.readFileSync(ws.secret, 'utf8'), 'TOP-SECRET\n');
+      const fair = await host.call('write_file', forge('write_file', { path: 'fair.txt', content: 'ok' }));
+      assert.equal(fair.decision, 'main-process-proxy', 'control: a request the routes allow runs');
+      assert.equal(fair.ok, true, fair.error);
+      assert.equal(fs.readFileSync(path.join(ws.root, 'fair.txt'), 'utf8'), 'ok');
+    });
+  });
+});
+
+describe('the main agent\'s own calls (no worker): every route runs in the main process', () => {
+  let ws;
+  before(() => (ws = workspace()));
+  after(() => ws.cleanup());
+  test('gate, symlink check and main-process tools, bash in the sandbox', async () => {
+    const { runHere } = rt('runner.js');
+    const { MAIN_TOOLS } = rt('tools/main.js');
+    const { policy, routes } = diagnose(ws.root, { shell: true, write: true });
+    const ctx = { policy, routes, ops: operations('bwrap'), shell: 'bwrap', tools: MAIN_TOOLS, agentId: 1, services: services() };
+    const read = await runHere(ctx, 'any', 'read_file', { path: 'a.txt' });
+    assert.equal(read.outcome.decision, 'worker-local');
+    assert.equal(read.outcome.ok, true);
+    const write = await runHere(ctx, 'any', 'write_file', { path: 'main.txt', content: 'm' });
+    assert.equal(write.outcome.decision, 'main-process-proxy');
+    assert.equal(write.outcome.ok, true);
+    const sh = await runHere(ctx, 'any', 'bash', { command: `cat ${ws.secret}` });
+    assert.equal(sh.outcome.ok, false, 'bash of the main agent runs in the sandbox too');
+    const esc = await runHere(ctx, 'any', 'read_file', { path: 'esc' });
+    assert.equal(esc.outcome.reason, 'path_outside_workspace');
+  });
+});

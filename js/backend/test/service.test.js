@@ -1,0 +1,162 @@
+'use strict';
+/**
+ * SubagentService as the executor uses it (start / call / finish / kill / events, runMainTool), inside a
+ * real backend started in this process on SQLite, so that a test can hand it a hostile worker program.
+ */
+const { describe, test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { freePort, BACKEND_ROOT } = require('./support/server');
+const { workspace, FIXTURE_WORKER } = require('./support/runtime');
+
+let svc;
+let agents;
+let dataDir;
+let db;
+
+before(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-svc-'));
+  for (const k of Object.keys(process.env)) if (/^(DB_|NETACLAW_|MIDWAY_)/.test(k)) delete process.env[k];
+  Object.assign(process.env, {
+    DB_TYPE: 'sqlite',
+    DB_PATH: path.join(dataDir, 'netaclaw.sqlite'),
+    DATA_DIR: dataDir,
+    PORT: String(await freePort()),
+    HOST: '127.0.0.1',
+    ADMIN_TOKEN: 'service-test-token',
+  });
+  const { Bootstrap } = require('@midwayjs/bootstrap');
+  await Bootstrap.configure({ appDir: BACKEND_ROOT, baseDir: path.join(BACKEND_ROOT, 'dist') }).run();
+  const { getCurrentApplicationContext } = require('@midwayjs/core');
+  const ctx = getCurrentApplicationContext();
+  svc = await ctx.getAsync(require('../dist/service/subagent.js').SubagentService);
+  agents = await ctx.getAsync(require('../dist/service/agent.js').AgentService);
+  db = svc.calls.manager;
+});
+
+after(async () => {
+  const { Bootstrap } = require('@midwayjs/bootstrap');
+  await Bootstrap.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function rows(sql, params = []) {
+  return db.query(sql, params);
+}
+
+describe('SubagentService (the executor\'s API)', () => {
+  let ws;
+  let agentId;
+  before(async () => {
+    ws = workspace();
+    agentId = (await agents.add({ name: 'svc', toolsets: ['base', 'planning', 'memory'], memoryEnabled: true })).id;
+  });
+  after(() => ws.cleanup());
+
+  test('start → call → finish; events: past ones first, then live ones, then done', async () => {
+    const h = await svc.start({ agentId, crewRole: 'sub', driver: 'model', sessionId: 's-1', sessionCwd: ws.root, writePermitted: true });
+    assert.deepEqual(h.policy, { workspaceRoots: [ws.root], allowShell: false, readonly: false });
+    assert.ok(h.routes.some(r => r.name === 'write_file' && r.route === 'main-process-proxy'));
+    const first = await h.call('read_file', { path: 'a.txt' });
+    assert.equal(first.seq, 1);
+    assert.equal(first.decision, 'worker-local');
+    const seen = [];
+    const unsubscribe = h.events.subscribe(e => seen.push(e));
+    assert.deepEqual(seen.map(e => e.type), ['batch', 'call', 'result'], 'past events first');
+    const second = await h.call('write_file', { path: 'svc.txt', content: 'from the executor' });
+    assert.equal(second.decision, 'main-process-proxy');
+    assert.equal(second.ok, true, second.error);
+    const record = await h.finish();
+    unsubscribe();
+    assert.equal(record.status, 'completed');
+    assert.equal(record.driver, 'model');
+    assert.equal(record.sessionId, 's-1');
+    assert.deepEqual(record.calls.map(c => [c.seq, c.name, c.ok]), [[1, 'read_file', true], [2, 'write_file', true]]);
+    assert.deepEqual(seen.map(e => e.type), ['batch', 'call', 'result', 'call', 'proxy', 'result', 'done']);
+    assert.equal(seen.at(-1).data.status, 'completed');
+    await assert.rejects(h.call('read_file', { path: 'a.txt' }), /batch ended \(completed\)/);
+    fs.rmSync(path.join(ws.root, 'svc.txt'));
+  });
+
+  test('a hostile worker\'s forged proxy is denied, stored as a call row and sent as proxy-denied', async () => {
+    const h = await svc.start({ agentId, crewRole: 'sub', driver: 'calls', sessionCwd: ws.root }, { workerModule: FIXTURE_WORKER });
+    const events = [];
+    h.events.subscribe(e => events.push(e));
+    const r = await h.call('write_file', { act: 'forge', name: 'write_file', arguments: { path: 'forged.txt', content: 'x' } });
+    assert.equal(r.decision, 'denied');
+    assert.equal(r.reason, 'write_blocked_by_readonly_policy');
+    const record = await h.finish();
+    assert.ok(!fs.existsSync(path.join(ws.root, 'forged.txt')));
+    const denied = events.filter(e => e.type === 'proxy-denied');
+    assert.equal(denied.length, 1);
+    assert.equal(denied[0].data.reason, 'write_blocked_by_readonly_policy');
+    const stored = await rows('SELECT seq, name, decision, reason, ok FROM netaclaw_tool_call WHERE batchId = ? ORDER BY id', [h.id]);
+    assert.deepEqual(stored.map(x => [x.seq, x.name, x.decision, x.reason, !!x.ok]), [
+      [1, 'write_file', 'denied', 'write_blocked_by_readonly_policy', false],
+      [1, 'write_file', 'denied', 'write_blocked_by_readonly_policy', false],
+    ]);
+    assert.equal(record.calls.length, 2, 'the attempt and the call the worker answered');
+  });
+
+  test('kill(reason): killed with the reason, finished calls kept, later calls rejected', async () => {
+    const h = await svc.start({ agentId, crewRole: 'sub', driver: 'calls', sessionCwd: ws.root }, { workerModule: FIXTURE_WORKER });
+    assert.equal((await h.call('x', { act: 'fine' })).ok, true);
+    const hanging = h.call('x', { act: 'hang' });
+    const record = await h.kill('stopped by the executor');
+    assert.equal(record.status, 'killed');
+    assert.equal(record.error, 'stopped by the executor');
+    assert.ok(record.endTime);
+    assert.deepEqual(record.calls.map(c => c.seq), [1]);
+    await assert.rejects(hanging, /batch ended \(killed\)/);
+  });
+
+  test('parent bounds the policy (the package narrows it)', async () => {
+    const parent = { workspaceRoots: [ws.root], allowShell: false, readonly: true };
+    const h = await svc.start({
+      agentId,
+      crewRole: 'sub',
+      driver: 'calls',
+      sessionCwd: ws.root,
+      workspaceRoots: [ws.outside],
+      shellPermitted: true,
+      writePermitted: true,
+      parent,
+    });
+    assert.deepEqual(h.policy, { workspaceRoots: [ws.root], allowShell: false, readonly: true });
+    const r = await h.call('read_file', { path: ws.secret });
+    assert.equal(r.reason, 'path_outside_workspace');
+    await h.finish();
+  });
+
+  test('runMainTool: the main agent\'s calls, recorded with the session, seq per session', async () => {
+    const policy = require('@netaclaw/tool-policy');
+    const d = policy.runtimeDiagnostic({
+      agent: { toolsets: ['base', 'planning', 'memory'] },
+      memoryEnabled: true,
+      crewRole: 'master',
+      sessionCwd: ws.root,
+      shellPermitted: true,
+      writePermitted: true,
+    });
+    const base = { agentId, sessionId: 'main-7', policy: d.policy, routes: d.routes };
+    const a = await svc.runMainTool({ ...base, name: 'memory_save', args: { content: 'remember the main agent' } });
+    assert.equal(a.ok, true, a.error);
+    const b = await svc.runMainTool({ ...base, name: 'memory_recall', args: { query: 'main agent' } });
+    assert.match(b.output, /remember the main agent/);
+    const c = await svc.runMainTool({ ...base, name: 'bash', args: { command: `cat ${ws.secret}` } });
+    assert.equal(c.decision, 'worker-local');
+    assert.equal(c.ok, false, 'bash of the main agent runs in the sandbox');
+    const e = await svc.runMainTool({ ...base, name: 'read_file', args: { path: 'esc' } });
+    assert.equal(e.reason, 'path_outside_workspace');
+    assert.deepEqual([a.seq, b.seq, c.seq, e.seq], [1, 2, 3, 4]);
+    const other = await svc.runMainTool({ ...base, sessionId: 'main-8', name: 'list_dir', args: {} });
+    assert.equal(other.seq, 1);
+    const stored = await rows("SELECT seq, name, batchId FROM netaclaw_tool_call WHERE sessionId = 'main-7' ORDER BY seq");
+    assert.deepEqual(stored.map(x => [x.seq, x.name, x.batchId]), [[1, 'memory_save', null], [2, 'memory_recall', null], [3, 'bash', null], [4, 'read_file', null]]);
+    const mem = await rows('SELECT content FROM netaclaw_memory WHERE agentId = ?', [agentId]);
+    assert.deepEqual(mem.map(m => m.content), ['remember the main agent']);
+    await assert.rejects(svc.runMainTool({ ...base, policy: { workspaceRoots: 'x' }, name: 'list_dir', args: {} }), /policy\.workspaceRoots must be an array/);
+  });
+});

@@ -1,0 +1,95 @@
+'use strict';
+// Helpers for the runtime tests: the compiled runtime modules, temp workspaces, a host with test switches.
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const DIST = path.resolve(__dirname, '..', '..', 'dist', 'runtime');
+const rt = name => require(path.join(DIST, name));
+const FIXTURE_WORKER = path.resolve(__dirname, '..', 'fixtures', 'hostile-worker.js');
+
+/**
+ * A workspace in a fresh temp folder: root/ (a.txt, sub/b.md, esc -> ../outside/secret.txt),
+ * outside/secret.txt (never to be read), all real paths.
+ */
+function workspace() {
+  const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-rt-')));
+  const root = path.join(base, 'root');
+  const outside = path.join(base, 'outside');
+  fs.mkdirSync(path.join(root, 'sub'), { recursive: true });
+  fs.mkdirSync(outside);
+  fs.writeFileSync(path.join(root, 'a.txt'), 'alpha\nbeta\ngamma\n');
+  fs.writeFileSync(path.join(root, 'sub', 'b.md'), '# title\nbeta in markdown\n');
+  fs.writeFileSync(path.join(outside, 'secret.txt'), 'TOP-SECRET\n');
+  fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(root, 'esc'));
+  fs.symlinkSync(outside, path.join(root, 'escdir'));
+  return {
+    base,
+    root,
+    outside,
+    secret: path.join(outside, 'secret.txt'),
+    cleanup: () => fs.rmSync(base, { recursive: true, force: true }),
+  };
+}
+
+function operations(mode) {
+  return {
+    fs: new (rt('operations/fs.js').NodeFileSystemOperations)(),
+    search: new (rt('operations/search.js').NodeSearchOperations)(),
+    process: new (rt('operations/process.js').ShellProcessOperations)(mode),
+  };
+}
+
+/** In-process stand-ins for the database-backed services (the database path is tested over HTTP). */
+function services(skillsDir) {
+  const memories = [];
+  const todoItems = [];
+  return {
+    memories,
+    todoItems,
+    memory: {
+      async save(agentId, content) {
+        memories.push({ id: memories.length + 1, agentId, content, createTime: new Date() });
+        return { id: memories.length };
+      },
+      async recall(agentId, query, limit) {
+        return memories.filter(m => m.agentId === agentId && m.content.includes(query)).reverse().slice(0, limit);
+      },
+    },
+    // Tests that use skills pass their own folder; others get one that does not exist.
+    skillsDir: skillsDir ?? path.join(os.tmpdir(), 'netaclaw-no-skills-here'),
+    todos: { set: items => todoItems.splice(0, todoItems.length, ...items) },
+  };
+}
+
+/** Starts a WorkerHost; returns { host, events }. Stop it with host.kill('…'). */
+async function startHost({ policy, routes = [], shell = 'bwrap', timeoutMs = 20000, test, svc }) {
+  const { WorkerHost } = rt('host.js');
+  const events = [];
+  const host = new WorkerHost({
+    batchId: 1,
+    agentId: 1,
+    policy,
+    routes,
+    driver: 'calls',
+    timeoutMs,
+    shell,
+    ops: operations(shell),
+    services: svc ?? services(),
+    onEvent: e => events.push(e),
+    test,
+  });
+  await host.start();
+  return { host, events };
+}
+
+async function withHost(opts, fn) {
+  const { host, events } = await startHost(opts);
+  try {
+    return await fn(host, events);
+  } finally {
+    await host.kill('test over');
+  }
+}
+
+module.exports = { rt, workspace, operations, services, startHost, withHost, FIXTURE_WORKER };
