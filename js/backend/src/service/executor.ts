@@ -29,19 +29,8 @@ export const MESSAGE_MAX_CHARS = 65536;
 /** Characters of one tool call's argument text. */
 export const ARGUMENTS_MAX_CHARS = 65536;
 
-/** A tool call as the chat answer and the stream show it. */
-export interface ToolCallView {
-  id: string;
-  name: string;
-  arguments: unknown;
-  decision: string;
-  reason: string | null;
-  ok: boolean;
-  output?: string;
-  error?: string;
-  detail?: string | null;
-  durationMs: number;
-}
+/** A tool call as the chat answer and the stream show it: the runtime's record, with the model's call id. */
+export type ToolCallView = Omit<CallRecord, 'seq'> & { id: string };
 
 export interface ChatAnswer {
   sessionId: number;
@@ -381,7 +370,7 @@ export class ChatExecutor {
           if (ctx.signal.aborted) throw err;
           r = { ok: false, error: (err as Error).message };
         }
-        view = { id: tc.id, name: tc.name, arguments: checked.args, decision: 'main-process-proxy', reason: null, ...r, durationMs: Date.now() - started };
+        view = { id: tc.id, name: tc.name, arguments: checked.args, decision: 'main-process-proxy', reason: null, detail: null, ...r, durationMs: Date.now() - started };
         await this.record(sessionId, view);
       } else {
         const record = await this.subagents.runMainTool({
@@ -404,9 +393,9 @@ export class ChatExecutor {
     await this.subagents.recordSessionCall(sessionId, {
       name: v.name,
       arguments: v.arguments,
-      decision: v.decision as CallRecord['decision'],
+      decision: v.decision,
       reason: v.reason,
-      detail: v.detail ?? null,
+      detail: v.detail,
       ok: v.ok,
       ...(v.output !== undefined ? { output: v.output } : {}),
       ...(v.error !== undefined ? { error: v.error } : {}),
@@ -418,7 +407,7 @@ export class ChatExecutor {
   private checkCall(tc: ModelToolCall, offered: Set<string>): { args: unknown; denied: ToolCallView } | { args: Obj } {
     const deny = (reason: string, detail: string, args: unknown) => ({
       args,
-      denied: { id: tc.id, name: tc.name, arguments: args, decision: 'denied', reason, detail, ok: false, durationMs: 0 },
+      denied: { id: tc.id, name: tc.name, arguments: args, decision: 'denied' as const, reason, detail, ok: false, durationMs: 0 },
     });
     const raw = tc.arguments.trim() === '' ? '{}' : tc.arguments;
     if (raw.length > ARGUMENTS_MAX_CHARS) {
@@ -562,19 +551,8 @@ export class ChatExecutor {
 }
 
 function fromRecord(id: string, r: CallRecord): ToolCallView {
-  const view: ToolCallView = {
-    id,
-    name: r.name,
-    arguments: r.arguments,
-    decision: r.decision,
-    reason: r.reason,
-    ok: r.ok,
-    durationMs: r.durationMs,
-  };
-  if (r.output !== undefined && r.output !== null) view.output = r.output;
-  if (r.error !== undefined && r.error !== null) view.error = r.error;
-  if (r.detail !== undefined && r.detail !== null) view.detail = r.detail;
-  return view;
+  const { seq: _seq, ...rest } = r;
+  return { id, ...rest };
 }
 
 /** The arguments a model sent: the parsed JSON, or the text itself when it is not JSON. */
