@@ -10,8 +10,8 @@ import { JsonBodyMiddleware } from './middleware/json';
 import { StaticMiddleware } from './middleware/static';
 import { AdminTokenService } from './service/token';
 import { ToolService } from './service/tool';
-import { detectMysqlFlavor } from './dbprobe';
-import { DATA_DIR, DB, describeDb, HOST, STATIC_DIR } from './settings';
+import { waitForMysql } from './dbprobe';
+import { DATA_DIR, DB, DB_WAIT_SECONDS, describeDb, HOST, STATIC_DIR } from './settings';
 
 @Configuration({
   imports: [koa, typeorm],
@@ -31,15 +31,10 @@ export class MainConfiguration implements ILifeCycle {
     // Before the data source opens: the SQLite file's folder and the token file's folder must exist.
     fs.mkdirSync(DATA_DIR, { recursive: true });
     if (DB.kind === 'sqlite') fs.mkdirSync(path.dirname(DB.path), { recursive: true });
-    if (DB.kind === 'mysql' && DB.type === 'mysql') {
-      let flavor: 'mysql' | 'mariadb' = 'mysql';
-      try {
-        flavor = await detectMysqlFlavor(DB);
-      } catch (err) {
-        // Let the data source report the connection problem itself.
-        console.error(`[netaclaw] cannot reach ${describeDb()}: ${(err as Error).message}`);
-      }
-      if (flavor === 'mariadb') {
+    if (DB.kind === 'mysql') {
+      // waits for the server (DB_WAIT_SECONDS) and, with DB_TYPE=mysql, learns whether it is MariaDB
+      const flavor = await waitForMysql(DB, DB_WAIT_SECONDS);
+      if (DB.type === 'mysql' && flavor === 'mariadb') {
         console.log('[netaclaw] MariaDB server detected: using TypeORM mariadb mode');
         return { typeorm: { dataSource: { default: { type: 'mariadb' } } } };
       }

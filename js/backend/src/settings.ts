@@ -86,3 +86,26 @@ export function syncFaultAt(): number | undefined {
   const n = Number(raw);
   return Number.isInteger(n) && n >= 1 ? n : undefined;
 }
+
+/** Graceful stop budget: past it (after SIGTERM/SIGINT) the process exits whatever is still pending. */
+export const SHUTDOWN_TIMEOUT_MS = intEnv('SHUTDOWN_TIMEOUT_MS', 5000, 100, 600000);
+
+/** MySQL/MariaDB: how long a start waits for the server to accept connections before it gives up. */
+export const DB_WAIT_SECONDS = intEnv('DB_WAIT_SECONDS', 30, 0, 3600);
+
+/** MySQL/MariaDB: how long a sync waits for the lock another instance holds while it syncs. */
+export const DB_LOCK_TIMEOUT_SECONDS = intEnv('DB_LOCK_TIMEOUT_SECONDS', 60, 1, 3600);
+
+/** Longest pause between two reconnection attempts while the database is unreachable. */
+export const DB_RETRY_MAX_MS = intEnv('DB_RETRY_MAX_MS', 5000, 100, 300000);
+
+/**
+ * Test-only hook: when set to N (milliseconds), the catalog sync waits N ms inside its transaction
+ * after its first write (printing `sync paused`). Used to stop an instance in the middle of a sync.
+ */
+export function syncPauseMs(): number | undefined {
+  const raw = env('NETACLAW_TEST_SYNC_PAUSE_MS');
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  return Number.isInteger(n) && n >= 1 ? n : undefined;
+}

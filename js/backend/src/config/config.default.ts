@@ -1,6 +1,7 @@
 import { MidwayConfig } from '@midwayjs/core';
 import { NetaClawAgentEntity } from '../entity/agent';
 import { NetaClawToolEntity } from '../entity/tool';
+import { NetaClawDataSource } from '../datasource';
 import { DB, HOST, PORT } from '../settings';
 
 const entities = [NetaClawToolEntity, NetaClawAgentEntity];
@@ -9,6 +10,7 @@ function dataSource() {
   if (DB.kind === 'sqlite') {
     return {
       type: 'better-sqlite3',
+      customDataSourceClass: NetaClawDataSource,
       database: DB.path,
       synchronize: true,
       logging: false,
@@ -17,6 +19,7 @@ function dataSource() {
   }
   return {
     type: DB.type,
+    customDataSourceClass: NetaClawDataSource,
     connectorPackage: 'mysql2',
     host: DB.host,
     port: DB.port,

@@ -1,11 +1,14 @@
 import { Catch, ILogger, Logger } from '@midwayjs/core';
 import { Context } from '@midwayjs/koa';
+import { databaseErrorAnswer } from '../dbhealth';
 import { AppError } from '../errors';
 
 /**
  * Turns every error into `{ error: { code, message, errors? } }`. Client mistakes are 4xx (never a
  * 500): our own AppErrors, the package's `invalid_input` errors, and the framework's 4xx (malformed
- * JSON from the body parser, unknown route). Anything else is a 500 `internal_error`, logged.
+ * JSON from the body parser, unknown route). A database that is gone or busy
+ * is a 503 (`database_unavailable`, `database_busy`) with Retry-After. Anything else is a 500
+ * `internal_error`, logged.
  */
 @Catch()
 export class ErrorFilter {
@@ -18,10 +21,16 @@ export class ErrorFilter {
     let code: string;
     let message = typeof e?.message === 'string' ? e.message : String(err);
     let errors: AppError['errors'];
+    let extra: AppError['extra'];
+    let db: ReturnType<typeof databaseErrorAnswer>;
     if (err instanceof AppError) {
       status = err.status;
       code = err.code;
       errors = err.errors;
+      extra = err.extra;
+    } else if ((db = databaseErrorAnswer(err))) {
+      ({ status, code, message } = db);
+      ctx.set('Retry-After', String(db.retryAfter));
     } else if (e?.code === 'invalid_input') {
       status = 400;
       code = 'invalid_input';
@@ -42,6 +51,6 @@ export class ErrorFilter {
     }
     ctx.status = status;
     ctx.type = 'application/json';
-    return { error: errors ? { code, message, errors } : { code, message } };
+    return { error: { code, message, ...(errors ? { errors } : {}), ...extra } };
   }
 }
