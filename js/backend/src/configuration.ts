@@ -6,6 +6,8 @@ import * as path from 'path';
 import DefaultConfig from './config/config.default';
 import { ErrorFilter } from './filter/error';
 import { AuthMiddleware } from './middleware/auth';
+import { CorsMiddleware } from './middleware/cors';
+import { SecurityHeadersMiddleware } from './middleware/headers';
 import { JsonBodyMiddleware } from './middleware/json';
 import { StaticMiddleware } from './middleware/static';
 import { AdminTokenService } from './service/token';
@@ -43,10 +45,13 @@ export class MainConfiguration implements ILifeCycle {
   }
 
   async onReady(container: IMidwayContainer) {
-    // Outermost first: auth, then the JSON content-type check, both before the body parser. (The casts:
+    // Outermost first: security headers (on every answer, errors included), CORS (a preflight carries
+    // no token), auth, then the JSON content-type check, all before the body parser. (The casts:
     // insertFirst is typed for untyped middlewares; these are the same class middlewares useMiddleware takes.)
     this.app.getMiddleware().insertFirst(JsonBodyMiddleware as any);
     this.app.getMiddleware().insertFirst(AuthMiddleware as any);
+    this.app.getMiddleware().insertFirst(CorsMiddleware as any);
+    this.app.getMiddleware().insertFirst(SecurityHeadersMiddleware as any);
     this.app.useMiddleware(StaticMiddleware);
     this.app.useFilter([ErrorFilter]);
 

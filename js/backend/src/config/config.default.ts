@@ -2,7 +2,7 @@ import { MidwayConfig } from '@midwayjs/core';
 import { NetaClawAgentEntity } from '../entity/agent';
 import { NetaClawToolEntity } from '../entity/tool';
 import { NetaClawDataSource } from '../datasource';
-import { DB, HOST, PORT } from '../settings';
+import { DB, HOST, JSON_BODY_LIMIT, PORT, TRUST_PROXY } from '../settings';
 
 const entities = [NetaClawToolEntity, NetaClawAgentEntity];
 
@@ -39,10 +39,11 @@ export default {
   koa: {
     port: PORT,
     hostname: HOST,
+    proxy: TRUST_PROXY,
   },
   bodyParser: {
     enableTypes: ['json'],
-    jsonLimit: '1mb',
+    jsonLimit: JSON_BODY_LIMIT,
     strict: true,
   },
   siteFile: { enable: false },

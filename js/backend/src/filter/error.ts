@@ -2,11 +2,12 @@ import { Catch, ILogger, Logger } from '@midwayjs/core';
 import { Context } from '@midwayjs/koa';
 import { databaseErrorAnswer } from '../dbhealth';
 import { AppError } from '../errors';
+import { JSON_BODY_LIMIT } from '../settings';
 
 /**
  * Turns every error into `{ error: { code, message, errors? } }`. Client mistakes are 4xx (never a
  * 500): our own AppErrors, the package's `invalid_input` errors, and the framework's 4xx (malformed
- * JSON from the body parser, unknown route). A database that is gone or busy
+ * JSON from the body parser, unknown route, a body over the limit). A database that is gone or busy
  * is a 503 (`database_unavailable`, `database_busy`) with Retry-After. Anything else is a 500
  * `internal_error`, logged.
  */
@@ -38,8 +39,9 @@ export class ErrorFilter {
       const s = Number(e?.status ?? e?.statusCode);
       if (Number.isInteger(s) && s >= 400 && s < 500) {
         status = s;
-        code = s === 404 ? 'not_found' : s === 401 ? 'unauthorized' : 'invalid_input';
+        code = s === 404 ? 'not_found' : s === 401 ? 'unauthorized' : s === 413 ? 'payload_too_large' : 'invalid_input';
         if (s === 404) message = `${ctx.method} ${ctx.path}: no such route`;
+        if (s === 413) message = `request body too large (the limit is ${JSON_BODY_LIMIT})`;
         message = message.replace(/, check bodyParser config$/, '');
         if (s === 400 && /JSON|Unexpected|token/i.test(message)) message = `malformed JSON body: ${message}`;
       } else {
