@@ -15,7 +15,7 @@ const ROUNDS = 3;
 
 for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
   describeWithBackend(`many instances · ${label}`, makeBackend, backend => {
-    test(`three instances started at the same moment on a fresh database (${ROUNDS} rounds)`, async () => {
+    test(`three instances started at the same moment on a fresh database (${ROUNDS} rounds)`, async t => {
       for (let round = 1; round <= ROUNDS; round++) {
         const db = await backend.fresh();
         const results = await Promise.allSettled([1, 2, 3].map(() => startServer(db.env)));
@@ -26,6 +26,7 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
           const lines = servers.map(s => s.syncLine);
           assert.equal(lines.reduce((n, l) => n + l.inserts, 0), CATALOG.length, JSON.stringify(lines));
           assert.ok(lines.every(l => l.updates === 0 && l.orphans === 0), JSON.stringify(lines));
+          t.diagnostic(`round ${round}: inserts per instance ${lines.map(l => l.inserts).join(' / ')}`);
           const counts = await db.sql('SELECT name, COUNT(*) AS n FROM netaclaw_tool GROUP BY name ORDER BY name');
           assert.deepEqual(
             counts.map(r => [r.name, Number(r.n)]),

@@ -33,9 +33,10 @@ async function waitFor(what, fn, timeoutMs = 30000) {
   }
 }
 
-function assertStoppedQuickly(r, state, log) {
+function assertStoppedQuickly(t, r, state, log) {
   assert.equal(r.killed, false, `${state}: needed SIGKILL; output:\n${log}`);
   assert.ok(r.ms < STOP_LIMIT_MS, `${state}: took ${r.ms} ms to stop; output:\n${log}`);
+  t.diagnostic(`stopped in ${r.ms} ms after SIGTERM: ${state}`);
 }
 
 /** Every route that needs the database, with a body that would succeed if it were there. */
@@ -60,7 +61,7 @@ function routesNeedingTheDatabase(agentId, toolId) {
 for (const [label, makeBackend] of storageBackends()) {
   const mariadb = label !== 'SQLite';
   describeWithBackend(`outage and stop · ${label}`, makeBackend, backend => {
-    test('SIGTERM stops an instance within seconds: starting, syncing (mid-transaction), serving', async () => {
+    test('SIGTERM stops an instance within seconds: starting, syncing (mid-transaction), serving', async t => {
       const started = [];
       const start = async (env, opts) => {
         const s = await startServer(env, opts);
@@ -73,13 +74,13 @@ for (const [label, makeBackend] of storageBackends()) {
           const db = await backend.fresh();
           const starting = await start(db.env, { until });
           assert.doesNotMatch(starting.log(), /listening on/);
-          assertStoppedQuickly(await starting.sigterm(), `starting (${until})`, starting.log());
+          assertStoppedQuickly(t, await starting.sigterm(), `starting (${until})`, starting.log());
         }
 
         // syncing: stopped inside the catalog sync's transaction, after its first write
         const db = await backend.fresh();
         const syncing = await start({ ...db.env, NETACLAW_TEST_SYNC_PAUSE_MS: '60000' }, { until: /sync paused/ });
-        assertStoppedQuickly(await syncing.sigterm(), 'syncing', syncing.log());
+        assertStoppedQuickly(t, await syncing.sigterm(), 'syncing', syncing.log());
         assert.doesNotMatch(syncing.log(), /listening on/);
         assert.deepEqual(await db.sql('SELECT name FROM netaclaw_tool'), [], 'the interrupted sync wrote nothing');
         // the next start syncs everything
@@ -89,7 +90,7 @@ for (const [label, makeBackend] of storageBackends()) {
         // serving (after some traffic): a clean stop, exit code 0
         for (let i = 0; i < 5; i++) assert.equal((await call(next, 'GET', '/admin/netaclaw/tool/all')).status, 200);
         const r = await next.sigterm();
-        assertStoppedQuickly(r, 'serving', next.log());
+        assertStoppedQuickly(t, r, 'serving', next.log());
         assert.equal(r.code, 0, next.log());
       } finally {
         for (const s of started) await s.stop();
@@ -98,7 +99,7 @@ for (const [label, makeBackend] of storageBackends()) {
 
     if (!mariadb) return;
 
-    test('database gone: 503 database_unavailable on every route that needs it, /health 503; back without a restart', async () => {
+    test('database gone: 503 database_unavailable on every route that needs it, /health 503; back without a restart', async t => {
       const db = await backend.fresh();
       const www = fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-www-'));
       fs.writeFileSync(path.join(www, 'index.html'), '<!doctype html><title>NetaClaw</title>');
@@ -129,7 +130,9 @@ for (const [label, makeBackend] of storageBackends()) {
         assert.doesNotMatch(s.log(), /internal_error|failed: /);
 
         await backend.startServer(); // same port, same datadir
+        const restarted = Date.now();
         await waitFor('health back to 200', async () => (await health(s)).status === 200);
+        t.diagnostic(`health back to 200 ${Date.now() - restarted} ms after mariadbd accepted connections again`);
         assert.deepEqual((await health(s)).body, { data: { status: 'ok', database: 'up' } });
         const all = await call(s, 'GET', '/admin/netaclaw/tool/all');
         assert.equal(all.status, 200, all.text);
@@ -147,7 +150,7 @@ for (const [label, makeBackend] of storageBackends()) {
       }
     });
 
-    test('idle while the database is gone, with its output pipe closed: no spinning, SIGTERM obeyed', async () => {
+    test('idle while the database is gone, with its output pipe closed: no spinning, SIGTERM obeyed', async t => {
       const db = await backend.fresh();
       const s = await startServer(db.env);
       try {
@@ -164,23 +167,24 @@ for (const [label, makeBackend] of storageBackends()) {
         const used = cpuSeconds(s.child.pid) - cpu0;
         const wall = (Date.now() - t0) / 1000;
         assert.ok(used < 0.3 * wall, `idle instance used ${used.toFixed(2)} s of CPU in ${wall.toFixed(1)} s`);
+        t.diagnostic(`idle, database gone, output closed: ${used.toFixed(2)} s of CPU in ${wall.toFixed(1)} s`);
         const h = await call(s, 'GET', '/health', undefined, { token: null, timeoutMs: 5000 });
         assert.equal(h.status, 503, 'it still answers');
         const r = await s.sigterm();
-        assertStoppedQuickly(r, 'database gone, output closed', '(output closed)');
+        assertStoppedQuickly(t, r, 'database gone, output closed', '(output closed)');
       } finally {
         await backend.startServer();
         await s.stop();
       }
     });
 
-    test('SIGTERM within seconds: waiting for the database, waiting for the sync lock, database gone or frozen', async () => {
+    test('SIGTERM within seconds: waiting for the database, waiting for the sync lock, database gone or frozen', async t => {
       // starting, the database not reachable yet (the start would wait up to DB_WAIT_SECONDS)
       const db1 = await backend.fresh();
       await backend.stopServer();
       try {
         const waiting = await startServer({ ...db1.env, DB_WAIT_SECONDS: '120' }, { until: /not reachable yet/ });
-        assertStoppedQuickly(await waiting.sigterm(), 'waiting for the database', waiting.log());
+        assertStoppedQuickly(t, await waiting.sigterm(), 'waiting for the database', waiting.log());
       } finally {
         await backend.startServer();
       }
@@ -192,7 +196,7 @@ for (const [label, makeBackend] of storageBackends()) {
         const [[{ got }]] = await holder.query('SELECT GET_LOCK(?, 0) AS got', [`netaclaw_sync:${db2.database}`]);
         assert.equal(got, 1);
         const blocked = await startServer(db2.env, { until: /waiting for lock/ });
-        assertStoppedQuickly(await blocked.sigterm(), 'waiting for the sync lock', blocked.log());
+        assertStoppedQuickly(t, await blocked.sigterm(), 'waiting for the sync lock', blocked.log());
       } finally {
         await holder.end();
       }
@@ -204,7 +208,7 @@ for (const [label, makeBackend] of storageBackends()) {
       try {
         assert.equal((await call(gone, 'GET', '/admin/netaclaw/tool/all')).status, 503);
         const r = await gone.sigterm();
-        assertStoppedQuickly(r, 'database gone', gone.log());
+        assertStoppedQuickly(t, r, 'database gone', gone.log());
         assert.equal(r.code, 0, gone.log());
       } finally {
         await backend.startServer();
@@ -219,7 +223,7 @@ for (const [label, makeBackend] of storageBackends()) {
       try {
         const stuck = call(frozen, 'GET', '/admin/netaclaw/tool/all').catch(e => e);
         await sleep(500);
-        assertStoppedQuickly(await frozen.sigterm(), 'database frozen', frozen.log());
+        assertStoppedQuickly(t, await frozen.sigterm(), 'database frozen', frozen.log());
         await stuck;
       } finally {
         backend.thawServer();
