@@ -77,6 +77,7 @@ fn check(function: &str, args: &[Value], text: &str) {
         "validateToolUpdate" => checks::check_update(&args[0], text),
         "toolBehaviorGuidance" => checks::check_guidance(args, text),
         "label" => checks::check_label(args, text),
+        "checkToolCall" => checks::check_call(&args[0], text),
         "engine.resolve" | "engine.diagnose" => {
             let mut merged = args[1].as_object().cloned().unwrap_or_default();
             for key in ["catalog", "governance"] {

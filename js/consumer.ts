@@ -5,6 +5,7 @@ import {
   ToolPolicyEngine,
   buildSubprocessWorkerPolicy,
   builtinCatalog,
+  checkToolCall,
   label,
   labels,
   projectRuntimePolicy,
@@ -16,6 +17,7 @@ import {
   validateToolUpdate,
   version,
   type Capability,
+  type CheckToolCallInput,
   type CrewRole,
   type ExecutionMode,
   type FrontendRoute,
@@ -27,6 +29,9 @@ import {
   type RuntimeDiagnostic,
   type RuntimeStatus,
   type SyncPlan,
+  type JsonSchema,
+  type ToolCallCheck,
+  type ToolCallDecision,
   type ToolGovernanceRow,
   type ToolKind,
   type ToolManifest,
@@ -78,8 +83,13 @@ assertType<
     | 'field_is_readonly'
     | 'prompt_hint_not_supported'
     | 'invalid_value'
+    | 'path_outside_workspace'
+    | 'invalid_tool_arguments'
+    | 'tool_not_offered'
+    | 'shell_sandbox_unavailable'
   >
 >();
+assertType<Equal<ToolCallDecision, 'worker-local' | 'main-process-proxy' | 'denied'>>();
 
 export const status: RuntimeStatus = 'worker-local';
 // @ts-expect-error a misspelt status is not a RuntimeStatus
@@ -107,6 +117,10 @@ export function severity(code: ReasonCode): 'block' | 'info' | 'warn' | 'update'
     case 'memory_disabled':
     case 'no_skills_bound':
     case 'crew_master_only':
+    case 'path_outside_workspace':
+    case 'invalid_tool_arguments':
+    case 'tool_not_offered':
+    case 'shell_sandbox_unavailable':
       return 'block';
     case 'requires_main_process_proxy':
       return 'info';
@@ -170,6 +184,12 @@ assertType<Equal<ReturnType<typeof toolBehaviorGuidance>, string>>();
 assertType<Equal<ReturnType<typeof label>, string>>();
 assertType<Equal<ReturnType<typeof version>, string>>();
 assertType<Equal<InvalidInputError['code'], 'invalid_input'>>();
+assertType<Equal<ReturnType<typeof checkToolCall>, ToolCallCheck>>();
+assertType<Equal<ToolCallCheck['reason'], ReasonCode | null>>();
+assertType<Equal<ToolCallCheck['detail'], string | null>>();
+assertType<Equal<ToolCallCheck['paths'][number], { argument: string; path: string; write: boolean }>>();
+assertType<Equal<ToolManifest['parameters'], JsonSchema>>();
+assertType<Equal<ToolSchema['parameters'], JsonSchema | null | undefined>>();
 
 // ---- calls as the pages and the backend make them --------------------------------------------
 export function blockedTools(): { name: string; reason: ReasonCode; text: string }[] {
@@ -257,6 +277,21 @@ export function workerPolicy(): ToolRuntimeRoute[] {
   });
 }
 
+// ---- one tool call, as the worker and the main process check it --------------------------------
+export function gateOneCall(name: string, args: unknown): { runs: 'worker' | 'main' | null; why: string | null; touches: string[] } {
+  const diagnostic = runtimeDiagnostic({ agent: { toolsets: ['base'] }, modelCapability: 'text', sessionCwd: '/srv/work', writePermitted: true });
+  const input: CheckToolCallInput = { policy: diagnostic.policy, routes: diagnostic.routes, call: { name, arguments: args } };
+  const check: ToolCallCheck = checkToolCall(input);
+  const decision: ToolCallDecision = check.decision;
+  const offered: JsonSchema = diagnostic.profiles[0]!.parameters;
+  void offered;
+  return {
+    runs: decision === 'worker-local' ? 'worker' : decision === 'main-process-proxy' ? 'main' : null,
+    why: check.reason === null ? null : `${label('reasons', check.reason, 'en')}: ${check.detail ?? ''}`,
+    touches: check.paths.filter((p) => p.write).map((p) => p.path),
+  };
+}
+
 export function isInvalidInput(e: unknown): e is InvalidInputError {
   return e instanceof Error && (e as Partial<InvalidInputError>).code === 'invalid_input';
 }
@@ -279,6 +314,11 @@ export function misuse(): void {
   toolBehaviorGuidance();
   // @ts-expect-error a schema needs a toolset
   toolManifest({ name: 'x' });
+  // @ts-expect-error checkToolCall needs the routes
+  checkToolCall({ policy: { workspaceRoots: [], allowShell: false, readonly: true }, call: { name: 'bash', arguments: {} } });
+  // @ts-expect-error a decision is one of three
+  const wrong: ToolCallDecision = 'proxied';
+  void wrong;
   // @ts-expect-error the engine takes no per-call catalog type other than ToolSchema[]
   new ToolPolicyEngine({ catalog: [{ name: 1, toolset: 'base' }] });
 }

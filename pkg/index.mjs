@@ -19,6 +19,7 @@ export const {
   explainTool,
   profileRouteDiff,
   toMcpAnnotations,
+  checkToolCall,
   ToolPolicyEngine,
 } = policy;
 

@@ -15,7 +15,7 @@ use crate::explain::{explain_tool, profile_route_diff};
 use crate::mcp::to_mcp_annotations;
 use crate::trace::{traced_projection, traced_resolve, CatalogSources};
 use crate::{catalog, guidance, input};
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 const ROOT: Path<'static> = Path::Root("");
 
@@ -187,6 +187,32 @@ pub fn to_mcp_annotations_json(manifest: &Value) -> Result<String, Error> {
     json::to_string(&to_mcp_annotations(&tool_manifest(&input::schema(manifest, &Path::Root("manifest"))?)))
 }
 
+/// `checkToolCall({ policy, routes, call: { name, arguments }, catalog? })`.
+pub fn check_tool_call_json(value: &Value) -> Result<String, Error> {
+    let map = top(value)?;
+    let catalog = input::catalog(field(map, "catalog"), &ROOT.key("catalog"))?;
+    let policy_path = ROOT.key("policy");
+    let policy = input::worker_policy(field(map, "policy").ok_or_else(|| policy_path.error("is required"))?, &policy_path)?;
+    let policy = crate::worker_policy::normalize_policy(policy, "policy")?;
+    // Each route names a catalog tool, once.
+    let mut seen = vec![false; catalog.tools().len()];
+    let routes = input::dynamic_routes(map, &ROOT, &mut |_, name| {
+        let at = catalog.position(name).ok_or("no tool of the catalog is named ")?;
+        match seen.get_mut(at) {
+            Some(s) if !*s => {
+                *s = true;
+                Ok(())
+            }
+            _ => Err("duplicate route name "),
+        }
+    })?;
+    let call_path = ROOT.key("call");
+    let call = object(field(map, "call").ok_or_else(|| call_path.error("is required"))?, &call_path)?;
+    let name = string(call.get("name").unwrap_or(&Value::Null), &call_path.key("name"), 0, usize::MAX)?;
+    let route = routes.iter().find(|r| r.name == name);
+    json::to_string(&crate::call::check_tool_call(name, catalog.get(name), route, &policy, call.get("arguments")))
+}
+
 /// `version()`.
 pub fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
@@ -212,6 +238,7 @@ pub fn call(function: &str, args: &[Value]) -> Result<String, Error> {
         "explainTool" => explain_tool_json(arg(0), arg(1), opt(2)),
         "profileRouteDiff" => profile_route_diff_json(arg(0)),
         "toMcpAnnotations" => to_mcp_annotations_json(arg(0)),
+        "checkToolCall" => check_tool_call_json(arg(0)),
         other => Err(Error::invalid("function", json::concat(&["unknown function ", &json::quote(other)]))),
     }
 }

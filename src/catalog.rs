@@ -3,6 +3,8 @@
 
 use crate::vocab::{Capability, ExecutionMode, ToolKind, Visibility, WorkerRoutingHint};
 use serde::Serialize;
+use crate::json::Value;
+use std::sync::{Arc, OnceLock};
 #[cfg(feature = "wasm")]
 use tsify::Tsify;
 
@@ -62,6 +64,11 @@ pub struct ToolSchema {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "wasm", tsify(optional, type = "boolean | null"))]
     pub requires_workspace_root: Option<bool>,
+    /// The tool's arguments as a JSON Schema object: what a model is offered and what `checkToolCall`
+    /// validates (shared, so that copying a schema or a manifest does not copy it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(optional, type = "JsonSchema | null"))]
+    pub parameters: Option<Arc<Value>>,
 }
 
 impl ToolSchema {
@@ -177,8 +184,30 @@ impl Builtin {
             requires_write: Some(self.write),
             requires_skill_scope: Some(self.skill),
             requires_workspace_root: Some(self.root),
+            parameters: Some(self.parameters()),
         }
     }
+
+    /// The JSON Schema of this builtin's arguments.
+    pub fn parameters(&self) -> Arc<Value> {
+        let at = BUILTINS.iter().position(|b| b.name == self.name).unwrap_or(usize::MAX);
+        builtin_parameters().get(at).cloned().unwrap_or_else(|| Arc::new(Value::Null))
+    }
+}
+
+/// The argument schemas of the builtins, in the order of [`BUILTINS`], then the empty schema: one
+/// JSON text, read once with the crate's own reader.
+fn builtin_parameters() -> &'static [Arc<Value>] {
+    static PARSED: OnceLock<Vec<Arc<Value>>> = OnceLock::new();
+    PARSED.get_or_init(|| match crate::json::parse(include_str!("parameters.json")) {
+        Ok(Value::Array(items)) => items.into_iter().map(Arc::new).collect(),
+        _ => Vec::new(),
+    })
+}
+
+/// The schema of a tool that declares no arguments: any object (`{"type":"object","properties":{}}`).
+pub fn empty_parameters() -> Arc<Value> {
+    builtin_parameters().get(BUILTINS.len()).cloned().unwrap_or_else(|| Arc::new(Value::Null))
 }
 
 /// The builtin catalog: every field present, in the order of SPEC §4.

@@ -9,7 +9,7 @@ use crate::manifest::Catalog;
 use crate::projection::ProjectionInput;
 use crate::vocab::{Capability, CrewRole, ExecutionMode, ReasonCode, RoutingStrategy, ToolKind, Visibility, WorkerRoutingHint};
 use crate::worker_policy::{WorkerPolicy, WorkerPolicyInput};
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 macro_rules! opt_enum {
     ($map:expr, $path:expr, $key:literal, $ty:ty) => {
@@ -55,6 +55,13 @@ pub fn schema(value: &Value, path: &Path) -> Result<ToolSchema, Error> {
         requires_write: opt_bool(map, path, "requiresWrite")?,
         requires_skill_scope: opt_bool(map, path, "requiresSkillScope")?,
         requires_workspace_root: opt_bool(map, path, "requiresWorkspaceRoot")?,
+        parameters: match field(map, "parameters") {
+            None => None,
+            Some(v) => {
+                object(v, &path.key("parameters"))?;
+                Some(std::sync::Arc::new(v.clone()))
+            }
+        },
     })
 }
 
@@ -115,7 +122,8 @@ fn row_policy(value: &Value, name: &str, path: &Path) -> Result<RowPolicy, Error
 
 fn short(value: &Value) -> String {
     match value {
-        Value::Number(_) | Value::Bool(_) => json::display(value),
+        // As JavaScript prints them (the value the caller passed).
+        Value::Number(_) | Value::Bool(_) => json::to_string(value).unwrap_or_default(),
         Value::String(s) if json::scalar_count(s, 41) <= 40 => json::quote(s),
         other => json::type_name(other).to_string(),
     }
@@ -254,7 +262,7 @@ pub fn projection_input(map: &Map<String, Value>, path: &Path, catalog: &Catalog
 pub fn sync_rows(value: &Value, path: &Path) -> Result<Vec<Map<String, Value>>, Error> {
     let items = array(value, path)?;
     row_names(items, path)?;
-    Ok(items.iter().filter_map(|v| match json::js_normalize(v.clone()) {
+    Ok(items.iter().filter_map(|v| match json::from_javascript(v.clone()) {
         Value::Object(m) => Some(m),
         _ => None,
     }).collect())
@@ -264,7 +272,7 @@ pub fn sync_rows(value: &Value, path: &Path) -> Result<Vec<Map<String, Value>>, 
 pub fn plain_object(value: Option<&Value>, path: &Path) -> Result<Map<String, Value>, Error> {
     let value = value.ok_or_else(|| path.error("is required"))?;
     object(value, path)?;
-    match json::js_normalize(value.clone()) {
+    match json::from_javascript(value.clone()) {
         Value::Object(m) => Ok(m),
         other => Err(path.error(json::concat(&["expected an object, got ", json::type_name(&other)]))),
     }
@@ -314,8 +322,7 @@ pub fn parent_policy(map: &Map<String, Value>, path: &Path) -> Result<Option<Wor
 /// The diagnostic `profileRouteDiff` reads: `profiles[i]` `{ name, supportedInWorker, workerRoutingHint }`
 /// and `routes[i]` `{ name, status, reasons }`; other fields are ignored. A route must have a profile.
 pub fn diff_input(value: &Value, path: &Path) -> Result<(Vec<crate::explain::StaticProfile>, Vec<crate::explain::DynamicRoute>), Error> {
-    use crate::explain::{DynamicRoute, StaticProfile};
-    use crate::vocab::RuntimeStatus;
+    use crate::explain::StaticProfile;
     let map = object(value, path)?;
     let profiles_path = path.key("profiles");
     let profile_items = array(required(map, path, "profiles")?, &profiles_path)?;
@@ -329,6 +336,17 @@ pub fn diff_input(value: &Value, path: &Path) -> Result<(Vec<crate::explain::Sta
             worker_routing_hint: enum_value(required(m, &p, "workerRoutingHint")?, &p.key("workerRoutingHint"), WorkerRoutingHint::parse, WorkerRoutingHint::NAMES)?,
         });
     }
+    let routes = dynamic_routes(map, path, &mut |i, name| {
+        crate::explain::find_profile(&profiles, i, name).is_some().then_some(()).ok_or("no profile is named ")
+    })?;
+    Ok((profiles, routes))
+}
+
+/// The `routes` of an input: `routes[i]` `{ name, status, reasons }` (other fields are ignored); `known`
+/// says whether route `i` named `name` has what it needs, or the words of the error before its name.
+pub fn dynamic_routes(map: &Map<String, Value>, path: &Path, known: &mut dyn FnMut(usize, &str) -> Result<(), &'static str>) -> Result<Vec<crate::explain::DynamicRoute>, Error> {
+    use crate::explain::DynamicRoute;
+    use crate::vocab::RuntimeStatus;
     let routes_path = path.key("routes");
     let route_items = array(required(map, path, "routes")?, &routes_path)?;
     let mut routes = Vec::with_capacity(route_items.len());
@@ -336,9 +354,7 @@ pub fn diff_input(value: &Value, path: &Path) -> Result<(Vec<crate::explain::Sta
         let p = routes_path.index(i);
         let m = object(item, &p)?;
         let name = string(required(m, &p, "name")?, &p.key("name"), 1, limits::MAX_NAME)?;
-        if crate::explain::find_profile(&profiles, i, name).is_none() {
-            return Err(p.key("name").error(json::concat(&["no profile is named ", &json::quote(name)])));
-        }
+        known(i, name).map_err(|what| p.key("name").error(json::concat(&[what, &json::quote(name)])))?;
         let reasons_path = p.key("reasons");
         let reason_items = array(required(m, &p, "reasons")?, &reasons_path)?;
         let reasons = reason_items.iter().enumerate().map(|(k, v)| enum_value(v, &reasons_path.index(k), ReasonCode::parse, ReasonCode::NAMES)).collect::<Result<Vec<_>, _>>()?;
@@ -348,5 +364,5 @@ pub fn diff_input(value: &Value, path: &Path) -> Result<(Vec<crate::explain::Sta
             reasons,
         });
     }
-    Ok((profiles, routes))
+    Ok(routes)
 }

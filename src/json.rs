@@ -9,7 +9,12 @@
 
 use crate::error::Error;
 use serde::ser::{self, Serialize};
-use serde_json::{Map, Number, Value};
+/// The JSON value types: `serde_json`'s natively, the crate's own list-backed ones in the
+/// WebAssembly build ([`crate::value`]), which behave the same.
+#[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
+pub use serde_json::{Map, Number, Value};
+#[cfg(all(target_arch = "wasm32", feature = "wasm"))]
+pub use crate::value::{Map, Number, Value};
 
 /// Input limits. Anything larger is invalid input with a message naming the limit.
 pub mod limits {
@@ -253,6 +258,16 @@ pub fn js_normalize(value: Value) -> Value {
         },
         other => other,
     }
+}
+
+/// An input value as JavaScript holds it ([`js_normalize`]). In the WebAssembly build every input is
+/// read from `JSON.stringify`'s text, which already lists keys in JavaScript's order and prints
+/// numbers as JavaScript holds them, so the value is taken as it is.
+pub fn from_javascript(value: Value) -> Value {
+    #[cfg(all(target_arch = "wasm32", feature = "wasm"))]
+    return value;
+    #[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
+    js_normalize(value)
 }
 
 /// The array index a key denotes in JavaScript (`"0"`, `"17"`; not `"01"` nor `"4294967295"`).
@@ -550,7 +565,9 @@ impl Writer {
     fn float(&mut self, value: f64) {
         if !value.is_finite() {
             self.out.push_str("null");
-        } else if self.rust_floats {
+        } else if cfg!(not(all(target_arch = "wasm32", feature = "wasm"))) && self.rust_floats {
+            // `display` (native tests only; the package's messages print numbers as JavaScript does).
+            #[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
             number::write_rust_f64(&mut self.out, value);
         } else {
             number::write_js_f64(&mut self.out, value);
@@ -1060,13 +1077,13 @@ impl Reader<'_> {
     }
 
     fn object(&mut self) -> Result<Value, Failure> {
-        let mut map = Map::new();
+        let mut map = Vec::new();
         let mut first = true;
         loop {
             let Some(peek) = self.whitespace() else { return Err(self.peek_error(Fault::EofObject)) };
             if peek == b'}' {
                 self.index += 1;
-                return Ok(Value::Object(map));
+                return Ok(object_of(map));
             }
             if first {
                 first = false;
@@ -1092,7 +1109,7 @@ impl Reader<'_> {
                 None => return Err(self.peek_error(Fault::EofObject)),
             }
             let value = self.value()?;
-            map.insert(key, value);
+            map.push((key, value));
         }
     }
 
@@ -1315,6 +1332,20 @@ impl Reader<'_> {
     }
 }
 
+/// An object from its entries in text order (a repeated key: first position, last value).
+fn object_of(entries: Vec<(String, Value)>) -> Value {
+    #[cfg(all(target_arch = "wasm32", feature = "wasm"))]
+    return Value::Object(Map::from_entries(entries));
+    #[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
+    {
+        let mut map = Map::new();
+        for (key, value) in entries {
+            map.insert(key, value);
+        }
+        Value::Object(map)
+    }
+}
+
 fn float_value(f: f64) -> Value {
     Number::from_f64(f).map_or(Value::Null, Value::Number)
 }
@@ -1323,11 +1354,24 @@ fn float_value(f: f64) -> Value {
 mod number {
     /// `value` (finite) as JavaScript's `Number.prototype.toString` prints it.
     pub fn write_js_f64(out: &mut String, value: f64) {
-        out.push_str(ryu_js::Buffer::new().format_finite(value));
+        out.push_str(&js_text(value));
+    }
+
+    /// `value` (finite) as JavaScript prints it: ryu-js natively, and in the WebAssembly build
+    /// JavaScript's own `Number.prototype.toString` (the same text, without the formatting tables).
+    #[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
+    fn js_text(value: f64) -> String {
+        ryu_js::Buffer::new().format_finite(value).to_string()
+    }
+
+    #[cfg(all(target_arch = "wasm32", feature = "wasm"))]
+    fn js_text(value: f64) -> String {
+        js_sys::Number::from(value).to_string_with_radix(10).map(String::from).unwrap_or_default()
     }
 
     /// `value` (finite) as `serde_json` displays it: the same shortest digits, with a `.0` on integers
     /// and exponent notation (`1e+16`, `1e-6`) outside `1e-5 ..= 1e16`.
+    #[cfg_attr(all(target_arch = "wasm32", feature = "wasm"), allow(dead_code))]
     pub fn write_rust_f64(out: &mut String, value: f64) {
         let mut text = Vec::new();
         rust_f64_text(&mut text, value);
@@ -1335,12 +1379,13 @@ mod number {
     }
 
     /// The ASCII text of [`write_rust_f64`].
+    #[cfg_attr(all(target_arch = "wasm32", feature = "wasm"), allow(dead_code))]
     fn rust_f64_text(out: &mut Vec<u8>, value: f64) {
         if value.is_sign_negative() {
             out.push(b'-');
         }
-        let mut buffer = ryu_js::Buffer::new();
-        let js = buffer.format_finite(value.abs()).as_bytes();
+        let text = js_text(value.abs());
+        let js = text.as_bytes();
         // Split JavaScript's text into its digits and the position of the decimal point.
         let (mantissa, exponent) = match js.iter().position(|&b| b == b'e') {
             Some(e) => (&js[..e], parse_exponent(&js[e + 1..])),
@@ -1386,6 +1431,7 @@ mod number {
         out.extend_from_slice(super::decimal(u64::from(dec_exp.unsigned_abs())).as_bytes());
     }
 
+    #[cfg_attr(all(target_arch = "wasm32", feature = "wasm"), allow(dead_code))]
     fn parse_exponent(text: &[u8]) -> i32 {
         let (negative, digits) = match text.first() {
             Some(b'-') => (true, &text[1..]),
@@ -1622,7 +1668,8 @@ mod number {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(all(target_arch = "wasm32", feature = "wasm"))))]
+// Native only: the tests build `serde_json` values, the crate's own `Value` in the WebAssembly build.
 mod tests {
     use super::*;
     use proptest::prelude::*;

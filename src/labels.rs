@@ -54,6 +54,10 @@ fn reason(code: ReasonCode, locale: Locale) -> &'static str {
         FieldIsReadonly => ("该字段由代码注册，只读", "This field is registered in code and is read-only"),
         PromptHintNotSupported => ("该工具不支持 Prompt Hint", "This tool does not support a prompt hint"),
         InvalidValue => ("值不合法", "Invalid value"),
+        PathOutsideWorkspace => ("路径超出 workspace 范围", "The path lies outside the workspace roots"),
+        InvalidToolArguments => ("工具参数不合法", "The tool's arguments are invalid"),
+        ToolNotOffered => ("工具未提供给当前 Agent", "The tool was not offered to this agent"),
+        ShellSandboxUnavailable => ("Shell 沙箱不可用", "The shell sandbox is unavailable"),
     };
     pick(locale, zh, en)
 }

@@ -23,6 +23,8 @@
 pub mod vocab;
 pub mod error;
 pub mod json;
+#[cfg(any(test, all(target_arch = "wasm32", feature = "wasm")))]
+pub mod value;
 pub mod names;
 
 pub mod catalog;
@@ -38,6 +40,7 @@ pub mod guidance;
 pub mod labels;
 pub mod explain;
 pub mod mcp;
+pub mod call;
 
 pub mod input;
 pub mod api;

@@ -30,6 +30,10 @@ pub struct ToolManifest {
     pub requires_write: bool,
     pub requires_skill_scope: bool,
     pub requires_workspace_root: bool,
+    /// The JSON Schema of the tool's arguments: the schema's own, the builtin's, or any object
+    /// (`{"type":"object","properties":{}}`) when none is declared.
+    #[cfg_attr(feature = "wasm", tsify(type = "JsonSchema"))]
+    pub parameters: std::sync::Arc<crate::json::Value>,
 }
 
 impl ToolManifest {
@@ -72,6 +76,7 @@ pub fn tool_manifest(schema: &ToolSchema) -> ToolManifest {
             requires_write: schema.requires_write.unwrap_or(table.write),
             requires_skill_scope: schema.requires_skill_scope.unwrap_or(table.skill),
             requires_workspace_root: schema.requires_workspace_root.unwrap_or(table.root),
+            parameters: schema.parameters.clone().unwrap_or_else(|| table.parameters()),
         };
     }
     let kind = schema.kind.unwrap_or_else(|| kind_of_toolset(&schema.toolset));
@@ -98,6 +103,7 @@ pub fn tool_manifest(schema: &ToolSchema) -> ToolManifest {
         requires_write: schema.requires_write.unwrap_or(false),
         requires_skill_scope: schema.requires_skill_scope.unwrap_or(kind == ToolKind::Skill),
         requires_workspace_root: schema.requires_workspace_root.unwrap_or(false),
+        parameters: schema.parameters.clone().unwrap_or_else(crate::catalog::empty_parameters),
     }
 }
 

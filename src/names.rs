@@ -87,7 +87,8 @@ pub fn first_duplicate(pairs: Vec<(&str, usize)>) -> Option<(usize, usize)> {
     best
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(all(target_arch = "wasm32", feature = "wasm"))))]
+// Native only: the tests build `serde_json` values, the crate's own `Value` in the WebAssembly build.
 mod tests {
     use super::*;
 

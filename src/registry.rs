@@ -5,7 +5,7 @@ use crate::json::{limits, JsMap};
 use crate::manifest::{Catalog, ToolManifest};
 use crate::vocab::{ReasonCode, RoutingStrategy};
 use serde::Serialize;
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 #[cfg(feature = "wasm")]
 use tsify::Tsify;
 
@@ -299,7 +299,8 @@ pub fn validate_tool_update(catalog: &Catalog, row: &Map<String, Value>, name: &
     UpdateOutcome { ok: true, row: Some(out), errors: None, ignored }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(all(target_arch = "wasm32", feature = "wasm"))))]
+// Native only: the tests build `serde_json` values, the crate's own `Value` in the WebAssembly build.
 mod tests {
     use super::*;
     use serde_json::json;

@@ -117,7 +117,15 @@ string_enum!(
         FieldIsReadonly = "field_is_readonly",
         PromptHintNotSupported = "prompt_hint_not_supported",
         InvalidValue = "invalid_value",
+        PathOutsideWorkspace = "path_outside_workspace",
+        InvalidToolArguments = "invalid_tool_arguments",
+        ToolNotOffered = "tool_not_offered",
+        ShellSandboxUnavailable = "shell_sandbox_unavailable",
     }
+);
+string_enum!(
+    /// What happens to one tool call (`checkToolCall`): it runs in the worker, in the main process, or not at all.
+    ToolCallDecision { WorkerLocal = "worker-local", MainProcessProxy = "main-process-proxy", Denied = "denied" }
 );
 
 impl Capability {
@@ -155,7 +163,7 @@ mod tests {
         for s in RoutingStrategy::ALL {
             assert_eq!(RoutingStrategy::parse(s.as_str()), Some(*s));
         }
-        assert_eq!(ReasonCode::ALL.len(), 21);
+        assert_eq!(ReasonCode::ALL.len(), 25);
         assert_eq!(ReasonCode::parse("Unknown_Tool"), None);
     }
 

@@ -5,7 +5,7 @@
 use crate::api::{self, Prepared};
 use crate::error::Error;
 use js_sys::{Reflect, JSON};
-use serde_json::Value;
+use crate::json::Value;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -109,6 +109,28 @@ export type Locale = "zh-CN" | "en" | (string & {});
 /** A `labels()` group, or one of the groups only `label()` reads. */
 export type LabelGroupName = keyof Labels | "traceLayers" | "traceOutcomes" | "policyWarnings";
 
+/**
+ * A JSON Schema object. `checkToolCall` reads the keywords `type properties required additionalProperties
+ * items enum minimum maximum minLength maxLength minItems maxItems` and the path mark `x-netaclaw-path`
+ * (`read`, `write`, `diff`, `name`, `relative`); a schema with any other keyword (annotations aside)
+ * fails closed.
+ */
+export type JsonSchema = { [key: string]: unknown };
+
+/** One tool call as the model made it: `arguments` should be an object (anything else is denied). */
+export interface ToolCall {
+  name: string;
+  arguments?: unknown;
+}
+
+/** The input of `checkToolCall`: the worker's policy and routes (from `runtimeDiagnostic`), one call. */
+export interface CheckToolCallInput {
+  policy: WorkerPolicy;
+  routes: ToolRuntimeRoute[];
+  call: ToolCall;
+  catalog?: ToolSchema[] | null;
+}
+
 /** The error every function throws for invalid input. */
 export interface InvalidInputError extends Error {
   code: "invalid_input";
@@ -170,17 +192,10 @@ fn answer(result: Result<String, Error>) -> Result<JsValue, JsValue> {
     JSON::parse(&text)
 }
 
-/// Reports anything unexpected on the console with its Rust message (installed once, on the first call).
-/// No input reaches a panic (the fuzz targets hold that); this is for what nobody foresaw.
-fn panic_hook() {
-    console_error_panic_hook::set_once();
-}
-
 /// Calls one exported function of [`api::call`] with its arguments read as JSON, each named by its
 /// path in errors: every export goes through here, so the reading and the dispatch are compiled once.
 #[inline(never)]
 fn call(function: &str, args: &[(&JsValue, &str)]) -> Result<JsValue, JsValue> {
-    panic_hook();
     let mut values = Vec::with_capacity(args.len());
     for (value, path) in args {
         values.push(read(value, path)?);
@@ -292,6 +307,12 @@ pub fn to_mcp_annotations(#[wasm_bindgen(unchecked_param_type = "ToolSchema | To
     call("toMcpAnnotations", &[(&manifest, "manifest")])
 }
 
+/// Decides one tool call against the worker's policy and routes: where it runs, or why it is denied.
+#[wasm_bindgen(js_name = checkToolCall, unchecked_return_type = "ToolCallCheck")]
+pub fn check_tool_call(#[wasm_bindgen(unchecked_param_type = "CheckToolCallInput")] input: JsValue) -> Result<JsValue, JsValue> {
+    call("checkToolCall", &[(&input, "input")])
+}
+
 /// The package version.
 #[wasm_bindgen(js_name = version)]
 pub fn version() -> String {
@@ -310,10 +331,9 @@ impl ToolPolicyEngine {
     /// Reads `{ catalog?, governance? }`.
     #[wasm_bindgen(constructor)]
     pub fn new(#[wasm_bindgen(unchecked_optional_param_type = "EngineOptions | null")] options: JsValue) -> Result<ToolPolicyEngine, JsValue> {
-        panic_hook();
-        let mut value = read(&options, "input")?;
+            let mut value = read(&options, "input")?;
         if value.is_null() {
-            value = Value::Object(serde_json::Map::new());
+            value = Value::Object(crate::json::Map::new());
         }
         Ok(ToolPolicyEngine { prepared: Prepared::new(&value).map_err(|e| invalid(&e))? })
     }
@@ -334,7 +354,6 @@ impl ToolPolicyEngine {
 /// `resolve` (or, with `diagnose`, `diagnose`) of a prepared engine: both exports share this code.
 #[inline(never)]
 fn engine_call(prepared: &Prepared, input: &JsValue, diagnose: bool) -> Result<JsValue, JsValue> {
-    panic_hook();
     let value = read_input(input)?;
     answer(if diagnose { prepared.diagnose(&value).and_then(|r| crate::json::to_string(&r)) } else { prepared.resolve(&value).and_then(|r| crate::json::to_string(&r)) })
 }

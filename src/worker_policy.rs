@@ -230,13 +230,19 @@ pub fn build_bounded_worker_policy(catalog: &Catalog, input: &WorkerPolicyInput,
 
 /// A parent policy with its roots normalized (errors at `parent.workspaceRoots[i]`).
 pub fn normalize_parent(parent: WorkerPolicy) -> Result<WorkerPolicy, Error> {
-    let base = Path::Root("parent");
+    normalize_policy(parent, "parent")
+}
+
+/// A policy given as input (`field`: its name) with its roots normalized, exact duplicates dropped
+/// (errors at `{field}.workspaceRoots[i]`).
+pub fn normalize_policy(policy: WorkerPolicy, field: &str) -> Result<WorkerPolicy, Error> {
+    let base = Path::Root(field);
     let roots_path = base.key("workspaceRoots");
-    let mut roots: Vec<String> = Vec::with_capacity(parent.workspace_roots.len());
-    for (i, root) in parent.workspace_roots.iter().enumerate() {
+    let mut roots: Vec<String> = Vec::with_capacity(policy.workspace_roots.len());
+    for (i, root) in policy.workspace_roots.iter().enumerate() {
         roots.push(normalize_root(root, &roots_path.index(i))?);
     }
-    Ok(WorkerPolicy { workspace_roots: first_occurrences(roots), ..parent })
+    Ok(WorkerPolicy { workspace_roots: first_occurrences(roots), ..policy })
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! Properties of the decision traces, the parent-bounded sub-agent policy, the static-vs-dynamic diff
 //! and the explanations, checked through the JSON API every runtime calls.
+#![cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
 
 use netaclaw_tool_policy::api;
 use proptest::prelude::*;

@@ -1,5 +1,6 @@
 //! Regressions found by fuzzing and by differential testing, through `api::call` with arguments exactly
 //! as given (not reordered as JavaScript would hold them), as the native callers pass them.
+#![cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
 
 use netaclaw_tool_policy::api;
 use serde_json::{json, Value};

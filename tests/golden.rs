@@ -9,6 +9,7 @@
 //! `GOLDEN_BLESS=1 cargo test --test golden -- --nocapture` writes the actual answer into every vector
 //! whose expectation is missing or different, and lists the files it wrote. Read each of them against
 //! the spec before keeping it: a blessed vector pins what the code does, not what the spec says.
+#![cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
 
 use netaclaw_tool_policy::{api, json};
 use serde_json::{Map, Value};
@@ -210,6 +211,7 @@ golden_tests!(
     golden_explain_tool => "explainTool",
     golden_profile_route_diff => "profileRouteDiff",
     golden_to_mcp_annotations => "toMcpAnnotations",
+    golden_check_tool_call => "checkToolCall",
 );
 
 #[test]

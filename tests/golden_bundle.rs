@@ -2,6 +2,7 @@
 //! so that the browser suite (`tests/web.rs`, compiled to wasm, where no file can be read) replays
 //! them all. This test fails as soon as the bundle differs from the folder by one byte;
 //! `GOLDEN_BUNDLE_WRITE=1 cargo test --test golden_bundle` rewrites it.
+#![cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
 
 use serde_json::{Map, Value};
 use std::fs;

@@ -1,5 +1,6 @@
 //! Invalid input: every path of SPEC §5 "Errors" and §7 "Errors" through the public JSON API. Each
 //! case asserts the code `invalid_input` and the exact message, whose start is the offending path.
+#![cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
 
 use netaclaw_tool_policy::{api, Catalog, ToolSchema};
 use serde_json::{json, Value};
@@ -123,7 +124,7 @@ fn unknown_enum_strings_list_the_allowed_values() {
         ),
         ("projectRuntimePolicy", one(json!({"selectedTools": [], "policy": open(), "strategies": {"bash": 1}})), "strategies.bash: expected a string, got a number"),
         ("projectRuntimePolicy", one(json!({"selectedTools": [], "policy": open(), "strategies": ["bash"]})), "strategies: expected an object, got an array"),
-        ("projectRuntimePolicy", one(json!({"selectedTools": [], "policy": open(), "notSelectedReasons": {"bash": "Disabled_By_Agent"}})), "notSelectedReasons.bash: unknown value \"Disabled_By_Agent\"; expected one of workspace_root_required, shell_disabled_by_policy, write_blocked_by_readonly_policy, requires_main_process_proxy, unsupported_in_worker, not_selected_for_subagent, disabled_by_routing_strategy, toolset_not_selected, disabled_by_agent, disabled_globally, capability_mismatch, memory_disabled, no_skills_bound, crew_master_only, core_tool_cannot_be_disabled, unknown_tool, unknown_toolset, capability_fallback_text, field_is_readonly, prompt_hint_not_supported, invalid_value"),
+        ("projectRuntimePolicy", one(json!({"selectedTools": [], "policy": open(), "notSelectedReasons": {"bash": "Disabled_By_Agent"}})), "notSelectedReasons.bash: unknown value \"Disabled_By_Agent\"; expected one of workspace_root_required, shell_disabled_by_policy, write_blocked_by_readonly_policy, requires_main_process_proxy, unsupported_in_worker, not_selected_for_subagent, disabled_by_routing_strategy, toolset_not_selected, disabled_by_agent, disabled_globally, capability_mismatch, memory_disabled, no_skills_bound, crew_master_only, core_tool_cannot_be_disabled, unknown_tool, unknown_toolset, capability_fallback_text, field_is_readonly, prompt_hint_not_supported, invalid_value, path_outside_workspace, invalid_tool_arguments, tool_not_offered, shell_sandbox_unavailable"),
     ]);
 }
 

@@ -1,5 +1,6 @@
 //! The input limits of SECURITY.md (`json::limits`), through the JSON API every runtime calls: at the
 //! limit an input is read, one past it is `invalid_input` with a message naming the path and the limit.
+#![cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
 
 use netaclaw_tool_policy::api;
 use netaclaw_tool_policy::json::{self, limits};

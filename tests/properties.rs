@@ -1,5 +1,6 @@
 //! Property tests: one or more per guarantee of SPEC §6, over random catalogs, governance rows, agents
 //! and policies.
+#![cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
 
 use netaclaw_tool_policy::json;
 use netaclaw_tool_policy::vocab::{Capability, CrewRole, ExecutionMode, ReasonCode, RoutingStrategy, RuntimeStatus, ToolKind, Visibility, WorkerRoutingHint};

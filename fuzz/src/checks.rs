@@ -419,10 +419,16 @@ pub fn check_update(input: &Value, text: &str) {
 pub fn check_manifest(schema: &Value, text: &str) {
     let out = parse(text);
     let map: &Map<String, Value> = out.as_object().unwrap_or_else(|| panic!("manifest is not an object: {text}"));
-    assert_eq!(map.len(), 16, "a manifest has every field: {text}");
+    assert_eq!(map.len(), 17, "a manifest has every field: {text}");
     let name = schema["name"].as_str().unwrap_or("");
     let builtin = crate::shapes::BUILTIN_NAMES.contains(&name);
     let set = |k: &str| schema.get(k).is_some_and(|v| !v.is_null());
+    assert!(out["parameters"].is_object(), "parameters is a schema object: {text}");
+    if set("parameters") {
+        assert_eq!(out["parameters"], schema["parameters"], "the schema's own parameters win");
+    } else if !builtin {
+        assert_eq!(out["parameters"], json!({"type": "object", "properties": {}}), "no parameters: any object");
+    }
     if !set("canDisable") && !builtin {
         assert_eq!(out["canDisable"], json!(!out["isCore"].as_bool().unwrap_or(false)), "canDisable defaults to !isCore");
     }
@@ -476,4 +482,59 @@ pub fn check_label(args: &[Value], text: &str) {
     let group = args[0].as_str().unwrap_or("");
     let code = args[1].as_str().unwrap_or("");
     assert_eq!(all[group][code], parse(text), "label and labels disagree on {group}.{code}");
+}
+
+/// Whether the normalized `path` lies inside the normalized `root` (an oracle written apart from the
+/// crate's: component by component, same style).
+pub fn inside(path: &str, root: &str) -> bool {
+    let windows = |p: &str| p.as_bytes().get(1) == Some(&b':');
+    if windows(path) != windows(root) || path.starts_with('/') != root.starts_with('/') {
+        return false;
+    }
+    let sep = if windows(root) { '\\' } else { '/' };
+    let parts = |p: &str| p.split(sep).filter(|s| !s.is_empty()).map(str::to_string).collect::<Vec<_>>();
+    let (p, r) = (parts(path), parts(root));
+    p.len() >= r.len() && p[..r.len()] == r[..]
+}
+
+/// `checkToolCall`: RUNTIME §4's guarantees.
+pub fn check_call(input: &Value, text: &str) {
+    let out = parse(text);
+    let decision = out["decision"].as_str().unwrap_or_else(|| panic!("no decision: {text}"));
+    let name = input["call"]["name"].as_str().unwrap_or("");
+    let route = input["routes"].as_array().and_then(|routes| routes.iter().find(|r| r["name"] == name));
+    let policy = &input["policy"];
+    let roots: Vec<String> = policy["workspaceRoots"].as_array().into_iter().flatten().map(|r| normalized(r.as_str().unwrap_or(""))).collect();
+    if decision == "denied" {
+        assert!(out["reason"].is_string() && out["detail"].is_string(), "a denied call has a reason and a detail: {text}");
+        assert_eq!(out["paths"], json!([]), "a denied call lists no paths");
+    } else {
+        assert!(out["reason"].is_null() && out["detail"].is_null(), "an allowed call has no reason: {text}");
+        let route = route.unwrap_or_else(|| panic!("{name} runs without a route: {text}"));
+        let expected = match route["status"].as_str() {
+            Some("worker-local") => "worker-local",
+            Some("main-process-proxied") => "main-process-proxy",
+            other => panic!("{name} runs with a route {other:?}: {text}"),
+        };
+        assert_eq!(decision, expected, "the decision is the route's");
+        assert!(input["call"]["arguments"].is_object(), "non-object arguments ran: {text}");
+        for p in out["paths"].as_array().unwrap_or(&vec![]) {
+            let path = p["path"].as_str().unwrap_or("");
+            assert!(roots.iter().any(|r| inside(path, r)), "{path} is outside every root {roots:?}: {text}");
+            assert_eq!(normalized(path), path, "{path} is not normalized");
+            assert!(!(p["write"] == true && policy["readonly"] == true), "a write path under readonly: {text}");
+        }
+        if name == "bash" || name == "execute_skill" {
+            assert_eq!(policy["allowShell"], true, "a shell tool ran without allowShell");
+        }
+    }
+    if route.is_none() {
+        assert_eq!((decision, out["reason"].as_str()), ("denied", Some("not_selected_for_subagent")), "a name outside the routes");
+    }
+}
+
+/// A root normalized by the crate's normalizer (as `buildSubprocessWorkerPolicy` returns it).
+fn normalized(root: &str) -> String {
+    let out = call("buildSubprocessWorkerPolicy", &[json!({ "sessionCwd": root, "selectedTools": [] })]).unwrap_or_default();
+    parse(&out)["workspaceRoots"][0].as_str().unwrap_or("").to_string()
 }

@@ -55,11 +55,12 @@ pub const CAPABILITIES: [&str; 3] = ["text", "vision", "multimodal"];
 pub const CREW_ROLES: [&str; 2] = ["master", "sub"];
 pub const STATUSES: [&str; 4] = ["worker-local", "main-process-proxied", "disabled-in-worker", "not-selected"];
 pub const ROUTES: [&str; 3] = ["worker-local", "main-process-proxy", "disabled"];
-pub const REASONS: [&str; 21] = [
+pub const REASONS: [&str; 25] = [
     "workspace_root_required", "shell_disabled_by_policy", "write_blocked_by_readonly_policy", "requires_main_process_proxy",
     "unsupported_in_worker", "not_selected_for_subagent", "disabled_by_routing_strategy", "toolset_not_selected", "disabled_by_agent",
     "disabled_globally", "capability_mismatch", "memory_disabled", "no_skills_bound", "crew_master_only", "core_tool_cannot_be_disabled",
     "unknown_tool", "unknown_toolset", "capability_fallback_text", "field_is_readonly", "prompt_hint_not_supported", "invalid_value",
+    "path_outside_workspace", "invalid_tool_arguments", "tool_not_offered", "shell_sandbox_unavailable",
 ];
 pub const LOCALES: [&str; 7] = ["zh-CN", "en", "en-US", "zh-Hans", "EN", "zh_TW", "en-GB"];
 pub const BAD_LOCALES: [&str; 4] = ["fr", "", "de-DE", "e"];
@@ -660,9 +661,9 @@ pub fn manifest_args<E: Entropy + ?Sized>(e: &mut E, mode: Mode) -> Vec<Value> {
 }
 
 /// Every function with an input generator, by its JS name.
-pub const FUNCTIONS: [&str; 12] = [
+pub const FUNCTIONS: [&str; 13] = [
     "toolManifest", "resolveTools", "buildSubprocessWorkerPolicy", "projectRuntimePolicy", "runtimeDiagnostic", "syncCatalog",
-    "validateToolUpdate", "toolBehaviorGuidance", "labels", "label", "engine.resolve", "engine.diagnose",
+    "validateToolUpdate", "toolBehaviorGuidance", "labels", "label", "engine.resolve", "engine.diagnose", "checkToolCall",
 ];
 
 /// Positional arguments for `function` (one of [`FUNCTIONS`]). For `engine.*` the arguments are
@@ -679,6 +680,7 @@ pub fn args_for<E: Entropy + ?Sized>(e: &mut E, mode: Mode, function: &str) -> V
         "toolBehaviorGuidance" => guidance_args(e, mode),
         "labels" => labels_args(e, mode),
         "label" => label_args(e, mode),
+        "checkToolCall" => vec![call_input(e, mode)],
         "engine.resolve" | "engine.diagnose" => {
             let (options, known) = engine_options(e, mode);
             let mut map = Map::new();
@@ -691,4 +693,152 @@ pub fn args_for<E: Entropy + ?Sized>(e: &mut E, mode: Mode, function: &str) -> V
         }
         _ => Vec::new(),
     }
+}
+
+/// Pieces of hostile paths: traversal, repeated separators, Windows roots and UNC prefixes, NUL, prefixes
+/// that share a root's first letters (`/w` vs `/w2`).
+pub const PATH_PARTS: [&str; 18] = ["..", ".", "", "a", "w", "w2", "srv", "etc", "passwd", "C:", "c:", "\\", "x\u{0}y", "中文", "w/..", "/", "\\", "..."];
+
+/// A path argument: parts joined by `/` or `\\`, maybe absolute (POSIX or Windows).
+pub fn path_arg<E: Entropy + ?Sized>(e: &mut E) -> Value {
+    let n = e.below(6);
+    let sep = if chance(e, 3, 4) { "/" } else { "\\" };
+    let mut text = String::from(match e.below(4) {
+        0 => "/",
+        1 => "C:\\",
+        _ => "",
+    });
+    for i in 0..n {
+        if i > 0 {
+            text.push_str(sep);
+        }
+        text.push_str(pick(e, &PATH_PARTS));
+    }
+    s(&text)
+}
+
+/// A unified diff naming one or two files (maybe `/dev/null`, maybe malformed).
+pub fn diff_arg<E: Entropy + ?Sized>(e: &mut E) -> Value {
+    let mut text = String::new();
+    for _ in 0..=e.below(2) {
+        let old = path_arg(e);
+        let new = path_arg(e);
+        let name = |v: &Value| v.as_str().unwrap_or("").to_string();
+        text.push_str("--- ");
+        text.push_str(if chance(e, 1, 5) { "/dev/null".into() } else { format!("a/{}", name(&old)) }.as_str());
+        text.push('\n');
+        if chance(e, 7, 8) {
+            text.push_str("+++ b/");
+            text.push_str(&name(&new));
+            text.push('\n');
+        }
+        let (o, n) = (e.below(3), e.below(3));
+        text.push_str(&format!("@@ -1,{o} +1,{n} @@\n"));
+        for _ in 0..e.below(4) {
+            text.push_str(pick(e, &[" ctx\n", "-old\n", "+new\n", "--- a/x\n", "+++ b/y\n", "\\ No newline at end of file\n"]));
+        }
+    }
+    s(&text)
+}
+
+/// Arguments for a builtin or custom tool: mostly its own argument names, with paths, diffs, names
+/// and values of every type.
+pub fn call_arguments<E: Entropy + ?Sized>(e: &mut E, mode: Mode) -> Value {
+    if mode.spoil(e) && chance(e, 1, 2) {
+        return wrong(e);
+    }
+    const KEYS: [&str; 16] = ["path", "content", "oldText", "newText", "patch", "command", "timeoutMs", "pattern", "glob", "name", "script", "args", "items", "tasks", "target", "extra"];
+    let mut map = Map::new();
+    for _ in 0..e.below(4) {
+        let key = pick(e, &KEYS);
+        let value = match key {
+            "path" | "target" | "script" => path_arg(e),
+            "patch" => diff_arg(e),
+            "timeoutMs" => number(e),
+            "name" => s(pick(e, &["pdf", "..", ".", "a/b", "x\\y", "", "ok_name"])),
+            "items" | "tasks" | "args" => any(e, 2),
+            _ => if chance(e, 3, 4) { s(pick(e, &TEXTS)) } else { any(e, 1) },
+        };
+        map.insert(key.to_string(), value);
+    }
+    Value::Object(map)
+}
+
+/// Arguments of the right shape for `name`, with generated paths and diffs.
+pub fn well_formed_arguments<E: Entropy + ?Sized>(e: &mut E, name: &str) -> Value {
+    use serde_json::json;
+    let p = path_arg(e);
+    match name {
+        "read_file" | "list_dir" => json!({ "path": p }),
+        "find_files" | "grep" => json!({ "pattern": "*.rs", "path": p }),
+        "write_file" => json!({ "path": p, "content": "x" }),
+        "edit" => json!({ "path": p, "oldText": "a", "newText": "b" }),
+        "patch" => json!({ "patch": diff_arg(e) }),
+        "bash" => json!({ "command": "ls", "timeoutMs": 1000 }),
+        "read_skill" => json!({ "name": pick(e, &["pdf", "..", "a/b"]) }),
+        "read_skill_file" => json!({ "name": "pdf", "path": p }),
+        "custom_tool" => json!({ "target": p, "items": [{ "path": path_arg(e) }] }),
+        "clarify" => json!({ "question": "why?" }),
+        _ => json!({}),
+    }
+}
+
+/// A custom tool with a `parameters` schema using marks, nested items, bounds and now and then a
+/// keyword outside the subset.
+pub fn custom_call_tool<E: Entropy + ?Sized>(e: &mut E) -> Value {
+    let mark = pick(e, &["read", "write", "diff", "name", "relative", "exec"]);
+    let extra = if chance(e, 1, 6) { pick(e, &["anyOf", "pattern", "format", "oneOf", "$ref"]) } else { "title" };
+    serde_json::json!({
+        "name": "custom_tool",
+        "toolset": pick(e, &TOOLSETS),
+        "workerRoutingHint": pick(e, &HINTS),
+        "supportedInWorker": chance(e, 1, 2),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "target": { "type": "string", "x-netaclaw-path": mark, "maxLength": 200 },
+                "items": { "type": "array", "maxItems": 3, "items": { "type": "object", "properties": { "path": { "type": "string", "x-netaclaw-path": "write" } } } },
+                "n": { "type": ["integer", "null"], "minimum": 0, "maximum": 10, extra: "x" }
+            },
+            "required": ["target"],
+            "additionalProperties": chance(e, 1, 2)
+        }
+    })
+}
+
+/// `checkToolCall(input)`: a policy, routes of every status (some forged), one call.
+pub fn call_input<E: Entropy + ?Sized>(e: &mut E, mode: Mode) -> Value {
+    let custom = chance(e, 1, 3);
+    let mut names: Vec<String> = BUILTIN_NAMES.iter().map(|n| n.to_string()).collect();
+    let mut map = Map::new();
+    if custom {
+        let mut catalog: Vec<Value> = BUILTIN_NAMES.iter().map(|n| serde_json::json!({"name": n, "toolset": "base"})).collect();
+        catalog.push(custom_call_tool(e));
+        names.push("custom_tool".into());
+        map.insert("catalog".into(), Value::Array(catalog));
+    }
+    map.insert("policy".into(), policy(e, mode));
+    let mut routes = Vec::new();
+    for name in &names {
+        if chance(e, 1, 8) {
+            continue;
+        }
+        let status = if chance(e, 1, 2) { pick(e, &STATUSES[..2]) } else { pick(e, &STATUSES) };
+        let reasons: Vec<Value> = (0..e.below(3)).map(|_| s(pick(e, &REASONS))).collect();
+        routes.push(serde_json::json!({ "name": name, "status": status, "reasons": reasons }));
+    }
+    if mode.spoil(e) {
+        routes.push(serde_json::json!({ "name": pick(e, &OTHER_NAMES), "status": "worker-local", "reasons": [] }));
+    }
+    map.insert("routes".into(), Value::Array(routes));
+    let name = if chance(e, 1, 10) { pick(e, &OTHER_NAMES).to_string() } else { names[e.below(names.len() as u32) as usize].clone() };
+    let mut call = Map::new();
+    call.insert("name".into(), s(&name));
+    if chance(e, 1, 2) {
+        call.insert("arguments".into(), well_formed_arguments(e, &name));
+    } else if !chance(e, 1, 20) {
+        call.insert("arguments".into(), call_arguments(e, mode));
+    }
+    map.insert("call".into(), Value::Object(call));
+    Value::Object(map)
 }

@@ -24,7 +24,7 @@ const BROWSER_COUNT = Number(process.env.DIFF_BROWSER_COUNT ?? 100);
 const SEED = process.env.DIFF_SEED ?? '20240501';
 const FUNCTIONS = [
   'toolManifest', 'resolveTools', 'buildSubprocessWorkerPolicy', 'projectRuntimePolicy', 'runtimeDiagnostic', 'syncCatalog',
-  'validateToolUpdate', 'toolBehaviorGuidance', 'labels', 'label', 'engine.resolve', 'engine.diagnose',
+  'validateToolUpdate', 'toolBehaviorGuidance', 'labels', 'label', 'engine.resolve', 'engine.diagnose', 'checkToolCall',
 ];
 
 const work = mkdtempSync(join(tmpdir(), 'netaclaw-differential-'));

@@ -17,6 +17,7 @@ import esmDefault, {
   labels,
   label,
   version,
+  checkToolCall,
   ToolPolicyEngine,
 } from '@netaclaw/tool-policy';
 import { FUNCTIONS } from './lib/golden.mjs';
@@ -34,6 +35,7 @@ const named = {
   labels,
   label,
   version,
+  checkToolCall,
 };
 
 const cjs = createRequire(import.meta.url)('@netaclaw/tool-policy');

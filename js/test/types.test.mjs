@@ -149,7 +149,9 @@ test('the vocabulary unions are the exact strings of SPEC §2', () => {
       'unsupported_in_worker not_selected_for_subagent disabled_by_routing_strategy toolset_not_selected ' +
       'disabled_by_agent disabled_globally capability_mismatch memory_disabled no_skills_bound crew_master_only ' +
       'core_tool_cannot_be_disabled unknown_tool unknown_toolset capability_fallback_text field_is_readonly ' +
-      'prompt_hint_not_supported invalid_value',
+      'prompt_hint_not_supported invalid_value path_outside_workspace invalid_tool_arguments tool_not_offered ' +
+      'shell_sandbox_unavailable',
+    ToolCallDecision: 'worker-local main-process-proxy denied',
   };
   for (const [name, values] of Object.entries(spec)) {
     assert.deepEqual(literalsOf(decls, name).sort(), values.split(' ').sort(), name);
@@ -192,6 +194,7 @@ test('direct answers of every function fit their declared return types', () => {
     labels: ['en'],
     label: ['statuses', 'worker-local', 'zh-CN'],
     version: [],
+    checkToolCall: [{ policy: policyValue, routes: policy.projectRuntimePolicy({ selectedTools: ['read_file'], policy: policyValue }), call: { name: 'read_file', arguments: { path: 'a.txt' } } }],
   };
   const problems = [];
   for (const fn of FUNCTIONS) {

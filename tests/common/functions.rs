@@ -1,5 +1,5 @@
 /// Every exported function of the package (JS names); each golden folder is named after one of them.
-const FUNCTIONS: [&str; 15] = [
+const FUNCTIONS: [&str; 16] = [
     "builtinCatalog",
     "toolManifest",
     "resolveTools",
@@ -15,4 +15,5 @@ const FUNCTIONS: [&str; 15] = [
     "explainTool",
     "profileRouteDiff",
     "toMcpAnnotations",
+    "checkToolCall",
 ];
