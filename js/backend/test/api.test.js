@@ -4,13 +4,13 @@
  * MariaDB server (when mariadbd is installed; loud notice otherwise, and a failure with
  * REQUIRE_MARIADB=1).
  */
-const { describe, test, before, after } = require('node:test');
+const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { startServer, withServer, call, TOKEN } = require('./support/server');
-const { sqliteBackend, mariadbBackend, mariadbBinaries } = require('./support/db');
+const { storageBackends, describeWithBackend } = require('./support/suites');
 const policy = require('@netaclaw/tool-policy');
 
 const CATALOG = policy.builtinCatalog().map(t => t.name);
@@ -27,15 +27,7 @@ async function rowsByName(server) {
 }
 
 function defineSuite(label, makeBackend) {
-  describe(label, () => {
-    let backend;
-    before(async () => {
-      backend = await makeBackend();
-    });
-    after(async () => {
-      if (backend) await backend.stop();
-    });
-
+  describeWithBackend(label, makeBackend, backend => {
     test('startup sync fills the table; a second start changes nothing', async () => {
       const db = await backend.fresh();
       const first = await withServer(db.env, async s => {
@@ -55,7 +47,7 @@ function defineSuite(label, makeBackend) {
         assert.equal(rows.todo.toolset, 'planning');
         const h = await call(s, 'GET', '/health', undefined, { token: null });
         assert.equal(h.status, 200);
-        assert.deepEqual(h.body, { data: { status: 'ok', shellSandbox: 'bwrap' } });
+        assert.deepEqual(h.body, { data: { status: 'ok', database: 'up', shellSandbox: 'bwrap' } });
         assert.match(s.log(), /shell sandbox: bwrap/);
       });
       void first;
@@ -432,12 +424,13 @@ function defineSuite(label, makeBackend) {
         assert.ok(sub.body.data.list.length > 0);
         assert.ok(sub.body.data.list.every(r => r.name.toLowerCase().includes('file')));
         // the edit form sends the whole row back with one field changed: accepted, only that field moves
+        // (and the version, which the echoed row carries and which matches)
         const row = (await call(s, 'GET', '/admin/netaclaw/tool/info?name=write_file')).body.data;
         const echoed = await call(s, 'POST', '/admin/netaclaw/tool/update', { ...row, label: 'Write a file' });
         assert.equal(echoed.status, 200, echoed.text);
         const { updateTime: _u1, ...restAfter } = echoed.body.data;
         const { updateTime: _u0, ...restBefore } = row;
-        assert.deepEqual(restAfter, { ...restBefore, label: 'Write a file' });
+        assert.deepEqual(restAfter, { ...restBefore, label: 'Write a file', version: row.version + 1 });
         const byName = await call(s, 'GET', '/admin/netaclaw/tool/info?name=todo');
         const byId = await call(s, 'GET', `/admin/netaclaw/tool/info?id=${byName.body.data.id}`);
         assert.deepEqual(byId.body, byName.body);
@@ -524,28 +517,4 @@ function defineSuite(label, makeBackend) {
   });
 }
 
-defineSuite('SQLite', async () => sqliteBackend());
-
-const skipMariadb = process.env.SKIP_MARIADB === '1';
-if (mariadbBinaries() && !skipMariadb) {
-  defineSuite('MariaDB (DB_TYPE=mysql)', async () => mariadbBackend());
-} else {
-  const why = skipMariadb
-    ? 'SKIP_MARIADB=1 is set'
-    : 'MariaDB is NOT installed (no mariadbd / mariadb-install-db on PATH or in /usr/sbin)';
-  const banner =
-    '\n' +
-    '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n' +
-    `!!  ${why}:\n` +
-    '!!  the MySQL/MariaDB suite was NOT run.\n' +
-    (skipMariadb ? '' : '!!  Install it with `apt-get install mariadb-server` to run it.\n') +
-    '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n';
-  process.stderr.write(banner);
-  if (process.env.REQUIRE_MARIADB === '1') {
-    test('MariaDB suite (REQUIRE_MARIADB=1)', () => {
-      assert.fail(`REQUIRE_MARIADB=1 but the MariaDB suite cannot run: ${why}`);
-    });
-  } else {
-    test.skip(`MariaDB suite NOT RUN: ${why}`, () => {});
-  }
-}
+for (const [label, makeBackend] of storageBackends()) defineSuite(label, makeBackend);

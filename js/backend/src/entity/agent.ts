@@ -1,4 +1,4 @@
-import { Column, Entity, Index } from 'typeorm';
+import { Column, Entity, Index, VersionColumn } from 'typeorm';
 import { BaseEntity } from './base';
 
 /** An agent, with its tool authorisation (seed 001, Task 2): `toolsets` + `tools.disabled`. */
@@ -28,6 +28,10 @@ export class NetaClawAgentEntity extends BaseEntity {
 
   @Column({ type: 'json', comment: '工具精细配置', nullable: true })
   tools: { disabled?: string[] } | null;
+
+  /** 1 when created, +1 at every write; an update that names an older one is refused (409 conflict). */
+  @VersionColumn({ comment: '版本号', default: 1 })
+  version: number;
 }
 
 export const AGENT_FIELDS = [

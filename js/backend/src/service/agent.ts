@@ -19,6 +19,7 @@ import {
   stringArray,
   TEXT_MAX_CHARS,
 } from '../validate';
+import { parseVersion, staleVersion, updateRow } from '../versioned';
 import { ToolService } from './tool';
 
 const CAPABILITIES = ['text', 'vision', 'multimodal'] as const;
@@ -154,17 +155,22 @@ export class AgentService {
     return this.mustGet(parseId(query.id, 'id'));
   }
 
-  /** Writes only the fields present in the body. */
+  /**
+   * Writes only the fields present in the body. With `version`, an agent that changed since that
+   * version → 409 conflict and nothing written.
+   */
   async update(input: unknown): Promise<NetaClawAgentEntity> {
     const body = requireObject(input, 'request body');
     if (!has(body, 'id')) throw invalidInput('id is required');
     const id = parseId(body.id, 'id');
     const v = parseAgentInput(body, 'request body', false);
-    await this.mustGet(id);
-    if (Object.keys(v).length > 0) {
-      await dbWriteLock.run(() =>
-        this.repo.createQueryBuilder().update(NetaClawAgentEntity).set(v).where('id = :id', { id }).execute()
-      );
+    const version = parseVersion(body);
+    const row = await this.mustGet(id);
+    if (version !== undefined && version !== row.version) throw staleVersion(`agent ${id}`, version, row);
+    if (Object.keys(v).length > 0 && !(await dbWriteLock.run(() => updateRow(this.repo, id, v as Obj, version)))) {
+      // the agent moved on between the read above and the write, or is gone (404)
+      const current = await this.mustGet(id);
+      if (version !== undefined) throw staleVersion(`agent ${id}`, version, current);
     }
     return this.mustGet(id);
   }
