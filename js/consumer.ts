@@ -3,9 +3,15 @@
 // declared shapes, optional arguments may be left out, and misuse does not compile.
 import {
   ToolPolicyEngine,
+  agentResolveInput,
   buildSubprocessWorkerPolicy,
   builtinCatalog,
+  catalogInfo,
   checkToolCall,
+  fromMcpTool,
+  getToolNamesByToolset,
+  getToolSchema,
+  toolRowView,
   label,
   labels,
   projectRuntimePolicy,
@@ -16,7 +22,9 @@ import {
   toolManifest,
   validateToolUpdate,
   version,
+  type AgentResolveInput,
   type Capability,
+  type CatalogInfo,
   type CheckToolCallInput,
   type CrewRole,
   type ExecutionMode,
@@ -31,6 +39,7 @@ import {
   type SyncPlan,
   type JsonSchema,
   type ToolCallCheck,
+  type ToolRowView,
   type ToolCallDecision,
   type ToolGovernanceRow,
   type ToolKind,
@@ -292,6 +301,37 @@ export function gateOneCall(name: string, args: unknown): { runs: 'worker' | 'ma
   };
 }
 
+// ---- the pages and the backend read the package instead of restating it (SPEC §8) -------------
+export function vocabularyOptions(): { statuses: RuntimeStatus[]; reasons: ReasonCode[]; defaults: string[]; reserved: string[] } {
+  const info: CatalogInfo = catalogInfo();
+  const statuses: RuntimeStatus[] = info.vocabulary.status;
+  const strategies: RoutingStrategy[] = info.vocabulary.routingStrategy;
+  void strategies;
+  return { statuses, reasons: info.vocabulary.reason, defaults: info.toolsetDefaults, reserved: info.toolsets.filter((t) => t.reserved).map((t) => t.name) };
+}
+
+export function toolPageRow(row: ToolGovernanceRow): string {
+  const view: ToolRowView = toolRowView({ row });
+  const hint: 'overridden' | 'default' | 'unsupported' = view.promptHint;
+  return `${view.name} ${view.statusEditable ? 'editable' : 'locked'} ${hint} ${view.strategy}`;
+}
+
+export function resolveForAgent(agentRow: { id: number; name: string; toolsets: string[] | null; tools: { disabled?: string[] } | null; skills: string[] | null; memoryEnabled: boolean }): ResolveResult {
+  const input: AgentResolveInput = agentResolveInput({ agent: agentRow, channel: { capability: 'vision', baseUrl: 'http://127.0.0.1' }, crewRole: 'master' });
+  const capability: Capability | null = input.modelCapability;
+  void capability;
+  const manifest: ToolManifest | null = getToolSchema('bash');
+  const base: string[] = getToolNamesByToolset('base');
+  void manifest;
+  void base;
+  return resolveTools({ governance: [], ...input });
+}
+
+export function mcpCatalog(): ToolSchema[] {
+  const tool: ToolSchema = fromMcpTool({ server: 'fs', tool: { name: 'read_text', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true, title: 'Read' } } });
+  return [...builtinCatalog(), tool];
+}
+
 export function isInvalidInput(e: unknown): e is InvalidInputError {
   return e instanceof Error && (e as Partial<InvalidInputError>).code === 'invalid_input';
 }
@@ -314,6 +354,11 @@ export function misuse(): void {
   toolBehaviorGuidance();
   // @ts-expect-error a schema needs a toolset
   toolManifest({ name: 'x' });
+  // @ts-expect-error fromMcpTool needs the server
+  fromMcpTool({ tool: { name: 'x' } });
+  // @ts-expect-error a prompt-hint state is one of three
+  const state: ToolRowView['promptHint'] = 'custom';
+  void state;
   // @ts-expect-error checkToolCall needs the routes
   checkToolCall({ policy: { workspaceRoots: [], allowShell: false, readonly: true }, call: { name: 'bash', arguments: {} } });
   // @ts-expect-error a decision is one of three

@@ -20,6 +20,12 @@ export const {
   profileRouteDiff,
   toMcpAnnotations,
   checkToolCall,
+  catalogInfo,
+  getToolSchema,
+  getToolNamesByToolset,
+  toolRowView,
+  agentResolveInput,
+  fromMcpTool,
   ToolPolicyEngine,
 } = policy;
 

@@ -213,32 +213,125 @@ pub fn check_tool_call_json(value: &Value) -> Result<String, Error> {
     json::to_string(&crate::call::check_tool_call(name, catalog.get(name), route, &policy, call.get("arguments")))
 }
 
+/// `catalogInfo(catalog?)`.
+pub fn catalog_info_json(catalog: Option<&Value>) -> Result<String, Error> {
+    json::to_string(&crate::info::catalog_info(&input::catalog(catalog, &Path::Root("catalog"))?))
+}
+
+/// `getToolSchema(name, catalog?)`: the manifest, or `null`.
+pub fn get_tool_schema_json(name: &Value, catalog: Option<&Value>) -> Result<String, Error> {
+    let name = string(name, &Path::Root("name"), 0, usize::MAX)?;
+    json::to_string(&input::catalog(catalog, &Path::Root("catalog"))?.get(name))
+}
+
+/// `getToolNamesByToolset(toolset, catalog?)`.
+pub fn get_tool_names_by_toolset_json(toolset: &Value, catalog: Option<&Value>) -> Result<String, Error> {
+    let toolset = string(toolset, &Path::Root("toolset"), 0, usize::MAX)?;
+    json::to_string(&crate::info::tools_of(&input::catalog(catalog, &Path::Root("catalog"))?, toolset))
+}
+
+/// `toolRowView({ row, catalog? })`.
+pub fn tool_row_view_json(value: &Value) -> Result<String, Error> {
+    let map = top(value)?;
+    let catalog = input::catalog(field(map, "catalog"), &ROOT.key("catalog"))?;
+    let row_path = ROOT.key("row");
+    let row_value = field(map, "row").ok_or_else(|| row_path.error("is required"))?;
+    let row = object(row_value, &row_path)?;
+    let name = string(row.get("name").unwrap_or(&Value::Null), &row_path.key("name"), 1, crate::json::limits::MAX_NAME)?;
+    let policy = input::row_policy(row_value, name, &row_path)?;
+    json::to_string(&crate::info::tool_row_view(&catalog, row, &policy))
+}
+
+/// `agentResolveInput({ agent, channel?, crewRole? })`.
+pub fn agent_resolve_input_json(value: &Value) -> Result<String, Error> {
+    json::to_string(&input::agent_resolve_input(top(value)?, &ROOT)?)
+}
+
+/// `fromMcpTool({ server, tool })`.
+pub fn from_mcp_tool_json(value: &Value) -> Result<String, Error> {
+    json::to_string(&input::mcp_tool(top(value)?, &ROOT)?)
+}
+
 /// `version()`.
 pub fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// Every exported function, by its JS name (`Function::NAMES`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Function {
+    BuiltinCatalog,
+    ToolManifest,
+    ResolveTools,
+    BuildSubprocessWorkerPolicy,
+    ProjectRuntimePolicy,
+    RuntimeDiagnostic,
+    SyncCatalog,
+    ValidateToolUpdate,
+    ToolBehaviorGuidance,
+    Labels,
+    Label,
+    Version,
+    ExplainTool,
+    ProfileRouteDiff,
+    ToMcpAnnotations,
+    CheckToolCall,
+    CatalogInfo,
+    GetToolSchema,
+    GetToolNamesByToolset,
+    ToolRowView,
+    AgentResolveInput,
+    FromMcpTool,
+}
+
+impl Function {
+    /// Every function, in the order of [`Self::NAMES`].
+    pub const ALL: [Function; 22] = [Function::BuiltinCatalog, Function::ToolManifest, Function::ResolveTools, Function::BuildSubprocessWorkerPolicy, Function::ProjectRuntimePolicy, Function::RuntimeDiagnostic, Function::SyncCatalog, Function::ValidateToolUpdate, Function::ToolBehaviorGuidance, Function::Labels, Function::Label, Function::Version, Function::ExplainTool, Function::ProfileRouteDiff, Function::ToMcpAnnotations, Function::CheckToolCall, Function::CatalogInfo, Function::GetToolSchema, Function::GetToolNamesByToolset, Function::ToolRowView, Function::AgentResolveInput, Function::FromMcpTool];
+
+    /// The JS names, in the order of the variants.
+    pub const NAMES: [&'static str; 22] = ["builtinCatalog", "toolManifest", "resolveTools", "buildSubprocessWorkerPolicy", "projectRuntimePolicy", "runtimeDiagnostic", "syncCatalog", "validateToolUpdate", "toolBehaviorGuidance", "labels", "label", "version", "explainTool", "profileRouteDiff", "toMcpAnnotations", "checkToolCall", "catalogInfo", "getToolSchema", "getToolNamesByToolset", "toolRowView", "agentResolveInput", "fromMcpTool"];
+
+    /// The function named `name`.
+    pub fn parse(name: &str) -> Option<Function> {
+        crate::vocab::index_of(&Self::NAMES, name).and_then(|i| Self::ALL.get(i).copied())
+    }
+}
+
 /// Calls an exported function by its JS name with positional JSON arguments (golden vectors, CLI).
 pub fn call(function: &str, args: &[Value]) -> Result<String, Error> {
+    match Function::parse(function) {
+        Some(f) => call_function(f, args),
+        None => Err(Error::invalid("function", json::concat(&["unknown function ", &json::quote(function)]))),
+    }
+}
+
+/// Calls one exported function with positional JSON arguments (the WebAssembly exports call it
+/// without the names).
+pub fn call_function(function: Function, args: &[Value]) -> Result<String, Error> {
     let arg = |i: usize| args.get(i).unwrap_or(&Value::Null);
     let opt = |i: usize| args.get(i).filter(|v| !v.is_null());
     match function {
-        "builtinCatalog" => builtin_catalog(),
-        "toolManifest" => tool_manifest_json(arg(0)),
-        "resolveTools" => resolve_tools_json(arg(0)),
-        "buildSubprocessWorkerPolicy" => build_subprocess_worker_policy_json(arg(0)),
-        "projectRuntimePolicy" => project_runtime_policy_json(arg(0)),
-        "runtimeDiagnostic" => runtime_diagnostic_json(arg(0)),
-        "syncCatalog" => sync_catalog_json(arg(0), arg(1)),
-        "validateToolUpdate" => validate_tool_update_json(arg(0)),
-        "toolBehaviorGuidance" => tool_behavior_guidance_json(arg(0), opt(1)),
-        "labels" => labels_json(opt(0)),
-        "label" => label_json(arg(0), arg(1), opt(2)),
-        "version" => json::to_string(version()),
-        "explainTool" => explain_tool_json(arg(0), arg(1), opt(2)),
-        "profileRouteDiff" => profile_route_diff_json(arg(0)),
-        "toMcpAnnotations" => to_mcp_annotations_json(arg(0)),
-        "checkToolCall" => check_tool_call_json(arg(0)),
-        other => Err(Error::invalid("function", json::concat(&["unknown function ", &json::quote(other)]))),
+        Function::BuiltinCatalog => builtin_catalog(),
+        Function::ToolManifest => tool_manifest_json(arg(0)),
+        Function::ResolveTools => resolve_tools_json(arg(0)),
+        Function::BuildSubprocessWorkerPolicy => build_subprocess_worker_policy_json(arg(0)),
+        Function::ProjectRuntimePolicy => project_runtime_policy_json(arg(0)),
+        Function::RuntimeDiagnostic => runtime_diagnostic_json(arg(0)),
+        Function::SyncCatalog => sync_catalog_json(arg(0), arg(1)),
+        Function::ValidateToolUpdate => validate_tool_update_json(arg(0)),
+        Function::ToolBehaviorGuidance => tool_behavior_guidance_json(arg(0), opt(1)),
+        Function::Labels => labels_json(opt(0)),
+        Function::Label => label_json(arg(0), arg(1), opt(2)),
+        Function::Version => json::to_string(version()),
+        Function::ExplainTool => explain_tool_json(arg(0), arg(1), opt(2)),
+        Function::ProfileRouteDiff => profile_route_diff_json(arg(0)),
+        Function::ToMcpAnnotations => to_mcp_annotations_json(arg(0)),
+        Function::CheckToolCall => check_tool_call_json(arg(0)),
+        Function::CatalogInfo => catalog_info_json(opt(0)),
+        Function::GetToolSchema => get_tool_schema_json(arg(0), opt(1)),
+        Function::GetToolNamesByToolset => get_tool_names_by_toolset_json(arg(0), opt(1)),
+        Function::ToolRowView => tool_row_view_json(arg(0)),
+        Function::AgentResolveInput => agent_resolve_input_json(arg(0)),
+        Function::FromMcpTool => from_mcp_tool_json(arg(0)),
     }
 }

@@ -41,10 +41,15 @@ pub struct ProfileRouteDiff {
     pub reasons: Vec<ReasonCode>,
 }
 
-/// The static profile says the tool can run in a worker: it has a worker implementation, or its
-/// routing hint is not `disabled` (it runs locally or through the main-process proxy).
+/// The static profile says the tool can run in a worker: check 6 of the projection on the manifest
+/// alone — hint `local` with a worker implementation, or hint `main-process-proxy`. A `local` hint
+/// without one is not runnable (`unsupported_in_worker`), whatever the session.
 pub fn statically_runnable(supported_in_worker: bool, hint: WorkerRoutingHint) -> bool {
-    supported_in_worker || hint != WorkerRoutingHint::Disabled
+    match hint {
+        WorkerRoutingHint::Local => supported_in_worker,
+        WorkerRoutingHint::MainProcessProxy => true,
+        WorkerRoutingHint::Disabled => false,
+    }
 }
 
 /// The route blocks the tool in this worker.
@@ -215,6 +220,14 @@ mod tests {
         let sources = CatalogSources::builtin();
         let options = DiagnosticOptions { trace: trace.then_some(&sources), ..Default::default() };
         runtime_diagnostic_with(&catalog, &Governance::default(), &input, &options).unwrap()
+    }
+
+    #[test]
+    fn statically_runnable_is_check_six_on_the_manifest() {
+        use WorkerRoutingHint::*;
+        assert!(statically_runnable(true, Local) && !statically_runnable(false, Local));
+        assert!(statically_runnable(false, MainProcessProxy) && statically_runnable(true, MainProcessProxy));
+        assert!(!statically_runnable(true, Disabled) && !statically_runnable(false, Disabled));
     }
 
     #[test]

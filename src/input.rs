@@ -20,7 +20,7 @@ macro_rules! opt_enum {
     };
 }
 
-fn opt_bool(map: &Map<String, Value>, path: &Path, key: &str) -> Result<Option<bool>, Error> {
+pub fn opt_bool(map: &Map<String, Value>, path: &Path, key: &str) -> Result<Option<bool>, Error> {
     field(map, key).map(|v| boolean(v, &path.key(key))).transpose()
 }
 
@@ -103,7 +103,7 @@ fn row_names<'v>(items: &'v [Value], path: &Path) -> Result<Vec<&'v str>, Error>
 }
 
 /// One governance row as the resolver reads it. `status` must be 0, 1, a boolean, or null.
-fn row_policy(value: &Value, name: &str, path: &Path) -> Result<RowPolicy, Error> {
+pub fn row_policy(value: &Value, name: &str, path: &Path) -> Result<RowPolicy, Error> {
     let map = object(value, path)?;
     let enabled = match field(map, "status") {
         None => true,
@@ -365,4 +365,66 @@ pub fn dynamic_routes(map: &Map<String, Value>, path: &Path, known: &mut dyn FnM
         });
     }
     Ok(routes)
+}
+
+/// An optional vocabulary field (`null` or absent = `None`).
+fn opt_vocab<E>(map: &Map<String, Value>, path: &Path, key: &str, parse: fn(&str) -> Option<E>, names: &[&str]) -> Result<Option<E>, Error> {
+    field(map, key).map(|v| enum_value(v, &path.key(key), parse, names)).transpose()
+}
+
+/// `agentResolveInput({ agent, channel?, crewRole? })`: an agent row or draft (`toolsets`, `tools`,
+/// `skills`, `memoryEnabled`, `modelCapability`, `crewRole`; other keys ignored) and a model channel
+/// (`capability`). The channel's capability wins over the agent's, the `crewRole` argument over the
+/// agent's; absent fields take the defaults of docs/backend-api.md.
+pub fn agent_resolve_input(map: &Map<String, Value>, path: &Path) -> Result<crate::info::AgentResolveInput, Error> {
+    use crate::info::{AgentResolveInput, AgentTools, DisabledTools};
+    let agent_path = path.key("agent");
+    let agent_value = required(map, path, "agent")?;
+    let agent_map = object(agent_value, &agent_path)?;
+    let config = agent(Some(agent_value), &agent_path)?.unwrap_or_default();
+    let tools = field(agent_map, "tools").map(|_| DisabledTools { disabled: config.disabled });
+    let has_skills = match field(agent_map, "skills") {
+        None => false,
+        Some(v) => !array(v, &agent_path.key("skills"))?.is_empty(),
+    };
+    // A database may hand a boolean column back as 0 or 1.
+    let memory_enabled = match field(agent_map, "memoryEnabled") {
+        Some(v) if v.as_f64() == Some(1.0) => true,
+        Some(v) if v.as_f64() == Some(0.0) => false,
+        _ => flag(agent_map, &agent_path, "memoryEnabled")?,
+    };
+    let channel_path = path.key("channel");
+    let channel = field(map, "channel").map(|c| object(c, &channel_path)).transpose()?;
+    let model_capability = match channel.map(|c| opt_vocab(c, &channel_path, "capability", Capability::parse, Capability::NAMES)).transpose()?.flatten() {
+        Some(capability) => Some(capability),
+        None => opt_vocab(agent_map, &agent_path, "modelCapability", Capability::parse, Capability::NAMES)?,
+    };
+    let crew_role = match opt_vocab(map, path, "crewRole", CrewRole::parse, CrewRole::NAMES)? {
+        Some(role) => Some(role),
+        None => opt_vocab(agent_map, &agent_path, "crewRole", CrewRole::parse, CrewRole::NAMES)?,
+    };
+    Ok(AgentResolveInput { agent: AgentTools { toolsets: config.toolsets, tools }, model_capability, memory_enabled, has_skills, crew_role })
+}
+
+/// `fromMcpTool({ server, tool })`: an MCP `tools/list` entry; anything missing or malformed is invalid.
+pub fn mcp_tool(map: &Map<String, Value>, path: &Path) -> Result<ToolSchema, Error> {
+    let server = string(required(map, path, "server")?, &path.key("server"), 1, limits::MAX_TOOLSET - 4)?;
+    let tool_path = path.key("tool");
+    let tool = object(required(map, path, "tool")?, &tool_path)?;
+    // `mcp__<server>__<tool>` must fit a tool name.
+    let room = limits::MAX_NAME - 7 - json::scalar_count(server, limits::MAX_NAME);
+    let name = string(tool.get("name").unwrap_or(&Value::Null), &tool_path.key("name"), 1, room)?;
+    let description = field(tool, "description").map(|v| string(v, &tool_path.key("description"), 0, limits::MAX_TEXT)).transpose()?;
+    let read_only = match field(tool, "annotations") {
+        None => false,
+        Some(a) => opt_bool(object(a, &tool_path.key("annotations"))?, &tool_path.key("annotations"), "readOnlyHint")? == Some(true),
+    };
+    let parameters = match field(tool, "inputSchema") {
+        None => (*crate::catalog::empty_parameters()).clone(),
+        Some(v) => {
+            object(v, &tool_path.key("inputSchema"))?;
+            v.clone()
+        }
+    };
+    Ok(crate::info::from_mcp_tool(server, name, description.map(str::to_string), read_only, parameters))
 }

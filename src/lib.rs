@@ -41,6 +41,7 @@ pub mod labels;
 pub mod explain;
 pub mod mcp;
 pub mod call;
+pub mod info;
 
 pub mod input;
 pub mod api;

@@ -221,12 +221,12 @@ pub struct UpdateOutcome {
 }
 
 /// How the guard sees the row's tool: from the manifest, or from the row for an orphan.
-struct Guarded {
-    protected: bool,
-    supports_prompt_hint: bool,
+pub(crate) struct Guarded {
+    pub protected: bool,
+    pub supports_prompt_hint: bool,
 }
 
-fn guarded(catalog: &Catalog, row: &Map<String, Value>, name: &str) -> Guarded {
+pub(crate) fn guarded(catalog: &Catalog, row: &Map<String, Value>, name: &str) -> Guarded {
     match catalog.get(name) {
         Some(tool) => Guarded { protected: tool.is_protected(), supports_prompt_hint: tool.supports_prompt_hint },
         None => {

@@ -2,7 +2,7 @@
 //! `JSON.stringify`), answers as JSON text (`JSON.parse`), so callers get plain objects whose bytes
 //! equal the native answer, and nothing is left behind in wasm memory after a call.
 
-use crate::api::{self, Prepared};
+use crate::api::{self, Function, Prepared};
 use crate::error::Error;
 use js_sys::{Reflect, JSON};
 use crate::json::Value;
@@ -131,6 +131,49 @@ export interface CheckToolCallInput {
   catalog?: ToolSchema[] | null;
 }
 
+/** The input of `toolRowView`: one `netaclaw_tool` row. */
+export interface ToolRowViewInput {
+  row: ToolGovernanceRowInput;
+  catalog?: ToolSchema[] | null;
+}
+
+/** The fields of a `netaclaw_agent` row (or a draft of one) that `agentResolveInput` reads. */
+export interface AgentRowFields {
+  toolsets?: string[] | null;
+  tools?: { disabled?: string[] | null } | null;
+  skills?: unknown[] | null;
+  memoryEnabled?: boolean | 0 | 1 | null;
+  modelCapability?: Capability | null;
+  crewRole?: CrewRole | null;
+}
+
+/** An agent row: any object with the fields above; other keys (`id`, `name`, …) are ignored. */
+export type AgentRowInput = AgentRowFields | (AgentRowFields & { [key: string]: unknown });
+
+/** A model channel row: its `capability` wins over the agent's; other keys are ignored. */
+export type ModelChannelInput = { capability?: Capability | null } | ({ capability?: Capability | null } & { [key: string]: unknown });
+
+/** The input of `agentResolveInput`: the agent, its model channel, and the crew role of this run. */
+export interface AgentResolveSource {
+  agent: AgentRowInput;
+  channel?: ModelChannelInput | null;
+  crewRole?: CrewRole | null;
+}
+
+/** An MCP `tools/list` entry (the fields `fromMcpTool` reads; others are ignored). */
+export interface McpToolFields {
+  name: string;
+  description?: string | null;
+  inputSchema?: JsonSchema | null;
+  annotations?: { readOnlyHint?: boolean | null } | ({ readOnlyHint?: boolean | null } & { [key: string]: unknown }) | null;
+}
+
+/** The input of `fromMcpTool`: the server's name and one of its tools. */
+export interface McpToolInput {
+  server: string;
+  tool: McpToolFields | (McpToolFields & { [key: string]: unknown });
+}
+
 /** The error every function throws for invalid input. */
 export interface InvalidInputError extends Error {
   code: "invalid_input";
@@ -195,54 +238,54 @@ fn answer(result: Result<String, Error>) -> Result<JsValue, JsValue> {
 /// Calls one exported function of [`api::call`] with its arguments read as JSON, each named by its
 /// path in errors: every export goes through here, so the reading and the dispatch are compiled once.
 #[inline(never)]
-fn call(function: &str, args: &[(&JsValue, &str)]) -> Result<JsValue, JsValue> {
+fn call(function: Function, args: &[(&JsValue, &str)]) -> Result<JsValue, JsValue> {
     let mut values = Vec::with_capacity(args.len());
     for (value, path) in args {
         values.push(read(value, path)?);
     }
-    answer(api::call(function, &values))
+    answer(api::call_function(function, &values))
 }
 
 /// [`call`] for a function answering a string.
 #[inline(never)]
-fn call_text(function: &str, args: &[(&JsValue, &str)]) -> Result<String, JsValue> {
+fn call_text(function: Function, args: &[(&JsValue, &str)]) -> Result<String, JsValue> {
     call(function, args)?.as_string().ok_or_else(|| invalid(&Error::invalid("output", "not a string")))
 }
 
 /// Every tool of the builtin catalog, every field present, in the order of the spec.
 #[wasm_bindgen(js_name = builtinCatalog, unchecked_return_type = "ToolSchema[]")]
 pub fn builtin_catalog() -> Result<JsValue, JsValue> {
-    call("builtinCatalog", &[])
+    call(Function::BuiltinCatalog, &[])
 }
 
 /// Resolves every field of a schema.
 #[wasm_bindgen(js_name = toolManifest, unchecked_return_type = "ToolManifest")]
 pub fn tool_manifest(#[wasm_bindgen(unchecked_param_type = "ToolSchema")] schema: JsValue) -> Result<JsValue, JsValue> {
-    call("toolManifest", &[(&schema, "schema")])
+    call(Function::ToolManifest, &[(&schema, "schema")])
 }
 
 /// Which tools an agent gets, and the first reason each other tool was dropped.
 #[wasm_bindgen(js_name = resolveTools, unchecked_return_type = "ResolveResult")]
 pub fn resolve_tools(#[wasm_bindgen(unchecked_param_type = "ResolveInput")] input: JsValue) -> Result<JsValue, JsValue> {
-    call("resolveTools", &[(&input, "input")])
+    call(Function::ResolveTools, &[(&input, "input")])
 }
 
 /// The worker's roots and permissions for a selection of tools.
 #[wasm_bindgen(js_name = buildSubprocessWorkerPolicy, unchecked_return_type = "WorkerPolicy & { warnings?: PolicyWarning[] }")]
 pub fn build_subprocess_worker_policy(#[wasm_bindgen(unchecked_param_type = "WorkerPolicyInput")] input: JsValue) -> Result<JsValue, JsValue> {
-    call("buildSubprocessWorkerPolicy", &[(&input, "input")])
+    call(Function::BuildSubprocessWorkerPolicy, &[(&input, "input")])
 }
 
 /// One route per catalog tool under a worker policy.
 #[wasm_bindgen(js_name = projectRuntimePolicy, unchecked_return_type = "ToolRuntimeRoute[]")]
 pub fn project_runtime_policy(#[wasm_bindgen(unchecked_param_type = "ProjectionInput")] input: JsValue) -> Result<JsValue, JsValue> {
-    call("projectRuntimePolicy", &[(&input, "input")])
+    call(Function::ProjectRuntimePolicy, &[(&input, "input")])
 }
 
 /// Resolver, worker policy and projection composed: what the pages show.
 #[wasm_bindgen(js_name = runtimeDiagnostic, unchecked_return_type = "RuntimeDiagnostic")]
 pub fn runtime_diagnostic(#[wasm_bindgen(unchecked_param_type = "DiagnosticInput")] input: JsValue) -> Result<JsValue, JsValue> {
-    call("runtimeDiagnostic", &[(&input, "input")])
+    call(Function::RuntimeDiagnostic, &[(&input, "input")])
 }
 
 /// The plan that makes the `netaclaw_tool` table follow the catalog (`null` = builtin catalog).
@@ -251,13 +294,13 @@ pub fn sync_catalog(
     #[wasm_bindgen(unchecked_param_type = "ToolSchema[] | null | undefined")] catalog: JsValue,
     #[wasm_bindgen(unchecked_param_type = "ToolGovernanceRowInput[]")] rows: JsValue,
 ) -> Result<JsValue, JsValue> {
-    call("syncCatalog", &[(&catalog, "catalog"), (&rows, "rows")])
+    call(Function::SyncCatalog, &[(&catalog, "catalog"), (&rows, "rows")])
 }
 
 /// The guard of an admin update: every refused field, or the updated row.
 #[wasm_bindgen(js_name = validateToolUpdate, unchecked_return_type = "UpdateOutcome")]
 pub fn validate_tool_update(#[wasm_bindgen(unchecked_param_type = "ValidateToolUpdateInput")] input: JsValue) -> Result<JsValue, JsValue> {
-    call("validateToolUpdate", &[(&input, "input")])
+    call(Function::ValidateToolUpdate, &[(&input, "input")])
 }
 
 /// The tool-guidance prompt layer.
@@ -266,13 +309,13 @@ pub fn tool_behavior_guidance(
     #[wasm_bindgen(js_name = toolNames, unchecked_param_type = "string[]")] tool_names: JsValue,
     #[wasm_bindgen(js_name = toolPromptHints, unchecked_optional_param_type = "Record<string, string> | null")] hints: JsValue,
 ) -> Result<String, JsValue> {
-    call_text("toolBehaviorGuidance", &[(&tool_names, "toolNames"), (&hints, "toolPromptHints")])
+    call_text(Function::ToolBehaviorGuidance, &[(&tool_names, "toolNames"), (&hints, "toolPromptHints")])
 }
 
 /// Every label of a locale.
 #[wasm_bindgen(js_name = labels, unchecked_return_type = "Labels")]
 pub fn labels(#[wasm_bindgen(unchecked_optional_param_type = "Locale | null")] locale: JsValue) -> Result<JsValue, JsValue> {
-    call("labels", &[(&locale, "locale")])
+    call(Function::Labels, &[(&locale, "locale")])
 }
 
 /// One label.
@@ -282,7 +325,7 @@ pub fn label(
     #[wasm_bindgen(unchecked_param_type = "string")] code: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "Locale | null")] locale: JsValue,
 ) -> Result<String, JsValue> {
-    call_text("label", &[(&group, "group"), (&code, "code"), (&locale, "locale")])
+    call_text(Function::Label, &[(&group, "group"), (&code, "code"), (&locale, "locale")])
 }
 
 /// One readable paragraph on one tool of a diagnostic: status, reasons, and every layer consulted.
@@ -292,25 +335,67 @@ pub fn explain_tool(
     #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "Locale | null")] locale: JsValue,
 ) -> Result<String, JsValue> {
-    call_text("explainTool", &[(&input, "input"), (&name, "name"), (&locale, "locale")])
+    call_text(Function::ExplainTool, &[(&input, "input"), (&name, "name"), (&locale, "locale")])
 }
 
 /// The tools whose static profile can run in a worker while the diagnostic's route blocks them.
 #[wasm_bindgen(js_name = profileRouteDiff, unchecked_return_type = "ProfileRouteDiff[]")]
 pub fn profile_route_diff(#[wasm_bindgen(unchecked_param_type = "RuntimeDiagnostic")] diagnostic: JsValue) -> Result<JsValue, JsValue> {
-    call("profileRouteDiff", &[(&diagnostic, "diagnostic")])
+    call(Function::ProfileRouteDiff, &[(&diagnostic, "diagnostic")])
 }
 
 /// A tool manifest as Model Context Protocol `ToolAnnotations`.
 #[wasm_bindgen(js_name = toMcpAnnotations, unchecked_return_type = "ToolAnnotations")]
 pub fn to_mcp_annotations(#[wasm_bindgen(unchecked_param_type = "ToolSchema | ToolManifest")] manifest: JsValue) -> Result<JsValue, JsValue> {
-    call("toMcpAnnotations", &[(&manifest, "manifest")])
+    call(Function::ToMcpAnnotations, &[(&manifest, "manifest")])
 }
 
 /// Decides one tool call against the worker's policy and routes: where it runs, or why it is denied.
 #[wasm_bindgen(js_name = checkToolCall, unchecked_return_type = "ToolCallCheck")]
 pub fn check_tool_call(#[wasm_bindgen(unchecked_param_type = "CheckToolCallInput")] input: JsValue) -> Result<JsValue, JsValue> {
-    call("checkToolCall", &[(&input, "input")])
+    call(Function::CheckToolCall, &[(&input, "input")])
+}
+
+/// The catalog's toolsets, the default toolsets, the row's human and mirror fields, every vocabulary.
+#[wasm_bindgen(js_name = catalogInfo, unchecked_return_type = "CatalogInfo")]
+pub fn catalog_info(#[wasm_bindgen(unchecked_optional_param_type = "ToolSchema[] | null")] catalog: JsValue) -> Result<JsValue, JsValue> {
+    call(Function::CatalogInfo, &[(&catalog, "catalog")])
+}
+
+/// The manifest of one tool, or `null` when the catalog has no such tool.
+#[wasm_bindgen(js_name = getToolSchema, unchecked_return_type = "ToolManifest | null")]
+pub fn get_tool_schema(
+    #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "ToolSchema[] | null")] catalog: JsValue,
+) -> Result<JsValue, JsValue> {
+    call(Function::GetToolSchema, &[(&name, "name"), (&catalog, "catalog")])
+}
+
+/// The tools of one toolset, in catalog order.
+#[wasm_bindgen(js_name = getToolNamesByToolset, unchecked_return_type = "string[]")]
+pub fn get_tool_names_by_toolset(
+    #[wasm_bindgen(unchecked_param_type = "string")] toolset: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "ToolSchema[] | null")] catalog: JsValue,
+) -> Result<JsValue, JsValue> {
+    call(Function::GetToolNamesByToolset, &[(&toolset, "toolset"), (&catalog, "catalog")])
+}
+
+/// What the tool page shows for one row: protection, status, prompt hint, strategy.
+#[wasm_bindgen(js_name = toolRowView, unchecked_return_type = "ToolRowView")]
+pub fn tool_row_view(#[wasm_bindgen(unchecked_param_type = "ToolRowViewInput")] input: JsValue) -> Result<JsValue, JsValue> {
+    call(Function::ToolRowView, &[(&input, "input")])
+}
+
+/// The resolver's per-call input for an agent row and its model channel.
+#[wasm_bindgen(js_name = agentResolveInput, unchecked_return_type = "AgentResolveInput")]
+pub fn agent_resolve_input(#[wasm_bindgen(unchecked_param_type = "AgentResolveSource")] input: JsValue) -> Result<JsValue, JsValue> {
+    call(Function::AgentResolveInput, &[(&input, "input")])
+}
+
+/// An MCP tool as a catalog entry (proxied, never in a worker, writing unless read-only).
+#[wasm_bindgen(js_name = fromMcpTool, unchecked_return_type = "ToolSchema")]
+pub fn from_mcp_tool(#[wasm_bindgen(unchecked_param_type = "McpToolInput")] input: JsValue) -> Result<JsValue, JsValue> {
+    call(Function::FromMcpTool, &[(&input, "input")])
 }
 
 /// The package version.

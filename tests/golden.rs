@@ -212,6 +212,12 @@ golden_tests!(
     golden_profile_route_diff => "profileRouteDiff",
     golden_to_mcp_annotations => "toMcpAnnotations",
     golden_check_tool_call => "checkToolCall",
+    golden_catalog_info => "catalogInfo",
+    golden_get_tool_schema => "getToolSchema",
+    golden_get_tool_names_by_toolset => "getToolNamesByToolset",
+    golden_tool_row_view => "toolRowView",
+    golden_agent_resolve_input => "agentResolveInput",
+    golden_from_mcp_tool => "fromMcpTool",
 );
 
 #[test]

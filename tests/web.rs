@@ -114,6 +114,12 @@ fn call(function: &str, args: &[JsValue]) -> Result<JsValue, JsValue> {
         "profileRouteDiff" => wasm::profile_route_diff(a(0)),
         "toMcpAnnotations" => wasm::to_mcp_annotations(a(0)),
         "checkToolCall" => wasm::check_tool_call(a(0)),
+        "catalogInfo" => wasm::catalog_info(a(0)),
+        "getToolSchema" => wasm::get_tool_schema(a(0), a(1)),
+        "getToolNamesByToolset" => wasm::get_tool_names_by_toolset(a(0), a(1)),
+        "toolRowView" => wasm::tool_row_view(a(0)),
+        "agentResolveInput" => wasm::agent_resolve_input(a(0)),
+        "fromMcpTool" => wasm::from_mcp_tool(a(0)),
         other => panic!("no binding {other}"),
     }
 }
@@ -239,6 +245,36 @@ fn golden_to_mcp_annotations() {
 #[wasm_bindgen_test]
 fn golden_check_tool_call() {
     replay("checkToolCall");
+}
+
+#[wasm_bindgen_test]
+fn golden_catalog_info() {
+    replay("catalogInfo");
+}
+
+#[wasm_bindgen_test]
+fn golden_get_tool_schema() {
+    replay("getToolSchema");
+}
+
+#[wasm_bindgen_test]
+fn golden_get_tool_names_by_toolset() {
+    replay("getToolNamesByToolset");
+}
+
+#[wasm_bindgen_test]
+fn golden_tool_row_view() {
+    replay("toolRowView");
+}
+
+#[wasm_bindgen_test]
+fn golden_agent_resolve_input() {
+    replay("agentResolveInput");
+}
+
+#[wasm_bindgen_test]
+fn golden_from_mcp_tool() {
+    replay("fromMcpTool");
 }
 
 #[wasm_bindgen_test]

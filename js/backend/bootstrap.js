@@ -1,6 +1,10 @@
 'use strict';
 // Entry point: `npm start` compiles src/ to dist/ (prestart) and runs this file.
 const path = require('path');
+// Before anything else: output to a closed pipe never loops, and a stop never hangs (src/process.ts).
+const { guardStdio, installStopDeadline } = require('./dist/process');
+guardStdio();
+installStopDeadline();
 const { Bootstrap } = require('@midwayjs/bootstrap');
 
 Bootstrap.configure({

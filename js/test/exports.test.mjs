@@ -18,6 +18,12 @@ import esmDefault, {
   label,
   version,
   checkToolCall,
+  catalogInfo,
+  getToolSchema,
+  getToolNamesByToolset,
+  toolRowView,
+  agentResolveInput,
+  fromMcpTool,
   ToolPolicyEngine,
 } from '@netaclaw/tool-policy';
 import { FUNCTIONS } from './lib/golden.mjs';
@@ -36,6 +42,12 @@ const named = {
   label,
   version,
   checkToolCall,
+  catalogInfo,
+  getToolSchema,
+  getToolNamesByToolset,
+  toolRowView,
+  agentResolveInput,
+  fromMcpTool,
 };
 
 const cjs = createRequire(import.meta.url)('@netaclaw/tool-policy');

@@ -150,11 +150,22 @@ const CALLS = {
   toolBehaviorGuidance: [['bash', 'grep'], { bash: 'Prefer read-only commands.' }],
   labels: ['en'],
   label: ['reasons', 'shell_disabled_by_policy', 'en'],
+  checkToolCall: [{
+    policy: { workspaceRoots: ['/w'], allowShell: true, readonly: false },
+    routes: [{ name: 'read_file', status: 'worker-local', reasons: [] }, { name: 'patch', status: 'main-process-proxied', reasons: ['requires_main_process_proxy'] }],
+    call: { name: 'read_file', arguments: { path: 'a.txt', offset: 1 } },
+  }],
+  catalogInfo: [null],
+  getToolSchema: ['bash', null],
+  getToolNamesByToolset: ['base', null],
+  toolRowView: [{ row: { name: 'bash', status: 1, promptHint: 'x', workerRoutingStrategy: 'auto' } }],
+  agentResolveInput: [{ agent: { toolsets: ['base'], tools: { disabled: ['bash'] }, skills: ['pdf'], memoryEnabled: true, modelCapability: 'text' }, channel: { capability: 'vision' }, crewRole: 'master' }],
+  fromMcpTool: [{ server: 'fs', tool: { name: 'read', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } } }],
 };
 const FIELDS = [
   'catalog', 'governance', 'agent', 'modelCapability', 'memoryEnabled', 'hasSkills', 'crewRole', 'toolsetDefaults', 'subagentTools',
   'sessionCwd', 'workspaceRoots', 'shellPermitted', 'writePermitted', 'selectedTools', 'policy', 'strategies', 'notSelectedReasons',
-  'row', 'patch',
+  'row', 'patch', 'routes', 'call', 'channel', 'server', 'tool',
 ];
 // Nested places: [function, path inside the first argument].
 const NESTED = [
@@ -180,6 +191,15 @@ const NESTED = [
   ['validateToolUpdate', ['patch', 'status']],
   ['validateToolUpdate', ['patch', 'toolset']],
   ['validateToolUpdate', ['patch', 'extra']],
+  ['checkToolCall', ['call', 'arguments']],
+  ['checkToolCall', ['call', 'arguments', 'path']],
+  ['checkToolCall', ['call', 'name']],
+  ['checkToolCall', ['routes', 0, 'status']],
+  ['checkToolCall', ['policy', 'workspaceRoots', 0]],
+  ['agentResolveInput', ['agent', 'memoryEnabled']],
+  ['agentResolveInput', ['agent', 'skills']],
+  ['fromMcpTool', ['tool', 'inputSchema']],
+  ['fromMcpTool', ['tool', 'annotations', 'readOnlyHint']],
 ];
 
 function withCatalog(input) {

@@ -194,6 +194,12 @@ test('direct answers of every function fit their declared return types', () => {
     labels: ['en'],
     label: ['statuses', 'worker-local', 'zh-CN'],
     version: [],
+    catalogInfo: [catalog],
+    getToolSchema: ['crm_lookup', catalog],
+    getToolNamesByToolset: ['crm', catalog],
+    toolRowView: [{ row: rows[0], catalog }],
+    agentResolveInput: [{ agent: { id: 1, toolsets: ['base'], tools: { disabled: ['bash'] }, skills: ['pdf'], memoryEnabled: 1 }, channel: { capability: 'vision' }, crewRole: 'master' }],
+    fromMcpTool: [{ server: 'fs', tool: { name: 'read', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } } }],
     checkToolCall: [{ policy: policyValue, routes: policy.projectRuntimePolicy({ selectedTools: ['read_file'], policy: policyValue }), call: { name: 'read_file', arguments: { path: 'a.txt' } } }],
   };
   const problems = [];

@@ -1,5 +1,5 @@
 /// Every exported function of the package (JS names); each golden folder is named after one of them.
-const FUNCTIONS: [&str; 16] = [
+const FUNCTIONS: [&str; 22] = [
     "builtinCatalog",
     "toolManifest",
     "resolveTools",
@@ -16,4 +16,10 @@ const FUNCTIONS: [&str; 16] = [
     "profileRouteDiff",
     "toMcpAnnotations",
     "checkToolCall",
+    "catalogInfo",
+    "getToolSchema",
+    "getToolNamesByToolset",
+    "toolRowView",
+    "agentResolveInput",
+    "fromMcpTool",
 ];

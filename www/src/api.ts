@@ -33,6 +33,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly errors: FieldError[] = [],
+    /** 409 conflict: the record as it is now. */
+    readonly current?: unknown,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -59,9 +61,9 @@ async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown):
     /* not JSON */
   }
   if (!res.ok) {
-    const err = (json as { error?: { code?: string; message?: string; errors?: FieldError[] } } | null)?.error;
+    const err = (json as { error?: { code?: string; message?: string; errors?: FieldError[]; current?: unknown } } | null)?.error;
     if (res.status === 401) unauthorized.value = true;
-    throw new ApiError(res.status, err?.code ?? `http_${res.status}`, err?.message ?? res.statusText, err?.errors ?? []);
+    throw new ApiError(res.status, err?.code ?? `http_${res.status}`, err?.message ?? res.statusText, err?.errors ?? [], err?.current);
   }
   unauthorized.value = false;
   return (json as { data: T }).data;
@@ -99,7 +101,9 @@ export const api = {
     page: (q: { page?: number; size?: number; name?: string }) => request<Page<AgentRow>>('POST', `${AGENT}/page`, q),
     info: (id: number) => request<AgentRow>('GET', `${AGENT}/info${qs({ id })}`),
     add: (a: AgentInput) => request<AgentRow>('POST', `${AGENT}/add`, a),
-    update: (id: number, a: AgentInput) => request<AgentRow>('POST', `${AGENT}/update`, { ...a, id }),
+    /** With `version`, a save over someone else's newer one is refused (ApiError 409 `conflict`). */
+    update: (id: number, a: AgentInput, version?: number) =>
+      request<AgentRow>('POST', `${AGENT}/update`, version === undefined ? { ...a, id } : { ...a, id, version }),
     previewPrompt: (body: { id: number } | { agent: AgentInput }) =>
       request<PreviewPromptResult>('POST', `${AGENT}/previewPrompt`, body),
   },

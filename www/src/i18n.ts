@@ -61,6 +61,8 @@ const zh = {
   none: '无',
   loading: '加载中…',
   saved: '已保存',
+  conflictTitle: '保存被拒绝：此记录已被他人修改（版本冲突，未写入任何内容）',
+  conflictHint: (v: number) => `下方是当前值（版本 ${v}），已重新载入表单；请在此基础上重新编辑后保存。`,
   refresh: '刷新',
   // tools page
   toolsTitle: 'Tool 管理',
@@ -199,6 +201,8 @@ const en: Dict = {
   none: 'None',
   loading: 'Loading…',
   saved: 'Saved',
+  conflictTitle: 'Not saved: someone else changed this record (version conflict, nothing written)',
+  conflictHint: (v) => `Its current values (version ${v}) are below and loaded into the form; edit again and save.`,
   refresh: 'Refresh',
   toolsTitle: 'Tool management',
   sync: 'Sync code catalog',

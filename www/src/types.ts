@@ -23,6 +23,8 @@ export interface ToolRow {
   sort: number;
   extra: unknown;
   workerRoutingStrategy: RoutingStrategy | null;
+  /** +1 at every write; sent back with an edit so that a stale one is refused (409 conflict). */
+  version: number;
 }
 
 /** The body of agent/add and agent/update (without id). */
@@ -39,6 +41,7 @@ export interface AgentInput {
 
 export interface AgentRow extends AgentInput {
   id: number;
+  version: number;
   createTime?: string;
   updateTime?: string;
 }

@@ -7,6 +7,8 @@ import * as path from 'path';
 import DefaultConfig from './config/config.default';
 import { ErrorFilter } from './filter/error';
 import { AuthMiddleware } from './middleware/auth';
+import { CorsMiddleware } from './middleware/cors';
+import { SecurityHeadersMiddleware } from './middleware/headers';
 import { JsonBodyMiddleware } from './middleware/json';
 import { StaticMiddleware } from './middleware/static';
 import { AdminTokenService } from './service/token';
@@ -16,8 +18,8 @@ import { ChatGateway } from './gateway/chat';
 import { SubagentService } from './service/subagent';
 import { ToolService } from './service/tool';
 import { detectShellMode, setShellSandbox } from './runtime/sandbox';
-import { detectMysqlFlavor } from './dbprobe';
-import { DATA_DIR, DB, describeDb, HOST, MODEL_ENV, STATIC_DIR } from './settings';
+import { waitForMysql } from './dbprobe';
+import { DATA_DIR, DB, DB_WAIT_SECONDS, describeDb, HOST, MODEL_ENV, STATIC_DIR } from './settings';
 
 @Configuration({
   imports: [koa, ws, typeorm],
@@ -40,15 +42,10 @@ export class MainConfiguration implements ILifeCycle {
     // Before the data source opens: the SQLite file's folder and the token file's folder must exist.
     fs.mkdirSync(DATA_DIR, { recursive: true });
     if (DB.kind === 'sqlite') fs.mkdirSync(path.dirname(DB.path), { recursive: true });
-    if (DB.kind === 'mysql' && DB.type === 'mysql') {
-      let flavor: 'mysql' | 'mariadb' = 'mysql';
-      try {
-        flavor = await detectMysqlFlavor(DB);
-      } catch (err) {
-        // Let the data source report the connection problem itself.
-        console.error(`[netaclaw] cannot reach ${describeDb()}: ${(err as Error).message}`);
-      }
-      if (flavor === 'mariadb') {
+    if (DB.kind === 'mysql') {
+      // waits for the server (DB_WAIT_SECONDS) and, with DB_TYPE=mysql, learns whether it is MariaDB
+      const flavor = await waitForMysql(DB, DB_WAIT_SECONDS);
+      if (DB.type === 'mysql' && flavor === 'mariadb') {
         console.log('[netaclaw] MariaDB server detected: using TypeORM mariadb mode');
         return { typeorm: { dataSource: { default: { type: 'mariadb' } } } };
       }
@@ -57,10 +54,13 @@ export class MainConfiguration implements ILifeCycle {
   }
 
   async onReady(container: IMidwayContainer) {
-    // Outermost first: auth, then the JSON content-type check, both before the body parser. (The casts:
+    // Outermost first: security headers (on every answer, errors included), CORS (a preflight carries
+    // no token), auth, then the JSON content-type check, all before the body parser. (The casts:
     // insertFirst is typed for untyped middlewares; these are the same class middlewares useMiddleware takes.)
     this.app.getMiddleware().insertFirst(JsonBodyMiddleware as any);
     this.app.getMiddleware().insertFirst(AuthMiddleware as any);
+    this.app.getMiddleware().insertFirst(CorsMiddleware as any);
+    this.app.getMiddleware().insertFirst(SecurityHeadersMiddleware as any);
     this.app.useMiddleware(StaticMiddleware);
     this.app.useFilter([ErrorFilter]);
     // The chat WebSocket: upgrades are checked (path, token) before the handshake; each connection is

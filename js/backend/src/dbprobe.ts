@@ -1,11 +1,36 @@
-import { DbSettings } from './settings';
+import { backoffDelay, sleepUnlessStopped } from './backoff';
+import { isDatabaseUnavailable } from './dbhealth';
+import { DbSettings, describeDb } from './settings';
+
+type MysqlSettings = Extract<DbSettings, { kind: 'mysql' }>;
 
 /**
- * With DB_TYPE=mysql, asks the server what it is. TypeORM must be told `mariadb` for a MariaDB server:
- * in `mysql` mode its schema sync misreads MariaDB's JSON (a LONGTEXT alias) and nullable defaults and
- * re-creates those columns at every start, losing the JSON data.
+ * Waits (up to `waitSeconds`, retrying with backoff, cut short by SIGTERM) until the MySQL/MariaDB
+ * server accepts a connection, then asks it what it is. TypeORM must be told `mariadb` for a MariaDB
+ * server: in `mysql` mode its schema sync misreads MariaDB's JSON (a LONGTEXT alias) and nullable
+ * defaults and re-creates those columns at every start, losing the JSON data — so a start never
+ * guesses the flavour of a server it could not reach: it fails.
  */
-export async function detectMysqlFlavor(db: Extract<DbSettings, { kind: 'mysql' }>): Promise<'mysql' | 'mariadb'> {
+export async function waitForMysql(db: MysqlSettings, waitSeconds: number): Promise<'mysql' | 'mariadb'> {
+  const deadline = Date.now() + waitSeconds * 1000;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await detectMysqlFlavor(db);
+    } catch (err) {
+      const left = deadline - Date.now();
+      if (!isDatabaseUnavailable(err) || left <= 0) {
+        throw new Error(`cannot reach ${describeDb(db)}: ${(err as Error).message}`);
+      }
+      const delay = Math.min(left, backoffDelay(attempt, 5000));
+      if (attempt === 0) {
+        console.error(`[netaclaw] ${describeDb(db)} not reachable yet (${(err as Error).message}); retrying for up to ${waitSeconds} s`);
+      }
+      await sleepUnlessStopped(delay, 'waiting for the database');
+    }
+  }
+}
+
+async function detectMysqlFlavor(db: MysqlSettings): Promise<'mysql' | 'mariadb'> {
   // eslint-disable-next-line @typescript-eslint/no-var-requires
   const mysql = require('mysql2/promise');
   const conn = await mysql.createConnection({

@@ -129,3 +129,61 @@ export const HISTORY_CHARS = intEnv('NETACLAW_HISTORY_CHARS', 200000, 1000, 1000
 
 /** Characters of one model reply (the stream is stopped there). */
 export const MAX_REPLY_CHARS = intEnv('NETACLAW_MAX_REPLY_CHARS', 65536, 100, 10000000);
+
+/** Largest JSON request body (the body parser's limit; larger → 413 payload_too_large). */
+export const JSON_BODY_LIMIT = '1mb';
+
+/** Graceful stop budget: past it (after SIGTERM/SIGINT) the process exits whatever is still pending. */
+export const SHUTDOWN_TIMEOUT_MS = intEnv('SHUTDOWN_TIMEOUT_MS', 5000, 100, 600000);
+
+/** MySQL/MariaDB: how long a start waits for the server to accept connections before it gives up. */
+export const DB_WAIT_SECONDS = intEnv('DB_WAIT_SECONDS', 30, 0, 3600);
+
+/** MySQL/MariaDB: how long a sync waits for the lock another instance holds while it syncs. */
+export const DB_LOCK_TIMEOUT_SECONDS = intEnv('DB_LOCK_TIMEOUT_SECONDS', 60, 1, 3600);
+
+/** Longest pause between two reconnection attempts while the database is unreachable. */
+export const DB_RETRY_MAX_MS = intEnv('DB_RETRY_MAX_MS', 5000, 100, 300000);
+
+/** Failed bearer checks allowed per client address in a window, before 429. */
+export const AUTH_FAIL_LIMIT = intEnv('AUTH_FAIL_LIMIT', 10, 1, 1000000);
+export const AUTH_FAIL_WINDOW_SECONDS = intEnv('AUTH_FAIL_WINDOW_SECONDS', 60, 1, 86400);
+
+/** Take the client address from X-Forwarded-For (only behind a reverse proxy that sets it). */
+export const TRUST_PROXY = env('TRUST_PROXY') === '1';
+
+/**
+ * Origins allowed to call the API from a browser page of another origin (`CORS_ORIGINS`, comma
+ * separated, each `scheme://host[:port]`). Empty: CORS closed.
+ */
+export const CORS_ORIGINS: string[] = (() => {
+  const raw = env('CORS_ORIGINS');
+  if (raw === undefined) return [];
+  return raw
+    .split(',')
+    .map(s => s.trim())
+    .filter(s => s !== '')
+    .map(s => {
+      let url: URL | undefined;
+      try {
+        url = new URL(s);
+      } catch {
+        url = undefined;
+      }
+      if (!url || !/^https?:$/.test(url.protocol) || url.origin !== s.replace(/\/$/, '')) {
+        throw new Error(`CORS_ORIGINS: ${JSON.stringify(s)} is not an origin (scheme://host[:port], no path)`);
+      }
+      return url.origin;
+    });
+})();
+
+/**
+ * Test-only hook: when set to N (milliseconds), the catalog sync waits N ms inside its transaction
+ * after its first write (printing `sync paused`). Used to stop an instance in the middle of a sync.
+ */
+export function syncPauseMs(): number | undefined {
+  const raw = env('NETACLAW_TEST_SYNC_PAUSE_MS');
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  return Number.isInteger(n) && n >= 1 ? n : undefined;
+}

@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { withServer, call, TOKEN } = require('./support/server');
-const { sqliteBackend, mariadbBackend, mariadbBinaries } = require('./support/db');
+const { storageBackends } = require('./support/suites');
 const { workspace } = require('./support/runtime');
 
 async function addAgent(s, extra = {}) {
@@ -327,7 +327,7 @@ function defineSuite(label, makeBackend) {
       const db = await backend.fresh();
       await withServer({ ...db.env, NETACLAW_BWRAP: '/nonexistent/bwrap' }, async s => {
         const h = await call(s, 'GET', '/health', undefined, { token: null });
-        assert.deepEqual(h.body, { data: { status: 'ok', shellSandbox: 'unavailable' } });
+        assert.deepEqual(h.body, { data: { status: 'ok', database: 'up', shellSandbox: 'unavailable' } });
         assert.match(s.log(), /WARNING shell sandbox: UNAVAILABLE/);
         const agentId = await addAgent(s);
         const r = await call(s, 'POST', '/admin/netaclaw/subagent/run', {
@@ -343,7 +343,7 @@ function defineSuite(label, makeBackend) {
       });
       await withServer({ ...db.env, NETACLAW_SHELL_SANDBOX: 'off' }, async s => {
         const h = await call(s, 'GET', '/health', undefined, { token: null });
-        assert.deepEqual(h.body, { data: { status: 'ok', shellSandbox: 'off' } });
+        assert.deepEqual(h.body, { data: { status: 'ok', database: 'up', shellSandbox: 'off' } });
         assert.match(s.log(), /WARNING shell sandbox: OFF/);
       });
     });
@@ -369,12 +369,4 @@ function defineSuite(label, makeBackend) {
   });
 }
 
-defineSuite('subagent · SQLite', async () => sqliteBackend());
-
-if (mariadbBinaries() && process.env.SKIP_MARIADB !== '1') {
-  defineSuite('subagent · MariaDB (DB_TYPE=mysql)', async () => mariadbBackend());
-} else if (process.env.REQUIRE_MARIADB === '1') {
-  test('subagent MariaDB suite (REQUIRE_MARIADB=1)', () => assert.fail('REQUIRE_MARIADB=1 but MariaDB cannot run'));
-} else {
-  test.skip('subagent MariaDB suite NOT RUN (no mariadbd, or SKIP_MARIADB=1)', () => {});
-}
+for (const [label, makeBackend] of storageBackends()) defineSuite(`subagent · ${label}`, makeBackend);

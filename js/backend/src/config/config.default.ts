@@ -7,7 +7,8 @@ import { NetaClawMemoryEntity } from '../entity/memory';
 import { NetaClawSubagentBatchEntity } from '../entity/batch';
 import { NetaClawToolCallEntity } from '../entity/toolcall';
 import { NetaClawToolEntity } from '../entity/tool';
-import { DB, HOST, PORT } from '../settings';
+import { NetaClawDataSource } from '../datasource';
+import { DB, HOST, JSON_BODY_LIMIT, PORT, TRUST_PROXY } from '../settings';
 
 const entities = [
   NetaClawToolEntity,
@@ -24,6 +25,7 @@ function dataSource() {
   if (DB.kind === 'sqlite') {
     return {
       type: 'better-sqlite3',
+      customDataSourceClass: NetaClawDataSource,
       database: DB.path,
       synchronize: true,
       logging: false,
@@ -32,6 +34,7 @@ function dataSource() {
   }
   return {
     type: DB.type,
+    customDataSourceClass: NetaClawDataSource,
     connectorPackage: 'mysql2',
     host: DB.host,
     port: DB.port,
@@ -51,10 +54,11 @@ export default {
   koa: {
     port: PORT,
     hostname: HOST,
+    proxy: TRUST_PROXY,
   },
   bodyParser: {
     enableTypes: ['json'],
-    jsonLimit: '1mb',
+    jsonLimit: JSON_BODY_LIMIT,
     strict: true,
   },
   siteFile: { enable: false },

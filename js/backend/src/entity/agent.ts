@@ -1,4 +1,4 @@
-import { Column, Entity, Index } from 'typeorm';
+import { Column, Entity, Index, VersionColumn } from 'typeorm';
 import { BaseEntity } from './base';
 
 /** An agent, with its tool authorisation (seed 001, Task 2): `toolsets` + `tools.disabled`. */
@@ -32,6 +32,10 @@ export class NetaClawAgentEntity extends BaseEntity {
   /** The model channel; null = the default channel. */
   @Column({ type: 'int', comment: '模型渠道 ID（空 = 默认渠道）', nullable: true })
   modelChannelId: number | null;
+
+  /** 1 when created, +1 at every write; an update that names an older one is refused (409 conflict). */
+  @VersionColumn({ comment: '版本号', default: 1 })
+  version: number;
 }
 
 export const AGENT_FIELDS = [

@@ -1,4 +1,4 @@
-import { Column, Entity, Index } from 'typeorm';
+import { Column, Entity, Index, VersionColumn } from 'typeorm';
 import { BaseEntity } from './base';
 
 /**
@@ -50,6 +50,10 @@ export class NetaClawToolEntity extends BaseEntity {
 
   @Column({ type: 'varchar', comment: 'Worker 路由策略', length: 40, default: 'auto' })
   workerRoutingStrategy: string;
+
+  /** 1 when created, +1 at every write; an update that names an older one is refused (409 conflict). */
+  @VersionColumn({ comment: '版本号', default: 1 })
+  version: number;
 }
 
 /** The ToolGovernanceRow fields of the spec, in the spec's order. */

@@ -1,11 +1,15 @@
 import { Catch, ILogger, Logger } from '@midwayjs/core';
 import { Context } from '@midwayjs/koa';
+import { databaseErrorAnswer } from '../dbhealth';
 import { AppError } from '../errors';
+import { JSON_BODY_LIMIT } from '../settings';
 
 /**
  * Turns every error into `{ error: { code, message, errors? } }`. Client mistakes are 4xx (never a
  * 500): our own AppErrors, the package's `invalid_input` errors, and the framework's 4xx (malformed
- * JSON from the body parser, unknown route). Anything else is a 500 `internal_error`, logged.
+ * JSON from the body parser, unknown route, a body over the limit). A database that is gone or busy
+ * is a 503 (`database_unavailable`, `database_busy`) with Retry-After. Anything else is a 500
+ * `internal_error`, logged.
  */
 @Catch()
 export class ErrorFilter {
@@ -18,12 +22,16 @@ export class ErrorFilter {
     let code: string;
     let message = typeof e?.message === 'string' ? e.message : String(err);
     let errors: AppError['errors'];
-    let details: AppError['details'];
+    let extra: AppError['extra'];
+    let db: ReturnType<typeof databaseErrorAnswer>;
     if (err instanceof AppError) {
       status = err.status;
       code = err.code;
       errors = err.errors;
-      details = err.details;
+      extra = err.extra;
+    } else if ((db = databaseErrorAnswer(err))) {
+      ({ status, code, message } = db);
+      ctx.set('Retry-After', String(db.retryAfter));
     } else if (e?.code === 'invalid_input') {
       status = 400;
       code = 'invalid_input';
@@ -31,8 +39,9 @@ export class ErrorFilter {
       const s = Number(e?.status ?? e?.statusCode);
       if (Number.isInteger(s) && s >= 400 && s < 500) {
         status = s;
-        code = s === 404 ? 'not_found' : s === 401 ? 'unauthorized' : 'invalid_input';
+        code = s === 404 ? 'not_found' : s === 401 ? 'unauthorized' : s === 413 ? 'payload_too_large' : 'invalid_input';
         if (s === 404) message = `${ctx.method} ${ctx.path}: no such route`;
+        if (s === 413) message = `request body too large (the limit is ${JSON_BODY_LIMIT})`;
         message = message.replace(/, check bodyParser config$/, '');
         if (s === 400 && /JSON|Unexpected|token/i.test(message)) message = `malformed JSON body: ${message}`;
       } else {
@@ -44,6 +53,6 @@ export class ErrorFilter {
     }
     ctx.status = status;
     ctx.type = 'application/json';
-    return { error: { code, message, ...(errors ? { errors } : {}), ...(details ?? {}) } };
+    return { error: { code, message, ...(errors ? { errors } : {}), ...extra } };
   }
 }

@@ -5,7 +5,7 @@ import type { WebSocket } from 'ws';
 import { AppError } from '../errors';
 import { ChatExecutor } from '../service/executor';
 import { AdminTokenService } from '../service/token';
-import { tokenMatches } from '../token';
+import { checkBearer } from '../authlimit';
 
 export const CHAT_WS_PATH = '/ws/netaclaw/chat';
 
@@ -16,11 +16,14 @@ function requestToken(req: IncomingMessage, url: URL): string | null {
   return url.searchParams.get('token');
 }
 
-function refuse(socket: Duplex, status: number, reason: string, body: object) {
+function refuse(socket: Duplex, status: number, reason: string, headers: Record<string, string>, body: object) {
   const text = JSON.stringify(body);
+  const extra = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   socket.write(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
-      `${status === 401 ? 'WWW-Authenticate: Bearer\r\n' : ''}Connection: close\r\n\r\n${text}`
+      `${extra}Connection: close\r\n\r\n${text}`
   );
 }
 
@@ -43,13 +46,14 @@ export class ChatGateway {
   async authorizeUpgrade(req: IncomingMessage, socket: Duplex): Promise<boolean> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== CHAT_WS_PATH) {
-      refuse(socket, 404, 'Not Found', { error: { code: 'not_found', message: `no WebSocket at ${url.pathname}` } });
+      refuse(socket, 404, 'Not Found', {}, { error: { code: 'not_found', message: `no WebSocket at ${url.pathname}` } });
       return false;
     }
-    const token = requestToken(req, url);
-    if (token === null || !tokenMatches(token, this.adminToken.get().token)) {
-      const message = token === null ? 'missing admin token: send Authorization: Bearer <token> or ?token=' : 'invalid admin token';
-      refuse(socket, 401, 'Unauthorized', { error: { code: 'unauthorized', message } });
+    const check = checkBearer(req.socket.remoteAddress ?? '', requestToken(req, url), this.adminToken.get().token);
+    if (!check.ok) {
+      refuse(socket, check.status, check.status === 429 ? 'Too Many Requests' : 'Unauthorized', check.headers, {
+        error: { code: check.code, message: check.message },
+      });
       return false;
     }
     return true;
@@ -87,7 +91,7 @@ export class ChatGateway {
           err => {
             const e = err as AppError & { code?: string };
             if (err instanceof AppError) {
-              error(e.code, e.message, (e.details?.sessionId as number | undefined) ?? null);
+              error(e.code, e.message, (e.extra?.sessionId as number | undefined) ?? null);
             } else if (e?.code === 'invalid_input') {
               error('invalid_input', e.message);
             } else {

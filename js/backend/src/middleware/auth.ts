@@ -1,10 +1,20 @@
 import { IMiddleware, Inject, Middleware } from '@midwayjs/core';
 import { Context, NextFunction } from '@midwayjs/koa';
-import { unauthorized } from '../errors';
+import { checkBearer } from '../authlimit';
+import { AppError } from '../errors';
 import { AdminTokenService } from '../service/token';
-import { tokenMatches } from '../token';
 
-/** Every /admin/... and /api/... route needs `Authorization: Bearer <token>` (the WebSocket: see ChatGateway). */
+/** Path prefixes that need `Authorization: Bearer <token>` (the chat WebSocket checks it at the upgrade: ChatGateway). */
+export const AUTHENTICATED_PREFIXES = ['/admin', '/api'];
+
+export function needsToken(p: string): boolean {
+  return AUTHENTICATED_PREFIXES.some(prefix => p === prefix || p.startsWith(prefix + '/'));
+}
+
+/**
+ * Every route under an authenticated prefix needs the admin token; wrong tokens are limited per
+ * client address (src/authlimit.ts: 429 too_many_requests with Retry-After).
+ */
 @Middleware()
 export class AuthMiddleware implements IMiddleware<Context, NextFunction> {
   @Inject()
@@ -12,16 +22,12 @@ export class AuthMiddleware implements IMiddleware<Context, NextFunction> {
 
   resolve() {
     return async (ctx: Context, next: NextFunction) => {
-      if (ctx.path === '/admin' || ctx.path.startsWith('/admin/') || ctx.path === '/api' || ctx.path.startsWith('/api/')) {
-        const header = ctx.get('authorization');
-        const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-        if (!m) {
-          ctx.set('WWW-Authenticate', 'Bearer');
-          throw unauthorized('missing admin token: send Authorization: Bearer <token>');
-        }
-        if (!tokenMatches(m[1], this.adminToken.get().token)) {
-          ctx.set('WWW-Authenticate', 'Bearer error="invalid_token"');
-          throw unauthorized('invalid admin token');
+      if (needsToken(ctx.path)) {
+        const m = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
+        const check = checkBearer(ctx.ip, m ? m[1] : null, this.adminToken.get().token);
+        if (!check.ok) {
+          ctx.set(check.headers);
+          throw new AppError(check.status, check.code, check.message);
         }
       }
       return next();

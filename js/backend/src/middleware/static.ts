@@ -4,9 +4,10 @@ import * as fs from 'fs';
 import * as path from 'path';
 import send from 'koa-send';
 import { STATIC_DIR } from '../settings';
+import { needsToken } from './auth';
 
 function isApiPath(p: string): boolean {
-  return p === '/health' || /^\/(admin|api|ws)(\/|$)/.test(p);
+  return p === '/health' || needsToken(p) || p === '/ws' || p.startsWith('/ws/');
 }
 
 /**

@@ -23,6 +23,7 @@ import {
 } from '../validate';
 import { CatalogService } from './catalog';
 import { ChannelService, channelView } from './channel';
+import { parseVersion, staleVersion, updateRow } from '../versioned';
 import { ToolService } from './tool';
 
 const CAPABILITIES = ['text', 'vision', 'multimodal'] as const;
@@ -184,18 +185,23 @@ export class AgentService {
     return this.mustGet(parseId(query.id, 'id'));
   }
 
-  /** Writes only the fields present in the body. */
+  /**
+   * Writes only the fields present in the body. With `version`, an agent that changed since that
+   * version → 409 conflict and nothing written.
+   */
   async update(input: unknown): Promise<NetaClawAgentEntity> {
     const body = requireObject(input, 'request body');
     if (!has(body, 'id')) throw invalidInput('id is required');
     const id = parseId(body.id, 'id');
     const v = parseAgentInput(body, 'request body', false);
-    await this.mustGet(id);
+    const version = parseVersion(body);
+    const row = await this.mustGet(id);
     if (v.modelChannelId) await this.channelService.checkExists(v.modelChannelId, 'modelChannelId');
-    if (Object.keys(v).length > 0) {
-      await dbWriteLock.run(() =>
-        this.repo.createQueryBuilder().update(NetaClawAgentEntity).set(v).where('id = :id', { id }).execute()
-      );
+    if (version !== undefined && version !== row.version) throw staleVersion(`agent ${id}`, version, row);
+    if (Object.keys(v).length > 0 && !(await dbWriteLock.run(() => updateRow(this.repo, id, v as Obj, version)))) {
+      // the agent moved on between the read above and the write, or is gone (404)
+      const current = await this.mustGet(id);
+      if (version !== undefined) throw staleVersion(`agent ${id}`, version, current);
     }
     return this.mustGet(id);
   }
@@ -230,8 +236,9 @@ export class AgentService {
   }
 
   /**
-   * docs/backend-api.md "How an agent becomes a resolver input". The model capability comes from the
-   * agent's channel (its own, else the default) — this is the one place that maps it.
+   * docs/backend-api.md "How an agent becomes a resolver input": the package's `agentResolveInput` maps the
+   * agent and its model channel (its own, else the default: the channel's capability wins), plus the
+   * merged catalog and the table's rows. The one place the backend does this.
    */
   async resolverInput(
     agent: AgentView,
@@ -239,14 +246,15 @@ export class AgentService {
     crewRole?: CrewRole | null
   ): Promise<ResolveInput> {
     if (channel === undefined) channel = await this.channelService.forAgent(agent);
+    const mapped = policy().agentResolveInput({
+      agent,
+      channel: channel ? { capability: channel.capability as Capability } : null,
+      ...(crewRole !== undefined ? { crewRole } : {}),
+    });
     return {
       catalog: this.catalogService.catalog(),
       governance: await this.toolService.governanceRows(),
-      agent: { toolsets: agent.toolsets, tools: agent.tools },
-      modelCapability: channel ? (channel.capability as Capability) : agent.modelCapability,
-      memoryEnabled: agent.memoryEnabled,
-      hasSkills: agent.skills.length > 0,
-      crewRole: crewRole === undefined ? agent.crewRole : crewRole,
+      ...mapped,
     };
   }
 

@@ -3,11 +3,13 @@ import { InjectDataSource, InjectEntityModel } from '@midwayjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import { NetaClawToolEntity, TOOL_HUMAN_FIELDS, TOOL_ROW_FIELDS } from '../entity/tool';
 import { AppError, invalidInput, notFound } from '../errors';
+import { withSyncLock } from '../datasource';
 import { dbWriteLock } from '../mutex';
 import { policy, ToolGovernanceRowInput, ToolManifest } from '../policy';
-import { syncFaultAt } from '../settings';
+import { syncFaultAt, syncPauseMs } from '../settings';
 import { CatalogService } from './catalog';
 import { checkIntRange, checkTextLimit, has, Obj, optInt, optString, parseId, requireObject } from '../validate';
+import { parseVersion, staleVersion, updateRow } from '../versioned';
 
 export interface SyncSummary {
   inserts: number;
@@ -44,40 +46,49 @@ export class ToolService {
   /**
    * Idempotent catalog sync: the package plans inserts and updates from the current rows; they are
    * applied in ONE transaction, so a failure leaves the table exactly as it was. Never deletes.
+   * Rows are read and the plan made under the cross-instance sync lock (MySQL/MariaDB), so instances
+   * started together insert each tool once: the second one sees the first one's rows.
    */
   async sync(): Promise<SyncSummary> {
-    return dbWriteLock.run(async () => {
-      const rows = await this.repo.find({ order: { id: 'ASC' } });
-      const plan = policy().syncCatalog(this.catalog.catalog(), rows.map(toGovernanceRow));
-      if (plan.inserts.length > 0 || plan.updates.length > 0) {
-        const faultAt = syncFaultAt();
-        let writes = 0;
-        const beforeWrite = () => {
-          writes += 1;
-          if (faultAt !== undefined && writes === faultAt) {
-            throw new Error(`injected sync fault before write ${writes} (NETACLAW_TEST_SYNC_FAIL_AT_WRITE)`);
-          }
-        };
-        await this.dataSource.transaction(async em => {
-          for (const insert of plan.inserts) {
-            beforeWrite();
-            await em.insert(NetaClawToolEntity, pickRowFields(insert));
-          }
-          for (const update of plan.updates) {
-            beforeWrite();
-            const set = pickRowFields(update.set);
-            if (Object.keys(set).length === 0) continue;
-            await em
-              .createQueryBuilder()
-              .update(NetaClawToolEntity)
-              .set(set)
-              .where('name = :name', { name: update.name })
-              .execute();
-          }
-        });
-      }
-      return { inserts: plan.inserts.length, updates: plan.updates.length, orphans: plan.orphans };
-    });
+    return dbWriteLock.run(() => withSyncLock(this.dataSource, 'catalog sync', () => this.syncLocked()));
+  }
+
+  private async syncLocked(): Promise<SyncSummary> {
+    const rows = await this.repo.find({ order: { id: 'ASC' } });
+    const plan = policy().syncCatalog(this.catalog.catalog(), rows.map(toGovernanceRow));
+    if (plan.inserts.length > 0 || plan.updates.length > 0) {
+      const faultAt = syncFaultAt();
+      const pauseMs = syncPauseMs();
+      let writes = 0;
+      const beforeWrite = async () => {
+        writes += 1;
+        if (pauseMs !== undefined && writes === 2) {
+          console.log(`[netaclaw] sync paused after its first write for ${pauseMs} ms (NETACLAW_TEST_SYNC_PAUSE_MS)`);
+          await new Promise(resolve => setTimeout(resolve, pauseMs));
+        }
+        if (faultAt !== undefined && writes === faultAt) {
+          throw new Error(`injected sync fault before write ${writes} (NETACLAW_TEST_SYNC_FAIL_AT_WRITE)`);
+        }
+      };
+      await this.dataSource.transaction(async em => {
+        for (const insert of plan.inserts) {
+          await beforeWrite();
+          await em.insert(NetaClawToolEntity, pickRowFields(insert));
+        }
+        for (const update of plan.updates) {
+          await beforeWrite();
+          const set = pickRowFields(update.set);
+          if (Object.keys(set).length === 0) continue;
+          await em
+            .createQueryBuilder()
+            .update(NetaClawToolEntity)
+            .set(set)
+            .where('name = :name', { name: update.name })
+            .execute();
+        }
+      });
+    }
+    return { inserts: plan.inserts.length, updates: plan.updates.length, orphans: plan.orphans };
   }
 
   async page(input: unknown) {
@@ -120,7 +131,8 @@ export class ToolService {
 
   /**
    * Guarded update: the package's validateToolUpdate decides; refused → 400 update_refused and
-   * nothing written; accepted → UPDATE … SET only the human fields present in the patch.
+   * nothing written; accepted → UPDATE … SET only the human fields present in the patch. With
+   * `version`, a row that changed since that version → 409 conflict and nothing written.
    */
   async update(input: unknown): Promise<NetaClawToolEntity> {
     const body = requireObject(input, 'request body');
@@ -133,6 +145,8 @@ export class ToolService {
     } else {
       throw invalidInput('id or name is required');
     }
+    const version = parseVersion(body);
+    if (version !== undefined && version !== row.version) throw staleVersion(`tool ${row.name}`, version, row);
     const patch: Obj = { ...body };
     delete patch.id;
     const check = policy().validateToolUpdate({ row: toGovernanceRow(row), patch, catalog: this.catalog.catalog() });
@@ -150,10 +164,10 @@ export class ToolService {
     checkTextLimit(set.description, 'description');
     checkTextLimit(set.promptHint, 'promptHint');
     checkIntRange(set.sort, 'sort');
-    if (Object.keys(set).length > 0) {
-      await dbWriteLock.run(() =>
-        this.repo.createQueryBuilder().update(NetaClawToolEntity).set(set).where('id = :id', { id: row.id }).execute()
-      );
+    if (Object.keys(set).length > 0 && !(await dbWriteLock.run(() => updateRow(this.repo, row.id, set, version)))) {
+      // the row moved on between the read above and the write, or is gone (404)
+      const current = await this.mustGet({ id: row.id });
+      if (version !== undefined) throw staleVersion(`tool ${row.name}`, version, current);
     }
     return this.mustGet({ id: row.id });
   }

@@ -81,39 +81,59 @@ async function mariadbBackend() {
     ['--no-defaults', `--datadir=${datadir}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...userArgs],
     { stdio: 'pipe' }
   );
-  const child = spawn(
-    bins.server,
-    [
-      '--no-defaults',
-      `--datadir=${datadir}`,
-      `--port=${port}`,
-      '--bind-address=127.0.0.1',
-      `--socket=${socket}`,
-      `--pid-file=${path.join(root, 'mariadb.pid')}`,
-      `--log-error=${path.join(root, 'error.log')}`,
-      '--skip-name-resolve',
-      '--innodb-buffer-pool-size=64M',
-      ...userArgs,
-    ],
-    { stdio: 'ignore' }
-  );
-  const exited = new Promise(resolve => child.on('exit', code => resolve(code)));
+  const serverArgs = [
+    '--no-defaults',
+    `--datadir=${datadir}`,
+    `--port=${port}`,
+    '--bind-address=127.0.0.1',
+    `--socket=${socket}`,
+    `--pid-file=${path.join(root, 'mariadb.pid')}`,
+    `--log-error=${path.join(root, 'error.log')}`,
+    '--skip-name-resolve',
+    '--innodb-buffer-pool-size=64M',
+    ...userArgs,
+  ];
   const admin = { host: '127.0.0.1', port, user: 'root', password: '' };
-  const deadline = Date.now() + 60000;
-  for (;;) {
-    if (child.exitCode !== null) {
-      const log = fs.existsSync(path.join(root, 'error.log')) ? fs.readFileSync(path.join(root, 'error.log'), 'utf8') : '';
-      throw new Error(`mariadbd exited with code ${child.exitCode}:\n${log}`);
-    }
-    try {
-      const c = await mysql.createConnection(admin);
-      await c.end();
-      break;
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`mariadbd did not accept connections: ${err.message}`);
-      await new Promise(r => setTimeout(r, 250));
+  let child;
+  let exited;
+
+  /**
+   * Starts mariadbd on the datadir and port of this backend (unless it is running) and waits until it
+   * accepts connections.
+   */
+  async function startMariadbd() {
+    if (child && child.exitCode === null && child.signalCode === null) return;
+    child = spawn(bins.server, serverArgs, { stdio: 'ignore' });
+    exited = new Promise(resolve => child.on('exit', code => resolve(code)));
+    const deadline = Date.now() + 60000;
+    for (;;) {
+      if (child.exitCode !== null) {
+        const log = fs.existsSync(path.join(root, 'error.log')) ? fs.readFileSync(path.join(root, 'error.log'), 'utf8') : '';
+        throw new Error(`mariadbd exited with code ${child.exitCode}:\n${log.slice(-4000)}`);
+      }
+      try {
+        const c = await mysql.createConnection(admin);
+        await c.end();
+        return;
+      } catch (err) {
+        if (Date.now() > deadline) throw new Error(`mariadbd did not accept connections: ${err.message}`);
+        await new Promise(r => setTimeout(r, 250));
+      }
     }
   }
+
+  /** Stops mariadbd (SIGTERM, SIGKILL after 30 s) and waits for it to exit. */
+  async function stopMariadbd() {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGCONT'); // a frozen server cannot shut down
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 30000);
+      await exited;
+      clearTimeout(t);
+    }
+  }
+
+  await startMariadbd();
   let n = 0;
   return {
     name: 'mariadb',
@@ -137,6 +157,9 @@ async function mariadbBackend() {
           DATA_DIR: dataDir,
         },
         dataDir,
+        database,
+        /** A connection of its own to this database (the caller ends it). */
+        connect: () => mysql.createConnection({ ...admin, database }),
         async sql(query, params = []) {
           const conn = await mysql.createConnection({ ...admin, database });
           try {
@@ -148,13 +171,17 @@ async function mariadbBackend() {
         },
       };
     },
+    /** The server process: stop it, start it again on the same port and datadir, freeze or thaw it. */
+    stopServer: stopMariadbd,
+    startServer: startMariadbd,
+    freezeServer() {
+      child.kill('SIGSTOP');
+    },
+    thawServer() {
+      child.kill('SIGCONT');
+    },
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        const t = setTimeout(() => child.kill('SIGKILL'), 30000);
-        await exited;
-        clearTimeout(t);
-      }
+      await stopMariadbd();
       fs.rmSync(root, { recursive: true, force: true });
     },
   };

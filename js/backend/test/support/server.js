@@ -29,10 +29,12 @@ function childEnv(extra) {
 }
 
 /**
- * Starts the server. Resolves when it prints its URL, or, with `expectExit`, when it exits.
- * Returns { url, port, log(), syncLine, exitCode, stop() }.
+ * Starts the server. Resolves when it prints its URL, or, with `expectExit`, when it exits, or, with
+ * `until`, while it is still starting (no url): as soon as its output matches `until` (a RegExp), or
+ * `until` ms after the spawn (a number).
+ * Returns { url, port, child, log(), syncLine, exitCode, stop(), sigterm() }.
  */
-async function startServer(env, { expectExit = false, timeoutMs = 60000 } = {}) {
+async function startServer(env, { expectExit = false, timeoutMs = 60000, until } = {}) {
   const port = await freePort();
   const child = spawn(process.execPath, ['bootstrap.js'], {
     cwd: BACKEND_ROOT,
@@ -44,7 +46,9 @@ async function startServer(env, { expectExit = false, timeoutMs = 60000 } = {}) 
   child.stderr.on('data', d => (out += d));
   const exited = new Promise(resolve => child.on('exit', code => resolve(code)));
   const ready = new Promise(resolve => {
+    if (typeof until === 'number') setTimeout(() => resolve(null), until);
     const check = () => {
+      if (until instanceof RegExp && until.test(out)) return resolve(null);
       const m = /listening on (http:\/\/\S+?)\/?\s*$/m.exec(out);
       if (m) resolve(m[1]);
     };
@@ -67,6 +71,23 @@ async function startServer(env, { expectExit = false, timeoutMs = 60000 } = {}) 
         clearTimeout(t);
       }
     },
+    /**
+     * Sends SIGTERM and waits for the exit (SIGKILL after `limitMs`). Resolves with
+     * { ms, code, signal, killed }: how long the exit took and how it ended.
+     */
+    async sigterm(limitMs = 20000) {
+      const t0 = Date.now();
+      if (child.exitCode !== null || child.signalCode !== null) return { ms: 0, code: child.exitCode, signal: child.signalCode, killed: false };
+      child.kill('SIGTERM');
+      let killed = false;
+      const t = setTimeout(() => {
+        killed = true;
+        child.kill('SIGKILL');
+      }, limitMs);
+      await exited;
+      clearTimeout(t);
+      return { ms: Date.now() - t0, code: child.exitCode, signal: child.signalCode, killed };
+    },
   };
   try {
     const first = await Promise.race([ready.then(url => ({ url })), exited.then(code => ({ code })), timeout]);
@@ -75,6 +96,7 @@ async function startServer(env, { expectExit = false, timeoutMs = 60000 } = {}) 
       server.exitCode = first.code;
       return server;
     }
+    if (first.url === null) return server; // `until` matched
     if (expectExit) {
       await server.stop();
       throw new Error(`server was expected to fail but started; output:\n${out}`);
@@ -87,22 +109,15 @@ async function startServer(env, { expectExit = false, timeoutMs = 60000 } = {}) 
   }
 }
 
-/** Starts a server, runs fn(server), always stops it. */
-async function withServer(env, fn) {
-  const server = await startServer(env);
-  try {
-    return await fn(server);
-  } finally {
-    await server.stop();
-  }
-}
-
 function parseSyncLine(out) {
   const m = /catalog sync: (\d+) inserts, (\d+) updates, (\d+) orphans/.exec(out);
   return m ? { inserts: Number(m[1]), updates: Number(m[2]), orphans: Number(m[3]) } : null;
 }
 
-/** HTTP helper: call(server, method, path, body?, {token, headers, raw}) → { status, body, text, headers }. */
+/**
+ * HTTP helper: call(server, method, path, body?, {token, headers, raw, timeoutMs}) → { status, body, text,
+ * headers }. A request that gets no answer within timeoutMs (default 30 s) rejects.
+ */
 async function call(server, method, p, body, opts = {}) {
   const headers = { ...(opts.headers || {}) };
   const token = opts.token === undefined ? TOKEN : opts.token;
@@ -115,7 +130,7 @@ async function call(server, method, p, body, opts = {}) {
     payload = JSON.stringify(body);
     headers['content-type'] = 'application/json';
   }
-  const res = await fetch(server.url + p, { method, headers, body: payload });
+  const res = await fetch(server.url + p, { method, headers, body: payload, signal: AbortSignal.timeout(opts.timeoutMs ?? 30000) });
   const text = await res.text();
   let json;
   try {
@@ -126,4 +141,21 @@ async function call(server, method, p, body, opts = {}) {
   return { status: res.status, body: json, text, headers: res.headers };
 }
 
-module.exports = { startServer, withServer, call, freePort, TOKEN, BACKEND_ROOT };
+/** Starts a server, runs `fn(server)`, and always stops the server. */
+async function withServer(env, fn) {
+  const server = await startServer(env);
+  try {
+    return await fn(server);
+  } finally {
+    await server.stop();
+  }
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+function cpuSeconds(pid) {
+  const fields = require('node:fs').readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+  return ticks / 100; // USER_HZ
+}
+
+module.exports = { startServer, withServer, call, freePort, cpuSeconds, TOKEN, BACKEND_ROOT };

@@ -1,33 +1,25 @@
 'use strict';
-// Runs a test file's suite once on SQLite and once on a private MariaDB server (when mariadbd is
-// installed; loud notice otherwise, and a failure with REQUIRE_MARIADB=1; SKIP_MARIADB=1 skips it).
+// Which storage backends a test file runs on: SQLite always, and a private MariaDB server when it is
+// installed. Without MariaDB: a loud banner and a skipped test, or a failure with REQUIRE_MARIADB=1;
+// SKIP_MARIADB=1 skips it on purpose.
 const { describe, test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const { sqliteBackend, mariadbBackend, mariadbBinaries } = require('./db');
 
+const MARIADB_LABEL = 'MariaDB (DB_TYPE=mysql)';
+
 /**
- * Calls defineTests(backend) inside one `describe` per storage backend; `backend.fresh()` gives a new
- * empty database ({ env, dataDir, sql }) on it.
+ * `[label, makeBackend]` pairs for the backends that can run here (`only`: 'sqlite' or 'mariadb').
+ * When MariaDB cannot run, registers the skipped (or, with REQUIRE_MARIADB=1, failing) test that says so.
  */
-function runOnEveryBackend(defineTests) {
-  const defineSuite = (label, makeBackend) =>
-    describe(label, () => {
-      let started;
-      before(async () => {
-        started = await makeBackend();
-      });
-      after(async () => {
-        if (started) await started.stop();
-      });
-      defineTests({ fresh: () => started.fresh() });
-    });
-
-  defineSuite('SQLite', async () => sqliteBackend());
-
+function storageBackends({ only } = {}) {
+  const out = [];
+  if (only !== 'mariadb') out.push(['SQLite', async () => sqliteBackend()]);
+  if (only === 'sqlite') return out;
   const skipMariadb = process.env.SKIP_MARIADB === '1';
   if (mariadbBinaries() && !skipMariadb) {
-    defineSuite('MariaDB (DB_TYPE=mysql)', async () => mariadbBackend());
-    return;
+    out.push([MARIADB_LABEL, async () => mariadbBackend()]);
+    return out;
   }
   const why = skipMariadb
     ? 'SKIP_MARIADB=1 is set'
@@ -47,6 +39,29 @@ function runOnEveryBackend(defineTests) {
   } else {
     test.skip(`MariaDB suite NOT RUN: ${why}`, () => {});
   }
+  return out;
 }
 
-module.exports = { runOnEveryBackend };
+/**
+ * describe(title) whose tests share one backend, made before them and stopped after them. `body`
+ * gets the backend (a stand-in that forwards to it once it exists) and defines the tests.
+ */
+function describeWithBackend(title, makeBackend, body) {
+  describe(title, () => {
+    let current;
+    before(async () => {
+      current = await makeBackend();
+    });
+    after(async () => {
+      if (current) await current.stop();
+    });
+    body(new Proxy({}, { get: (_, key) => current[key] }));
+  });
+}
+
+/** Calls defineTests(backend) in one describe per storage backend (`backend.fresh()`: a new empty database). */
+function runOnEveryBackend(defineTests) {
+  for (const [label, makeBackend] of storageBackends()) describeWithBackend(label, makeBackend, defineTests);
+}
+
+module.exports = { storageBackends, describeWithBackend, runOnEveryBackend };

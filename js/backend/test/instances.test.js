@@ -1,0 +1,102 @@
+'use strict';
+/**
+ * Many instances on one MySQL/MariaDB database: started at the same moment they all start, the
+ * catalog sync leaves exactly one row per tool, and what one instance writes the others read.
+ * (SQLite has one writer per file: one instance per SQLite file.)
+ */
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const { startServer, call } = require('./support/server');
+const { storageBackends, describeWithBackend } = require('./support/suites');
+const policy = require('@netaclaw/tool-policy');
+
+const CATALOG = policy.builtinCatalog().map(t => t.name);
+const ROUNDS = 3;
+
+for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
+  describeWithBackend(`many instances · ${label}`, makeBackend, backend => {
+    test(`three instances started at the same moment on a fresh database (${ROUNDS} rounds)`, async t => {
+      for (let round = 1; round <= ROUNDS; round++) {
+        const db = await backend.fresh();
+        const results = await Promise.allSettled([1, 2, 3].map(() => startServer(db.env)));
+        const servers = results.filter(r => r.status === 'fulfilled').map(r => r.value);
+        try {
+          for (const r of results) assert.equal(r.status, 'fulfilled', `round ${round}: ${r.reason?.message}`);
+          // one of them inserted the catalog, the others found it
+          const lines = servers.map(s => s.syncLine);
+          assert.equal(lines.reduce((n, l) => n + l.inserts, 0), CATALOG.length, JSON.stringify(lines));
+          assert.ok(lines.every(l => l.updates === 0 && l.orphans === 0), JSON.stringify(lines));
+          t.diagnostic(`round ${round}: inserts per instance ${lines.map(l => l.inserts).join(' / ')}`);
+          const counts = await db.sql('SELECT name, COUNT(*) AS n FROM netaclaw_tool GROUP BY name ORDER BY name');
+          assert.deepEqual(
+            counts.map(r => [r.name, Number(r.n)]),
+            [...CATALOG].sort().map(n => [n, 1]),
+            `round ${round}: exactly one row per tool`
+          );
+          const unique = await db.sql("SHOW INDEX FROM netaclaw_tool WHERE Column_name = 'name' AND Non_unique = 0");
+          assert.equal(unique.length, 1, 'a unique index on name');
+          for (const s of servers) assert.equal((await call(s, 'GET', '/health', undefined, { token: null })).status, 200);
+
+          if (round === 1) await editsAreSeenByTheOthers(servers);
+        } finally {
+          await Promise.all(servers.map(s => s.stop()));
+        }
+      }
+    });
+
+    test('a start waits while another instance holds the sync lock, then syncs', async () => {
+      const db = await backend.fresh();
+      const holder = await db.connect();
+      let s;
+      try {
+        const [[{ got }]] = await holder.query('SELECT GET_LOCK(?, 0) AS got', [`netaclaw_sync:${db.database}`]);
+        assert.equal(got, 1);
+        s = await startServer(db.env, { until: /waiting for lock netaclaw_sync:/ });
+        await new Promise(r => setTimeout(r, 1000));
+        assert.doesNotMatch(s.log(), /listening on/, 'no start while the lock is held');
+        await holder.query('SELECT RELEASE_LOCK(?)', [`netaclaw_sync:${db.database}`]);
+        await waitForLine(s, /listening on/);
+        assert.match(s.log(), new RegExp(`catalog sync: ${CATALOG.length} inserts, 0 updates, 0 orphans`));
+      } finally {
+        await holder.end();
+        if (s) await s.stop();
+      }
+    });
+  });
+}
+
+async function waitForLine(s, re, timeoutMs = 30000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!re.test(s.log())) {
+    if (Date.now() > deadline) assert.fail(`no ${re} within ${timeoutMs} ms; output:\n${s.log()}`);
+    await new Promise(r => setTimeout(r, 100));
+  }
+  if (!s.url) s.url = /listening on (http:\/\/\S+?)\/?\s*$/m.exec(s.log())?.[1];
+}
+
+/** An edit through each instance is read back, at once, through the two others; a stale version is refused. */
+async function editsAreSeenByTheOthers(servers) {
+  for (const [i, s] of servers.entries()) {
+    const label = `edited through instance ${i + 1}`;
+    const up = await call(s, 'POST', '/admin/netaclaw/tool/update', { name: 'grep', label, sort: i + 1 });
+    assert.equal(up.status, 200, up.text);
+    for (const other of servers) {
+      const row = (await call(other, 'GET', '/admin/netaclaw/tool/info?name=grep')).body.data;
+      assert.equal(row.label, label);
+      assert.equal(row.sort, i + 1);
+      assert.equal(row.version, up.body.data.version);
+    }
+  }
+  const agent = (await call(servers[0], 'POST', '/admin/netaclaw/agent/add', { name: 'shared', toolsets: ['base'] })).body.data;
+  const page = await call(servers[2], 'POST', '/admin/netaclaw/agent/page', { name: 'shared' });
+  assert.deepEqual(page.body.data.list.map(a => a.id), [agent.id]);
+  // two admins on two instances edit the same agent from the same version: the second is refused
+  const first = await call(servers[1], 'POST', '/admin/netaclaw/agent/update', { id: agent.id, version: agent.version, toolsets: ['base', 'planning'] });
+  assert.equal(first.status, 200, first.text);
+  const second = await call(servers[2], 'POST', '/admin/netaclaw/agent/update', { id: agent.id, version: agent.version, toolsets: ['memory'] });
+  assert.equal(second.status, 409, second.text);
+  assert.equal(second.body.error.code, 'conflict');
+  assert.deepEqual(second.body.error.current, first.body.data);
+  const seen = (await call(servers[0], 'GET', `/admin/netaclaw/agent/info?id=${agent.id}`)).body.data;
+  assert.deepEqual(seen.toolsets, ['base', 'planning']);
+}

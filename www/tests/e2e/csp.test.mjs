@@ -1,0 +1,100 @@
+// The pages under the backend's Content-Security-Policy: every page and the interactions that build
+// UI (dropdowns, drawer, tabs, transfer, messages) run without a single CSP violation; the policy
+// package's wasm loads ('wasm-unsafe-eval'); an inline script is refused, which shows the check sees
+// violations when there are any.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { BASE, apiData, launch, open, switchLocale, uniqueName } from './helpers.mjs';
+
+let browser;
+const violations = [];
+const consoleCsp = [];
+
+before(async () => {
+  browser = await launch();
+  // every document records its securitypolicyviolation events
+  await browser.context.addInitScript(() => {
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI} ${e.sample}`);
+    });
+  });
+  browser.context.on('console', (msg) => {
+    if (/Content Security Policy|Refused to/i.test(msg.text())) consoleCsp.push(msg.text());
+  });
+});
+after(async () => {
+  await browser?.close();
+});
+
+async function collect(page) {
+  violations.push(...(await page.evaluate(() => window.__cspViolations ?? [])));
+}
+
+test('the pages answer with the policy and run without a CSP violation', async () => {
+  const res = await fetch(`${BASE}/`);
+  const csp = res.headers.get('content-security-policy');
+  assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'/);
+  assert.doesNotMatch(csp, /'unsafe-eval'|'unsafe-inline'/);
+  assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+  assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
+
+  const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('csp'), toolsets: ['base', 'planning'] });
+
+  // Tool 管理: table, a filter dropdown, the edit drawer, a save with its message
+  let page = await open(browser.context, '/tools');
+  await page.locator('[data-testid=tool-table] tr.tool-row-bash').first().waitFor();
+  await page.getByTestId('filter-toolset').click();
+  await page.locator('.el-select-dropdown:visible .el-select-dropdown__item').first().waitFor();
+  await page.keyboard.press('Escape');
+  await page.locator('[data-testid=tool-table] .el-table__body-wrapper tr.tool-row-grep').getByTestId('edit-tool').click();
+  const drawer = page.getByTestId('tool-drawer');
+  await drawer.getByTestId('drawer-label').fill(uniqueName('label'));
+  await drawer.getByTestId('drawer-save').click();
+  await page.locator('.el-message--success').first().waitFor();
+  await switchLocale(page, 'en');
+  await switchLocale(page, 'zh-CN');
+  await collect(page);
+
+  // Agent 列表 → 编辑: the wasm preview, tabs, the transfer, a select
+  page = await open(browser.context, `/agents/${agent.id}`);
+  await page.getByTestId('injected-tools').locator('[data-tool=read_file]').waitFor();
+  await page.getByTestId('agent-capability').click();
+  await page.locator('.popper-agent-capability .el-select-dropdown__item').first().waitFor();
+  await page.keyboard.press('Escape');
+  await page.getByTestId('transfer-item-bash').click();
+  await page.getByRole('tab', { name: /基本信息/ }).click();
+  await page.getByTestId('agent-name').waitFor();
+  await page.getByTestId('backend-compare-btn').click();
+  await page.getByTestId('backend-compare').waitFor();
+  await collect(page);
+
+  page = await open(browser.context, '/agents');
+  await page.locator('[data-testid=agent-table] tr.agent-row').first().waitFor();
+  await collect(page);
+
+  // 对话 · 子 Agent
+  page = await open(browser.context, `/chat?agent=${agent.id}`);
+  await page.getByTestId('route-table').locator('tr.route-row').first().waitFor();
+  await collect(page);
+
+  assert.deepEqual(violations, []);
+  assert.deepEqual(consoleCsp, []);
+  assert.deepEqual(browser.errors, []);
+});
+
+test('an inline script is refused and reported (the check above can see violations)', async () => {
+  const page = await open(browser.context, '/tools');
+  await page.getByTestId('tools-page').waitFor();
+  const ran = await page.evaluate(() => {
+    window.__inlineRan = false;
+    const s = document.createElement('script');
+    s.textContent = 'window.__inlineRan = true';
+    document.body.appendChild(s);
+    return new Promise((resolve) => setTimeout(() => resolve(window.__inlineRan), 200));
+  });
+  assert.equal(ran, false, 'the inline script did not run');
+  const seen = await page.evaluate(() => window.__cspViolations);
+  assert.ok(seen.some((v) => v.startsWith('script-src')), JSON.stringify(seen));
+  assert.ok(consoleCsp.some((m) => /Content Security Policy/.test(m)), JSON.stringify(consoleCsp));
+});
