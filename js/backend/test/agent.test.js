@@ -278,6 +278,46 @@ function defineTests(backend) {
     });
   });
 
+  test('cancel during a delegated task kills its batch; the session goes on', async () => {
+    model.reset();
+    const db = await backend.fresh();
+    const work = tmpDir();
+    await withServer({ ...db.env, ...modelEnv(model) }, async s => {
+      const agent = await addAgent(s, { name: 'lead2', crewRole: 'master', toolsets: ['base', 'delegation'] });
+      const task = 'List the workspace.';
+      model.push(
+        { toolCalls: [{ id: 'd1', name: 'delegate_task', arguments: { task } }] },
+        // the sub-agent starts answering, then stalls
+        { chunks: ['Looking', ' at it', '…'], stallMs: 20000, stallAfterChunks: 2 }
+      );
+      const c = openWs(s);
+      await c.opened;
+      const running = c.next(e => e.type === 'batch' && e.status === 'running');
+      const subDelta = c.next(e => e.type === 'delta' && e.batchId !== null);
+      c.send({ type: 'chat', agentId: agent.id, message: 'What is in my workspace?', sessionCwd: work });
+      const { batchId, sessionId } = await running;
+      await subDelta;
+      const killed = c.next(e => e.type === 'batch' && e.status === 'killed');
+      const end = c.next(e => e.type === 'error');
+      c.send({ type: 'cancel' });
+      assert.equal((await end).code, 'cancelled');
+      assert.equal((await killed).batchId, batchId);
+      await c.close();
+      assert.equal(model.requests.at(-1).aborted, true, 'the sub-agent model stream was aborted');
+      const batch = (await call(s, 'GET', `/admin/netaclaw/subagent/info?id=${batchId}`)).body.data;
+      assert.equal(batch.status, 'killed');
+      // the history stays valid and the session answers again
+      model.push({ content: 'Back.' });
+      const next = await chat(s, { agentId: agent.id, sessionId, message: 'still there?' });
+      assert.equal(next.status, 200, next.text);
+      const sent = model.requests.at(-1).body.messages;
+      const delegateResult = sent.find(m => m.role === 'tool' && m.tool_call_id === 'd1');
+      assert.equal(delegateResult.content, 'Tool call cancelled.');
+      const info = await sessionInfo(s, sessionId);
+      assert.deepEqual(info.messages.map(m => m.role), ['user', 'assistant', 'tool', 'error', 'user', 'assistant']);
+    });
+  });
+
   test('main-process tools run under the session policy; every call is recorded with the session', async () => {
     model.reset();
     const db = await backend.fresh();

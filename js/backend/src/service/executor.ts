@@ -275,14 +275,18 @@ export class ChatExecutor {
       }
       for (let i = 0; i < turn.toolCalls.length; i++) {
         const tc = turn.toolCalls[i];
-        if (ctx.signal.aborted) {
+        let view: ToolCallView;
+        try {
+          if (ctx.signal.aborted) throw new ModelError('cancelled', 'cancelled');
+          view = await this.runMainCall(ctx, diagnostic.policy, diagnostic.routes, new Set(offered), tc);
+        } catch (err) {
           // the history stays valid: every call of the assistant message gets a result
+          const note = ctx.signal.aborted ? 'Tool call cancelled.' : `Tool call failed: ${(err as Error)?.message ?? err}`;
           for (const rest of turn.toolCalls.slice(i)) {
-            await this.sessionService.append(sessionId, seq++, { role: 'tool', content: 'Tool call cancelled.', toolCallId: rest.id, name: rest.name });
+            await this.sessionService.append(sessionId, seq++, { role: 'tool', content: note, toolCallId: rest.id, name: rest.name });
           }
-          throw await this.failTurn(ctx, seq, new ModelError('cancelled', 'cancelled'));
+          throw await this.failTurn(ctx, seq, ctx.signal.aborted ? new ModelError('cancelled', 'cancelled') : err);
         }
-        const view = await this.runMainCall(ctx, diagnostic.policy, diagnostic.routes, new Set(offered), tc);
         calls.push(view);
         await this.sessionService.append(sessionId, seq++, { role: 'tool', content: resultText(view), toolCallId: tc.id, name: tc.name });
       }
@@ -331,14 +335,18 @@ export class ChatExecutor {
   /** Records why a turn stopped (an `error` message) and gives the error the caller answers with. */
   private async failTurn(ctx: RunContext, seq: number, err: unknown): Promise<AppError> {
     const sessionId = ctx.session.id;
-    const e =
-      err instanceof ModelError
-        ? err
-        : new ModelError('model_error', `the turn failed: ${String((err as Error)?.message ?? err)}`);
-    await this.sessionService.append(sessionId, seq, { role: 'error', content: e.message, name: e.code });
+    if (!(err instanceof ModelError)) {
+      // not the model's doing (a tool runtime or database failure): logged, answered 500 turn_failed
+      console.error(`[netaclaw] session ${sessionId}: the turn failed:`, err);
+      const message = `the turn failed: ${String((err as Error)?.message ?? err).slice(0, 500)}`;
+      await this.sessionService.append(sessionId, seq, { role: 'error', content: message, name: 'turn_failed' });
+      await this.sessionService.touch(sessionId);
+      return new AppError(500, 'turn_failed', message, undefined, { sessionId });
+    }
+    await this.sessionService.append(sessionId, seq, { role: 'error', content: err.message, name: err.code });
     await this.sessionService.touch(sessionId);
-    const status = e.code === 'model_timeout' ? 504 : e.code === 'cancelled' ? 409 : 502;
-    return new AppError(status, e.code, e.message, undefined, { sessionId });
+    const status = err.code === 'model_timeout' ? 504 : err.code === 'cancelled' ? 409 : 502;
+    return new AppError(status, err.code, err.message, undefined, { sessionId });
   }
 
   /**
