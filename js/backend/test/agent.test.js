@@ -278,6 +278,48 @@ function defineTests(backend) {
     });
   });
 
+  test('delegate_parallel: one batch per task, run side by side, answers joined', async () => {
+    model.reset();
+    const db = await backend.fresh();
+    const work = tmpDir();
+    await withServer({ ...db.env, ...modelEnv(model) }, async s => {
+      const agent = await addAgent(s, { name: 'fan-out', crewRole: 'master', toolsets: ['base', 'delegation'] });
+      const taskOf = body => body.messages.find(m => m.role === 'user')?.content;
+      const answer = body => {
+        const t = taskOf(body);
+        if (t === 'task A') return { content: 'answer A' };
+        if (t === 'task B') return { content: 'answer B' };
+        return { content: 'Both done.' };
+      };
+      model.push(
+        { toolCalls: [{ id: 'p1', name: 'delegate_parallel', arguments: { tasks: [{ task: 'task A' }, { task: 'task B', tools: ['list_dir'] }] } }] },
+        answer,
+        answer,
+        answer
+      );
+      const r = await chat(s, { agentId: agent.id, message: 'split the work', sessionCwd: work });
+      assert.equal(r.status, 200, r.text);
+      assert.deepEqual(model.problems, []);
+      assert.equal(r.body.data.reply, 'Both done.');
+      assert.equal(r.body.data.batchIds.length, 2);
+      const [call1] = r.body.data.toolCalls;
+      assert.equal(call1.ok, true, JSON.stringify(call1));
+      assert.match(call1.output, /## Task 1\n\[sub-agent batch \d+\]\nanswer A/);
+      assert.match(call1.output, /## Task 2\n\[sub-agent batch \d+\]\nanswer B/);
+      const subB = model.requests.find(q => taskOf(q.body) === 'task B');
+      assert.deepEqual(subB.body.tools.map(t => t.function.name), ['list_dir']);
+      const page = (await call(s, 'GET', `/admin/netaclaw/subagent/page?agentId=${agent.id}`)).body.data;
+      assert.deepEqual(page.list.map(b => b.id).sort(), [...r.body.data.batchIds].sort());
+      assert.ok(page.list.every(b => b.status === 'completed' && b.crewRole === 'sub'));
+      // a malformed task list is the call's error, not a failed turn
+      model.push({ toolCalls: [{ id: 'p2', name: 'delegate_parallel', arguments: { tasks: [] } }] }, { content: 'ok' });
+      const bad = await chat(s, { agentId: agent.id, sessionId: r.body.data.sessionId, message: 'again' });
+      assert.equal(bad.status, 200, bad.text);
+      assert.equal(bad.body.data.toolCalls[0].ok, false);
+      assert.match(bad.body.data.toolCalls[0].error, /tasks must be a non-empty array/);
+    });
+  });
+
   test('cancel during a delegated task kills its batch; the session goes on', async () => {
     model.reset();
     const db = await backend.fresh();
