@@ -366,7 +366,8 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
   const { MAIN_TOOLS } = rt('tools/main.js');
   before(() => {
     ws = workspace();
-    svc = services(fs.mkdtempSync(path.join(ws.base, 'skills-')));
+    // '../etc' is bound on purpose: the folder check must hold even for a name the gate would refuse.
+    svc = services(fs.mkdtempSync(path.join(ws.base, 'skills-')), ['hello', 'other', 'nobody', '../etc']);
   });
   after(() => {
     ws.cleanup();
@@ -526,6 +527,41 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
     assert.match((await run('skill_manage', { name: 'hello', action: 'rename', content: '' })).error, /action must be/);
     assert.match((await run('skill_manage', { name: 'other', action: 'create' })).error, /content is needed to create/);
     assert.match((await run('skill_manage', { name: 'other', action: 'update', content: 'x' })).error, /no skill named other/);
+  });
+
+  test('skills: only those bound to the agent; an unbound one is a failed call, its folder untouched', async () => {
+    const dir = path.join(svc.skillsDir, 'foreign');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'SKILL.md'), '# foreign\n');
+    fs.writeFileSync(path.join(dir, 'run.sh'), 'echo ran > ran.txt\n');
+    try {
+      for (const [name, args] of [
+        ['read_skill', { name: 'foreign' }],
+        ['read_skill_file', { name: 'foreign', path: 'run.sh' }],
+        ['execute_skill', { name: 'foreign', script: 'run.sh' }],
+        ['skill_manage', { name: 'foreign', action: 'update', content: 'replaced' }],
+        ['skill_manage', { name: 'foreign', action: 'delete' }],
+        ['skill_manage', { name: 'brand-new', action: 'create', content: '# new\n' }],
+      ]) {
+        const r = await run(name, args);
+        assert.equal(r.ok, false, name);
+        assert.equal(r.decision, 'main-process-proxy', 'the decision stays the gate\'s');
+        assert.match(r.error, new RegExp(`skill "${args.name}" is not bound to this agent \\(bound skills: "hello", "other"`), name);
+        assert.equal(r.output, undefined, name);
+      }
+      assert.equal(fs.readFileSync(path.join(dir, 'SKILL.md'), 'utf8'), '# foreign\n');
+      assert.ok(!fs.existsSync(path.join(ws.root, 'ran.txt')));
+      assert.ok(!fs.existsSync(path.join(svc.skillsDir, 'brand-new')));
+      // control: the same folder, once bound, is read
+      const bound = services(svc.skillsDir, ['foreign']);
+      const ctx = { policy: { workspaceRoots: [ws.root], allowShell: true, readonly: false }, routes: [], ops: operations('bwrap'), shell: 'bwrap', tools: MAIN_TOOLS, agentId: 1, services: bound };
+      const ok = await execute(ctx, { decision: 'main-process-proxy', reason: null, paths: [], detail: null }, 'read_skill', { name: 'foreign' }, Date.now());
+      assert.equal(ok.output, '# foreign\n');
+      const none = await execute({ ...ctx, services: services(svc.skillsDir) }, { decision: 'main-process-proxy', reason: null, paths: [], detail: null }, 'read_skill', { name: 'foreign' }, Date.now());
+      assert.match(none.error, /is not bound to this agent \(bound skills: none\)/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('operations are injected: a replacement ProcessOperations sees exactly what bash asks for', async () => {

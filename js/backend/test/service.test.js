@@ -159,4 +159,32 @@ describe('SubagentService (the executor\'s API)', () => {
     assert.deepEqual(mem.map(m => m.content), ['remember the main agent']);
     await assert.rejects(svc.runMainTool({ ...base, policy: { workspaceRoots: 'x' }, name: 'list_dir', args: {} }), /policy\.workspaceRoots must be an array/);
   });
+
+  test('runMainTool: skill tools act only on the skills bound to the agent, read at each call', async () => {
+    const policy = require('@netaclaw/tool-policy');
+    const d = policy.runtimeDiagnostic({
+      agent: { toolsets: ['base', 'skills'] },
+      hasSkills: true,
+      crewRole: 'master',
+      sessionCwd: ws.root,
+      writePermitted: true,
+    });
+    const id = (await agents.add({ name: 'skilled', toolsets: ['base', 'skills'] })).id;
+    const base = { agentId: id, sessionId: 'skills-1', policy: d.policy, routes: d.routes };
+    const unbound = await svc.runMainTool({ ...base, name: 'read_skill', args: { name: 'nobody-here' } });
+    assert.equal(unbound.decision, 'main-process-proxy');
+    assert.equal(unbound.ok, false);
+    assert.equal(unbound.error, 'skill "nobody-here" is not bound to this agent (bound skills: none)');
+    const create = await svc.runMainTool({ ...base, name: 'skill_manage', args: { name: 'nobody-here', action: 'create', content: '# x' } });
+    assert.match(create.error, /is not bound to this agent/);
+    assert.ok(!fs.existsSync(path.join(dataDir, 'skills', 'nobody-here')));
+    await agents.update({ id, skills: ['nobody-here'] });
+    const made = await svc.runMainTool({ ...base, name: 'skill_manage', args: { name: 'nobody-here', action: 'create', content: '# bound now\n' } });
+    assert.equal(made.ok, true, made.error);
+    const read = await svc.runMainTool({ ...base, name: 'read_skill', args: { name: 'nobody-here' } });
+    assert.equal(read.output, '# bound now\n');
+    const gone = await svc.runMainTool({ ...base, agentId: 987654, name: 'read_skill', args: { name: 'nobody-here' } });
+    assert.equal(gone.ok, false);
+    assert.match(gone.error, /no agent with id 987654/);
+  });
 });

@@ -40,8 +40,11 @@ function operations(mode) {
   };
 }
 
-/** In-process stand-ins for the database-backed services (the database path is tested over HTTP). */
-function services(skillsDir) {
+/**
+ * In-process stand-ins for the database-backed services (the database path is tested over HTTP).
+ * `boundSkills`: the skills bound to the agent (none by default).
+ */
+function services(skillsDir, boundSkills = []) {
   const memories = [];
   const todoItems = [];
   return {
@@ -58,6 +61,7 @@ function services(skillsDir) {
     },
     // Tests that use skills pass their own folder; others get one that does not exist.
     skillsDir: skillsDir ?? path.join(os.tmpdir(), 'netaclaw-no-skills-here'),
+    boundSkills: async () => boundSkills,
     todos: { set: items => todoItems.splice(0, todoItems.length, ...items) },
   };
 }

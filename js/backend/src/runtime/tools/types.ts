@@ -11,6 +11,11 @@ export interface MainServices {
   };
   /** Folder holding one sub-folder per skill. */
   skillsDir: string;
+  /**
+   * The names of the skills bound to the agent (its `skills` column). Tools whose manifest has
+   * `requiresSkillScope` act only on these.
+   */
+  boundSkills(): Promise<readonly string[]>;
   /** The todo list of the current batch or session. */
   todos: { set(items: Array<{ text: string; done: boolean }>): void };
 }
