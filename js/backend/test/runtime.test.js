@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
-const { rt, workspace, operations, services, withHost, startHost, FIXTURE_WORKER } = require('./support/runtime');
+const { rt, workspace, operations, services, withHost, startHost, diagnose, FIXTURE_WORKER } = require('./support/runtime');
 
 const { parseMessage, parseFor } = rt('protocol.js');
 
@@ -25,6 +25,10 @@ describe('protocol', () => {
     assert.equal(parseMessage({ v: 1, type: 'event', name: 'ready' }).type, 'event');
     assert.equal(parseMessage({ v: 1, type: 'done' }).type, 'done');
     assert.equal(parseMessage({ v: 1, type: 'error', message: 'boom' }).type, 'error');
+    assert.equal(parseFor('main', { v: 1, type: 'fd', id: 1, fd: 21 }).type, 'fd');
+    assert.equal(parseFor('worker', { v: 1, type: 'fd-result', id: 1, path: null }).type, 'fd-result');
+    assert.throws(() => parseFor('worker', { v: 1, type: 'fd', id: 1, fd: 21 }), /not accepted by the worker/);
+    assert.throws(() => parseMessage({ v: 1, type: 'fd', id: 1, fd: -1 }), /fd: invalid field fd/);
     const init = {
       v: 1,
       type: 'init',
@@ -115,11 +119,16 @@ describe('L2 alone: the worker under Node permissions (gate and symlink check of
     });
   });
 
-  test('a symlink escape is NOT stopped by L2 (Node follows it): the symlink check is what stops it', async () => {
+  test('a symlinked folder on the way is NOT stopped by L2 (Node follows it); a symlink as the last part is', async () => {
     await withHost({ policy: readonlyPolicy(ws.root), test: l2 }, async host => {
-      const r = await host.call('read_file', { path: 'esc' });
+      const r = await host.call('read_file', { path: 'escdir/secret.txt' });
       assert.equal(r.ok, true);
       assert.match(r.output, /TOP-SECRET/);
+      // The operations open a last-part symlink (O_NOFOLLOW refuses it) at its real location, which L2 checks.
+      const last = await host.call('read_file', { path: 'esc' });
+      assert.equal(last.ok, false);
+      assert.match(last.error, /permission denied/);
+      assert.ok(!String(last.output ?? '').includes('TOP-SECRET'));
     });
   });
 
@@ -319,6 +328,21 @@ describe('faults: a worker that crashes, hangs, floods or breaks the protocol', 
   test('hang past timeoutMs → killed', () => endsWith('hang', 'killed', /time limit of 4000 ms/, 4000));
   test('IPC flood → failed', () => endsWith('flood-ipc', 'failed', /flooded the channel/));
   test('stdout flood → failed', () => endsWith('flood-stdout', 'failed', /flooded its output/));
+  test('repeated proxy requests for one call → failed', () => endsWith('flood-proxy', 'failed', /flooded the channel/));
+  test('a fast batch is not a flood: 1,500 calls answered as fast as the worker can', async () => {
+    const { host } = await startHost(diagnose(ws.root));
+    try {
+      const t0 = Date.now();
+      for (let i = 0; i < 1500; i++) {
+        const r = await host.call('list_dir', {});
+        assert.equal(r.ok, true, r.error);
+      }
+      assert.equal(host.status, null, 'still running');
+      assert.ok(Date.now() - t0 < 60000);
+    } finally {
+      await host.kill('test over');
+    }
+  });
   test('an oversized message → failed', () => endsWith('big-message', 'failed', /sent a message of \d+ bytes/));
   test('an unknown protocol version → failed', () => endsWith('bad-version', 'failed', /unsupported protocol version 2/));
   test('an unknown message type → failed', () => endsWith('unknown-type', 'failed', /unknown message type "take-over"/));

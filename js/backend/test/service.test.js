@@ -6,41 +6,22 @@
 const { describe, test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { freePort, BACKEND_ROOT } = require('./support/server');
+const { bootInProcess } = require('./support/inprocess');
 const { workspace, FIXTURE_WORKER } = require('./support/runtime');
 
+let app;
 let svc;
 let agents;
 let dataDir;
 let db;
 
 before(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-svc-'));
-  for (const k of Object.keys(process.env)) if (/^(DB_|NETACLAW_|MIDWAY_)/.test(k)) delete process.env[k];
-  Object.assign(process.env, {
-    DB_TYPE: 'sqlite',
-    DB_PATH: path.join(dataDir, 'netaclaw.sqlite'),
-    DATA_DIR: dataDir,
-    PORT: String(await freePort()),
-    HOST: '127.0.0.1',
-    ADMIN_TOKEN: 'service-test-token',
-  });
-  const { Bootstrap } = require('@midwayjs/bootstrap');
-  await Bootstrap.configure({ appDir: BACKEND_ROOT, baseDir: path.join(BACKEND_ROOT, 'dist') }).run();
-  const { getCurrentApplicationContext } = require('@midwayjs/core');
-  const ctx = getCurrentApplicationContext();
-  svc = await ctx.getAsync(require('../dist/service/subagent.js').SubagentService);
-  agents = await ctx.getAsync(require('../dist/service/agent.js').AgentService);
-  db = svc.calls.manager;
+  app = await bootInProcess('netaclaw-svc-');
+  ({ svc, agents, dataDir, db } = app);
 });
 
-after(async () => {
-  const { Bootstrap } = require('@midwayjs/bootstrap');
-  await Bootstrap.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+after(() => app.stop());
 
 async function rows(sql, params = []) {
   return db.query(sql, params);

@@ -6,6 +6,7 @@
 import * as path from 'path';
 import { checkCall, GateResult, requiresShell, requiresSkillScope } from './gate';
 import { cutText, OUTPUT_MAX_BYTES } from './limits';
+import { OutsideRootsError } from './operations/confined';
 import type { Operations } from './operations/types';
 import type { CallOutcome, WorkerLayers, WorkerPolicyWire } from './protocol';
 import { checkRealPaths } from './realpath';
@@ -105,6 +106,7 @@ export async function execute(ctx: RunnerContext, gate: GateResult, name: string
       ops: ctx.ops,
       policy: ctx.policy,
       paths: gate.paths,
+      within: (ctx.layers ?? ALL_ON).hostCheck ? ctx.policy.workspaceRoots : null,
       shell: ctx.shell,
       agentId: ctx.agentId,
       services: ctx.services,
@@ -115,6 +117,10 @@ export async function execute(ctx: RunnerContext, gate: GateResult, name: string
       ? { ...base, ok: false, output, error: out.error, durationMs: Date.now() - started }
       : { ...base, ok: true, output, durationMs: Date.now() - started };
   } catch (err) {
+    if (err instanceof OutsideRootsError) {
+      // The host symlink check, made again on the object the tool opened: a path swapped meanwhile.
+      return denied('path_outside_workspace', cutText(err.message, 4096), started);
+    }
     const message =
       err instanceof ToolError
         ? err.message
