@@ -46,7 +46,7 @@ function setup() {
   fs.symlinkSync('/proc/self/root', path.join(r, 'procroot'));
   fs.symlinkSync('/dev/zero', path.join(r, 'zero'));
   fs.symlinkSync('sub', path.join(r, 'fine-link'));
-  fs.mkfifoSync?.(path.join(r, 'fifo'));
+  require('node:child_process').execFileSync('mkfifo', [path.join(r, 'fifo')]);
   const skills = path.join(ws.base, 'skills');
   for (const [name, body] of [['hello', '# hello\n'], ['foreign', '# not bound\n']]) {
     fs.mkdirSync(path.join(skills, name), { recursive: true });
