@@ -137,7 +137,8 @@ describe('symlink races: a folder swapped for a symlink to outside while calls r
   test(`worker: ${ROUNDS} rounds of reads, listings and searches — no secret; outside names in listings counted`, async t => {
     const { policy, routes } = diagnose(ws.root, { write: true });
     const results = [];
-    await withHost({ policy, routes }, async host => {
+    // the batch time limit at its maximum: long soaks run many rounds in one batch
+    await withHost({ policy, routes, timeoutMs: 600000 }, async host => {
       const swapper = await startSwapper(ws.race, ws.outside);
       try {
         for (let i = 0; i < ROUNDS; i++) {
