@@ -77,6 +77,11 @@ export function isDatabaseBusy(err: unknown): boolean {
   return codes(err).some(c => BUSY_CODES.has(c) || c.startsWith('SQLITE_BUSY') || c.startsWith('SQLITE_LOCKED'));
 }
 
+/** A write refused by a unique index (a row with the same key exists). */
+export function isUniqueViolation(err: unknown): boolean {
+  return codes(err).some(c => c === 'ER_DUP_ENTRY' || c === 'SQLITE_CONSTRAINT_UNIQUE' || c === 'SQLITE_CONSTRAINT_PRIMARYKEY');
+}
+
 export type DatabaseState = 'up' | 'down';
 
 /**

@@ -27,20 +27,6 @@ export const POLICY_PACKAGE = '@netaclaw/tool-policy';
 
 let cached: typeof ToolPolicy | undefined;
 
-let active: ToolPolicy.ToolSchema[] | undefined;
-
-/**
- * The catalog of this process: set by the backend's CatalogService when it loads (the builtin tools plus
- * NETACLAW_CATALOG_FILE); undefined in a worker process, where the package's builtin catalog applies.
- */
-export function activeCatalog(): ToolPolicy.ToolSchema[] | undefined {
-  return active;
-}
-
-export function setActiveCatalog(catalog: ToolPolicy.ToolSchema[]): void {
-  active = catalog;
-}
-
 export function policy(): typeof ToolPolicy {
   if (!cached) {
     try {

@@ -130,6 +130,13 @@ export const HISTORY_CHARS = intEnv('NETACLAW_HISTORY_CHARS', 200000, 1000, 1000
 /** Characters of one model reply (the stream is stopped there). */
 export const MAX_REPLY_CHARS = intEnv('NETACLAW_MAX_REPLY_CHARS', 65536, 100, 10000000);
 
+/**
+ * How long a claim on a session (one message at a time, across instances) holds without being renewed;
+ * the instance answering renews it every quarter of this while the turn runs. A claim left by an instance
+ * that died expires after this long.
+ */
+export const SESSION_LEASE_SECONDS = intEnv('NETACLAW_SESSION_LEASE_SECONDS', 60, 2, 3600);
+
 /** Largest JSON request body (the body parser's limit; larger → 413 payload_too_large). */
 export const JSON_BODY_LIMIT = '1mb';
 

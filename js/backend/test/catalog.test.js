@@ -10,6 +10,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { startServer, withServer, call } = require('./support/server');
 const { runOnEveryBackend } = require('./support/suites');
+const { workspace } = require('./support/runtime');
 const policy = require('@netaclaw/tool-policy');
 
 const BUILTIN = policy.builtinCatalog();
@@ -87,6 +88,61 @@ function defineTests(backend) {
       const cat = (await call(s, 'GET', '/admin/netaclaw/tool/catalog')).body.data;
       assert.deepEqual(cat.map(t => t.name), BUILTIN.map(t => t.name));
     });
+  });
+
+  test('a batch whose routes include custom tools: the worker and the main process decide on the merged catalog', async () => {
+    const db = await backend.fresh();
+    const ws = workspace();
+    // a custom tool the main process would run (hint main-process-proxy) and one the worker would run
+    const LINT = { name: 'proj_lint', toolset: 'project', description: 'Lint the project.', workerRoutingHint: 'local', supportedInWorker: true };
+    const file = writeTemp('tools.json', JSON.stringify([VISION_OCR, LINT]));
+    try {
+      await withServer({ ...db.env, NETACLAW_CATALOG_FILE: file }, async s => {
+        const agent = await call(s, 'POST', '/admin/netaclaw/agent/add', {
+          name: 'custom-tools',
+          toolsets: ['base', 'vision', 'project'],
+          modelCapability: 'vision',
+        });
+        assert.equal(agent.status, 200, agent.text);
+        const r = await call(s, 'POST', '/admin/netaclaw/subagent/run', {
+          agentId: agent.body.data.id,
+          sessionCwd: ws.root,
+          calls: [
+            { name: 'read_file', arguments: { path: 'a.txt' } },
+            { name: 'vision_ocr', arguments: {} },
+            { name: 'proj_lint', arguments: {} },
+            { name: 'read_file', arguments: { path: ws.secret } },
+          ],
+        });
+        assert.equal(r.status, 200, r.text);
+        const b = r.body.data;
+        assert.equal(b.status, 'completed', b.error);
+        const route = name => b.routes.find(x => x.name === name)?.route;
+        assert.equal(route('vision_ocr'), 'main-process-proxy');
+        assert.equal(route('proj_lint'), 'worker-local');
+        const [read, ocr, lint, outside] = b.calls;
+        // a builtin call runs: the worker's gate knows every tool its routes name
+        assert.equal(read.decision, 'worker-local', JSON.stringify(read));
+        assert.equal(read.ok, true, JSON.stringify(read));
+        assert.equal(read.output, 'alpha\nbeta\ngamma');
+        // the worker sent the custom proxy tool to the main process, whose gate (L4) agreed
+        assert.equal(ocr.decision, 'main-process-proxy', JSON.stringify(ocr));
+        assert.equal(ocr.reason, null);
+        assert.equal(ocr.ok, false);
+        assert.match(ocr.error, /no implementation of vision_ocr here/);
+        // the custom worker-local tool is decided worker-local in the worker (whose registry has no implementation)
+        assert.equal(lint.decision, 'worker-local', JSON.stringify(lint));
+        assert.match(lint.error, /no implementation of proj_lint here/);
+        // and the gate still denies what it must
+        assert.equal(outside.decision, 'denied');
+        assert.equal(outside.reason, 'path_outside_workspace');
+        // no L4 denial was recorded: the two sides agreed on every call
+        const info = (await call(s, 'GET', `/admin/netaclaw/subagent/info?id=${b.id}`)).body.data;
+        assert.equal(info.calls.length, 4);
+      });
+    } finally {
+      ws.cleanup();
+    }
   });
 
   test('an unusable catalog file stops the start with a message naming the file', async () => {

@@ -59,8 +59,8 @@ function stillRunning(procs) {
 
 /**
  * Watches the processes below the backend while `fn` runs: every one that was not there before, and the
- * most below the backend at once. Afterwards waits (up to 3 s) for the new ones to be gone and returns
- * what it saw (`left`: those still running).
+ * most below the backend at once (`fn` gets a function that takes a sample at once). Afterwards waits (up
+ * to 3 s) for the new ones to be gone and returns what it saw (`left`: those still running).
  */
 async function watchProcesses(fn) {
   const key = p => `${p.pid}:${p.start}`;
@@ -81,7 +81,7 @@ async function watchProcesses(fn) {
   })();
   let result;
   try {
-    result = await fn();
+    result = await fn(sample);
   } finally {
     running = false;
     await sampler;
@@ -126,7 +126,7 @@ describe('worker faults: the backend stays up, the batch is stored, no process i
 
   test('a worker killed mid-call (SIGKILL while bash runs): failed, the finished call kept, its sandbox gone', async () => {
     const before_ = descendants().length;
-    const w = await watchProcesses(async () => {
+    const w = await watchProcesses(async sampleNow => {
       const h = await app.svc.start(spec());
       assert.equal((await h.call('read_file', { path: 'a.txt' })).ok, true);
       const pending = h.call('bash', { command: 'sleep 60 & sleep 60 & sleep 60' });
@@ -137,6 +137,7 @@ describe('worker faults: the backend stays up, the batch is stored, no process i
         if (below.some(p => p.comm === 'sleep')) worker = below.find(p => p.comm === 'node' || p.comm === 'MainThread');
       }
       assert.ok(worker, 'the worker and its sandbox were seen running');
+      sampleNow(); // the watch records the sandbox before it is killed, however late its own timer runs
       process.kill(worker.pid, 'SIGKILL');
       await assert.rejects(pending, /batch ended \(failed\)/);
       return h.id;

@@ -8,6 +8,8 @@ const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const { startServer, call } = require('./support/server');
 const { storageBackends, describeWithBackend } = require('./support/suites');
+const { startModel } = require('./support/model');
+const { chat, addAgent, modelEnv } = require('./support/chat');
 const policy = require('@netaclaw/tool-policy');
 
 const CATALOG = policy.builtinCatalog().map(t => t.name);
@@ -41,6 +43,74 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
         } finally {
           await Promise.all(servers.map(s => s.stop()));
         }
+      }
+    });
+
+    test('two messages to one session on two instances: one is answered, the other is 409 session_busy; nothing half-written', async () => {
+      const db = await backend.fresh();
+      const model = await startModel();
+      const env = { ...db.env, ...modelEnv(model), NETACLAW_SESSION_LEASE_SECONDS: '3' };
+      const [a, b] = await Promise.all([startServer(env), startServer(env)]);
+      try {
+        const agent = await addAgent(a, { name: 'shared-session', toolsets: ['base'] });
+        model.push({ content: 'first answer' });
+        const first = await chat(b, { agentId: agent.id, message: 'hello' });
+        assert.equal(first.status, 200, first.text);
+        const sessionId = first.body.data.sessionId;
+        let answered = 1;
+
+        // a turn in progress on A: B (and A itself) refuse the session at once, without writing
+        model.push({ content: 'slow answer', stallMs: 1500 });
+        const before = model.requests.length;
+        const slow = chat(a, { agentId: agent.id, sessionId, message: 'slow one' });
+        while (model.requests.length === before) await new Promise(r => setTimeout(r, 20));
+        for (const s of [b, a]) {
+          const busy = await chat(s, { agentId: agent.id, sessionId, message: 'meanwhile' });
+          assert.equal(busy.status, 409, busy.text);
+          assert.equal(busy.body.error.code, 'session_busy');
+        }
+        assert.equal((await slow).status, 200);
+        answered += 1;
+
+        // sent at the same moment to both instances, round after round: exactly one answer, one 409
+        for (let round = 1; round <= 5; round++) {
+          model.push({ content: `answer ${round}`, stallMs: 1000 });
+          const both = await Promise.all([a, b].map(s => chat(s, { agentId: agent.id, sessionId, message: `round ${round}` })));
+          const statuses = both.map(r => r.status).sort();
+          assert.deepEqual(statuses, [200, 409], `round ${round}: ${both.map(r => r.text).join(' | ')}`);
+          assert.equal(both.find(r => r.status === 409).body.error.code, 'session_busy');
+          answered += 1;
+        }
+        assert.deepEqual(model.problems, []);
+
+        // an instance killed mid-turn: its claim runs out (the lease), then the session answers again
+        model.push({ content: 'never finished', stallMs: 30000 });
+        const n = model.requests.length;
+        const doomed = chat(a, { agentId: agent.id, sessionId, message: 'cut short' }).catch(err => err);
+        while (model.requests.length === n) await new Promise(r => setTimeout(r, 20));
+        a.child.kill('SIGKILL');
+        await doomed;
+        const refused = await chat(b, { agentId: agent.id, sessionId, message: 'too early' });
+        assert.equal(refused.status, 409, refused.text);
+        await new Promise(r => setTimeout(r, 3500));
+        model.push({ content: 'after the lease' });
+        const after = await chat(b, { agentId: agent.id, sessionId, message: 'later' });
+        assert.equal(after.status, 200, after.text);
+        answered += 1;
+
+        // the stored order: contiguous seqs, a user message and its answer per answered turn (plus the
+        // killed turn's user message), no error rows, no message of a refused request
+        const rows = await db.sql('SELECT seq, role, content FROM netaclaw_message WHERE sessionId = ? ORDER BY seq', [sessionId]);
+        assert.deepEqual(rows.map(r => r.seq), rows.map((_, i) => i + 1));
+        assert.equal(rows.filter(r => r.role === 'assistant').length, answered);
+        assert.equal(rows.filter(r => r.role === 'user').length, answered + 1);
+        assert.equal(rows.filter(r => r.role === 'error').length, 0);
+        assert.ok(!rows.some(r => /meanwhile|too early/.test(r.content)), 'a refused message is not stored');
+        const lease = await db.sql('SELECT turnToken FROM netaclaw_session WHERE id = ?', [sessionId]);
+        assert.equal(lease[0].turnToken, null, 'the claim is released after the turn');
+      } finally {
+        await Promise.all([a.stop(), b.stop()]);
+        await model.close();
       }
     });
 

@@ -33,6 +33,7 @@ describe('protocol', () => {
       v: 1,
       type: 'init',
       batchId: 3,
+      catalog: [{ name: 'read_file', toolset: 'base' }],
       policy: { workspaceRoots: ['/w'], allowShell: false, readonly: true },
       routes: [],
       driver: 'calls',
@@ -41,6 +42,11 @@ describe('protocol', () => {
       sandboxSystem: [],
     };
     assert.equal(parseMessage(init).type, 'init');
+    // the batch's catalog travels with init: required, an array of named tool schemas
+    assert.throws(() => parseMessage({ ...init, catalog: undefined }), /init: missing field catalog/);
+    for (const bad of [[], {}, [{ toolset: 'base' }], [{ name: '' }], ['read_file'], [null]]) {
+      assert.throws(() => parseMessage({ ...init, catalog: bad }), /init: invalid field catalog/, JSON.stringify(bad));
+    }
   });
   test('rejects an unknown version, an unknown type, a missing, mistyped or unknown field', () => {
     assert.throws(() => parseMessage({ ...result, v: 2 }), /unsupported protocol version 2/);
@@ -354,6 +360,25 @@ describe('faults: a worker that crashes, hangs, floods or breaks the protocol', 
     const end = await host.ended$();
     assert.equal(end.status, 'failed');
     assert.match(end.error, /worker error: rejected message: call: invalid field seq/);
+  });
+
+  test('the real worker refuses an init whose catalog the package rejects, and is stopped', async () => {
+    const { WorkerHost } = rt('host.js');
+    const duplicate = [{ name: 'read_file', toolset: 'base' }, { name: 'read_file', toolset: 'base' }];
+    const host = new WorkerHost({
+      batchId: 1,
+      agentId: 1,
+      catalog: duplicate,
+      policy: readonlyPolicy(ws.root),
+      routes: [],
+      driver: 'calls',
+      timeoutMs: 20000,
+      shell: 'off',
+      ops: operations('off'),
+      services: services(),
+    });
+    await assert.rejects(host.start(), /rejected message: init: invalid field catalog: .*duplicate tool name "read_file"/);
+    assert.equal((await host.ended$()).status, 'failed');
   });
 
   test('kill(reason) stops a batch at once: killed', async () => {

@@ -31,4 +31,15 @@ export class NetaClawSessionEntity extends BaseEntity {
 
   @Column({ type: 'varchar', comment: '标题（首条消息）', length: 200 })
   title: string;
+
+  /**
+   * The claim of the turn in progress (one message at a time per session, on every instance): a random
+   * token of the instance answering, and until when (epoch ms) it holds unless renewed. Not part of the
+   * API's session row.
+   */
+  @Column({ type: 'varchar', comment: '进行中回合的持有者', length: 64, nullable: true, select: false })
+  turnToken: string | null;
+
+  @Column({ type: 'bigint', comment: '回合持有截止 (epoch ms)', nullable: true, select: false })
+  turnUntil: number | string | null;
 }

@@ -33,6 +33,7 @@ import { runHere, RunnerContext } from './runner';
 import { ShellMode, systemArgs } from './sandbox';
 import { MAIN_TOOLS } from './tools/main';
 import type { MainServices } from './tools/types';
+import { policy as toolPolicy, ToolSchema } from '../policy';
 
 export interface CallRecord extends CallOutcome {
   seq: number;
@@ -63,6 +64,11 @@ export interface HostTestOptions {
 
 export interface HostOptions {
   batchId: number;
+  /**
+   * The catalog the routes were computed from (the backend's merged catalog); sent to the worker in `init`
+   * and used by the host's own gate (L4). Absent: the package's builtin catalog.
+   */
+  catalog?: ToolSchema[];
   agentId: number | null;
   policy: WorkerPolicyWire;
   routes: unknown[];
@@ -98,11 +104,15 @@ export class WorkerHost {
   private fdWindowStart = Date.now();
   private fdWindowCount = 0;
   private readonly main: RunnerContext;
+  /** The host's own copy of the batch's catalog. */
+  private readonly catalog: ToolSchema[];
   private readyResolve: (() => void) | null = null;
 
   constructor(private readonly opts: HostOptions) {
     // The host's own copy: deep-cloned so nothing the worker side holds can change it.
+    this.catalog = structuredClone(opts.catalog ?? toolPolicy().builtinCatalog());
     this.main = {
+      catalog: this.catalog,
       policy: structuredClone(opts.policy),
       routes: structuredClone(opts.routes),
       ops: opts.ops,
@@ -177,6 +187,7 @@ export class WorkerHost {
     const init = message({
       type: 'init',
       batchId: this.opts.batchId,
+      catalog: this.catalog,
       policy: this.opts.policy,
       routes: this.opts.routes,
       driver: this.opts.driver,

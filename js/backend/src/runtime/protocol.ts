@@ -5,6 +5,7 @@
  * mistyped field, or an unknown field is rejected with a ProtocolError.
  */
 import type { GateDecision } from './gate';
+import type { ToolSchema } from '../policy';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -43,6 +44,11 @@ export type InitMessage = {
   v: 1;
   type: 'init';
   batchId: number;
+  /**
+   * The batch's tool catalog (the main process's merged catalog: builtin tools plus NETACLAW_CATALOG_FILE),
+   * so that the worker's gate decides on the catalog the routes were computed from, as L4 does.
+   */
+  catalog: ToolSchema[];
   policy: WorkerPolicyWire;
   routes: unknown[];
   driver: Driver;
@@ -104,6 +110,9 @@ const isPolicy: FieldCheck = v =>
   typeof v.allowShell === 'boolean' &&
   typeof v.readonly === 'boolean';
 const isLimits: FieldCheck = v => isPlainObject(v) && isSeq(v.timeoutMs) && isSeq(v.outputBytes);
+/** A catalog: an array of objects, each with a non-empty string `name` (the package checks the rest). */
+const isCatalog: FieldCheck = v =>
+  Array.isArray(v) && v.length > 0 && v.every(t => isPlainObject(t) && typeof t.name === 'string' && t.name !== '');
 const isLayers: FieldCheck = v => isPlainObject(v) && typeof v.gate === 'boolean' && typeof v.hostCheck === 'boolean';
 
 const OUTCOME: Record<string, [FieldCheck, boolean]> = {
@@ -120,6 +129,7 @@ const OUTCOME: Record<string, [FieldCheck, boolean]> = {
 const SHAPES: Record<MessageType, Record<string, [FieldCheck, boolean]>> = {
   init: {
     batchId: [isSeq, true],
+    catalog: [isCatalog, true],
     policy: [isPolicy, true],
     routes: [Array.isArray, true],
     driver: [isDriver, true],

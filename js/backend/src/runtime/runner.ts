@@ -12,8 +12,14 @@ import type { CallOutcome, WorkerLayers, WorkerPolicyWire } from './protocol';
 import { checkRealPaths } from './realpath';
 import type { ShellMode } from './sandbox';
 import { MainServices, ToolError, ToolImpl } from './tools/types';
+import type { ToolSchema } from '../policy';
 
 export interface RunnerContext {
+  /**
+   * The batch's catalog: the backend's merged catalog (builtin tools plus NETACLAW_CATALOG_FILE), the
+   * same in the worker (sent in `init`) and in the main process. Absent: the package's builtin catalog.
+   */
+  catalog?: ToolSchema[];
   policy: WorkerPolicyWire;
   routes: unknown[];
   ops: Operations;
@@ -40,7 +46,7 @@ export async function decide(ctx: RunnerContext, name: string, args: unknown): P
   let gate: GateResult;
   if (layers.gate) {
     try {
-      gate = checkCall({ policy: ctx.policy, routes: ctx.routes, name, arguments: args });
+      gate = checkCall({ catalog: ctx.catalog, policy: ctx.policy, routes: ctx.routes, name, arguments: args });
     } catch (err) {
       return { decision: 'denied', reason: 'invalid_tool_arguments', paths: [], detail: `gate error: ${(err as Error).message}` };
     }
@@ -52,7 +58,7 @@ export async function decide(ctx: RunnerContext, name: string, args: unknown): P
     const denial = await checkRealPaths(gate.paths, ctx.policy.workspaceRoots);
     if (denial) return { decision: 'denied', reason: denial.reason, paths: gate.paths, detail: denial.detail };
   }
-  if (ctx.shell === 'unavailable' && requiresShell(name)) {
+  if (ctx.shell === 'unavailable' && requiresShell(name, ctx.catalog)) {
     return {
       decision: 'denied',
       reason: 'shell_sandbox_unavailable',
@@ -78,7 +84,7 @@ function testPaths(ctx: RunnerContext, args: unknown): GateResult['paths'] {
  * shape of `name`; which tools are skill-scoped is the package's (`requiresSkillScope`).
  */
 async function skillScopeError(ctx: RunnerContext, name: string, args: Record<string, unknown>): Promise<string | null> {
-  if (!requiresSkillScope(name)) return null;
+  if (!requiresSkillScope(name, ctx.catalog)) return null;
   if (!ctx.services) return `${name} runs only in the main process`;
   const skill = args.name;
   if (typeof skill !== 'string') return `${name} needs the name of a skill`;

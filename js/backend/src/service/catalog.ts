@@ -1,6 +1,6 @@
 import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import * as fs from 'fs';
-import { policy, setActiveCatalog, ToolManifest, ToolSchema } from '../policy';
+import { policy, ToolManifest, ToolSchema } from '../policy';
 import { CATALOG_FILE } from '../settings';
 
 export interface LoadedCatalog {
@@ -82,7 +82,6 @@ export class CatalogService {
   load(): LoadedCatalog {
     if (!this.loaded) {
       this.loaded = loadCatalog(CATALOG_FILE);
-      setActiveCatalog(this.loaded.schemas);
     }
     return this.loaded;
   }

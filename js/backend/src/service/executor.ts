@@ -21,7 +21,7 @@ import { AgentService, AgentView, parseSessionFields, SessionFields } from './ag
 type ChatSessionFields = Required<Omit<SessionFields, 'subagentTools'>>;
 import { CatalogService } from './catalog';
 import { ChannelService } from './channel';
-import { messageChars, SessionService } from './session';
+import { messageChars, sessionBusy, SessionService, TurnClaim } from './session';
 import { BatchHandle, CallRecord, SubagentService } from './subagent';
 
 /** Characters of one user message. */
@@ -170,9 +170,6 @@ export class ChatExecutor {
   @Inject()
   subagents: SubagentService;
 
-  /** Sessions with a turn in progress: a second message to one of them waits for nothing, it is refused. */
-  private busy = new Set<number>();
-
   /** The tool implementations the executor runs itself (delegation); others go to the tool runtime. */
   private readonly ownTools: Record<string, (ctx: RunContext, args: Obj) => Promise<{ ok: boolean; output?: string; error?: string }>> = {
     delegate_task: (ctx, args) => this.delegateTask(ctx, args),
@@ -215,10 +212,17 @@ export class ChatExecutor {
     // Resolution, routes and prompt (the package; invalid session fields are its invalid_input → 400).
     const prepared = await this.agentService.prepare(agent, fields, { channel });
 
-    if (session && this.busy.has(session.id)) {
-      throw new AppError(409, 'session_busy', `session ${session.id} is answering another message; wait for it or cancel it`);
-    }
-    if (!session) {
+    // One message at a time per session, on every instance: a second one waits for nothing, it is refused
+    // (409 session_busy, nothing written). A new session is claimed as soon as it exists.
+    const turn = new AbortController();
+    const stop = () => turn.abort();
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+    let claim: TurnClaim | null = null;
+    if (session) {
+      claim = await this.sessionService.claimTurn(session.id, stop);
+      if (!claim) throw sessionBusy(session.id);
+    } else {
       session = await this.sessionService.create({
         agentId: agent.id!,
         channelId: channel.id,
@@ -229,15 +233,16 @@ export class ChatExecutor {
         crewRole: agent.crewRole,
         title: [...req.message.trim().replace(/\s+/g, ' ')].slice(0, 100).join(''),
       });
+      claim = await this.sessionService.claimTurn(session.id, stop);
+      if (!claim) throw sessionBusy(session.id);
     }
-    const sessionId = session.id;
-    this.busy.add(sessionId);
-    const ctx: RunContext = { agent, session, fields, channel, signal, emit, running: new Set(), batchIds: [] };
+    const ctx: RunContext = { agent, session, fields, channel, signal: turn.signal, emit, running: new Set(), batchIds: [] };
     try {
       return await this.runTurn(ctx, prepared.diagnostic, prepared.prompt.systemPrompt, req.message);
     } finally {
-      this.busy.delete(sessionId);
+      signal.removeEventListener('abort', stop);
       for (const h of ctx.running) await h.kill('cancelled').catch(() => undefined);
+      await claim.release();
     }
   }
 
@@ -335,6 +340,8 @@ export class ChatExecutor {
   /** Records why a turn stopped (an `error` message) and gives the error the caller answers with. */
   private async failTurn(ctx: RunContext, seq: number, err: unknown): Promise<AppError> {
     const sessionId = ctx.session.id;
+    // another writer took the session's message order: nothing more is written here
+    if (err instanceof AppError && err.code === 'session_busy') return err;
     if (!(err instanceof ModelError)) {
       // not the model's doing (a tool runtime or database failure): logged, answered 500 turn_failed
       console.error(`[netaclaw] session ${sessionId}: the turn failed:`, err);

@@ -1,10 +1,13 @@
 import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
+import * as crypto from 'crypto';
 import { InjectEntityModel } from '@midwayjs/typeorm';
 import { LessThan, MoreThanOrEqual, In, Repository } from 'typeorm';
 import { NetaClawMessageEntity, StoredToolCall } from '../entity/message';
 import { NetaClawSessionEntity } from '../entity/session';
-import { invalidInput, notFound } from '../errors';
+import { isUniqueViolation } from '../dbhealth';
+import { AppError, invalidInput, notFound } from '../errors';
 import { dbWriteLock } from '../mutex';
+import { SESSION_LEASE_SECONDS } from '../settings';
 import { has, Obj, parseId, queryInt } from '../validate';
 
 export type MessageRole = 'user' | 'assistant' | 'tool' | 'error';
@@ -25,6 +28,16 @@ export function messageChars(m: { content: string | null; toolCalls: StoredToolC
 }
 
 const MODEL_ROLES = ['user', 'assistant', 'tool'];
+
+/** 409: another message of the session is being answered (by this instance or another one). */
+export function sessionBusy(sessionId: number): AppError {
+  return new AppError(409, 'session_busy', `session ${sessionId} is answering another message; wait for it or cancel it`);
+}
+
+/** A claim on a session's turn: held (and renewed) until `release`. */
+export interface TurnClaim {
+  release(): Promise<void>;
+}
 const PAGE = 200;
 
 /** Sessions and their messages (`netaclaw_session`, `netaclaw_message`). */
@@ -59,19 +72,88 @@ export class SessionService {
     return Number(row?.max ?? 0) + 1;
   }
 
+  /**
+   * Claims the session's turn for this instance: one message at a time per session, on every instance
+   * sharing the database. A conditional UPDATE takes the claim when nobody holds it or the holder's lease
+   * ran out (an instance that died); null when another turn holds it. While held, the claim is renewed
+   * every quarter of NETACLAW_SESSION_LEASE_SECONDS; `onLost` is called if a renewal finds it taken
+   * (the lease ran out while the database could not be reached, and another instance claimed it).
+   */
+  async claimTurn(sessionId: number, onLost: () => void): Promise<TurnClaim | null> {
+    const token = crypto.randomBytes(16).toString('hex');
+    const leaseMs = SESSION_LEASE_SECONDS * 1000;
+    const now = Date.now();
+    const taken = await dbWriteLock.run(() =>
+      this.repo
+        .createQueryBuilder()
+        .update(NetaClawSessionEntity)
+        .set({ turnToken: token, turnUntil: now + leaseMs })
+        .where('id = :id', { id: sessionId })
+        .andWhere('(turnToken IS NULL OR turnUntil < :now)', { now })
+        .execute()
+    );
+    if ((taken.affected ?? 0) === 0) return null;
+    let released = false;
+    const renew = async () => {
+      const r = await dbWriteLock.run(() =>
+        this.repo
+          .createQueryBuilder()
+          .update(NetaClawSessionEntity)
+          .set({ turnUntil: Date.now() + leaseMs })
+          .where('id = :id AND turnToken = :token', { id: sessionId, token })
+          .execute()
+      );
+      if (!released && (r.affected ?? 0) === 0) {
+        console.error(`[netaclaw] session ${sessionId}: the claim on its turn was lost (its lease ran out); stopping the turn`);
+        onLost();
+      }
+    };
+    const timer = setInterval(() => void renew().catch(() => undefined), Math.max(500, Math.floor(leaseMs / 4)));
+    timer.unref();
+    return {
+      release: async () => {
+        released = true;
+        clearInterval(timer);
+        await dbWriteLock
+          .run(() =>
+            this.repo
+              .createQueryBuilder()
+              .update(NetaClawSessionEntity)
+              .set({ turnToken: null, turnUntil: null })
+              .where('id = :id AND turnToken = :token', { id: sessionId, token })
+              .execute()
+          )
+          .catch(err => console.error(`[netaclaw] session ${sessionId}: cannot release its turn (it expires by itself): ${(err as Error).message}`));
+      },
+    };
+  }
+
+  /**
+   * Stores a message at `seq`. The unique (sessionId, seq) index is the last guard of the order: a seq
+   * taken by another writer is 409 session_busy, never a second message at the same place.
+   */
   async append(sessionId: number, seq: number, m: NewMessage): Promise<NetaClawMessageEntity> {
-    return dbWriteLock.run(() =>
-      this.messages.save(
-        this.messages.create({
-          sessionId,
-          seq,
-          role: m.role,
-          content: m.content,
-          toolCalls: m.toolCalls ?? null,
-          toolCallId: m.toolCallId ?? null,
-          name: m.name ?? null,
-        })
-      )
+    return dbWriteLock.run(async () => {
+      try {
+        return await this.insertMessage(sessionId, seq, m);
+      } catch (err) {
+        if (isUniqueViolation(err)) throw sessionBusy(sessionId);
+        throw err;
+      }
+    });
+  }
+
+  private insertMessage(sessionId: number, seq: number, m: NewMessage): Promise<NetaClawMessageEntity> {
+    return this.messages.save(
+      this.messages.create({
+        sessionId,
+        seq,
+        role: m.role,
+        content: m.content,
+        toolCalls: m.toolCalls ?? null,
+        toolCallId: m.toolCallId ?? null,
+        name: m.name ?? null,
+      })
     );
   }
 

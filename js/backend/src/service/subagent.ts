@@ -20,6 +20,7 @@ import type { MainServices } from '../runtime/tools/types';
 import { SKILLS_DIR } from '../settings';
 import { has, Obj, optInt, parseId, requireObject } from '../validate';
 import { AgentService, parseSessionFields } from './agent';
+import { CatalogService } from './catalog';
 import { MemoryService } from './memory';
 
 export type { CallRecord } from '../runtime/host';
@@ -189,6 +190,9 @@ export class SubagentService {
   @Inject()
   memoryService: MemoryService;
 
+  @Inject()
+  catalogService: CatalogService;
+
   private readonly live = new Map<number, LiveBatch>();
   private readonly todos = new Map<string, Array<{ text: string; done: boolean }>>();
   private readonly sessionSeq = new Mutex();
@@ -287,6 +291,7 @@ export class SubagentService {
     let ended: Promise<void> | null = null;
     const host = new WorkerHost({
       batchId: id,
+      catalog: d.catalog ?? undefined,
       agentId: spec.agentId,
       policy: workerPolicy,
       routes,
@@ -496,6 +501,7 @@ export class SubagentService {
     if (!Array.isArray(input.routes)) throw invalidInput('routes must be an array');
     if (typeof input.name !== 'string' || input.name === '') throw invalidInput('name must be a non-empty string');
     const ctx: RunnerContext = {
+      catalog: this.catalogService.catalog(),
       policy: pol,
       routes: structuredClone(input.routes),
       ops: this.operations(),

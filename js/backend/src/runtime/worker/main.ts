@@ -5,6 +5,7 @@
  * process as `proxy`, and refuses denied calls with their reason. Calls run one at a time, in order.
  * A malformed message is answered with `error` and the worker exits.
  */
+import { policy } from '../../policy';
 import { setFdResolver } from '../operations/confined';
 import { NodeFileSystemOperations } from '../operations/fs';
 import { ShellProcessOperations } from '../operations/process';
@@ -41,8 +42,15 @@ function askFd(fd: number): Promise<string | null> {
 }
 
 function start(init: InitMessage): void {
+  try {
+    // The package checks the catalog as a whole (entries, names unique): a worker never runs on a bad one.
+    policy().syncCatalog(init.catalog, []);
+  } catch (err) {
+    return fatal(`rejected message: init: invalid field catalog: ${(err as Error).message}`);
+  }
   setFdResolver(askFd);
   ctx = {
+    catalog: init.catalog,
     policy: init.policy,
     routes: init.routes,
     ops: {
