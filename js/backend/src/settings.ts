@@ -73,6 +73,9 @@ function dbSettings(): DbSettings {
 
 export const DB: DbSettings = dbSettings();
 
+/** SQLite: how long a write waits for a lock another process holds on the file before SQLITE_BUSY. */
+export const SQLITE_BUSY_TIMEOUT_MS = intEnv('SQLITE_BUSY_TIMEOUT_MS', 5000, 0, 600000);
+
 export function describeDb(db: DbSettings = DB): string {
   return db.kind === 'sqlite'
     ? `sqlite ${db.path}`

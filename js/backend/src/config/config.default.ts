@@ -8,7 +8,7 @@ import { NetaClawSubagentBatchEntity } from '../entity/batch';
 import { NetaClawToolCallEntity } from '../entity/toolcall';
 import { NetaClawToolEntity } from '../entity/tool';
 import { NetaClawDataSource } from '../datasource';
-import { DB, HOST, JSON_BODY_LIMIT, PORT, TRUST_PROXY } from '../settings';
+import { DB, HOST, JSON_BODY_LIMIT, PORT, SQLITE_BUSY_TIMEOUT_MS, TRUST_PROXY } from '../settings';
 
 const entities = [
   NetaClawToolEntity,
@@ -27,6 +27,11 @@ function dataSource() {
       type: 'better-sqlite3',
       customDataSourceClass: NetaClawDataSource,
       database: DB.path,
+      // WAL: another process may read the file (a backup, a report) while the backend writes, and the
+      // backend's writes never wait for such a reader. The busy timeout: a write that finds the file
+      // locked by another process waits up to this long instead of failing with SQLITE_BUSY.
+      enableWAL: true,
+      timeout: SQLITE_BUSY_TIMEOUT_MS,
       synchronize: true,
       logging: false,
       entities,

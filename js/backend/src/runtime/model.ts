@@ -67,11 +67,14 @@ function describeFailure(err: unknown, channel: ModelChannel): ModelError {
     return new ModelError('model_error', `the model service at ${channel.baseUrl} answered HTTP ${err.status}: ${detail}`);
   }
   if (err instanceof OpenAI.APIConnectionError) {
-    const cause = (err as { cause?: Error }).cause;
-    return new ModelError(
-      'model_error',
-      `cannot reach the model service at ${channel.baseUrl}: ${cause?.message ?? err.message}`
-    );
+    // the reason is at the end of the chain (fetch failed ← connect ECONNREFUSED / other side closed)
+    const reasons: string[] = [];
+    for (let e = (err as { cause?: unknown }).cause; e && reasons.length < 4; e = (e as { cause?: unknown }).cause) {
+      const m = (e as Error).message ?? String(e);
+      if (m && !reasons.includes(m)) reasons.push(m);
+    }
+    const why = reasons.length === 0 ? err.message : reasons.length === 1 ? reasons[0] : `${reasons[0]} (${reasons.slice(1).join(': ')})`;
+    return new ModelError('model_error', `cannot reach the model service at ${channel.baseUrl}: ${why}`);
   }
   return new ModelError(
     'model_error',
