@@ -268,6 +268,12 @@ function defineTests(backend) {
       assert.equal(page.list[0].driver, 'model');
       assert.equal(page.list[0].status, 'completed');
       assert.equal(String(page.list[0].sessionId), String(done.sessionId));
+      // the session's batches, as the chat page lists them
+      const bySession = (await call(s, 'GET', `/admin/netaclaw/subagent/page?sessionId=${done.sessionId}`)).body.data;
+      assert.deepEqual([bySession.total, bySession.list.map(b => b.id)], [1, [batchId]]);
+      const otherSession = (await call(s, 'GET', `/admin/netaclaw/subagent/page?sessionId=${done.sessionId + 1000}`)).body.data;
+      assert.deepEqual([otherSession.total, otherSession.list], [0, []]);
+      assert.equal((await call(s, 'GET', `/admin/netaclaw/subagent/page?sessionId=${'x'.repeat(65)}`)).status, 400);
       const info = (await call(s, 'GET', `/admin/netaclaw/subagent/info?id=${batchId}`)).body.data;
       assert.deepEqual(info.policy.workspaceRoots, [work]);
       assert.equal(info.calls[0].name, 'read_file');

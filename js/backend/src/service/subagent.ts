@@ -450,6 +450,11 @@ export class SubagentService {
     if (size > 1000) throw invalidInput('size must be at most 1000');
     const qb = this.batches.createQueryBuilder('b');
     if (has(query, 'agentId') && query.agentId !== '') qb.andWhere('b.agentId = :agentId', { agentId: parseId(query.agentId, 'agentId') });
+    // the batches a chat session started (the chat page lists them with the session)
+    if (has(query, 'sessionId') && query.sessionId !== '') {
+      if (typeof query.sessionId !== 'string') throw invalidInput('sessionId must be given once');
+      qb.andWhere('b.sessionId = :sessionId', { sessionId: sessionKey(query.sessionId) });
+    }
     qb.orderBy('b.id', 'DESC').skip((page - 1) * size).take(size);
     const [rows, total] = await qb.getManyAndCount();
     return { list: rows.map(r => { const { calls: _c, ...rest } = batchView(r, []); void _c; return rest; }), total };
