@@ -9,6 +9,7 @@ export const router = createRouter({
     { path: '/agents', name: 'agents', component: () => import('./views/AgentListView.vue') },
     { path: '/agents/new', name: 'agent-new', component: () => import('./views/AgentEditView.vue') },
     { path: '/agents/:id(\\d+)', name: 'agent-edit', component: () => import('./views/AgentEditView.vue'), props: true },
-    { path: '/chat', name: 'chat', component: () => import('./views/SubagentView.vue') },
+    { path: '/chat', name: 'chat', component: () => import('./views/ChatView.vue') },
+    { path: '/channels', name: 'channels', component: () => import('./views/ChannelsView.vue') },
   ],
 });

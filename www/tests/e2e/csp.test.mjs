@@ -4,7 +4,8 @@
 // violations when there are any.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, apiData, launch, open, switchLocale, uniqueName } from './helpers.mjs';
+import { BASE, apiData, launch, notesWorkspace, open, scriptedChannel, switchLocale, uniqueName } from './helpers.mjs';
+import { MESSAGES, NOTES } from './model-script.mjs';
 
 let browser;
 const violations = [];
@@ -73,10 +74,38 @@ test('the pages answer with the policy and run without a CSP violation', async (
   await page.locator('[data-testid=agent-table] tr.agent-row').first().waitFor();
   await collect(page);
 
-  // 对话 · 子 Agent
-  page = await open(browser.context, `/chat?agent=${agent.id}`);
-  await page.getByTestId('route-table').locator('tr.route-row').first().waitFor();
-  await collect(page);
+  // 对话 · 子 Agent: a chat turn over the WebSocket, a delegated batch read from its event stream, the
+  // batch console; 模型渠道: the table, the dialog, a confirmation
+  const channel = await scriptedChannel();
+  const work = notesWorkspace(NOTES);
+  try {
+    const master = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('csp-master'), toolsets: ['base', 'delegation'], crewRole: 'master' });
+    page = await open(browser.context, `/chat?agent=${master.id}`);
+    await page.getByTestId('chat-channel').waitFor();
+    await page.getByTestId('chat-fields').getByTestId('field-cwd').fill(work.path);
+    await page.getByTestId('chat-input').fill(MESSAGES.delegate);
+    await page.getByTestId('chat-send').click();
+    await page.locator('[data-testid=chat-batches] [data-testid=batch-card][data-status=completed]').waitFor();
+    await page.getByTestId('chat-answering').waitFor({ state: 'detached' });
+    await page.locator('[data-testid=chat-batches] .el-collapse-item__header').first().click();
+    await page.getByTestId('batch-routes').waitFor();
+    await page.getByTestId('batch-console').getByTestId('console-run').click(); // no tool name yet: the page says so
+    await page.getByTestId('console-error').waitFor();
+    await collect(page);
+
+    page = await open(browser.context, '/channels');
+    const row = page.locator(`[data-testid=channel-table] tr.channel-row-${channel.channel.id}`);
+    await row.waitFor();
+    await page.getByTestId('channel-add').click();
+    await page.getByTestId('channel-dialog').getByTestId('channel-name').waitFor();
+    await page.keyboard.press('Escape');
+    await row.getByTestId('channel-delete').click();
+    await page.locator('.el-popconfirm').first().waitFor();
+    await collect(page);
+  } finally {
+    await channel.remove();
+    work.remove();
+  }
 
   assert.deepEqual(violations, []);
   assert.deepEqual(consoleCsp, []);

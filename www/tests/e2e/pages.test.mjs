@@ -43,12 +43,17 @@ test('the three pages open from the left menu', async () => {
   await page.getByRole('tab', { name: /基本信息/ }).click();
   assert.equal(await page.getByTestId('agent-name').inputValue(), name);
 
-  // 对话 · 子 Agent
+  // 对话 · 子 Agent: the chat, the session's batches, the batch console
   await page.getByTestId('menu-chat').click();
   await page.getByTestId('chat-page').waitFor();
-  await page.getByTestId('route-table').waitFor();
-  const routeRows = page.locator('[data-testid=route-table] .el-table__body-wrapper tr.route-row');
-  assert.equal(await countSettles(routeRows, builtinCatalog().length), builtinCatalog().length);
+  await page.getByTestId('chat-batches').waitFor();
+  await page.getByTestId('batch-console').waitFor();
+  await page.getByTestId('chat-offered').locator('[data-tool]').first().waitFor();
+
+  // 模型渠道
+  await page.getByTestId('menu-channels').click();
+  await page.getByTestId('channels-page').waitFor();
+  await page.getByTestId('channel-table').waitFor();
 
   assert.deepEqual(browser.errors, []);
 });
