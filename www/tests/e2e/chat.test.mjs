@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { label } from '@netaclaw/tool-policy';
-import { apiData, launch, notesWorkspace, open, screenshot, scriptedChannel, uniqueName } from './helpers.mjs';
+import { apiData, launch, notesWorkspace, open, screenshot, scriptedChannel, switchLocale, uniqueName } from './helpers.mjs';
 import { MESSAGES, NOTES, SUB_TOOLS, TASK } from './model-script.mjs';
 
 let browser;
@@ -55,14 +55,14 @@ async function checkReadCards(scope) {
   assert.equal(await read.locator('.tool-card-route [data-route]').getAttribute('data-route'), 'worker-local');
 
   const write = card(scope, 'write_file');
-  assert.equal(await write.getAttribute('data-state'), 'denied');
+  assert.equal(await write.getAttribute('data-state'), 'refused');
   assert.equal(await write.getAttribute('data-reason'), 'write_blocked_by_readonly_policy');
   assert.equal((await write.locator('.tool-card-head > .reason-tag').innerText()).trim(), zh('reasons', 'write_blocked_by_readonly_policy'));
   await write.getByTestId('tool-card-denied').waitFor();
   assert.equal(await write.locator('.tool-card-route [data-route]').getAttribute('data-route'), 'disabled');
 
   const mem = card(scope, 'memory_save');
-  assert.equal(await mem.getAttribute('data-state'), 'denied');
+  assert.equal(await mem.getAttribute('data-state'), 'refused');
   assert.equal(await mem.getAttribute('data-reason'), 'tool_not_offered');
   assert.equal((await mem.locator('.tool-card-head > .reason-tag').innerText()).trim(), zh('reasons', 'tool_not_offered'));
   await mem.getByTestId('tool-card-denied').waitFor();
@@ -110,6 +110,12 @@ test('a chat turn streams its answer; each tool call is a card with its decision
   assert.match(await transcript(again).getByTestId('msg-assistant').last().innerText(), new RegExp(NOTES));
   assert.equal(await again.getByTestId('chat-fields').getByTestId('field-cwd').inputValue(), work);
   assert.match(await again.getByTestId('chat-session').innerText(), new RegExp(`#${sessionId} `));
+  // in English: the package's English labels
+  await switchLocale(again, 'en');
+  const writeCard = card(transcript(again), 'write_file');
+  await writeCard.locator('.tool-card-head > .reason-tag', { hasText: label('reasons', 'write_blocked_by_readonly_policy', 'en') }).waitFor();
+  assert.equal((await card(transcript(again), 'read_file').locator('.decision').innerText()).trim(), label('routes', 'worker-local', 'en'));
+  await switchLocale(again, 'zh-CN');
   // a second turn in the reloaded session goes on in it
   await send(again, 'thanks');
   await transcript(again).getByTestId('msg-assistant').filter({ hasText: 'You said: thanks' }).waitFor();
@@ -152,7 +158,7 @@ test('a master delegates: its sub-agent batch appears live with its stored route
   assert.equal(await card(done, 'read_file').getAttribute('data-decision'), 'worker-local');
   assert.match(await card(done, 'read_file').getByTestId('tool-card-output').innerText(), new RegExp(NOTES));
   const bash = card(done, 'bash');
-  assert.equal(await bash.getAttribute('data-state'), 'denied');
+  assert.equal(await bash.getAttribute('data-state'), 'refused');
   assert.equal((await bash.locator('.tool-card-head > .reason-tag').innerText()).trim(), zh('reasons', 'shell_disabled_by_policy'));
   assert.match(await done.getByTestId('batch-policy').innerText(), new RegExp(`roots=\\[${work}\\].*shell=false`, 's'));
 

@@ -59,7 +59,7 @@ test('the batch console runs calls in a real worker: one allowed, one denied wit
   assert.equal((await read.locator('.decision').innerText()).trim(), zh('routes', 'worker-local'));
   assert.match(await read.getByTestId('tool-card-output').innerText(), new RegExp(NOTES));
   const bash = batch.locator('[data-testid=tool-card][data-tool=bash]');
-  assert.equal(await bash.getAttribute('data-state'), 'denied');
+  assert.equal(await bash.getAttribute('data-state'), 'refused');
   assert.equal((await bash.locator('.tool-card-head > .reason-tag').innerText()).trim(), zh('reasons', 'shell_disabled_by_policy'));
   await bash.getByTestId('tool-card-denied').waitFor();
 
