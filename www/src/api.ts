@@ -41,6 +41,11 @@ export class ApiError extends Error {
   }
 }
 
+/** The text of an error for the page (an ApiError's message, or any other error's). */
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
 /** Called when a request is answered 401, so the shell can open the login box. */
 export const unauthorized = ref(false);
 

@@ -1,9 +1,8 @@
-// Shapes of the backend's HTTP API (docs/backend-api.md). The policy types themselves
-// (ToolManifest, RuntimeDiagnostic, …) come from @netaclaw/tool-policy via ./policy.
+// Shapes of the backend's HTTP API (docs/backend-api.md). The policy's own types and vocabularies
+// (Capability, CrewRole, RoutingStrategy, ToolManifest, …) are the package's, never restated here.
+import type { Capability, CrewRole, RoutingStrategy } from '@netaclaw/tool-policy';
 
-export type Capability = 'text' | 'vision' | 'multimodal';
-export type CrewRole = 'master' | 'sub';
-export type RoutingStrategy = 'auto' | 'force-local' | 'force-main-process-proxy' | 'force-disabled';
+export type { Capability, CrewRole, RoutingStrategy };
 
 /** A `netaclaw_tool` row as the backend returns it. */
 export interface ToolRow {

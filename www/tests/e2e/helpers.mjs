@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { builtinCatalog } from '@netaclaw/tool-policy';
 
 export const BASE = process.env.E2E_BASE_URL;
 export const TOKEN = process.env.E2E_ADMIN_TOKEN;
@@ -73,6 +74,11 @@ export async function apiData(method, path, body) {
   const r = await api(method, path, body);
   if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${JSON.stringify(r.body)}`);
   return r.body.data;
+}
+
+/** The catalog the backend works with (the pages take theirs from the same place). */
+export async function serverCatalog() {
+  return builtinCatalog();
 }
 
 export async function screenshot(page, name) {

@@ -16,7 +16,7 @@ test('the three pages open from the left menu', async () => {
   const name = uniqueName('pages');
   const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name, toolsets: ['base', 'planning'] });
 
-  const page = await open(browser.context, '/tools');
+  const page = await open(browser.context, '/agent/tools');
   // Tool 管理: the table lists the whole builtin catalog, mirror fields and runtime profile.
   await page.getByTestId('tools-page').waitFor();
   await page.locator('.tool-row-bash').first().waitFor();
@@ -38,7 +38,7 @@ test('the three pages open from the left menu', async () => {
   assert.equal(await countSettles(page.locator('[data-testid=agent-table] .el-table__body-wrapper tr.agent-row'), 1), 1);
   await page.locator(`.agent-row-${agent.id}`).first().getByRole('button').click();
   await page.getByTestId('agent-edit-page').waitFor();
-  assert.match(page.url(), new RegExp(`#/agents/${agent.id}$`));
+  assert.match(page.url(), new RegExp(`#/agent/${agent.id}$`));
   await page.getByTestId('injected-tools').locator('[data-tool=read_file]').waitFor();
   await page.getByRole('tab', { name: /基本信息/ }).click();
   assert.equal(await page.getByTestId('agent-name').inputValue(), name);
