@@ -3,7 +3,7 @@
  * `checkToolCall` against a policy and routes. Nothing here restates a rule; this module only calls the
  * package and shapes its answer for the runtime.
  */
-import { policy } from '../policy';
+import { activeCatalog, policy } from '../policy';
 
 export type GateDecision = 'worker-local' | 'main-process-proxy' | 'denied';
 
@@ -47,7 +47,9 @@ export function checkCall(input: GateInput): GateResult {
   if (typeof p.checkToolCall !== 'function') {
     throw new Error('the installed @netaclaw/tool-policy has no checkToolCall: rebuild pkg/ (scripts/build-pkg.sh)');
   }
+  const catalog = activeCatalog();
   const r = p.checkToolCall({
+    ...(catalog ? { catalog } : {}),
     policy: input.policy,
     routes: input.routes,
     call: { name: input.name, arguments: input.arguments === undefined ? null : input.arguments },
@@ -69,7 +71,7 @@ let shellTools: Set<string> | undefined;
 export function requiresShell(name: string): boolean {
   if (!shellTools) {
     const p = policy();
-    shellTools = new Set(p.builtinCatalog().map(s => p.toolManifest(s)).filter(m => m.requiresShell).map(m => m.name));
+    shellTools = new Set((activeCatalog() ?? p.builtinCatalog()).map(s => p.toolManifest(s)).filter(m => m.requiresShell).map(m => m.name));
   }
   return shellTools.has(name);
 }

@@ -1,6 +1,6 @@
 import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { InjectEntityModel } from '@midwayjs/typeorm';
-import { Repository } from 'typeorm';
+import { IsNull, Repository } from 'typeorm';
 import { NetaClawSubagentBatchEntity } from '../entity/batch';
 import { NetaClawToolCallEntity } from '../entity/toolcall';
 import { invalidInput, notFound } from '../errors';
@@ -503,16 +503,35 @@ export class SubagentService {
       services: this.services(`session:${sessionId}`),
     };
     const { outcome } = await runHere(ctx, 'any', input.name, input.args);
+    return this.recordSessionCall(input.sessionId, { name: input.name, arguments: input.args, ...outcome! });
+  }
+
+  /**
+   * Stores a call of a session's main agent (no batch) with the session's next `seq`: the calls
+   * `runMainTool` ran, and those the executor decided itself (a tool not offered, arguments that are not
+   * JSON, a delegation).
+   */
+  async recordSessionCall(session: string | number, call: Omit<CallRecord, 'seq'>): Promise<CallRecord> {
+    const sessionId = sessionKey(session);
     return this.sessionSeq.run(async () => {
       const max = await this.calls
         .createQueryBuilder('c')
         .select('MAX(c.seq)', 'max')
         .where('c.sessionId = :sessionId AND c.batchId IS NULL', { sessionId })
         .getRawOne<{ max: number | null }>();
-      const record: CallRecord = { seq: Number(max?.max ?? 0) + 1, name: input.name, arguments: input.args, ...outcome! };
+      const record = { seq: Number(max?.max ?? 0) + 1, ...call } as CallRecord;
       await this.storeCall(null, sessionId, record);
       return record;
     });
+  }
+
+  /** The calls of a session's main agent, in order. */
+  async sessionCalls(session: string | number): Promise<StoredCall[]> {
+    const rows = await this.calls.find({
+      where: { sessionId: sessionKey(session)!, batchId: IsNull() },
+      order: { seq: 'ASC', id: 'ASC' },
+    });
+    return rows.map(callView);
   }
 
   /** At start: batches left `running` by a backend that stopped are `failed`. */
