@@ -1,6 +1,7 @@
 // Thin client of the backend (docs/backend-api.md). Every /admin route gets the admin token.
 import { ref } from 'vue';
-import type { AgentInput, AgentRow, Page, PreviewPromptResult, SyncResult, ToolRow } from './types';
+import type { AgentInput, AgentRow, ChannelView, Page, PreviewPromptResult, SyncResult, ToolRow } from './types';
+import type { ToolManifest } from '@netaclaw/tool-policy';
 
 const TOKEN_KEY = 'netaclaw.adminToken';
 
@@ -80,6 +81,7 @@ function qs(params: Record<string, string | number>): string {
 
 const TOOL = '/admin/netaclaw/tool';
 const AGENT = '/admin/netaclaw/agent';
+const CHANNEL = '/admin/netaclaw/channel';
 
 export interface ToolPageQuery {
   page?: number;
@@ -98,9 +100,14 @@ export const api = {
     update: (idOrName: { id?: number; name?: string }, patch: Record<string, unknown>) =>
       request<ToolRow>('POST', `${TOOL}/update`, { ...patch, ...idOrName }),
     all: () => request<ToolRow[]>('GET', `${TOOL}/all`),
+    /** The backend's merged catalog (builtin tools, then NETACLAW_CATALOG_FILE's), as manifests. */
+    catalog: () => request<ToolManifest[]>('GET', `${TOOL}/catalog`),
     sync: () => request<SyncResult>('POST', `${TOOL}/sync`),
     forAgent: () => request<{ toolsets: string[]; tools: ToolRow[]; profiles: unknown[] }>('GET', `${TOOL}/forAgent`),
     diagnostic: (body: Record<string, unknown>) => request<unknown>('POST', `${TOOL}/diagnostic`, body),
+  },
+  channel: {
+    page: (q: { page?: number; size?: number }) => request<Page<ChannelView>>('POST', `${CHANNEL}/page`, q),
   },
   agent: {
     page: (q: { page?: number; size?: number; name?: string }) => request<Page<AgentRow>>('POST', `${AGENT}/page`, q),

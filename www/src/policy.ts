@@ -29,6 +29,7 @@ import type {
 } from '@netaclaw/tool-policy';
 import { locale } from './i18n';
 import { catalogNow } from './composables/useCatalog';
+import { channelFor } from './composables/useChannels';
 import type { AgentInput, ToolRow } from './types';
 
 export type { CatalogInfo, ProfileRouteDiff, ResolveResult, RuntimeDiagnostic, ToolManifest, ToolRowView, ToolRuntimeRoute, ToolSchema };
@@ -168,7 +169,7 @@ export function catalogNames(): string[] {
 }
 
 export function diagnose(agent: Partial<AgentInput>, governance: ToolRow[], batch: SubagentBatch): RuntimeDiagnostic {
-  return runtimeDiagnostic({ ...agentInput(agent, governance, catalogNow()), ...batch });
+  return runtimeDiagnostic({ ...agentInput(agent, governance, catalogNow(), channelFor(agent)), ...batch });
 }
 
 /**

@@ -36,6 +36,10 @@ export interface AgentInput {
   crewRole: CrewRole | null;
   toolsets: string[] | null;
   tools: { disabled?: string[] } | null;
+  /** The model channel; null = the default channel. */
+  modelChannelId: number | null;
+  /** The tools its sub-agents may use; null = every tool the agent gets. */
+  subagentTools: string[] | null;
 }
 
 export interface AgentRow extends AgentInput {
@@ -64,6 +68,18 @@ export interface PreviewPromptResult {
   disabledReasons: { name: string; reason: string }[];
   warnings: { code: string; subject: string }[];
   modelCapability: string;
+}
+
+/** A model channel as the backend shows it (the key is never sent back). */
+export interface ChannelView {
+  id: number;
+  name: string;
+  baseUrl: string;
+  model: string;
+  capability: Capability;
+  isDefault: boolean;
+  hasApiKey: boolean;
+  apiKeyMasked: string | null;
 }
 
 export interface SyncResult {

@@ -247,3 +247,45 @@ test('可用工具 lists what the selected toolsets give; Element Plus speaks th
   await switchLocale(page, 'zh-CN');
   assert.deepEqual(browser.errors, []);
 });
+
+test('子 Agent 允许工具: stored on the agent, restored on reload, and a named session routes only those', async () => {
+  const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('subtools'), toolsets: ['base', 'planning'], subagentTools: ['read_file'] });
+  const page = await open(browser.context, `/agent/${agent.id}`);
+  const select = page.getByTestId('agent-subagent-tools');
+  await select.locator('.el-tag', { hasText: 'read_file' }).waitFor();
+  assert.equal(await page.getByTestId('agent-subagent-all').locator('input').isChecked(), false);
+  await select.click();
+  await pickOption(page, 'popper-agent-subagent-tools', 'list_dir');
+  await page.keyboard.press('Escape');
+  await page.getByTestId('agent-save').click();
+  await page.locator('.el-message--success').first().waitFor();
+  assert.deepEqual((await apiData('GET', `/admin/netaclaw/agent/info?id=${agent.id}`)).subagentTools, ['read_file', 'list_dir']);
+
+  await page.reload();
+  await select.locator('.el-tag', { hasText: 'list_dir' }).waitFor();
+  assert.deepEqual((await select.locator('.el-tag').allInnerTexts()).map((s) => s.trim()), ['read_file', 'list_dir']);
+  // a named session: the sub-agent's routes are those two; grep is not selected for it
+  await page.getByTestId('session-named').click();
+  await page.getByTestId('session-cwd').fill('/srv/app');
+  await sessionRow(page, 'read_file').locator('[data-route=worker-local]').waitFor();
+  await sessionRow(page, 'list_dir').locator('[data-route=worker-local]').waitFor();
+  assert.equal((await sessionRow(page, 'grep').locator('.reason-tag').innerText()).trim(), label('reasons', 'not_selected_for_subagent', 'zh-CN'));
+
+  // all again: stored as null
+  await page.getByTestId('agent-subagent-all').click();
+  await page.getByTestId('agent-save').click();
+  await page.locator('.el-message--success').nth(0).waitFor();
+  await expectStored(agent.id, (a) => a.subagentTools === null);
+  assert.deepEqual(browser.errors, []);
+});
+
+async function expectStored(id, ok) {
+  const deadline = Date.now() + 5000;
+  let last;
+  while (Date.now() < deadline) {
+    last = await apiData('GET', `/admin/netaclaw/agent/info?id=${id}`);
+    if (ok(last)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.fail(`agent ${id} is ${JSON.stringify(last)}`);
+}

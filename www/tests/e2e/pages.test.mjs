@@ -1,8 +1,7 @@
 // The three pages open from the left menu and show their data.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { builtinCatalog } from '@netaclaw/tool-policy';
-import { BASE, TOKEN, apiData, countSettles, launch, open, screenshot, uniqueName } from './helpers.mjs';
+import { BASE, TOKEN, apiData, countSettles, launch, open, screenshot, serverCatalog, uniqueName } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -16,13 +15,14 @@ test('the three pages open from the left menu', async () => {
   const name = uniqueName('pages');
   const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name, toolsets: ['base', 'planning'] });
 
+  const catalog = await serverCatalog();
   const page = await open(browser.context, '/agent/tools');
-  // Tool 管理: the table lists the whole builtin catalog, mirror fields and runtime profile.
+  // Tool 管理: the table lists the whole catalog, mirror fields and runtime profile.
   await page.getByTestId('tools-page').waitFor();
   await page.locator('.tool-row-bash').first().waitFor();
   const all = await apiData('GET', '/admin/netaclaw/tool/all');
   const toolRows = await countSettles(page.locator('[data-testid=tool-table] .el-table__body-wrapper tr.tool-row'), Math.min(all.length, 50));
-  assert.equal(all.length, builtinCatalog().length);
+  assert.equal(all.length, catalog.length);
   assert.equal(toolRows, Math.min(all.length, 50));
   const bashRow = page.locator('[data-testid=tool-table] .el-table__body-wrapper tr.tool-row-bash');
   await assert.doesNotReject(bashRow.getByText('local', { exact: true }).waitFor({ timeout: 5000 }));
@@ -48,7 +48,7 @@ test('the three pages open from the left menu', async () => {
   await page.getByTestId('chat-page').waitFor();
   await page.getByTestId('route-table').waitFor();
   const routeRows = page.locator('[data-testid=route-table] .el-table__body-wrapper tr.route-row');
-  assert.equal(await countSettles(routeRows, builtinCatalog().length), builtinCatalog().length);
+  assert.equal(await countSettles(routeRows, catalog.length), catalog.length);
 
   assert.deepEqual(browser.errors, []);
 });

@@ -126,6 +126,8 @@ async function main() {
       DATA_DIR: dataDir,
       DB_PATH: join(dataDir, 'netaclaw.sqlite'),
       ADMIN_TOKEN,
+      // the OCR follow-up of seed 001: a vision tool registered by file (ocr.test.mjs)
+      NETACLAW_CATALOG_FILE: join(here, 'fixtures', 'ocr-catalog.json'),
       NODE_ENV: process.env.NODE_ENV ?? 'production',
     },
     stdio: ['ignore', out, out],

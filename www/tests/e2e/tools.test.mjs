@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { catalogInfo, getToolNamesByToolset, label, toolRowView } from '@netaclaw/tool-policy';
-import { api, apiData, countSettles, launch, open, pickOption, screenshot, serverCatalog, switchLocale } from './helpers.mjs';
+import { api, apiData, countSettles, launch, open, pickOption, screenshot, serverCatalog, switchLocale, waitToolField } from './helpers.mjs';
 
 let browser;
 let catalog;
@@ -134,9 +134,9 @@ test('editing human fields in the drawer: label, prompt hint, strategy, extra; s
 
     // a normal tool's switch works: bash off, then on again
     await row(page, 'bash').getByTestId('status-switch').click();
-    await expectStatus('bash', 0);
+    await waitToolField('bash', 'status', 0);
     await row(page, 'bash').getByTestId('status-switch').click();
-    await expectStatus('bash', 1);
+    await waitToolField('bash', 'status', 1);
 
     // sync keeps the human fields
     await page.getByTestId('tool-sync').click();
@@ -221,14 +221,3 @@ test('the filters: name, toolset, status, capability, and reset', async () => {
   await settle(all.filter((r) => r.capability === 'vision').map((r) => r.name));
   assert.deepEqual(browser.errors, []);
 });
-
-async function expectStatus(name, status) {
-  const deadline = Date.now() + 5000;
-  let last;
-  while (Date.now() < deadline) {
-    last = (await apiData('GET', `/admin/netaclaw/tool/info?name=${name}`)).status;
-    if (last === status) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.equal(last, status, `${name}.status`);
-}
