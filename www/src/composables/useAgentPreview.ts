@@ -50,6 +50,8 @@ export function useAgentPreview(
   catalog: Ref<ToolSchema[] | null>,
   channel: Ref<Channel | null>,
   session: SessionForm,
+  /** False while the agent and the rows are loading: no preview of a half-loaded form. */
+  ready: Ref<boolean>,
 ) {
   /** The sub-agent selection of the agent, as every diagnostic of the page takes it. */
   const selection = (): SubagentBatch => {
@@ -59,7 +61,7 @@ export function useAgentPreview(
 
   const preview = computed<Outcome<AgentPreview> | null>(() => {
     const c = catalog.value;
-    if (!c) return null;
+    if (!c || !ready.value) return null;
     return attempt(() => previewAgent(draft(), governance.value, c, channel.value, selection()));
   });
 
@@ -90,7 +92,7 @@ export function useAgentPreview(
 
   const routes = computed<Outcome<SessionRoutes> | null>(() => {
     const c = catalog.value;
-    if (!c || !session.named) return null;
+    if (!c || !ready.value || !session.named) return null;
     return attempt(() => sessionRoutes(draft(), governance.value, c, channel.value, sessionInput()));
   });
 

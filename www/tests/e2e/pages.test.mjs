@@ -1,6 +1,7 @@
 // The three pages open from the left menu and show their data.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { BASE, TOKEN, apiData, countSettles, launch, open, screenshot, serverCatalog, uniqueName } from './helpers.mjs';
 
 let browser;
@@ -31,6 +32,14 @@ test('the three pages open from the left menu', async () => {
   await page.getByTestId('menu-agents').click();
   await page.getByTestId('agents-page').waitFor();
   await page.locator('[data-testid=agent-table] tr.agent-row').first().waitFor();
+  // the demo's example agents, seeded into the empty table at start (run.mjs sets NETACLAW_SEED_FILE)
+  const seeded = JSON.parse(readFileSync(new URL('../../../scripts/demo/agents.json', import.meta.url), 'utf8'));
+  await page.getByTestId('agent-filter-name').fill('示例');
+  await page.getByTestId('agent-filter-name').press('Enter');
+  const agentRows = page.locator('[data-testid=agent-table] .el-table__body-wrapper tr.agent-row');
+  assert.equal(await countSettles(agentRows, seeded.length), seeded.length);
+  const names = await page.locator('[data-testid=agent-table] .el-table__body-wrapper tr.agent-row td:nth-child(2)').allInnerTexts();
+  assert.deepEqual(names.map((n) => n.trim()), seeded.map((a) => a.name));
   await screenshot(page, 'agents');
   await page.getByTestId('agent-filter-name').fill(name);
   await page.getByTestId('agent-filter-name').press('Enter');
