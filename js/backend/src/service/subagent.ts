@@ -200,10 +200,12 @@ export class SubagentService {
     };
   }
 
-  private services(todoKey: string): MainServices {
+  /** `boundSkills`: the agent's skills (a batch reads them at its start, the main agent at each call). */
+  private services(todoKey: string, boundSkills: () => Promise<readonly string[]>): MainServices {
     return {
       memory: this.memoryService,
       skillsDir: SKILLS_DIR,
+      boundSkills,
       todos: { set: items => this.todos.set(todoKey, items) },
     };
   }
@@ -294,7 +296,7 @@ export class SubagentService {
       timeoutMs: spec.timeoutMs ?? BATCH_TIMEOUT_DEFAULT_MS,
       shell: shellSandbox().mode,
       ops: this.operations(),
-      services: this.services(todoKey),
+      services: this.services(todoKey, async () => [...agent.skills]),
       test,
       onEvent: (e: HostEvent) => {
         switch (e.type) {
@@ -502,7 +504,7 @@ export class SubagentService {
       shell: shellSandbox().mode,
       tools: MAIN_TOOLS,
       agentId,
-      services: this.services(`session:${sessionId}`),
+      services: this.services(`session:${sessionId}`, async () => (await this.agentService.agentFromRequest({ agentId }, 'agentId', false)).skills),
     };
     const { outcome } = await runHere(ctx, 'any', input.name, input.args);
     return this.recordSessionCall(input.sessionId, { name: input.name, arguments: input.args, ...outcome! });
