@@ -11,7 +11,7 @@ export const RUNTIME_REASONS = {
   notOffered: 'tool_not_offered', // policy-vocabulary: L0, the executor answers a call outside its offer (RUNTIME §1)
   /** L3: `bash` and `execute_skill` when bwrap cannot run (the host). */
   sandboxUnavailable: 'shell_sandbox_unavailable', // policy-vocabulary: L3, the host answers when bwrap cannot run (RUNTIME §1)
-  /** The host's realpath check: a path whose real location leaves every root. */
+  /** The host's realpath checks (before a call, and again on what a tool opened): a path whose real location leaves every root. */
   outsideWorkspace: 'path_outside_workspace', // policy-vocabulary: the host's symlink check after the lexical one (RUNTIME §1)
   /** Arguments the runtime cannot hand to the gate (not JSON, over the size limit), or a gate that threw. */
   invalidArguments: 'invalid_tool_arguments', // policy-vocabulary: arguments the runtime cannot read before the gate (RUNTIME §2)

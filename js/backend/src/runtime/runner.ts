@@ -120,7 +120,7 @@ export async function execute(ctx: RunnerContext, gate: GateResult, name: string
   } catch (err) {
     if (err instanceof OutsideRootsError) {
       // The host symlink check, made again on the object the tool opened: a path swapped meanwhile.
-      return denied('path_outside_workspace', cutText(err.message, 4096), started);
+      return denied(RUNTIME_REASONS.outsideWorkspace, cutText(err.message, 4096), started);
     }
     const message =
       err instanceof ToolError
