@@ -32,7 +32,7 @@ const LIST_GAP = 160;
  * longer names any vocabulary is stale and fails the check, so that the allowance ends with the rebuild.
  */
 const PENDING = {
-  'www/src/views/SubagentView.vue': 'the chat page, rebuilt as the real chat of RUNTIME §7 on its own branch',
+  'www/src/views/SubagentView.vue': 'the chat page, to be rebuilt as the real chat of RUNTIME §7',
 };
 
 export function vocabulary(info) {
