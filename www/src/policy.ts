@@ -4,7 +4,6 @@
 // picks labels by locale.
 import {
   agentResolveInput,
-  catalogInfo,
   getToolNamesByToolset,
   getToolSchema,
   label,
@@ -46,10 +45,6 @@ export function L(group: LabelGroup, code: string | null | undefined): string {
   }
 }
 
-export function info(catalog: ToolSchema[]): CatalogInfo {
-  return catalogInfo(catalog);
-}
-
 export function manifestOf(name: string, catalog: ToolSchema[]): ToolManifest | null {
   return getToolSchema(name, catalog);
 }
@@ -75,7 +70,7 @@ export type Channel = ModelChannelInput;
  * The resolver's input for an agent row or draft (docs/backend-api.md, "How an agent becomes a
  * resolver input"): the package's `agentResolveInput`, plus the catalog and the governance rows.
  */
-export function agentInput(agent: Partial<AgentInput>, governance: ToolRow[], catalog: ToolSchema[], channel: Channel | null = null) {
+function agentInput(agent: Partial<AgentInput>, governance: ToolRow[], catalog: ToolSchema[], channel: Channel | null = null) {
   return { catalog, governance: governance as never, ...agentResolveInput({ agent: agent as never, channel }) };
 }
 
