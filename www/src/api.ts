@@ -1,9 +1,9 @@
 // Thin client of the backend (docs/backend-api.md). Every /admin route gets the admin token.
 import { ref } from 'vue';
 import { createParser } from 'eventsource-parser';
-import type { AgentInput, AgentRow, Page, PreviewPromptResult, SyncResult, ToolRow } from './types';
+import type { AgentInput, AgentRow, ChannelView, Page, PreviewPromptResult, SyncResult, ToolRow } from './types';
 import type { RuntimeDiagnostic, ToolManifest } from '@netaclaw/tool-policy';
-import type { BatchRecord, BatchRow, BatchRunInput, ChannelInput, ChannelView, SessionFields, SessionInfo, SessionRow } from './types';
+import type { BatchRecord, BatchRow, BatchRunInput, ChannelInput, SessionFields, SessionInfo, SessionRow } from './types';
 
 const TOKEN_KEY = 'netaclaw.adminToken';
 

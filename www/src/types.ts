@@ -1,9 +1,8 @@
-// Shapes of the backend's HTTP API (docs/backend-api.md). The policy types themselves
-// (ToolManifest, RuntimeDiagnostic, …) come from @netaclaw/tool-policy via ./policy.
+// Shapes of the backend's HTTP API (docs/backend-api.md). The policy's own types and vocabularies
+// (Capability, CrewRole, RoutingStrategy, ToolManifest, …) are the package's, never restated here.
+import type { Capability, CrewRole, RoutingStrategy } from '@netaclaw/tool-policy';
 
-export type Capability = 'text' | 'vision' | 'multimodal';
-export type CrewRole = 'master' | 'sub';
-export type RoutingStrategy = 'auto' | 'force-local' | 'force-main-process-proxy' | 'force-disabled';
+export type { Capability, CrewRole, RoutingStrategy };
 
 /** A `netaclaw_tool` row as the backend returns it. */
 export interface ToolRow {
@@ -37,6 +36,10 @@ export interface AgentInput {
   crewRole: CrewRole | null;
   toolsets: string[] | null;
   tools: { disabled?: string[] } | null;
+  /** The model channel; null = the default channel. */
+  modelChannelId: number | null;
+  /** The tools its sub-agents may use; null = every tool the agent gets. */
+  subagentTools: string[] | null;
 }
 
 export interface AgentRow extends AgentInput {
@@ -225,9 +228,4 @@ export interface BatchRunInput {
   subagentTools?: string[] | null;
   calls: { name: string; arguments: unknown }[];
   timeoutMs?: number;
-}
-
-/** An agent row with the channel it names (null: the default channel). */
-export interface AgentWithChannel extends AgentRow {
-  modelChannelId: number | null;
 }

@@ -21,6 +21,8 @@ export type {
   UpdateOutcome,
   WorkerPolicy,
   ToolRuntimeRoute,
+  ReasonCode,
+  ToolCallDecision,
 } from '@netaclaw/tool-policy';
 
 export const POLICY_PACKAGE = '@netaclaw/tool-policy';

@@ -7,12 +7,11 @@
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { withServer, call, TOKEN } = require('./support/server');
 const { runOnEveryBackend } = require('./support/suites');
 const { startModel } = require('./support/model');
-const { chat, openWs, wsChat, addAgent, modelEnv } = require('./support/chat');
+const { chat, openWs, wsChat, addAgent, modelEnv, tmpDir } = require('./support/chat');
 const policy = require('@netaclaw/tool-policy');
 
 let model;
@@ -22,10 +21,6 @@ before(async () => {
 after(async () => {
   await model.close();
 });
-
-function tmpDir() {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-chat-')));
-}
 
 async function sessionInfo(s, id) {
   const r = await call(s, 'GET', `/admin/netaclaw/session/info?id=${id}`);

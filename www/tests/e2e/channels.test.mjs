@@ -34,7 +34,7 @@ async function fillDialog(page, values) {
 }
 
 test('model channels: add, edit with the key kept and masked, make default, delete; a channel in use is refused', async () => {
-  const page = await open(browser.context, '/channels');
+  const page = await open(browser.context, '/agent/channels');
   await page.getByTestId('channels-page').waitFor();
 
   // add: the key is typed once, and from then on shown only as the backend masks it
@@ -100,7 +100,7 @@ test('model channels: add, edit with the key kept and masked, make default, dele
   assert.ok((await refused.innerText()).includes(direct.body.error.message), await refused.innerText());
   await row(page, added.id).waitFor();
 
-  const chat = await open(browser.context, `/chat?agent=${agent.id}`); // the same browser tab
+  const chat = await open(browser.context, `/agent/chat?agent=${agent.id}`); // the same browser tab
   const shown = chat.getByTestId('chat-channel');
   await shown.waitFor();
   assert.equal(await shown.getAttribute('data-channel'), String(added.id));
@@ -108,7 +108,7 @@ test('model channels: add, edit with the key kept and masked, make default, dele
 
   // once no agent names it, it goes
   await apiData('POST', '/admin/netaclaw/agent/update', { id: agent.id, modelChannelId: null });
-  await open(browser.context, '/channels');
+  await open(browser.context, '/agent/channels');
   await row(page, added.id).getByTestId('channel-delete').click();
   await page.locator('.el-popconfirm__action .el-button--primary').last().click();
   await row(page, added.id).waitFor({ state: 'detached' });
@@ -124,7 +124,7 @@ test('without a model channel the chat page says how to configure one; the batch
   const refused = await api('POST', '/api/netaclaw/chat', { agentId: agent.id, message: 'hello' });
   assert.equal(refused.body.error.code, 'no_model_channel');
 
-  const page = await open(browser.context, `/chat?agent=${agent.id}`);
+  const page = await open(browser.context, `/agent/chat?agent=${agent.id}`);
   const hint = page.getByTestId('chat-no-channel');
   await hint.waitFor();
   assert.match(await hint.innerText(), /NETACLAW_MODEL_BASE_URL/);

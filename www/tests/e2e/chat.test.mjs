@@ -31,7 +31,7 @@ const transcript = (page) => page.getByTestId('chat-transcript');
 
 /** Opens the chat page for an agent and starts a new session in `cwd`. */
 async function openChat(agentId, cwd) {
-  const page = await open(browser.context, `/chat?agent=${agentId}`);
+  const page = await open(browser.context, `/agent/chat?agent=${agentId}`);
   await page.getByTestId('chat-channel').waitFor();
   if (cwd) await page.getByTestId('chat-fields').getByTestId('field-cwd').fill(cwd);
   return page;
@@ -102,8 +102,10 @@ test('a chat turn streams its answer; each tool call is a card with its decision
     ],
   );
 
-  // reload (the address names only the session): it comes back from session/info with its agent, the same cards
+  // reload (the address names only the session, by the first route, which leads to /agent/chat): it comes
+  // back from session/info with its agent, the same cards
   const again = await open(browser.context, `/chat?session=${sessionId}`);
+  await again.waitForURL(new RegExp(`#/agent/chat\\?(.*&)?session=${sessionId}(&|$)`));
   await checkReadCards(transcript(again));
   assert.match(await again.getByTestId('chat-agent').innerText(), new RegExp(`#${agent.id} `));
   assert.equal(await transcript(again).getByTestId('msg-user').count(), 1);
@@ -196,7 +198,7 @@ test('a master delegates: its sub-agent batch appears live with its stored route
 
   // reloaded, the session shows its batch again (from the database)
   const sessionId = Number(new URL(page.url().replace('#/', '')).searchParams.get('session'));
-  const again = await open(browser.context, `/chat?agent=${agent.id}&session=${sessionId}`);
+  const again = await open(browser.context, `/agent/chat?agent=${agent.id}&session=${sessionId}`);
   const replay = again.getByTestId('chat-batches').locator(`[data-testid=batch-card][data-batch="${batchId}"][data-status=completed]`);
   await card(replay, 'bash').waitFor();
   assert.equal(await card(replay, 'bash').getAttribute('data-reason'), 'shell_disabled_by_policy');

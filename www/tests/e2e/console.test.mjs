@@ -36,7 +36,7 @@ async function batchCount(agentId) {
 
 test('the batch console runs calls in a real worker: one allowed, one denied with its label', async () => {
   const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('console'), toolsets: ['base'] });
-  const page = await open(browser.context, `/chat?agent=${agent.id}`);
+  const page = await open(browser.context, `/agent/chat?agent=${agent.id}`);
   const con = page.getByTestId('batch-console');
   await con.waitFor();
   await con.getByTestId('console-fields').getByTestId('field-cwd').fill(work);
@@ -77,7 +77,7 @@ test('the batch console runs calls in a real worker: one allowed, one denied wit
 
 test('bad JSON is caught in the page; a 400 from the backend shows its message', async () => {
   const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('console-bad'), toolsets: ['base'] });
-  const page = await open(browser.context, `/chat?agent=${agent.id}`);
+  const page = await open(browser.context, `/agent/chat?agent=${agent.id}`);
   const con = page.getByTestId('batch-console');
   await con.getByTestId('console-fields').getByTestId('field-cwd').fill(work);
   const before = await batchCount(agent.id);

@@ -43,14 +43,14 @@ test('the pages answer with the policy and run without a CSP violation', async (
   const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('csp'), toolsets: ['base', 'planning'] });
 
   // Tool 管理: table, a filter dropdown, the edit drawer, a save with its message
-  let page = await open(browser.context, '/tools');
+  let page = await open(browser.context, '/agent/tools');
   await page.locator('[data-testid=tool-table] tr.tool-row-bash').first().waitFor();
   await page.getByTestId('filter-toolset').click();
   await page.locator('.el-select-dropdown:visible .el-select-dropdown__item').first().waitFor();
   await page.keyboard.press('Escape');
   await page.locator('[data-testid=tool-table] .el-table__body-wrapper tr.tool-row-grep').getByTestId('edit-tool').click();
   const drawer = page.getByTestId('tool-drawer');
-  await drawer.getByTestId('drawer-label').fill(uniqueName('label'));
+  await drawer.getByTestId('drawer-field-label').fill(uniqueName('label'));
   await drawer.getByTestId('drawer-save').click();
   await page.locator('.el-message--success').first().waitFor();
   await switchLocale(page, 'en');
@@ -58,7 +58,7 @@ test('the pages answer with the policy and run without a CSP violation', async (
   await collect(page);
 
   // Agent 列表 → 编辑: the wasm preview, tabs, the transfer, a select
-  page = await open(browser.context, `/agents/${agent.id}`);
+  page = await open(browser.context, `/agent/${agent.id}`);
   await page.getByTestId('injected-tools').locator('[data-tool=read_file]').waitFor();
   await page.getByTestId('agent-capability').click();
   await page.locator('.popper-agent-capability .el-select-dropdown__item').first().waitFor();
@@ -70,7 +70,7 @@ test('the pages answer with the policy and run without a CSP violation', async (
   await page.getByTestId('backend-compare').waitFor();
   await collect(page);
 
-  page = await open(browser.context, '/agents');
+  page = await open(browser.context, '/agent/list');
   await page.locator('[data-testid=agent-table] tr.agent-row').first().waitFor();
   await collect(page);
 
@@ -80,7 +80,7 @@ test('the pages answer with the policy and run without a CSP violation', async (
   const work = notesWorkspace(NOTES);
   try {
     const master = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('csp-master'), toolsets: ['base', 'delegation'], crewRole: 'master' });
-    page = await open(browser.context, `/chat?agent=${master.id}`);
+    page = await open(browser.context, `/agent/chat?agent=${master.id}`);
     await page.getByTestId('chat-channel').waitFor();
     await page.getByTestId('chat-fields').getByTestId('field-cwd').fill(work.path);
     await page.getByTestId('chat-input').fill(MESSAGES.delegate);
@@ -93,7 +93,7 @@ test('the pages answer with the policy and run without a CSP violation', async (
     await page.getByTestId('console-error').waitFor();
     await collect(page);
 
-    page = await open(browser.context, '/channels');
+    page = await open(browser.context, '/agent/channels');
     const row = page.locator(`[data-testid=channel-table] tr.channel-row-${channel.channel.id}`);
     await row.waitFor();
     await page.getByTestId('channel-add').click();
@@ -113,7 +113,7 @@ test('the pages answer with the policy and run without a CSP violation', async (
 });
 
 test('an inline script is refused and reported (the check above can see violations)', async () => {
-  const page = await open(browser.context, '/tools');
+  const page = await open(browser.context, '/agent/tools');
   await page.getByTestId('tools-page').waitFor();
   const ran = await page.evaluate(() => {
     window.__inlineRan = false;

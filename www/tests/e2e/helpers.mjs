@@ -75,6 +75,23 @@ export async function apiData(method, path, body) {
   return r.body.data;
 }
 
+/** The catalog the backend works with (the pages take theirs from the same place). */
+export async function serverCatalog() {
+  return apiData('GET', '/admin/netaclaw/tool/catalog');
+}
+
+/** Waits (5 s at most) until the backend's row of tool `name` has `field` = `value`; fails with what it has. */
+export async function waitToolField(name, field, value) {
+  const deadline = Date.now() + 5000;
+  let last;
+  while (Date.now() < deadline) {
+    last = (await apiData('GET', `/admin/netaclaw/tool/info?name=${name}`))[field];
+    if (last === value) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`tool ${name}: ${field} is ${JSON.stringify(last)}, expected ${JSON.stringify(value)}`);
+}
+
 export async function screenshot(page, name) {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const path = join(SCREENSHOTS, `${name}.png`);

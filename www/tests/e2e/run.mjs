@@ -142,6 +142,10 @@ async function main() {
       DATA_DIR: dataDir,
       DB_PATH: join(dataDir, 'netaclaw.sqlite'),
       ADMIN_TOKEN,
+      // the OCR follow-up of seed 001: a vision tool registered by file (ocr.test.mjs)
+      NETACLAW_CATALOG_FILE: join(here, 'fixtures', 'ocr-catalog.json'),
+      // the demo's example agents, so that the pages (and the README's screenshots) show them (pages.test.mjs)
+      NETACLAW_SEED_FILE: join(repo, 'scripts', 'demo', 'agents.json'),
       NODE_ENV: process.env.NODE_ENV ?? 'production',
       NETACLAW_MODEL_MAX_RETRIES: '0',
     },

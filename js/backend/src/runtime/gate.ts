@@ -3,9 +3,9 @@
  * `checkToolCall` against a policy and routes. Nothing here restates a rule; this module only calls the
  * package and shapes its answer for the runtime.
  */
-import { activeCatalog, policy } from '../policy';
+import { activeCatalog, policy, ToolCallDecision } from '../policy';
 
-export type GateDecision = 'worker-local' | 'main-process-proxy' | 'denied';
+export type GateDecision = ToolCallDecision;
 
 export interface GatePath {
   /** The argument the path came from (as the package names it). */

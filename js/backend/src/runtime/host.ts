@@ -33,6 +33,7 @@ import { runHere, RunnerContext } from './runner';
 import { ShellMode, systemArgs } from './sandbox';
 import { MAIN_TOOLS } from './tools/main';
 import type { MainServices } from './tools/types';
+import { DECISIONS, RUNTIME_REASONS } from './codes';
 
 export interface CallRecord extends CallOutcome {
   seq: number;
@@ -326,7 +327,7 @@ export class WorkerHost {
     if (!p || p.seq !== m.seq || p.name !== m.name) {
       outcome = {
         decision: 'denied',
-        reason: 'not_selected_for_subagent',
+        reason: RUNTIME_REASONS.notSelected,
         detail: `proxy request for ${m.name} (call ${m.seq}) does not match the call in progress`,
         ok: false,
         error: 'proxy request does not match the call in progress',
@@ -335,12 +336,12 @@ export class WorkerHost {
     } else {
       let r;
       try {
-        r = await runHere(this.main, 'main-process-proxy', m.name, m.arguments);
+        r = await runHere(this.main, DECISIONS.proxy, m.name, m.arguments);
       } catch (err) {
         r = null;
         outcome = {
           decision: 'denied',
-          reason: 'invalid_tool_arguments',
+          reason: RUNTIME_REASONS.invalidArguments,
           detail: `main process could not decide: ${(err as Error).message}`,
           ok: false,
           error: (err as Error).message,
@@ -350,7 +351,7 @@ export class WorkerHost {
       if (r) {
         outcome = r.outcome ?? {
           decision: 'denied',
-          reason: r.gate.reason ?? 'not_selected_for_subagent',
+          reason: r.gate.reason ?? RUNTIME_REASONS.notSelected,
           detail: `the routes make ${m.name} ${r.gate.decision}, not main-process-proxy: the main process refuses to run it for the worker`,
           ok: false,
           error: `${m.name} is not a main-process-proxy tool`,

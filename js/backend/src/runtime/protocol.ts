@@ -5,6 +5,7 @@
  * mistyped field, or an unknown field is rejected with a ProtocolError.
  */
 import type { GateDecision } from './gate';
+import { DECISIONS } from './codes';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -92,7 +93,7 @@ const isBool: FieldCheck = v => typeof v === 'boolean';
 const isSeq: FieldCheck = v => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 const isDuration: FieldCheck = v => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 const isAny: FieldCheck = () => true;
-const isDecision: FieldCheck = v => v === 'worker-local' || v === 'main-process-proxy' || v === 'denied';
+const isDecision: FieldCheck = v => (Object.values(DECISIONS) as unknown[]).includes(v);
 const isDriver: FieldCheck = v => v === 'model' || v === 'calls';
 const isShell: FieldCheck = v => v === 'bwrap' || v === 'off' || v === 'unavailable';
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>

@@ -114,7 +114,6 @@ class LiveBatch {
   }
 }
 
-const CREW_ROLES = ['master', 'sub'] as const;
 const DRIVERS = ['model', 'calls'] as const;
 
 function callView(c: NetaClawToolCallEntity): StoredCall {
@@ -221,7 +220,8 @@ export class SubagentService {
       driver: 'calls',
     };
     if (has(o, 'crewRole') && o.crewRole !== null) {
-      if (!CREW_ROLES.includes(o.crewRole as CrewRole)) throw invalidInput(`crewRole must be master or sub, got ${JSON.stringify(o.crewRole)}`);
+      const roles: string[] = policy().catalogInfo().vocabulary.crewRole;
+      if (!roles.includes(o.crewRole as CrewRole)) throw invalidInput(`crewRole must be one of ${roles.join(', ')}, got ${JSON.stringify(o.crewRole)}`);
       spec.crewRole = o.crewRole as CrewRole;
     }
     if (has(o, 'driver') && o.driver !== null) {
@@ -247,8 +247,10 @@ export class SubagentService {
     const spec = this.parseSpec(input);
     const agent = await this.agentService.agentFromRequest({ agentId: spec.agentId }, 'agentId', false);
     const d: DiagnosticInput = { ...(await this.agentService.resolverInput(agent)), crewRole: spec.crewRole };
-    const { subagentTools, sessionCwd, workspaceRoots, shellPermitted, writePermitted } = spec;
-    for (const [k, v] of Object.entries({ subagentTools, sessionCwd, workspaceRoots, shellPermitted, writePermitted })) {
+    // the tools the batch asks for, within the agent's own sub-agent selection
+    d.subagentTools = this.agentService.subagentSelection(agent, spec.subagentTools);
+    const { sessionCwd, workspaceRoots, shellPermitted, writePermitted } = spec;
+    for (const [k, v] of Object.entries({ sessionCwd, workspaceRoots, shellPermitted, writePermitted })) {
       if (v !== undefined) (d as Record<string, unknown>)[k] = v;
     }
     if (spec.parent) (d as DiagnosticInput & { parent?: unknown }).parent = spec.parent;

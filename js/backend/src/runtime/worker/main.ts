@@ -12,6 +12,7 @@ import { NodeSearchOperations } from '../operations/search';
 import { CallMessage, CallOutcome, FdResultMessage, InitMessage, message, Message, parseFor, ProxyResultMessage } from '../protocol';
 import { runHere, RunnerContext } from '../runner';
 import { LOCAL_TOOLS } from '../tools/local';
+import { DECISIONS } from '../codes';
 
 function send(m: Message): void {
   if (process.send) process.send(m);
@@ -62,7 +63,7 @@ function start(init: InitMessage): void {
 async function handleCall(c: CallMessage): Promise<void> {
   const context = ctx!;
   const started = Date.now();
-  const { gate, outcome } = await runHere(context, 'worker-local', c.name, c.arguments);
+  const { gate, outcome } = await runHere(context, DECISIONS.workerLocal, c.name, c.arguments);
   let result: CallOutcome;
   if (outcome) {
     result = outcome;
