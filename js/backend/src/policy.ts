@@ -33,7 +33,9 @@ let active: ToolPolicy.ToolSchema[] | undefined;
 
 /**
  * The catalog of this process: set by the backend's CatalogService when it loads (the builtin tools plus
- * NETACLAW_CATALOG_FILE); undefined in a worker process, where the package's builtin catalog applies.
+ * NETACLAW_CATALOG_FILE), and in a worker process from its `init` (the main process's catalog, so that the
+ * worker's gate decides with the catalog its routes were computed from); undefined otherwise, where the
+ * package's builtin catalog applies.
  */
 export function activeCatalog(): ToolPolicy.ToolSchema[] | undefined {
   return active;

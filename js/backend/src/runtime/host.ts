@@ -34,6 +34,7 @@ import { ShellMode, systemArgs } from './sandbox';
 import { MAIN_TOOLS } from './tools/main';
 import type { MainServices } from './tools/types';
 import { DECISIONS, RUNTIME_REASONS } from './codes';
+import { activeCatalog } from '../policy';
 
 export interface CallRecord extends CallOutcome {
   seq: number;
@@ -184,6 +185,7 @@ export class WorkerHost {
       limits: { timeoutMs: this.opts.timeoutMs, outputBytes: OUTPUT_MAX_BYTES },
       shell: this.opts.shell,
       sandboxSystem: this.opts.shell === 'bwrap' ? systemArgs() : [],
+      ...(activeCatalog() ? { catalog: activeCatalog() } : {}),
       ...(test.gate === false || test.hostCheck === false
         ? { layers: { gate: test.gate !== false, hostCheck: test.hostCheck !== false } satisfies WorkerLayers }
         : {}),

@@ -51,6 +51,11 @@ export type InitMessage = {
   shell: 'bwrap' | 'off' | 'unavailable';
   /** The sandbox's system binds, computed by the main process (the worker may not look at /bin or /lib). */
   sandboxSystem: string[];
+  /**
+   * The main process's catalog when it is not the builtin one (NETACLAW_CATALOG_FILE): the routes name its
+   * tools, and the worker's gate decides with it (the package validates it there).
+   */
+  catalog?: unknown[];
   layers?: WorkerLayers;
 };
 export type CallMessage = { v: 1; type: 'call'; seq: number; name: string; arguments: unknown };
@@ -127,6 +132,7 @@ const SHAPES: Record<MessageType, Record<string, [FieldCheck, boolean]>> = {
     limits: [isLimits, true],
     shell: [isShell, true],
     sandboxSystem: [v => Array.isArray(v) && v.every(a => typeof a === 'string'), true],
+    catalog: [Array.isArray, false],
     layers: [isLayers, false],
   },
   call: { seq: [isSeq, true], name: [isString, true], arguments: [isAny, true] },

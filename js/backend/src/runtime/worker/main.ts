@@ -13,6 +13,7 @@ import { CallMessage, CallOutcome, FdResultMessage, InitMessage, message, Messag
 import { runHere, RunnerContext } from '../runner';
 import { LOCAL_TOOLS } from '../tools/local';
 import { DECISIONS } from '../codes';
+import { setActiveCatalog, ToolSchema } from '../../policy';
 
 function send(m: Message): void {
   if (process.send) process.send(m);
@@ -43,6 +44,8 @@ function askFd(fd: number): Promise<string | null> {
 
 function start(init: InitMessage): void {
   setFdResolver(askFd);
+  // the routes were computed from the main process's catalog: the gate decides with the same one
+  if (init.catalog) setActiveCatalog(init.catalog as ToolSchema[]);
   ctx = {
     policy: init.policy,
     routes: init.routes,
