@@ -128,7 +128,7 @@ test('a chat turn streams its answer; each tool call is a card with its decision
 
 test('a master delegates: its sub-agent batch appears live with its stored routes and every call', async () => {
   const agent = await apiData('POST', '/admin/netaclaw/agent/add', {
-    name: uniqueName('master'),
+    name: '研究主管 · Crew master', // the README's picture shows it (agent names need not be unique)
     toolsets: ['base', 'planning', 'delegation'],
     crewRole: 'master',
   });
