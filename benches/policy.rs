@@ -10,9 +10,10 @@
 mod native {
     use criterion::{BenchmarkId, Criterion, Throughput};
     use std::hint::black_box;
-    use netaclaw_tool_policy::api::{self, Prepared};
+    use netaclaw_tool_policy::edge::api::{self, Prepared};
     use netaclaw_tool_policy::json;
     use netaclaw_tool_policy::projection::{decide_route, project_runtime_policy, ProjectionInput, RouteInput};
+    use netaclaw_tool_policy::worker_policy::Root;
     use netaclaw_tool_policy::vocab::{ReasonCode, RoutingStrategy};
     use netaclaw_tool_policy::worker_policy::WorkerPolicy;
     use serde_json::{json, Value};
@@ -108,7 +109,7 @@ mod native {
             std::fs::write(&path, json::to_string(&inputs).expect("inputs print")).expect("inputs are written");
         }
         let cases = [("builtin", &inputs["builtin"]), ("generated1000", &inputs["generated1000"])];
-        let policy = WorkerPolicy { workspace_roots: vec!["/srv/app".into()], allow_shell: true, readonly: true };
+        let policy = WorkerPolicy { workspace_roots: vec![Root::new("/srv/app").unwrap()], allow_shell: true, readonly: true };
 
         let mut group = c.benchmark_group("decide_route");
         for (name, input) in cases {

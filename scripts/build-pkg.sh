@@ -17,7 +17,7 @@ for target in nodejs web; do
   # Only small functions are inlined into their single caller (-ocimfs): inlining every such function
   # builds a few huge functions with hundreds of locals, whose unique local indices compress worse
   # under gzip than the calls they save.
-  "$WASM_OPT" -Oz --converge -ocimfs 30 --low-memory-unused --zero-filled-memory \
+  "$WASM_OPT" -Oz --converge -ocimfs 14 --low-memory-unused --zero-filled-memory \
     --strip-debug --strip-producers --strip-target-features \
     --enable-bulk-memory --enable-reference-types --enable-multivalue \
     --enable-nontrapping-float-to-int --enable-sign-ext \

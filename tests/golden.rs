@@ -11,13 +11,15 @@
 //! the spec before keeping it: a blessed vector pins what the code does, not what the spec says.
 #![cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
 
-use netaclaw_tool_policy::{api, json};
+use netaclaw_tool_policy::edge::api;
+use netaclaw_tool_policy::json;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-include!("common/functions.rs");
+/// Every exported function (JS names), from the export table; each golden folder is named after one.
+const FUNCTIONS: &[&str] = api::Function::NAMES;
 
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("golden")
