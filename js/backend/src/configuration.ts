@@ -1,6 +1,7 @@
 import { App, Configuration, ILifeCycle, IMidwayContainer, Inject } from '@midwayjs/core';
 import * as koa from '@midwayjs/koa';
 import * as typeorm from '@midwayjs/typeorm';
+import * as ws from '@midwayjs/ws';
 import * as fs from 'fs';
 import * as path from 'path';
 import DefaultConfig from './config/config.default';
@@ -11,19 +12,25 @@ import { SecurityHeadersMiddleware } from './middleware/headers';
 import { JsonBodyMiddleware } from './middleware/json';
 import { StaticMiddleware } from './middleware/static';
 import { AdminTokenService } from './service/token';
+import { CatalogService } from './service/catalog';
+import { ChannelService } from './service/channel';
+import { ChatGateway } from './gateway/chat';
 import { SubagentService } from './service/subagent';
 import { ToolService } from './service/tool';
 import { detectShellMode, setShellSandbox } from './runtime/sandbox';
 import { waitForMysql } from './dbprobe';
-import { DATA_DIR, DB, DB_WAIT_SECONDS, describeDb, HOST, STATIC_DIR } from './settings';
+import { DATA_DIR, DB, DB_WAIT_SECONDS, describeDb, HOST, MODEL_ENV, STATIC_DIR } from './settings';
 
 @Configuration({
-  imports: [koa, typeorm],
+  imports: [koa, ws, typeorm],
   importConfigs: [{ default: DefaultConfig }],
 })
 export class MainConfiguration implements ILifeCycle {
   @App('koa')
   app: koa.Application;
+
+  @App('webSocket')
+  wsApp: ws.Application;
 
   @Inject()
   adminToken: AdminTokenService;
@@ -56,8 +63,26 @@ export class MainConfiguration implements ILifeCycle {
     this.app.getMiddleware().insertFirst(SecurityHeadersMiddleware as any);
     this.app.useMiddleware(StaticMiddleware);
     this.app.useFilter([ErrorFilter]);
+    // The chat WebSocket: upgrades are checked (path, token) before the handshake; each connection is
+    // handed to the gateway at once, so no message sent right after the handshake is missed.
+    const gateway = await container.getAsync(ChatGateway);
+    this.wsApp.onWebSocketUpgrade((req, socket) => gateway.authorizeUpgrade(req, socket));
+    this.wsApp.on('connection', socket => gateway.attach(socket));
 
     console.log(`[netaclaw] storage: ${describeDb()}`);
+    let catalog;
+    try {
+      catalog = (await container.getAsync(CatalogService)).load();
+    } catch (err) {
+      console.error(`[netaclaw] start FAILED: ${(err as Error).message}`);
+      throw err;
+    }
+    console.log(
+      catalog.file === null
+        ? `[netaclaw] catalog: ${catalog.schemas.length} builtin tools`
+        : `[netaclaw] catalog: ${catalog.schemas.length - catalog.custom.length} builtin tools + ${catalog.custom.length} from ` +
+            `${catalog.file} (${catalog.custom.join(', ')})`
+    );
     const tools = await container.getAsync(ToolService);
     try {
       const r = await tools.sync();
@@ -68,6 +93,24 @@ export class MainConfiguration implements ILifeCycle {
     } catch (err) {
       console.error(`[netaclaw] catalog sync FAILED, table left unchanged: ${(err as Error).message}`);
       throw err;
+    }
+    const channels = await container.getAsync(ChannelService);
+    if (MODEL_ENV) {
+      try {
+        const { action, channel } = await channels.applyEnv(MODEL_ENV);
+        console.log(
+          `[netaclaw] model channel ${JSON.stringify(channel.name)} (id ${channel.id}, default) ${action} from NETACLAW_MODEL_*: ` +
+            `${channel.baseUrl} model ${channel.model}, capability ${channel.capability}, key ${channel.hasApiKey ? 'set' : 'none'}`
+        );
+      } catch (err) {
+        console.error(`[netaclaw] start FAILED: ${(err as Error).message}`);
+        throw err;
+      }
+    } else if ((await channels.count()) === 0) {
+      console.log(
+        '[netaclaw] no model channel: chat answers no_model_channel until one is configured ' +
+          '(NETACLAW_MODEL_BASE_URL + NETACLAW_MODEL, or POST /admin/netaclaw/channel/add)'
+      );
     }
     this.adminToken.get();
 

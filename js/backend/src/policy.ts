@@ -5,6 +5,7 @@
  * unbuilt package fails with a clear message.
  */
 import type * as ToolPolicy from '@netaclaw/tool-policy';
+import type { Capability } from '@netaclaw/tool-policy';
 
 export type {
   Capability,
@@ -16,12 +17,29 @@ export type {
   SyncPlan,
   ToolGovernanceRowInput,
   ToolManifest,
+  ToolSchema,
   UpdateOutcome,
+  WorkerPolicy,
+  ToolRuntimeRoute,
 } from '@netaclaw/tool-policy';
 
 export const POLICY_PACKAGE = '@netaclaw/tool-policy';
 
 let cached: typeof ToolPolicy | undefined;
+
+let active: ToolPolicy.ToolSchema[] | undefined;
+
+/**
+ * The catalog of this process: set by the backend's CatalogService when it loads (the builtin tools plus
+ * NETACLAW_CATALOG_FILE); undefined in a worker process, where the package's builtin catalog applies.
+ */
+export function activeCatalog(): ToolPolicy.ToolSchema[] | undefined {
+  return active;
+}
+
+export function setActiveCatalog(catalog: ToolPolicy.ToolSchema[]): void {
+  active = catalog;
+}
 
 export function policy(): typeof ToolPolicy {
   if (!cached) {
@@ -37,4 +55,26 @@ export function policy(): typeof ToolPolicy {
     }
   }
   return cached;
+}
+
+/**
+ * Checks a model capability with the package (its vocabulary, its message): the package's
+ * `invalid_input` error, re-labelled with the caller's field name.
+ */
+export function checkCapability(value: unknown, field: string): Capability {
+  try {
+    policy().resolveTools({ catalog: [], modelCapability: value as Capability });
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    if (e.code !== 'invalid_input') throw err;
+    const out = new Error(String(e.message).replace(/^modelCapability\b/, field)) as Error & { code?: string };
+    out.code = 'invalid_input';
+    throw out;
+  }
+  if (typeof value !== 'string') {
+    const out = new Error(`${field} must be a string`) as Error & { code?: string };
+    out.code = 'invalid_input';
+    throw out;
+  }
+  return value as Capability;
 }

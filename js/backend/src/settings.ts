@@ -90,6 +90,46 @@ export function syncFaultAt(): number | undefined {
   return Number.isInteger(n) && n >= 1 ? n : undefined;
 }
 
+/** `NETACLAW_CATALOG_FILE`: a JSON array of ToolSchema appended to the builtin catalog (absolute path). */
+export const CATALOG_FILE = env('NETACLAW_CATALOG_FILE') ? resolveFromCwd(env('NETACLAW_CATALOG_FILE')!) : undefined;
+
+/** The default model channel described by the environment (created or updated at every start). */
+export interface ModelEnv {
+  baseUrl: string;
+  apiKey: string | undefined;
+  model: string;
+  capability: string;
+}
+
+function modelEnv(): ModelEnv | undefined {
+  const baseUrl = env('NETACLAW_MODEL_BASE_URL');
+  const model = env('NETACLAW_MODEL');
+  if (baseUrl === undefined && model === undefined) return undefined;
+  if (baseUrl === undefined) throw new Error('NETACLAW_MODEL is set but NETACLAW_MODEL_BASE_URL is not: set both (or neither)');
+  if (model === undefined) throw new Error('NETACLAW_MODEL_BASE_URL is set but NETACLAW_MODEL is not: set both (or neither)');
+  return {
+    baseUrl,
+    apiKey: env('NETACLAW_MODEL_API_KEY'),
+    model,
+    capability: env('NETACLAW_MODEL_CAPABILITY') ?? 'text',
+  };
+}
+
+export const MODEL_ENV: ModelEnv | undefined = modelEnv();
+
+/** Model calls: time without an answer (or between two stream chunks) before giving up, and retries. */
+export const MODEL_TIMEOUT_MS = intEnv('NETACLAW_MODEL_TIMEOUT_MS', 120000, 100, 3600000);
+export const MODEL_MAX_RETRIES = intEnv('NETACLAW_MODEL_MAX_RETRIES', 2, 0, 10);
+
+/** The agent loop: model calls per message (main agent and each sub-agent). */
+export const MAX_STEPS = intEnv('NETACLAW_MAX_STEPS', 12, 1, 200);
+
+/** Characters of history sent to the model (oldest turns dropped first). */
+export const HISTORY_CHARS = intEnv('NETACLAW_HISTORY_CHARS', 200000, 1000, 10000000);
+
+/** Characters of one model reply (the stream is stopped there). */
+export const MAX_REPLY_CHARS = intEnv('NETACLAW_MAX_REPLY_CHARS', 65536, 100, 10000000);
+
 /** Largest JSON request body (the body parser's limit; larger → 413 payload_too_large). */
 export const JSON_BODY_LIMIT = '1mb';
 

@@ -110,3 +110,14 @@ export function checkIntRange(value: unknown, field: string): void {
     throw invalidInput(`${field} must be between ${INT_MIN} and ${INT_MAX}`);
   }
 }
+
+/** An integer from a query string (digits), or `def` when absent or empty. */
+export function queryInt(q: Obj, key: string, min: number, max: number, def: number): number {
+  if (!has(q, key) || q[key] === '' || q[key] === null) return def;
+  const v = q[key];
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d{1,16}$/.test(v) ? Number(v) : NaN;
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw invalidInput(`${key} must be an integer between ${min} and ${max}, got ${JSON.stringify(v)}`);
+  }
+  return n;
+}

@@ -152,15 +152,22 @@ function defineSuite(label, makeBackend) {
         const names = byId.body.data.toolNames;
         for (const n of ['read_file', 'write_file', 'list_dir', 'patch', 'todo']) assert.ok(names.includes(n), n);
         assert.ok(!names.includes('bash'));
+        const { layers, systemPrompt } = byId.body.data;
         assert.deepEqual(
-          byId.body.data.layers.map(l => l.key),
-          ['identity', 'tools']
+          layers.map(l => l.key),
+          ['identity', 'session', 'skills', 'tools']
         );
-        assert.equal(byId.body.data.layers[0].content, 'You are a careful coder.');
-        assert.equal(byId.body.data.layers[1].content, policy.toolBehaviorGuidance(names, byId.body.data.toolPromptHints));
+        assert.equal(layers[0].content, 'Your name is task16.\nYou are a careful coder.');
+        assert.equal(layers[3].content, policy.toolBehaviorGuidance(names, byId.body.data.toolPromptHints));
+        assert.equal(layers[2].content, '', 'no skills bound');
+        assert.equal(
+          systemPrompt,
+          [layers[0].content, layers[1].content, layers[3].content].join('\n\n'),
+          'the system prompt is the non-empty layers, in order'
+        );
         // the same agent as a draft gives the same answer
         const draft = await call(s, 'POST', '/admin/netaclaw/agent/previewPrompt', {
-          agent: { systemPrompt: 'You are a careful coder.', toolsets: ['base', 'planning'], tools: { disabled: ['bash'] } },
+          agent: { name: 'task16', systemPrompt: 'You are a careful coder.', toolsets: ['base', 'planning'], tools: { disabled: ['bash'] } },
         });
         assert.deepEqual(draft.body, byId.body);
       });
@@ -170,16 +177,17 @@ function defineSuite(label, makeBackend) {
       const db = await backend.fresh();
       await withServer(db.env, async s => {
         const agent = { toolsets: ['base', 'planning'] };
+        const toolsLayer = r => r.body.data.layers.find(l => l.key === 'tools').content;
         const before = await call(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { agent });
         const hint = 'HINT-18: always send a unified diff with three lines of context.';
-        assert.ok(!before.body.data.layers[1].content.includes(hint));
+        assert.ok(!toolsLayer(before).includes(hint));
         const up = await call(s, 'POST', '/admin/netaclaw/tool/update', { name: 'patch', promptHint: hint });
         assert.equal(up.status, 200, up.text);
         const after = await call(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { agent });
-        const tools = after.body.data.layers[1].content;
+        const tools = toolsLayer(after);
         assert.ok(tools.includes(`- patch: ${hint}`), tools);
         assert.deepEqual(after.body.data.toolPromptHints, { patch: hint });
-        const oldLine = before.body.data.layers[1].content.split('\n').find(l => l.startsWith('- patch:'));
+        const oldLine = toolsLayer(before).split('\n').find(l => l.startsWith('- patch:'));
         assert.ok(oldLine && !tools.split('\n').includes(oldLine), 'default patch guidance replaced');
       });
     });

@@ -7,23 +7,7 @@ const { describe, test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { rt, workspace, operations, services, withHost, FIXTURE_WORKER } = require('./support/runtime');
-
-/** The package's policy and routes for a session (the same call the service makes). */
-function diagnose(root, { shell = false, write = false, toolsets = ['base', 'planning', 'skills'], memoryEnabled = false } = {}) {
-  const policy = require('@netaclaw/tool-policy');
-  const d = policy.runtimeDiagnostic({
-    agent: { toolsets, tools: null },
-    modelCapability: 'text',
-    memoryEnabled,
-    hasSkills: true,
-    crewRole: 'sub',
-    sessionCwd: root,
-    shellPermitted: shell,
-    writePermitted: write,
-  });
-  return { policy: d.policy, routes: d.routes };
-}
+const { rt, workspace, operations, services, withHost, diagnose, FIXTURE_WORKER } = require('./support/runtime');
 
 describe('L1 alone: the gate (symlink check, process permissions and sandbox off)', () => {
   let ws;

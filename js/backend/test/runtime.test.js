@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
-const { rt, workspace, operations, services, withHost, startHost, FIXTURE_WORKER } = require('./support/runtime');
+const { rt, workspace, operations, services, withHost, startHost, diagnose, FIXTURE_WORKER } = require('./support/runtime');
 
 const { parseMessage, parseFor } = rt('protocol.js');
 
@@ -25,6 +25,10 @@ describe('protocol', () => {
     assert.equal(parseMessage({ v: 1, type: 'event', name: 'ready' }).type, 'event');
     assert.equal(parseMessage({ v: 1, type: 'done' }).type, 'done');
     assert.equal(parseMessage({ v: 1, type: 'error', message: 'boom' }).type, 'error');
+    assert.equal(parseFor('main', { v: 1, type: 'fd', id: 1, fd: 21 }).type, 'fd');
+    assert.equal(parseFor('worker', { v: 1, type: 'fd-result', id: 1, path: null }).type, 'fd-result');
+    assert.throws(() => parseFor('worker', { v: 1, type: 'fd', id: 1, fd: 21 }), /not accepted by the worker/);
+    assert.throws(() => parseMessage({ v: 1, type: 'fd', id: 1, fd: -1 }), /fd: invalid field fd/);
     const init = {
       v: 1,
       type: 'init',
@@ -115,11 +119,16 @@ describe('L2 alone: the worker under Node permissions (gate and symlink check of
     });
   });
 
-  test('a symlink escape is NOT stopped by L2 (Node follows it): the symlink check is what stops it', async () => {
+  test('a symlinked folder on the way is NOT stopped by L2 (Node follows it); a symlink as the last part is', async () => {
     await withHost({ policy: readonlyPolicy(ws.root), test: l2 }, async host => {
-      const r = await host.call('read_file', { path: 'esc' });
+      const r = await host.call('read_file', { path: 'escdir/secret.txt' });
       assert.equal(r.ok, true);
       assert.match(r.output, /TOP-SECRET/);
+      // The operations open a last-part symlink (O_NOFOLLOW refuses it) at its real location, which L2 checks.
+      const last = await host.call('read_file', { path: 'esc' });
+      assert.equal(last.ok, false);
+      assert.match(last.error, /permission denied/);
+      assert.ok(!String(last.output ?? '').includes('TOP-SECRET'));
     });
   });
 
@@ -319,6 +328,21 @@ describe('faults: a worker that crashes, hangs, floods or breaks the protocol', 
   test('hang past timeoutMs → killed', () => endsWith('hang', 'killed', /time limit of 4000 ms/, 4000));
   test('IPC flood → failed', () => endsWith('flood-ipc', 'failed', /flooded the channel/));
   test('stdout flood → failed', () => endsWith('flood-stdout', 'failed', /flooded its output/));
+  test('repeated proxy requests for one call → failed', () => endsWith('flood-proxy', 'failed', /flooded the channel/));
+  test('a fast batch is not a flood: 1,500 calls answered as fast as the worker can', async () => {
+    const { host } = await startHost(diagnose(ws.root));
+    try {
+      const t0 = Date.now();
+      for (let i = 0; i < 1500; i++) {
+        const r = await host.call('list_dir', {});
+        assert.equal(r.ok, true, r.error);
+      }
+      assert.equal(host.status, null, 'still running');
+      assert.ok(Date.now() - t0 < 60000);
+    } finally {
+      await host.kill('test over');
+    }
+  });
   test('an oversized message → failed', () => endsWith('big-message', 'failed', /sent a message of \d+ bytes/));
   test('an unknown protocol version → failed', () => endsWith('bad-version', 'failed', /unsupported protocol version 2/));
   test('an unknown message type → failed', () => endsWith('unknown-type', 'failed', /unknown message type "take-over"/));
@@ -366,7 +390,8 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
   const { MAIN_TOOLS } = rt('tools/main.js');
   before(() => {
     ws = workspace();
-    svc = services(fs.mkdtempSync(path.join(ws.base, 'skills-')));
+    // '../etc' is bound on purpose: the folder check must hold even for a name the gate would refuse.
+    svc = services(fs.mkdtempSync(path.join(ws.base, 'skills-')), ['hello', 'other', 'nobody', '../etc']);
   });
   after(() => {
     ws.cleanup();
@@ -526,6 +551,41 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
     assert.match((await run('skill_manage', { name: 'hello', action: 'rename', content: '' })).error, /action must be/);
     assert.match((await run('skill_manage', { name: 'other', action: 'create' })).error, /content is needed to create/);
     assert.match((await run('skill_manage', { name: 'other', action: 'update', content: 'x' })).error, /no skill named other/);
+  });
+
+  test('skills: only those bound to the agent; an unbound one is a failed call, its folder untouched', async () => {
+    const dir = path.join(svc.skillsDir, 'foreign');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'SKILL.md'), '# foreign\n');
+    fs.writeFileSync(path.join(dir, 'run.sh'), 'echo ran > ran.txt\n');
+    try {
+      for (const [name, args] of [
+        ['read_skill', { name: 'foreign' }],
+        ['read_skill_file', { name: 'foreign', path: 'run.sh' }],
+        ['execute_skill', { name: 'foreign', script: 'run.sh' }],
+        ['skill_manage', { name: 'foreign', action: 'update', content: 'replaced' }],
+        ['skill_manage', { name: 'foreign', action: 'delete' }],
+        ['skill_manage', { name: 'brand-new', action: 'create', content: '# new\n' }],
+      ]) {
+        const r = await run(name, args);
+        assert.equal(r.ok, false, name);
+        assert.equal(r.decision, 'main-process-proxy', 'the decision stays the gate\'s');
+        assert.match(r.error, new RegExp(`skill "${args.name}" is not bound to this agent \\(bound skills: "hello", "other"`), name);
+        assert.equal(r.output, undefined, name);
+      }
+      assert.equal(fs.readFileSync(path.join(dir, 'SKILL.md'), 'utf8'), '# foreign\n');
+      assert.ok(!fs.existsSync(path.join(ws.root, 'ran.txt')));
+      assert.ok(!fs.existsSync(path.join(svc.skillsDir, 'brand-new')));
+      // control: the same folder, once bound, is read
+      const bound = services(svc.skillsDir, ['foreign']);
+      const ctx = { policy: { workspaceRoots: [ws.root], allowShell: true, readonly: false }, routes: [], ops: operations('bwrap'), shell: 'bwrap', tools: MAIN_TOOLS, agentId: 1, services: bound };
+      const ok = await execute(ctx, { decision: 'main-process-proxy', reason: null, paths: [], detail: null }, 'read_skill', { name: 'foreign' }, Date.now());
+      assert.equal(ok.output, '# foreign\n');
+      const none = await execute({ ...ctx, services: services(svc.skillsDir) }, { decision: 'main-process-proxy', reason: null, paths: [], detail: null }, 'read_skill', { name: 'foreign' }, Date.now());
+      assert.match(none.error, /is not bound to this agent \(bound skills: none\)/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('operations are injected: a replacement ProcessOperations sees exactly what bash asks for', async () => {

@@ -6,41 +6,22 @@
 const { describe, test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { freePort, BACKEND_ROOT } = require('./support/server');
+const { bootInProcess } = require('./support/inprocess');
 const { workspace, FIXTURE_WORKER } = require('./support/runtime');
 
+let app;
 let svc;
 let agents;
 let dataDir;
 let db;
 
 before(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-svc-'));
-  for (const k of Object.keys(process.env)) if (/^(DB_|NETACLAW_|MIDWAY_)/.test(k)) delete process.env[k];
-  Object.assign(process.env, {
-    DB_TYPE: 'sqlite',
-    DB_PATH: path.join(dataDir, 'netaclaw.sqlite'),
-    DATA_DIR: dataDir,
-    PORT: String(await freePort()),
-    HOST: '127.0.0.1',
-    ADMIN_TOKEN: 'service-test-token',
-  });
-  const { Bootstrap } = require('@midwayjs/bootstrap');
-  await Bootstrap.configure({ appDir: BACKEND_ROOT, baseDir: path.join(BACKEND_ROOT, 'dist') }).run();
-  const { getCurrentApplicationContext } = require('@midwayjs/core');
-  const ctx = getCurrentApplicationContext();
-  svc = await ctx.getAsync(require('../dist/service/subagent.js').SubagentService);
-  agents = await ctx.getAsync(require('../dist/service/agent.js').AgentService);
-  db = svc.calls.manager;
+  app = await bootInProcess('netaclaw-svc-');
+  ({ svc, agents, dataDir, db } = app);
 });
 
-after(async () => {
-  const { Bootstrap } = require('@midwayjs/bootstrap');
-  await Bootstrap.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+after(() => app.stop());
 
 async function rows(sql, params = []) {
   return db.query(sql, params);
@@ -158,5 +139,33 @@ describe('SubagentService (the executor\'s API)', () => {
     const mem = await rows('SELECT content FROM netaclaw_memory WHERE agentId = ?', [agentId]);
     assert.deepEqual(mem.map(m => m.content), ['remember the main agent']);
     await assert.rejects(svc.runMainTool({ ...base, policy: { workspaceRoots: 'x' }, name: 'list_dir', args: {} }), /policy\.workspaceRoots must be an array/);
+  });
+
+  test('runMainTool: skill tools act only on the skills bound to the agent, read at each call', async () => {
+    const policy = require('@netaclaw/tool-policy');
+    const d = policy.runtimeDiagnostic({
+      agent: { toolsets: ['base', 'skills'] },
+      hasSkills: true,
+      crewRole: 'master',
+      sessionCwd: ws.root,
+      writePermitted: true,
+    });
+    const id = (await agents.add({ name: 'skilled', toolsets: ['base', 'skills'] })).id;
+    const base = { agentId: id, sessionId: 'skills-1', policy: d.policy, routes: d.routes };
+    const unbound = await svc.runMainTool({ ...base, name: 'read_skill', args: { name: 'nobody-here' } });
+    assert.equal(unbound.decision, 'main-process-proxy');
+    assert.equal(unbound.ok, false);
+    assert.equal(unbound.error, 'skill "nobody-here" is not bound to this agent (bound skills: none)');
+    const create = await svc.runMainTool({ ...base, name: 'skill_manage', args: { name: 'nobody-here', action: 'create', content: '# x' } });
+    assert.match(create.error, /is not bound to this agent/);
+    assert.ok(!fs.existsSync(path.join(dataDir, 'skills', 'nobody-here')));
+    await agents.update({ id, skills: ['nobody-here'] });
+    const made = await svc.runMainTool({ ...base, name: 'skill_manage', args: { name: 'nobody-here', action: 'create', content: '# bound now\n' } });
+    assert.equal(made.ok, true, made.error);
+    const read = await svc.runMainTool({ ...base, name: 'read_skill', args: { name: 'nobody-here' } });
+    assert.equal(read.output, '# bound now\n');
+    const gone = await svc.runMainTool({ ...base, agentId: 987654, name: 'read_skill', args: { name: 'nobody-here' } });
+    assert.equal(gone.ok, false);
+    assert.match(gone.error, /no agent with id 987654/);
   });
 });

@@ -62,6 +62,8 @@ function defineSuite(label, makeBackend) {
       fs.mkdirSync(path.join(skills, 'hello'), { recursive: true });
       fs.writeFileSync(path.join(skills, 'hello', 'SKILL.md'), '# hello\nGreets.\n');
       fs.writeFileSync(path.join(skills, 'hello', 'greet.sh'), 'echo "hello $1"; cat a.txt | head -1\n');
+      fs.mkdirSync(path.join(skills, 'unbound'), { recursive: true });
+      fs.writeFileSync(path.join(skills, 'unbound', 'SKILL.md'), '# not this agent\'s\n');
       await withServer({ ...db.env, NETACLAW_SKILLS_DIR: skills }, async s => {
         const agentId = await addAgent(s);
         const diff = ['--- a/a.txt', '+++ b/a.txt', '@@ -1,3 +1,3 @@', ' alpha', '-beta', '+BETA', ' gamma', ''].join('\n');
@@ -86,6 +88,9 @@ function defineSuite(label, makeBackend) {
           { name: 'read_skill', arguments: { name: 'hello' } },
           { name: 'execute_skill', arguments: { name: 'hello', script: 'greet.sh', args: ['batch'] } },
           { name: 'read_skill_file', arguments: { name: 'hello', path: '../../root/a.txt' } },
+          { name: 'read_skill', arguments: { name: 'unbound' } },
+          { name: 'skill_manage', arguments: { name: 'unbound', action: 'update', content: 'taken over' } },
+          { name: 'skill_manage', arguments: { name: 'fresh', action: 'create', content: '# fresh\n' } },
         ];
         const r = await call(s, 'POST', '/admin/netaclaw/subagent/run', {
           agentId,
@@ -128,6 +133,13 @@ function defineSuite(label, makeBackend) {
         assert.match(c['execute_skill#19'].output, /^hello batch\nalpha\n/);
         assert.equal(c['read_skill_file#20'].decision, 'denied');
         assert.equal(c['read_skill_file#20'].reason, 'invalid_tool_arguments');
+        for (const k of ['read_skill#21', 'skill_manage#22', 'skill_manage#23']) {
+          assert.equal(c[k].decision, 'main-process-proxy', k);
+          assert.equal(c[k].ok, false, k);
+          assert.match(c[k].error, /is not bound to this agent \(bound skills: "hello"\)/, k);
+        }
+        assert.equal(fs.readFileSync(path.join(skills, 'unbound', 'SKILL.md'), 'utf8'), '# not this agent\'s\n');
+        assert.ok(!fs.existsSync(path.join(skills, 'fresh')));
         fs.writeFileSync(path.join(ws.root, 'a.txt'), 'alpha\nbeta\ngamma\n');
         fs.rmSync(path.join(ws.root, 'out'), { recursive: true, force: true });
 

@@ -144,10 +144,10 @@ test('the preview computed in the browser equals the backend previewPrompt and d
 
     const prompt = await apiData('POST', '/admin/netaclaw/agent/previewPrompt', { id: agent.id });
     const diagnostic = await apiData('POST', '/admin/netaclaw/tool/diagnostic', { agentId: agent.id });
-    const { layers, ...resolvedFromBackend } = prompt;
+    const { layers, systemPrompt: _joined, channel: _channel, ...resolvedFromBackend } = prompt;
     assert.equal(canonical(computed.resolved), canonical(resolvedFromBackend));
     assert.equal(computed.guidance, layers.find((l) => l.key === 'tools').content);
-    assert.equal(layers.find((l) => l.key === 'identity').content, 'identity layer');
+    assert.equal(layers.find((l) => l.key === 'identity').content, `Your name is ${name}.\nidentity layer`);
     assert.equal(canonical(computed.diagnostic), canonical(diagnostic));
     // and it is not trivially equal: the hint, the unknown names and the core warning are in it
     assert.equal(computed.resolved.toolPromptHints.patch, 'Prefer small unified diffs.');

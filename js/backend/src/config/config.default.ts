@@ -1,5 +1,8 @@
 import { MidwayConfig } from '@midwayjs/core';
 import { NetaClawAgentEntity } from '../entity/agent';
+import { NetaClawModelChannelEntity } from '../entity/channel';
+import { NetaClawMessageEntity } from '../entity/message';
+import { NetaClawSessionEntity } from '../entity/session';
 import { NetaClawMemoryEntity } from '../entity/memory';
 import { NetaClawSubagentBatchEntity } from '../entity/batch';
 import { NetaClawToolCallEntity } from '../entity/toolcall';
@@ -10,6 +13,9 @@ import { DB, HOST, JSON_BODY_LIMIT, PORT, TRUST_PROXY } from '../settings';
 const entities = [
   NetaClawToolEntity,
   NetaClawAgentEntity,
+  NetaClawModelChannelEntity,
+  NetaClawSessionEntity,
+  NetaClawMessageEntity,
   NetaClawSubagentBatchEntity,
   NetaClawToolCallEntity,
   NetaClawMemoryEntity,
@@ -56,6 +62,13 @@ export default {
     strict: true,
   },
   siteFile: { enable: false },
+  // The WebSocket server shares the HTTP port (the chat gateway at /ws/netaclaw/chat); a message is at
+  // most 1 MB, like a REST body.
+  webSocket: {
+    maxPayload: 1024 * 1024,
+    enableServerHeartbeatCheck: true,
+    serverHeartbeatInterval: 30000,
+  },
   typeorm: {
     dataSource: {
       default: dataSource(),

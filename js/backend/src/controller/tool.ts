@@ -1,10 +1,14 @@
 import { Body, Controller, Get, Inject, Post, Query } from '@midwayjs/core';
+import { CatalogService } from '../service/catalog';
 import { ToolService } from '../service/tool';
 
 @Controller('/admin/netaclaw/tool')
 export class ToolController {
   @Inject()
   toolService: ToolService;
+
+  @Inject()
+  catalogService: CatalogService;
 
   @Post('/page')
   async page(@Body() body: unknown) {
@@ -29,6 +33,12 @@ export class ToolController {
   @Post('/sync')
   async sync() {
     return { data: await this.toolService.sync() };
+  }
+
+  /** The merged catalog: builtin tools, then those of NETACLAW_CATALOG_FILE (manifests, catalog order). */
+  @Get('/catalog')
+  async catalog() {
+    return { data: this.catalogService.manifests() };
   }
 
   @Get('/forAgent')

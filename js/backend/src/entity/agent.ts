@@ -29,6 +29,10 @@ export class NetaClawAgentEntity extends BaseEntity {
   @Column({ type: 'json', comment: '工具精细配置', nullable: true })
   tools: { disabled?: string[] } | null;
 
+  /** The model channel; null = the default channel. */
+  @Column({ type: 'int', comment: '模型渠道 ID（空 = 默认渠道）', nullable: true })
+  modelChannelId: number | null;
+
   /** 1 when created, +1 at every write; an update that names an older one is refused (409 conflict). */
   @VersionColumn({ comment: '版本号', default: 1 })
   version: number;
@@ -43,4 +47,5 @@ export const AGENT_FIELDS = [
   'crewRole',
   'toolsets',
   'tools',
+  'modelChannelId',
 ] as const;

@@ -1,4 +1,8 @@
 import { CreateDateColumn, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { DB } from '../settings';
+
+/** Long text (tool output, model replies): MySQL/MariaDB TEXT holds 65,535 bytes, less than a 64 KiB output plus its note. */
+export const LONG_TEXT = DB.kind === 'sqlite' ? 'text' : 'mediumtext';
 
 /** Base columns shared by every table: id, createTime, updateTime. */
 export abstract class BaseEntity {

@@ -1,8 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { DB } from '../settings';
-
-/** Long text: MySQL/MariaDB TEXT holds 65,535 bytes, less than a 64 KiB output plus its note. */
-export const LONG_TEXT = DB.kind === 'sqlite' ? 'text' : 'mediumtext';
+import { LONG_TEXT } from './base';
 
 /** One sub-agent run in one worker process (RUNTIME §5). */
 @Entity('netaclaw_subagent_batch')

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { LONG_TEXT } from './batch';
+import { LONG_TEXT } from './base';
 
 /** One tool call, in a batch or in a main-process session (RUNTIME §5). */
 @Entity('netaclaw_tool_call')

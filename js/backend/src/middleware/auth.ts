@@ -4,8 +4,8 @@ import { checkBearer } from '../authlimit';
 import { AppError } from '../errors';
 import { AdminTokenService } from '../service/token';
 
-/** Path prefixes that need `Authorization: Bearer <token>`. */
-export const AUTHENTICATED_PREFIXES = ['/admin'];
+/** Path prefixes that need `Authorization: Bearer <token>` (the chat WebSocket checks it at the upgrade: ChatGateway). */
+export const AUTHENTICATED_PREFIXES = ['/admin', '/api'];
 
 export function needsToken(p: string): boolean {
   return AUTHENTICATED_PREFIXES.some(prefix => p === prefix || p.startsWith(prefix + '/'));

@@ -3,7 +3,7 @@
  * `checkToolCall` against a policy and routes. Nothing here restates a rule; this module only calls the
  * package and shapes its answer for the runtime.
  */
-import { policy } from '../policy';
+import { activeCatalog, policy } from '../policy';
 
 export type GateDecision = 'worker-local' | 'main-process-proxy' | 'denied';
 
@@ -47,7 +47,9 @@ export function checkCall(input: GateInput): GateResult {
   if (typeof p.checkToolCall !== 'function') {
     throw new Error('the installed @netaclaw/tool-policy has no checkToolCall: rebuild pkg/ (scripts/build-pkg.sh)');
   }
+  const catalog = activeCatalog();
   const r = p.checkToolCall({
+    ...(catalog ? { catalog } : {}),
     policy: input.policy,
     routes: input.routes,
     call: { name: input.name, arguments: input.arguments === undefined ? null : input.arguments },
@@ -61,15 +63,27 @@ export function checkCall(input: GateInput): GateResult {
 }
 
 let shellTools: Set<string> | undefined;
+let skillScopeTools: Set<string> | undefined;
+
+function manifests() {
+  const p = policy();
+  return (activeCatalog() ?? p.builtinCatalog()).map(s => p.toolManifest(s));
+}
 
 /**
  * Whether a tool needs the shell sandbox (its manifest's `requiresShell`, from the package). Such a tool
  * is denied `shell_sandbox_unavailable` when bwrap cannot run.
  */
 export function requiresShell(name: string): boolean {
-  if (!shellTools) {
-    const p = policy();
-    shellTools = new Set(p.builtinCatalog().map(s => p.toolManifest(s)).filter(m => m.requiresShell).map(m => m.name));
-  }
+  if (!shellTools) shellTools = new Set(manifests().filter(m => m.requiresShell).map(m => m.name));
   return shellTools.has(name);
+}
+
+/**
+ * Whether a tool acts on one skill, named by its `name` argument (its manifest's `requiresSkillScope`,
+ * from the package). Such a call runs only for a skill bound to the agent.
+ */
+export function requiresSkillScope(name: string): boolean {
+  if (!skillScopeTools) skillScopeTools = new Set(manifests().filter(m => m.requiresSkillScope).map(m => m.name));
+  return skillScopeTools.has(name);
 }

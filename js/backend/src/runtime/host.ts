@@ -6,10 +6,13 @@
  */
 import { ChildProcess, fork } from 'child_process';
 import * as path from 'path';
+import * as fs from 'fs';
 import {
+  FD_CHECKS_PER_SECOND,
   IPC_MESSAGE_MAX_BYTES,
   IPC_MESSAGES_PER_SECOND,
   OUTPUT_MAX_BYTES,
+  WORKER_HEAP_MAX_MB,
   WORKER_STDIO_MAX_BYTES,
   cutText,
 } from './limits';
@@ -77,7 +80,7 @@ export class WorkerError extends Error {}
 
 const WORKER_MODULE = path.join(__dirname, 'worker', 'main.js');
 
-type Pending = { seq: number; name: string; resolve: (r: CallRecord) => void };
+type Pending = { seq: number; name: string; resolve: (r: CallRecord) => void; proxied?: boolean };
 
 export class WorkerHost {
   private child: ChildProcess | null = null;
@@ -88,8 +91,12 @@ export class WorkerHost {
   private endWaiters: Array<() => void> = [];
   private timer: NodeJS.Timeout | null = null;
   private stdioBytes = 0;
+  /** The end of the worker's stderr, to say why it died. */
+  private stderrTail = '';
   private windowStart = Date.now();
   private windowCount = 0;
+  private fdWindowStart = Date.now();
+  private fdWindowCount = 0;
   private readonly main: RunnerContext;
   private readyResolve: (() => void) | null = null;
 
@@ -123,7 +130,7 @@ export class WorkerHost {
     const test = this.opts.test ?? {};
     let child: ChildProcess;
     try {
-      const execArgv = ['--disable-warning=ExperimentalWarning'];
+      const execArgv = ['--disable-warning=ExperimentalWarning', `--max-old-space-size=${WORKER_HEAP_MAX_MB}`];
       if (test.permission !== false) {
         execArgv.push(...permissionFlags(this.opts.policy, test.workerModule ? [test.workerModule] : []));
       }
@@ -148,11 +155,18 @@ export class WorkerHost {
     };
     child.stdout!.on('data', onStdio);
     child.stderr!.on('data', onStdio);
+    child.stderr!.on('data', (d: Buffer) => (this.stderrTail = (this.stderrTail + d.toString('utf8')).slice(-4096)));
     child.on('message', raw => this.onMessage(raw));
     child.on('error', err => this.terminate('failed', `worker process error: ${err.message}`));
-    child.on('exit', (code, signal) => {
-      if (!this.ended) {
-        this.terminate('failed', `worker exited unexpectedly (${signal ? `signal ${signal}` : `code ${code}`})`);
+    // 'close': after the exit AND the end of its output, so that the last words on stderr are in.
+    child.on('close', (code, signal) => {
+      if (this.ended) return;
+      const how = signal ? `signal ${signal}` : `code ${code}`;
+      // Node prints this before it aborts on a full heap.
+      if (/heap limit|heap out of memory/i.test(this.stderrTail)) {
+        this.terminate('failed', `worker ran out of memory (its heap is limited to ${WORKER_HEAP_MAX_MB} MB) and died (${how})`);
+      } else {
+        this.terminate('failed', `worker exited unexpectedly (${how})`);
       }
     });
     this.timer = setTimeout(
@@ -197,17 +211,6 @@ export class WorkerHost {
 
   private onMessage(raw: unknown): void {
     if (this.ended) return;
-    // Flood control: count and size of the worker's messages.
-    const now = Date.now();
-    if (now - this.windowStart >= 1000) {
-      this.windowStart = now;
-      this.windowCount = 0;
-    }
-    this.windowCount += 1;
-    if (this.windowCount > IPC_MESSAGES_PER_SECOND) {
-      this.terminate('failed', `worker flooded the channel (more than ${IPC_MESSAGES_PER_SECOND} messages a second): killed`);
-      return;
-    }
     let size: number;
     try {
       size = Buffer.byteLength(JSON.stringify(raw) ?? '', 'utf8');
@@ -224,6 +227,25 @@ export class WorkerHost {
     } catch (err) {
       this.terminate('failed', `worker broke the protocol: ${(err as Error).message}`);
       return;
+    }
+    if (m.type === 'fd') return this.onFd(m.id, m.fd);
+    // Flood control: messages the host did not ask for. The answer to the call in progress (its result,
+    // and its first proxy request) is paced by the host, which sends one call at a time.
+    const solicited =
+      (m.type === 'result' && this.pending?.seq === m.seq) ||
+      (m.type === 'proxy' && this.pending?.seq === m.seq && !this.pending.proxied);
+    if (m.type === 'proxy' && this.pending?.seq === m.seq) this.pending.proxied = true;
+    if (!solicited) {
+      const now = Date.now();
+      if (now - this.windowStart >= 1000) {
+        this.windowStart = now;
+        this.windowCount = 0;
+      }
+      this.windowCount += 1;
+      if (this.windowCount > IPC_MESSAGES_PER_SECOND) {
+        this.terminate('failed', `worker flooded the channel (more than ${IPC_MESSAGES_PER_SECOND} messages a second): killed`);
+        return;
+      }
     }
     switch (m.type) {
       case 'event':
@@ -245,6 +267,30 @@ export class WorkerHost {
       case 'done':
         return;
     }
+  }
+
+  /**
+   * Where a descriptor of the worker points (`/proc/<worker>/fd/N`): the worker checks what it opened
+   * against its roots with this (operations/confined.ts). Only while a call runs; rate-limited.
+   */
+  private onFd(id: number, fd: number): void {
+    const now = Date.now();
+    if (now - this.fdWindowStart >= 1000) {
+      this.fdWindowStart = now;
+      this.fdWindowCount = 0;
+    }
+    this.fdWindowCount += 1;
+    if (!this.pending || this.fdWindowCount > FD_CHECKS_PER_SECOND) {
+      this.terminate('failed', this.pending ? `worker flooded the channel (more than ${FD_CHECKS_PER_SECOND} descriptor checks a second): killed` : 'worker broke the protocol: a descriptor check outside a call');
+      return;
+    }
+    const pid = this.child?.pid;
+    void fs.promises
+      .readlink(`/proc/${pid}/fd/${fd}`)
+      .catch(() => null)
+      .then(p => {
+        if (!this.ended) this.send(message({ type: 'fd-result', id, path: p }));
+      });
   }
 
   private onResult(m: ResultMessage): void {

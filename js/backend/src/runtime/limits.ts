@@ -9,6 +9,13 @@ export const SHELL_HARD_CAP_BYTES = 8 * 1024 * 1024;
 /** `bash` time limit: default and maximum. */
 export const SHELL_TIMEOUT_DEFAULT_MS = 30_000;
 export const SHELL_TIMEOUT_MAX_MS = 600_000;
+/**
+ * Processes one sandboxed shell may hold at once (the pid namespace's `pid_max`, and RLIMIT_NPROC): a fork
+ * bomb stops there. (The kernel refuses a `pid_max` below 301.)
+ */
+export const SHELL_PROCESSES_MAX = 512;
+/** The worker's V8 heap (`--max-old-space-size`, MB): a worker that needs more dies, and its batch fails. */
+export const WORKER_HEAP_MAX_MB = 256;
 /** Batch time limit: default and maximum (the whole worker is killed past it). */
 export const BATCH_TIMEOUT_DEFAULT_MS = 120_000;
 export const BATCH_TIMEOUT_MAX_MS = 600_000;
@@ -16,6 +23,8 @@ export const BATCH_TIMEOUT_MAX_MS = 600_000;
 export const IPC_MESSAGE_MAX_BYTES = 1024 * 1024;
 /** More than this many messages from a worker within one second is a flood. */
 export const IPC_MESSAGES_PER_SECOND = 500;
+/** Descriptor checks (`fd` requests) a worker may ask for within one second (one per file it opens). */
+export const FD_CHECKS_PER_SECOND = 20_000;
 /** A worker writing more than this to its stdout/stderr is a flood. */
 export const WORKER_STDIO_MAX_BYTES = 1024 * 1024;
 /** Calls in one admin `run` batch. */

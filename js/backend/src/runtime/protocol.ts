@@ -57,6 +57,9 @@ export type ResultMessage = { v: 1; type: 'result'; seq: number } & CallOutcome;
 export type ProxyMessage = { v: 1; type: 'proxy'; id: number; seq: number; name: string; arguments: unknown };
 export type ProxyResultMessage = { v: 1; type: 'proxy-result'; id: number } & CallOutcome;
 export type EventMessage = { v: 1; type: 'event'; name: string; data?: unknown };
+/** The worker asks where one of its open descriptors really points (it may not read /proc itself). */
+export type FdMessage = { v: 1; type: 'fd'; id: number; fd: number };
+export type FdResultMessage = { v: 1; type: 'fd-result'; id: number; path: string | null };
 export type DoneMessage = { v: 1; type: 'done' };
 export type ErrorMessage = { v: 1; type: 'error'; message: string };
 
@@ -67,6 +70,8 @@ export type Message =
   | ProxyMessage
   | ProxyResultMessage
   | EventMessage
+  | FdMessage
+  | FdResultMessage
   | DoneMessage
   | ErrorMessage;
 
@@ -128,6 +133,8 @@ const SHAPES: Record<MessageType, Record<string, [FieldCheck, boolean]>> = {
   proxy: { id: [isSeq, true], seq: [isSeq, true], name: [isString, true], arguments: [isAny, true] },
   'proxy-result': { id: [isSeq, true], ...OUTCOME, durationMs: [isDuration, true] },
   event: { name: [isString, true], data: [isAny, false] },
+  fd: { id: [isSeq, true], fd: [isSeq, true] },
+  'fd-result': { id: [isSeq, true], path: [isNullableString, true] },
   done: {},
   error: { message: [isString, true] },
 };
@@ -167,8 +174,8 @@ export function message(body: WithoutV<Message>): Message {
 }
 
 /** The types each side may receive. */
-export const TO_WORKER: ReadonlySet<MessageType> = new Set(['init', 'call', 'proxy-result', 'done']);
-export const TO_MAIN: ReadonlySet<MessageType> = new Set(['result', 'proxy', 'event', 'done', 'error']);
+export const TO_WORKER: ReadonlySet<MessageType> = new Set(['init', 'call', 'proxy-result', 'fd-result', 'done']);
+export const TO_MAIN: ReadonlySet<MessageType> = new Set(['result', 'proxy', 'event', 'fd', 'done', 'error']);
 
 /** parseMessage plus a check that the type may travel in this direction. */
 export function parseFor(direction: 'worker' | 'main', raw: unknown): Message {

@@ -4,8 +4,9 @@
  * its own registry, operations and copy of the policy and routes.
  */
 import * as path from 'path';
-import { checkCall, GateResult, requiresShell } from './gate';
+import { checkCall, GateResult, requiresShell, requiresSkillScope } from './gate';
 import { cutText, OUTPUT_MAX_BYTES } from './limits';
+import { OutsideRootsError } from './operations/confined';
 import type { Operations } from './operations/types';
 import type { CallOutcome, WorkerLayers, WorkerPolicyWire } from './protocol';
 import { checkRealPaths } from './realpath';
@@ -72,17 +73,40 @@ function testPaths(ctx: RunnerContext, args: unknown): GateResult['paths'] {
   return [{ argument: 'path', path: path.resolve(ctx.policy.workspaceRoots[0] ?? '/', a.path), write: true }];
 }
 
+/**
+ * Null when a skill-scoped call names a skill bound to the agent; else why not. The gate has checked the
+ * shape of `name`; which tools are skill-scoped is the package's (`requiresSkillScope`).
+ */
+async function skillScopeError(ctx: RunnerContext, name: string, args: Record<string, unknown>): Promise<string | null> {
+  if (!requiresSkillScope(name)) return null;
+  if (!ctx.services) return `${name} runs only in the main process`;
+  const skill = args.name;
+  if (typeof skill !== 'string') return `${name} needs the name of a skill`;
+  let bound: readonly string[];
+  try {
+    bound = await ctx.services.boundSkills();
+  } catch (err) {
+    return `the skills bound to the agent cannot be read: ${(err as Error).message}`;
+  }
+  if (bound.includes(skill)) return null;
+  const list = bound.length ? bound.map(b => JSON.stringify(b)).join(', ') : 'none';
+  return `skill ${JSON.stringify(skill)} is not bound to this agent (bound skills: ${list})`;
+}
+
 /** Runs a call already decided runnable here, with the context's registry. */
 export async function execute(ctx: RunnerContext, gate: GateResult, name: string, args: unknown, started: number): Promise<CallOutcome> {
   const impl = Object.prototype.hasOwnProperty.call(ctx.tools, name) ? ctx.tools[name] : undefined;
   const base = { decision: gate.decision, reason: gate.reason, detail: gate.detail };
   if (!impl) return { ...base, ok: false, error: `no implementation of ${name} here`, durationMs: Date.now() - started };
   const argObj = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+  const unbound = await skillScopeError(ctx, name, argObj);
+  if (unbound) return { ...base, ok: false, error: unbound, durationMs: Date.now() - started };
   try {
     const r = await impl(argObj, {
       ops: ctx.ops,
       policy: ctx.policy,
       paths: gate.paths,
+      within: (ctx.layers ?? ALL_ON).hostCheck ? ctx.policy.workspaceRoots : null,
       shell: ctx.shell,
       agentId: ctx.agentId,
       services: ctx.services,
@@ -93,6 +117,10 @@ export async function execute(ctx: RunnerContext, gate: GateResult, name: string
       ? { ...base, ok: false, output, error: out.error, durationMs: Date.now() - started }
       : { ...base, ok: true, output, durationMs: Date.now() - started };
   } catch (err) {
+    if (err instanceof OutsideRootsError) {
+      // The host symlink check, made again on the object the tool opened: a path swapped meanwhile.
+      return denied('path_outside_workspace', cutText(err.message, 4096), started);
+    }
     const message =
       err instanceof ToolError
         ? err.message

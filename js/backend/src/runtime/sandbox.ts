@@ -12,6 +12,7 @@
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { SHELL_PROCESSES_MAX } from './limits';
 
 export type ShellMode = 'bwrap' | 'off' | 'unavailable';
 
@@ -59,10 +60,32 @@ export function systemArgs(): string[] {
   return args;
 }
 
+/**
+ * What runs inside the sandbox for a shell command (after `--`). A short prelude bounds processes before
+ * the command starts: it sets the pid namespace's `pid_max` (Linux ≥ 6.14 keeps one per namespace; it
+ * needs the capabilities bwrap leaves to a root caller inside its user namespace) and RLIMIT_NPROC
+ * (`ulimit -u`, which binds a non-root caller: the kernel never applies it to uid 0), then drops every
+ * capability (`setpriv`: empty bounding and inheritable sets, so the command and its children hold none)
+ * and runs the command with `bash -c`.
+ */
+export function sandboxCommand(command: string, root = isRoot()): string[] {
+  const prelude = root
+    ? 'echo "$1" > /proc/sys/kernel/pid_max 2>/dev/null; ulimit -u "$1"; exec /usr/bin/setpriv --bounding-set=-all --inh-caps=-all -- /bin/bash -c "$2"'
+    : 'ulimit -u "$1"; exec /bin/bash -c "$2"';
+  return ['/bin/bash', '-c', prelude, 'netaclaw-sandbox', String(SHELL_PROCESSES_MAX), command];
+}
+
+function isRoot(): boolean {
+  return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
 /** The bwrap arguments (before `--` and the command). Roots are bound after /tmp so a root under /tmp shows. */
 export function bwrapArgs(spec: SandboxSpec): string[] {
   const args = [
     '--unshare-all',
+    // its own user namespace, in which no further one can be made (so no capabilities can be regained)
+    '--unshare-user',
+    '--disable-userns',
     '--die-with-parent',
     '--new-session',
     '--clearenv',
@@ -92,7 +115,7 @@ export function bwrapExecutable(): string {
 export async function probeBwrap(executable = bwrapExecutable()): Promise<{ ok: boolean; detail: string }> {
   const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'netaclaw-probe-'));
   try {
-    const args = [...bwrapArgs({ roots: [dir], readonly: true, cwd: dir }), '--', '/bin/true'];
+    const args = [...bwrapArgs({ roots: [dir], readonly: true, cwd: dir }), '--', ...sandboxCommand('true')];
     return await new Promise(resolve => {
       let err = '';
       let child;

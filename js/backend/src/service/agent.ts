@@ -4,7 +4,9 @@ import { Repository } from 'typeorm';
 import { NetaClawAgentEntity } from '../entity/agent';
 import { invalidInput, notFound } from '../errors';
 import { dbWriteLock } from '../mutex';
-import { Capability, CrewRole, DiagnosticInput, policy, ResolveInput } from '../policy';
+import { NetaClawModelChannelEntity } from '../entity/channel';
+import { Capability, CrewRole, DiagnosticInput, policy, ResolveInput, RuntimeDiagnostic, WorkerPolicy } from '../policy';
+import { BuiltPrompt, buildSystemPrompt } from '../runtime/prompt';
 import {
   has,
   Obj,
@@ -19,6 +21,8 @@ import {
   stringArray,
   TEXT_MAX_CHARS,
 } from '../validate';
+import { CatalogService } from './catalog';
+import { ChannelService, channelView } from './channel';
 import { parseVersion, staleVersion, updateRow } from '../versioned';
 import { ToolService } from './tool';
 
@@ -35,6 +39,7 @@ export interface AgentValues {
   crewRole?: CrewRole | null;
   toolsets?: string[] | null;
   tools?: { disabled?: string[] } | null;
+  modelChannelId?: number | null;
 }
 
 /**
@@ -74,6 +79,9 @@ export function parseAgentInput(input: unknown, what: string, requireName: boole
       v.tools = has(t, 'disabled') && t.disabled !== null ? { disabled: stringArray(t.disabled, 'tools.disabled') } : {};
     }
   }
+  if (has(o, 'modelChannelId')) {
+    v.modelChannelId = o.modelChannelId === null ? null : parseId(o.modelChannelId, 'modelChannelId');
+  }
   return v;
 }
 
@@ -103,7 +111,10 @@ export function parseSessionFields(o: Obj, cwdMaxLen?: number): SessionFields {
 }
 
 /** An agent as the resolver sees it (row or draft), with every field defaulted. */
-interface AgentView {
+export interface AgentView {
+  /** The stored agent's id; undefined for a draft. */
+  id?: number;
+  name: string | null;
   systemPrompt: string | null;
   modelCapability: Capability | null;
   memoryEnabled: boolean;
@@ -111,10 +122,20 @@ interface AgentView {
   crewRole: CrewRole | null;
   toolsets: string[] | null;
   tools: { disabled?: string[] } | null;
+  modelChannelId: number | null;
+}
+
+/** What a run of an agent is made of: its channel, the package's diagnostic, the system prompt. */
+export interface PreparedRun {
+  channel: NetaClawModelChannelEntity | null;
+  diagnostic: RuntimeDiagnostic;
+  prompt: BuiltPrompt;
 }
 
 function agentView(a: AgentValues | NetaClawAgentEntity): AgentView {
   return {
+    id: (a as NetaClawAgentEntity).id,
+    name: a.name ?? null,
     systemPrompt: a.systemPrompt ?? null,
     modelCapability: (a.modelCapability as Capability | null | undefined) ?? null,
     memoryEnabled: !!a.memoryEnabled,
@@ -122,6 +143,7 @@ function agentView(a: AgentValues | NetaClawAgentEntity): AgentView {
     crewRole: (a.crewRole as CrewRole | null | undefined) ?? null,
     toolsets: a.toolsets ?? null,
     tools: a.tools ?? null,
+    modelChannelId: a.modelChannelId ?? null,
   };
 }
 
@@ -134,8 +156,15 @@ export class AgentService {
   @Inject()
   toolService: ToolService;
 
+  @Inject()
+  catalogService: CatalogService;
+
+  @Inject()
+  channelService: ChannelService;
+
   async add(input: unknown): Promise<NetaClawAgentEntity> {
     const v = parseAgentInput(input, 'request body', true);
+    if (v.modelChannelId) await this.channelService.checkExists(v.modelChannelId, 'modelChannelId');
     const entity = this.repo.create({
       systemPrompt: null,
       modelCapability: null,
@@ -144,6 +173,7 @@ export class AgentService {
       crewRole: null,
       toolsets: null,
       tools: null,
+      modelChannelId: null,
       ...v,
     });
     const saved = await dbWriteLock.run(() => this.repo.save(entity));
@@ -166,6 +196,7 @@ export class AgentService {
     const v = parseAgentInput(body, 'request body', false);
     const version = parseVersion(body);
     const row = await this.mustGet(id);
+    if (v.modelChannelId) await this.channelService.checkExists(v.modelChannelId, 'modelChannelId');
     if (version !== undefined && version !== row.version) throw staleVersion(`agent ${id}`, version, row);
     if (Object.keys(v).length > 0 && !(await dbWriteLock.run(() => updateRow(this.repo, id, v as Obj, version)))) {
       // the agent moved on between the read above and the write, or is gone (404)
@@ -204,44 +235,86 @@ export class AgentService {
     throw invalidInput(`${idKey} or agent is required`);
   }
 
-  /** docs/backend-api.md "How an agent becomes a resolver input". */
-  async resolverInput(agent: AgentView): Promise<ResolveInput> {
+  /**
+   * docs/backend-api.md "How an agent becomes a resolver input": the package's `agentResolveInput` maps the
+   * agent and its model channel (its own, else the default: the channel's capability wins), plus the
+   * merged catalog and the table's rows. The one place the backend does this.
+   */
+  async resolverInput(
+    agent: AgentView,
+    channel?: NetaClawModelChannelEntity | null,
+    crewRole?: CrewRole | null
+  ): Promise<ResolveInput> {
+    if (channel === undefined) channel = await this.channelService.forAgent(agent);
+    const mapped = policy().agentResolveInput({
+      agent,
+      channel: channel ? { capability: channel.capability as Capability } : null,
+      ...(crewRole !== undefined ? { crewRole } : {}),
+    });
     return {
+      catalog: this.catalogService.catalog(),
       governance: await this.toolService.governanceRows(),
-      agent: { toolsets: agent.toolsets, tools: agent.tools },
-      modelCapability: agent.modelCapability,
-      memoryEnabled: agent.memoryEnabled,
-      hasSkills: agent.skills.length > 0,
-      crewRole: agent.crewRole,
+      ...mapped,
     };
+  }
+
+  /**
+   * Everything a run of the agent needs, from the package: resolution and routes under the session
+   * (`runtimeDiagnostic`), and the layered system prompt. `previewPrompt` and the executor both call
+   * this, so the preview is what the model gets. `toolNames` overrides the tools named in Layer 4 (a
+   * sub-agent is offered its batch's runnable routes).
+   */
+  async prepare(
+    agent: AgentView,
+    session: SessionFields,
+    opts: { crewRole?: CrewRole | null; subagentTools?: string[] | null; parent?: WorkerPolicy | null; channel?: NetaClawModelChannelEntity | null } = {}
+  ): Promise<PreparedRun> {
+    const channel = opts.channel !== undefined ? opts.channel : await this.channelService.forAgent(agent);
+    const input: DiagnosticInput = { ...(await this.resolverInput(agent, channel, opts.crewRole)), ...session };
+    if (opts.subagentTools !== undefined) input.subagentTools = opts.subagentTools;
+    if (opts.parent !== undefined) input.parent = opts.parent;
+    const diagnostic = policy().runtimeDiagnostic(input);
+    const prompt = buildSystemPrompt({
+      agent,
+      delegated: opts.parent !== undefined && opts.parent !== null,
+      sessionCwd: session.sessionCwd ?? null,
+      policy: diagnostic.policy,
+      toolNames: diagnostic.resolved.toolNames,
+      toolPromptHints: diagnostic.resolved.toolPromptHints,
+    });
+    return { channel, diagnostic, prompt };
   }
 
   async previewPrompt(input: unknown) {
     const body = requireObject(input, 'request body');
     const agent = await this.agentFromRequest(body, 'id', false);
-    const p = policy();
-    const resolved = p.resolveTools(await this.resolverInput(agent));
-    const guidance = p.toolBehaviorGuidance(resolved.toolNames, resolved.toolPromptHints);
+    // the session of a chat with this agent (subagentTools belong to the diagnostic, not to a chat)
+    const { subagentTools: _sub, ...session } = parseSessionFields(body, 1000);
+    const { channel, diagnostic, prompt } = await this.prepare(agent, session);
+    const resolved = diagnostic.resolved;
     return {
-      layers: [
-        { key: 'identity', title: 'Identity', content: agent.systemPrompt ?? '' },
-        { key: 'tools', title: 'Tool guidance', content: guidance },
-      ],
+      layers: prompt.layers,
+      systemPrompt: prompt.systemPrompt,
       toolNames: resolved.toolNames,
       builtinToolNames: resolved.builtinToolNames,
       toolPromptHints: resolved.toolPromptHints,
       disabledReasons: resolved.disabledReasons,
       warnings: resolved.warnings,
       modelCapability: resolved.modelCapability,
+      channel: channel ? channelView(channel) : null,
     };
   }
 
   async diagnostic(input: unknown) {
     const body = requireObject(input, 'request body');
     const agent = await this.agentFromRequest(body, 'agentId', true);
-    const d: DiagnosticInput = { ...(await this.resolverInput(agent)) };
-    Object.assign(d, parseSessionFields(body));
+    const channel = await this.channelService.forAgent(agent);
+    const d: DiagnosticInput = { ...(await this.resolverInput(agent, channel)), ...parseSessionFields(body) };
     return policy().runtimeDiagnostic(d);
+  }
+
+  async mustGetView(id: number): Promise<AgentView> {
+    return agentView(await this.mustGet(id));
   }
 
   private async mustGet(id: number): Promise<NetaClawAgentEntity> {

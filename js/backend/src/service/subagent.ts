@@ -1,6 +1,6 @@
 import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { InjectEntityModel } from '@midwayjs/typeorm';
-import { Repository } from 'typeorm';
+import { IsNull, Repository } from 'typeorm';
 import { NetaClawSubagentBatchEntity } from '../entity/batch';
 import { NetaClawToolCallEntity } from '../entity/toolcall';
 import { invalidInput, notFound } from '../errors';
@@ -201,10 +201,12 @@ export class SubagentService {
     };
   }
 
-  private services(todoKey: string): MainServices {
+  /** `boundSkills`: the agent's skills (a batch reads them at its start, the main agent at each call). */
+  private services(todoKey: string, boundSkills: () => Promise<readonly string[]>): MainServices {
     return {
       memory: this.memoryService,
       skillsDir: SKILLS_DIR,
+      boundSkills,
       todos: { set: items => this.todos.set(todoKey, items) },
     };
   }
@@ -292,7 +294,7 @@ export class SubagentService {
       timeoutMs: spec.timeoutMs ?? BATCH_TIMEOUT_DEFAULT_MS,
       shell: shellSandbox().mode,
       ops: this.operations(),
-      services: this.services(todoKey),
+      services: this.services(todoKey, async () => [...agent.skills]),
       test,
       onEvent: (e: HostEvent) => {
         switch (e.type) {
@@ -500,19 +502,38 @@ export class SubagentService {
       shell: shellSandbox().mode,
       tools: MAIN_TOOLS,
       agentId,
-      services: this.services(`session:${sessionId}`),
+      services: this.services(`session:${sessionId}`, async () => (await this.agentService.agentFromRequest({ agentId }, 'agentId', false)).skills),
     };
     const { outcome } = await runHere(ctx, 'any', input.name, input.args);
+    return this.recordSessionCall(input.sessionId, { name: input.name, arguments: input.args, ...outcome! });
+  }
+
+  /**
+   * Stores a call of a session's main agent (no batch) with the session's next `seq`: the calls
+   * `runMainTool` ran, and those the executor decided itself (a tool not offered, arguments that are not
+   * JSON, a delegation).
+   */
+  async recordSessionCall(session: string | number, call: Omit<CallRecord, 'seq'>): Promise<CallRecord> {
+    const sessionId = sessionKey(session);
     return this.sessionSeq.run(async () => {
       const max = await this.calls
         .createQueryBuilder('c')
         .select('MAX(c.seq)', 'max')
         .where('c.sessionId = :sessionId AND c.batchId IS NULL', { sessionId })
         .getRawOne<{ max: number | null }>();
-      const record: CallRecord = { seq: Number(max?.max ?? 0) + 1, name: input.name, arguments: input.args, ...outcome! };
+      const record = { seq: Number(max?.max ?? 0) + 1, ...call } as CallRecord;
       await this.storeCall(null, sessionId, record);
       return record;
     });
+  }
+
+  /** The calls of a session's main agent, in order. */
+  async sessionCalls(session: string | number): Promise<StoredCall[]> {
+    const rows = await this.calls.find({
+      where: { sessionId: sessionKey(session)!, batchId: IsNull() },
+      order: { seq: 'ASC', id: 'ASC' },
+    });
+    return rows.map(callView);
   }
 
   /** At start: batches left `running` by a backend that stopped are `failed`. */

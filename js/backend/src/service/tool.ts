@@ -1,4 +1,4 @@
-import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
+import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { InjectDataSource, InjectEntityModel } from '@midwayjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import { NetaClawToolEntity, TOOL_HUMAN_FIELDS, TOOL_ROW_FIELDS } from '../entity/tool';
@@ -7,6 +7,7 @@ import { withSyncLock } from '../datasource';
 import { dbWriteLock } from '../mutex';
 import { policy, ToolGovernanceRowInput, ToolManifest } from '../policy';
 import { syncFaultAt, syncPauseMs } from '../settings';
+import { CatalogService } from './catalog';
 import { checkIntRange, checkTextLimit, has, Obj, optInt, optString, parseId, requireObject } from '../validate';
 import { parseVersion, staleVersion, updateRow } from '../versioned';
 
@@ -39,6 +40,9 @@ export class ToolService {
   @InjectDataSource()
   dataSource: DataSource;
 
+  @Inject()
+  catalog: CatalogService;
+
   /**
    * Idempotent catalog sync: the package plans inserts and updates from the current rows; they are
    * applied in ONE transaction, so a failure leaves the table exactly as it was. Never deletes.
@@ -51,7 +55,7 @@ export class ToolService {
 
   private async syncLocked(): Promise<SyncSummary> {
     const rows = await this.repo.find({ order: { id: 'ASC' } });
-    const plan = policy().syncCatalog(null, rows.map(toGovernanceRow));
+    const plan = policy().syncCatalog(this.catalog.catalog(), rows.map(toGovernanceRow));
     if (plan.inserts.length > 0 || plan.updates.length > 0) {
       const faultAt = syncFaultAt();
       const pauseMs = syncPauseMs();
@@ -145,8 +149,7 @@ export class ToolService {
     if (version !== undefined && version !== row.version) throw staleVersion(`tool ${row.name}`, version, row);
     const patch: Obj = { ...body };
     delete patch.id;
-    delete patch.version;
-    const check = policy().validateToolUpdate({ row: toGovernanceRow(row), patch });
+    const check = policy().validateToolUpdate({ row: toGovernanceRow(row), patch, catalog: this.catalog.catalog() });
     if (!check.ok) {
       const list = check.errors.map(e => `${e.field}: ${e.code}`).join(', ');
       throw new AppError(400, 'update_refused', `update of tool ${row.name} refused (${list})`, check.errors);
@@ -171,8 +174,7 @@ export class ToolService {
 
   /** What the agent-edit page needs: selectable toolsets, the tool rows, the static profiles. */
   async forAgent(): Promise<{ toolsets: string[]; tools: NetaClawToolEntity[]; profiles: ToolManifest[] }> {
-    const catalog = policy().builtinCatalog();
-    const profiles = catalog.map(s => policy().toolManifest(s));
+    const profiles = this.catalog.manifests();
     const toolsets: string[] = [];
     for (const p of profiles) if (!toolsets.includes(p.toolset)) toolsets.push(p.toolset);
     for (const t of EMPTY_TOOLSETS) if (!toolsets.includes(t)) toolsets.push(t);

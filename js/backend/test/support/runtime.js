@@ -40,8 +40,11 @@ function operations(mode) {
   };
 }
 
-/** In-process stand-ins for the database-backed services (the database path is tested over HTTP). */
-function services(skillsDir) {
+/**
+ * In-process stand-ins for the database-backed services (the database path is tested over HTTP).
+ * `boundSkills`: the skills bound to the agent (none by default).
+ */
+function services(skillsDir, boundSkills = []) {
   const memories = [];
   const todoItems = [];
   return {
@@ -58,6 +61,7 @@ function services(skillsDir) {
     },
     // Tests that use skills pass their own folder; others get one that does not exist.
     skillsDir: skillsDir ?? path.join(os.tmpdir(), 'netaclaw-no-skills-here'),
+    boundSkills: async () => boundSkills,
     todos: { set: items => todoItems.splice(0, todoItems.length, ...items) },
   };
 }
@@ -92,4 +96,46 @@ async function withHost(opts, fn) {
   }
 }
 
-module.exports = { rt, workspace, operations, services, startHost, withHost, FIXTURE_WORKER };
+/**
+ * Everything under `dir`, symlinks not followed: { 'rel/path': 'file <sha256> <mode>' | 'dir <mode>' |
+ * 'symlink -> target' }. Two equal snapshots: nothing was created, changed, removed or re-linked.
+ */
+function snapshot(dir) {
+  const crypto = require('node:crypto');
+  const out = {};
+  const visit = rel => {
+    const abs = path.join(dir, rel);
+    const st = fs.lstatSync(abs);
+    const mode = (st.mode & 0o7777).toString(8);
+    if (st.isSymbolicLink()) out[rel] = `symlink -> ${fs.readlinkSync(abs)}`;
+    else if (st.isFile()) out[rel] = `file ${crypto.createHash('sha256').update(fs.readFileSync(abs)).digest('hex')} ${mode}`;
+    else if (st.isDirectory()) {
+      out[rel] = `dir ${mode}`;
+      for (const name of fs.readdirSync(abs).sort()) visit(rel === '' ? name : `${rel}/${name}`);
+    } else out[rel] = `other ${mode}`;
+  };
+  visit('');
+  return out;
+}
+
+/** The package's policy and routes for a session (the same call the service makes). */
+function diagnose(root, { shell = false, write = false, toolsets = ['base', 'planning', 'skills'], memoryEnabled = false, roots } = {}) {
+  const policy = require('@netaclaw/tool-policy');
+  const d = policy.runtimeDiagnostic({
+    agent: { toolsets, tools: null },
+    modelCapability: 'text',
+    memoryEnabled,
+    hasSkills: true,
+    crewRole: 'sub',
+    sessionCwd: root,
+    ...(roots ? { workspaceRoots: roots } : {}),
+    shellPermitted: shell,
+    writePermitted: write,
+  });
+  return { policy: d.policy, routes: d.routes };
+}
+
+/** Every text a call answered (output, error, detail), to look for what must never appear. */
+const callText = r => [r.output, r.error, r.detail].filter(x => typeof x === 'string').join('\n');
+
+module.exports = { rt, workspace, operations, services, startHost, withHost, snapshot, diagnose, callText, FIXTURE_WORKER };

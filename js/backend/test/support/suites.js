@@ -59,4 +59,9 @@ function describeWithBackend(title, makeBackend, body) {
   });
 }
 
-module.exports = { storageBackends, describeWithBackend };
+/** Calls defineTests(backend) in one describe per storage backend (`backend.fresh()`: a new empty database). */
+function runOnEveryBackend(defineTests) {
+  for (const [label, makeBackend] of storageBackends()) describeWithBackend(label, makeBackend, defineTests);
+}
+
+module.exports = { storageBackends, describeWithBackend, runOnEveryBackend };

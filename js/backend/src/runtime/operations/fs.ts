@@ -1,7 +1,10 @@
 import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
+import { child, confinement, openInside, openOrMakeDir, Opened, recheck, Within } from './confined';
 import type { DirEntry, EntryType, FileSystemOperations } from './types';
+
+const C = fs.constants;
 
 function typeOf(st: fs.Stats | fs.Dirent): EntryType {
   if (st.isSymbolicLink()) return 'symlink';
@@ -10,66 +13,107 @@ function typeOf(st: fs.Stats | fs.Dirent): EntryType {
   return 'other';
 }
 
-/** The real filesystem (node:fs). */
+async function close(o: Opened | null | undefined): Promise<void> {
+  if (o) await o.fh.close().catch(() => undefined);
+}
+
+/**
+ * The real filesystem (node:fs). Every path is opened first and what was opened is checked to lie inside
+ * `within` (operations/confined.ts); reads, listings and writes then go through the opened object.
+ */
 export class NodeFileSystemOperations implements FileSystemOperations {
-  async readFile(p: string): Promise<Buffer> {
-    return fs.promises.readFile(p);
-  }
-
-  async stat(p: string) {
-    const st = await fs.promises.stat(p);
-    return { type: typeOf(st), size: st.size };
-  }
-
-  async readDir(p: string): Promise<DirEntry[]> {
-    const entries = await fs.promises.readdir(p, { withFileTypes: true });
-    const out: DirEntry[] = [];
-    for (const e of entries) {
-      let size = 0;
-      if (e.isFile()) size = (await fs.promises.lstat(path.join(p, e.name)).catch(() => null))?.size ?? 0;
-      out.push({ name: e.name, type: typeOf(e), size });
-    }
-    out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    return out;
-  }
-
-  async writeFile(p: string, content: string): Promise<void> {
-    await this.writeFiles([{ path: p, content }]);
-  }
-
-  async writeFiles(files: Array<{ path: string; content: string | null }>): Promise<void> {
-    // Stage every new content next to its target, then rename them all; on a failure before the renames
-    // nothing has changed. (A failure between two renames is not atomic across files; it cannot come from
-    // the content, only from the filesystem.)
-    const staged: Array<{ tmp: string | null; path: string }> = [];
+  async readFile(p: string, within: Within): Promise<Buffer> {
+    const o = await openInside(p, await confinement(within), C.O_RDONLY);
     try {
-      for (const f of files) {
-        if (f.content === null) {
-          staged.push({ tmp: null, path: f.path });
-          continue;
-        }
-        await fs.promises.mkdir(path.dirname(f.path), { recursive: true });
-        const tmp = path.join(path.dirname(f.path), `.${path.basename(f.path)}.${crypto.randomBytes(6).toString('hex')}.tmp`);
-        let mode: number | undefined;
-        try {
-          mode = (await fs.promises.stat(f.path)).mode & 0o7777;
-        } catch {
-          mode = undefined;
-        }
-        await fs.promises.writeFile(tmp, f.content, { flag: 'wx', mode: mode ?? 0o644 });
-        staged.push({ tmp, path: f.path });
-      }
-    } catch (err) {
-      for (const s of staged) if (s.tmp) await fs.promises.rm(s.tmp, { force: true });
-      throw err;
-    }
-    for (const s of staged) {
-      if (s.tmp) await fs.promises.rename(s.tmp, s.path);
-      else await fs.promises.rm(s.path, { force: true });
+      const st = await o.fh.stat();
+      if (st.isDirectory()) throw Object.assign(new Error(`EISDIR: ${p} is a folder`), { code: 'EISDIR' });
+      if (!st.isFile()) throw Object.assign(new Error(`${p} is not a regular file`), { code: 'ENOTREG' });
+      return await o.fh.readFile();
+    } finally {
+      await close(o);
     }
   }
 
-  async removeTree(p: string): Promise<void> {
-    await fs.promises.rm(p, { recursive: true, force: true });
+  async stat(p: string, within: Within) {
+    const o = await openInside(p, await confinement(within), C.O_RDONLY);
+    try {
+      const st = await o.fh.stat();
+      return { type: typeOf(st), size: st.size };
+    } finally {
+      await close(o);
+    }
+  }
+
+  async readDir(p: string, within: Within): Promise<DirEntry[]> {
+    const c = await confinement(within);
+    const o = await openInside(p, c, C.O_RDONLY | C.O_DIRECTORY);
+    try {
+      const entries = await fs.promises.readdir(o.base, { withFileTypes: true });
+      const out: DirEntry[] = [];
+      for (const e of entries) {
+        let size = 0;
+        if (e.isFile()) size = (await fs.promises.lstat(child(o, e.name)).catch(() => null))?.size ?? 0;
+        out.push({ name: e.name, type: typeOf(e), size });
+      }
+      await recheck(o, c);
+      out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      return out;
+    } finally {
+      await close(o);
+    }
+  }
+
+  async writeFile(p: string, content: string, within: Within): Promise<void> {
+    await this.writeFiles([{ path: p, content }], within);
+  }
+
+  async writeFiles(files: Array<{ path: string; content: string | null }>, within: Within): Promise<void> {
+    // Stage every new content in a temp file inside its (checked) parent folder, then rename them all
+    // through the same folders; on a failure before the renames nothing has changed. (A failure between
+    // two renames is not atomic across files; it cannot come from the content, only from the filesystem.)
+    const c = await confinement(within);
+    const staged: Array<{ dir: Opened; tmp: string | null; name: string }> = [];
+    try {
+      try {
+        for (const f of files) {
+          const name = path.basename(f.path);
+          const dir = f.content === null ? await openInside(path.dirname(f.path), c, C.O_RDONLY | C.O_DIRECTORY) : await openOrMakeDir(path.dirname(f.path), c);
+          if (f.content === null) {
+            staged.push({ dir, tmp: null, name });
+            continue;
+          }
+          const tmp = `.${name}.${crypto.randomBytes(6).toString('hex')}.tmp`;
+          staged.push({ dir, tmp: null, name });
+          const existing = await fs.promises.lstat(child(dir, name)).catch(() => null);
+          const mode = existing?.isFile() ? existing.mode & 0o7777 : 0o644;
+          const fh = await fs.promises.open(child(dir, tmp), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, mode);
+          staged[staged.length - 1].tmp = tmp;
+          try {
+            await fh.writeFile(f.content);
+          } finally {
+            await fh.close();
+          }
+        }
+      } catch (err) {
+        for (const s of staged) if (s.tmp) await fs.promises.rm(child(s.dir, s.tmp), { force: true });
+        throw err;
+      }
+      for (const s of staged) {
+        if (s.tmp) await fs.promises.rename(child(s.dir, s.tmp), child(s.dir, s.name));
+        else await fs.promises.rm(child(s.dir, s.name), { force: true });
+      }
+    } finally {
+      for (const s of staged) await close(s.dir);
+    }
+  }
+
+  async removeTree(p: string, within: Within): Promise<void> {
+    const parent = await openInside(path.dirname(p), await confinement(within), C.O_RDONLY | C.O_DIRECTORY);
+    try {
+      await fs.promises.rm(child(parent, path.basename(p)), { recursive: true, force: true });
+    } finally {
+      await close(parent);
+    }
   }
 }
+

@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'child_process';
 import { OUTPUT_MAX_BYTES, SHELL_HARD_CAP_BYTES } from '../limits';
-import { bwrapArgs, bwrapExecutable, SANDBOX_PATH, ShellMode } from '../sandbox';
+import { bwrapArgs, bwrapExecutable, SANDBOX_PATH, sandboxCommand, ShellMode } from '../sandbox';
 import type { ExecRequest, ExecResult, ProcessOperations } from './types';
 
 /** Kills the whole process group of a detached child. */
@@ -39,9 +39,7 @@ export class ShellProcessOperations implements ProcessOperations {
       args = [
         ...bwrapArgs({ roots: req.roots, readonly: req.readonly, cwd: req.cwd, readOnlyBinds: req.readOnlyBinds, system: this.system }),
         '--',
-        '/bin/bash',
-        '-c',
-        req.command,
+        ...sandboxCommand(req.command),
       ];
     } else {
       file = '/bin/bash';

@@ -3,7 +3,14 @@
  * The runtime policy decides WHETHER and WHERE a tool runs; these interfaces decide how its file, search
  * and process calls are carried out. Each has one real implementation; tests may inject others.
  * Every path given to an operation is absolute and has passed the gate and the host symlink check.
+ * `within` names the folders the path must really lie in (the workspace roots, or a skill's folder): the
+ * real implementations check what they actually opened against it, which closes most of the window
+ * between the symlink check and the use (docs/runtime.md "Symlink races"). `null` checks nothing: only
+ * the test switch that turns the host symlink check off passes it.
  */
+import type { Within } from './confined';
+
+export type { Within };
 
 export type EntryType = 'file' | 'dir' | 'symlink' | 'other';
 
@@ -14,15 +21,15 @@ export interface DirEntry {
 }
 
 export interface FileSystemOperations {
-  /** The whole file, as bytes. */
-  readFile(path: string): Promise<Buffer>;
-  stat(path: string): Promise<{ type: EntryType; size: number }>;
-  readDir(path: string): Promise<DirEntry[]>;
+  /** The whole file, as bytes (a folder: EISDIR; anything but a regular file: ENOTREG). */
+  readFile(path: string, within: Within): Promise<Buffer>;
+  stat(path: string, within: Within): Promise<{ type: EntryType; size: number }>;
+  readDir(path: string, within: Within): Promise<DirEntry[]>;
   /** Writes a file, creating missing parent folders. */
-  writeFile(path: string, content: string): Promise<void>;
+  writeFile(path: string, content: string, within: Within): Promise<void>;
   /** Writes several files all or nothing (each is staged first, then renamed into place). */
-  writeFiles(files: Array<{ path: string; content: string | null }>): Promise<void>;
-  removeTree(path: string): Promise<void>;
+  writeFiles(files: Array<{ path: string; content: string | null }>, within: Within): Promise<void>;
+  removeTree(path: string, within: Within): Promise<void>;
 }
 
 export interface FoundFiles {
@@ -44,12 +51,12 @@ export interface GrepResult {
 
 export interface SearchOperations {
   /** Files under `dir` whose path relative to `dir` matches the glob; symlinks are listed, never followed. */
-  findFiles(dir: string, pattern: string, max: number): Promise<FoundFiles>;
+  findFiles(dir: string, pattern: string, max: number, within: Within): Promise<FoundFiles>;
   /**
    * Lines matching `regex` in the regular files under `path` (or in the file `path`), read line by line;
    * `glob` filters file paths relative to `path`. Symlinks are never followed.
    */
-  grep(path: string, regex: RegExp, glob: string | null, maxMatches: number): Promise<GrepResult>;
+  grep(path: string, regex: RegExp, glob: string | null, maxMatches: number, within: Within): Promise<GrepResult>;
 }
 
 export interface ExecRequest {

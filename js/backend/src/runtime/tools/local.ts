@@ -15,6 +15,7 @@ function errnoMessage(err: unknown, p: string): never {
   if (code === 'ENOENT') throw new ToolError(`${p}: no such file or folder`);
   if (code === 'EISDIR') throw new ToolError(`${p} is a folder`);
   if (code === 'ENOTDIR') throw new ToolError(`${p}: a part of the path is not a folder`);
+  if (code === 'ENOTREG') throw new ToolError(`${p} is not a regular file`);
   if (code === 'EACCES' || code === 'EPERM' || code === 'ERR_ACCESS_DENIED') throw new ToolError(`${p}: permission denied`);
   throw err;
 }
@@ -26,7 +27,7 @@ export const readFile: ToolImpl = async (args, ctx) => {
   const limit = optInt(args, 'limit', 1, Number.MAX_SAFE_INTEGER) ?? READ_DEFAULT_LINES;
   let st;
   try {
-    st = await ctx.ops.fs.stat(p);
+    st = await ctx.ops.fs.stat(p, ctx.within);
   } catch (err) {
     errnoMessage(err, p);
   }
@@ -34,7 +35,7 @@ export const readFile: ToolImpl = async (args, ctx) => {
   if (st.size > READ_FILE_MAX_BYTES) throw new ToolError(`${p} is ${st.size} bytes; read_file reads files up to ${READ_FILE_MAX_BYTES} bytes`);
   let text: string;
   try {
-    text = (await ctx.ops.fs.readFile(p)).toString('utf8');
+    text = (await ctx.ops.fs.readFile(p, ctx.within)).toString('utf8');
   } catch (err) {
     errnoMessage(err, p);
   }
@@ -54,7 +55,7 @@ export const listDir: ToolImpl = async (_args, ctx) => {
   const p = gatePath(ctx, 'path', 'root');
   let entries;
   try {
-    entries = await ctx.ops.fs.readDir(p);
+    entries = await ctx.ops.fs.readDir(p, ctx.within);
   } catch (err) {
     errnoMessage(err, p);
   }
@@ -71,7 +72,7 @@ export const findFiles: ToolImpl = async (args, ctx) => {
   const p = gatePath(ctx, 'path', 'root');
   let found;
   try {
-    found = await ctx.ops.search.findFiles(p, pattern, SEARCH_RESULTS_MAX);
+    found = await ctx.ops.search.findFiles(p, pattern, SEARCH_RESULTS_MAX, ctx.within);
   } catch (err) {
     errnoMessage(err, p);
   }
@@ -92,7 +93,7 @@ export const grep: ToolImpl = async (args, ctx) => {
   const p = gatePath(ctx, 'path', 'root');
   let r;
   try {
-    r = await ctx.ops.search.grep(p, regex, glob, SEARCH_RESULTS_MAX);
+    r = await ctx.ops.search.grep(p, regex, glob, SEARCH_RESULTS_MAX, ctx.within);
   } catch (err) {
     errnoMessage(err, p);
   }

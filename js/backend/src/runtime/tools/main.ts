@@ -9,6 +9,7 @@ import { SHELL_TIMEOUT_DEFAULT_MS } from '../limits';
 import { isInside, realOrAncestor } from '../realpath';
 import { gatePath, optStr, str } from './args';
 import { execOutput, LOCAL_TOOLS } from './local';
+import type { Within } from '../operations/types';
 import { MainServices, ToolContext, ToolError, ToolImpl } from './types';
 
 function services(ctx: ToolContext): MainServices {
@@ -21,13 +22,15 @@ function agentOf(ctx: ToolContext): number {
   return ctx.agentId;
 }
 
-async function readText(ctx: ToolContext, p: string): Promise<string | null> {
+/** A file's text, or null when it does not exist. `within`: the folders it must really lie in. */
+async function readText(ctx: ToolContext, p: string, within: Within): Promise<string | null> {
   try {
-    return (await ctx.ops.fs.readFile(p)).toString('utf8');
+    return (await ctx.ops.fs.readFile(p, within)).toString('utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return null;
     if (code === 'EISDIR') throw new ToolError(`${p} is a folder`);
+    if (code === 'ENOTREG') throw new ToolError(`${p} is not a regular file`);
     throw err;
   }
 }
@@ -36,7 +39,7 @@ async function readText(ctx: ToolContext, p: string): Promise<string | null> {
 export const writeFile: ToolImpl = async (args, ctx) => {
   const p = gatePath(ctx, 'path', 'none');
   const content = str(args, 'content');
-  await ctx.ops.fs.writeFile(p, content);
+  await ctx.ops.fs.writeFile(p, content, ctx.within);
   return `wrote ${Buffer.byteLength(content, 'utf8')} bytes to ${p}`;
 };
 
@@ -52,13 +55,13 @@ export const edit: ToolImpl = async (args, ctx) => {
   const oldText = str(args, 'oldText');
   const newText = str(args, 'newText');
   if (oldText === '') throw new ToolError('oldText must not be empty');
-  const text = await readText(ctx, p);
+  const text = await readText(ctx, p, ctx.within);
   if (text === null) throw new ToolError(`${p}: no such file`);
   const n = occurrences(text, oldText);
   if (n === 0) throw new ToolError(`oldText was not found in ${p}`);
   if (n > 1) throw new ToolError(`oldText occurs ${n} times in ${p}; include more context so that it occurs once`);
   const i = text.indexOf(oldText);
-  await ctx.ops.fs.writeFile(p, text.slice(0, i) + newText + text.slice(i + oldText.length));
+  await ctx.ops.fs.writeFile(p, text.slice(0, i) + newText + text.slice(i + oldText.length), ctx.within);
   return `edited ${p}`;
 };
 
@@ -94,7 +97,7 @@ export const patch: ToolImpl = async (args, ctx) => {
   const writes: Array<{ path: string; content: string | null }> = [];
   const summary: string[] = [];
   for (const { f, oldName, newName, name, target } of files) {
-    const before = oldName === null ? '' : await readText(ctx, target);
+    const before = oldName === null ? '' : await readText(ctx, target, ctx.within);
     if (before === null) throw new ToolError(`${name}: no such file to patch`);
     const after = applyPatch(before, f);
     if (after === false) throw new ToolError(`${name}: the patch does not apply (a hunk does not match the file)`);
@@ -106,7 +109,7 @@ export const patch: ToolImpl = async (args, ctx) => {
       summary.push(`${oldName === null ? 'created' : 'patched'} ${target}`);
     }
   }
-  await ctx.ops.fs.writeFiles(writes);
+  await ctx.ops.fs.writeFiles(writes, ctx.within);
   return summary.join('\n');
 };
 
@@ -173,7 +176,7 @@ async function skillPath(ctx: ToolContext, name: string, file: string | null): P
 export const readSkill: ToolImpl = async (args, ctx) => {
   const name = str(args, 'name');
   const p = await skillPath(ctx, name, null);
-  const text = await readText(ctx, p.file);
+  const text = await readText(ctx, p.file, [p.dir]);
   if (text === null) throw new ToolError(`no skill named ${name} (no ${p.file})`);
   return text;
 };
@@ -182,7 +185,7 @@ export const readSkillFile: ToolImpl = async (args, ctx) => {
   const name = str(args, 'name');
   const file = str(args, 'path');
   const p = await skillPath(ctx, name, file);
-  const text = await readText(ctx, p.file);
+  const text = await readText(ctx, p.file, [p.dir]);
   if (text === null) throw new ToolError(`skill ${name} has no file ${file}`);
   return text;
 };
@@ -196,7 +199,7 @@ export const executeSkill: ToolImpl = async (args, ctx) => {
   const name = str(args, 'name');
   const script = str(args, 'script');
   const p = await skillPath(ctx, name, script);
-  const st = await ctx.ops.fs.stat(p.file).catch(() => null);
+  const st = await ctx.ops.fs.stat(p.file, [p.dir]).catch(() => null);
   if (!st || st.type !== 'file') throw new ToolError(`skill ${name} has no script ${script}`);
   const extra = args.args === undefined || args.args === null ? [] : args.args;
   if (!Array.isArray(extra) || extra.some(a => typeof a !== 'string')) throw new ToolError('args must be an array of strings');
@@ -222,10 +225,10 @@ export const skillManage: ToolImpl = async (args, ctx) => {
   const name = str(args, 'name');
   const action = str(args, 'action');
   const p = await skillPath(ctx, name, null);
-  const exists = (await ctx.ops.fs.stat(p.file).catch(() => null)) !== null;
+  const exists = (await ctx.ops.fs.stat(p.file, [p.dir]).catch(() => null)) !== null;
   if (action === 'delete') {
     if (!exists) throw new ToolError(`no skill named ${name}`);
-    await ctx.ops.fs.removeTree(p.dir);
+    await ctx.ops.fs.removeTree(p.dir, [services(ctx).skillsDir]);
     return `deleted skill ${name}`;
   }
   if (action !== 'create' && action !== 'update') throw new ToolError(`action must be create, update or delete, got ${JSON.stringify(action)}`);
@@ -233,7 +236,7 @@ export const skillManage: ToolImpl = async (args, ctx) => {
   if (content === null) throw new ToolError(`content is needed to ${action} a skill`);
   if (action === 'create' && exists) throw new ToolError(`skill ${name} already exists (use update)`);
   if (action === 'update' && !exists) throw new ToolError(`no skill named ${name} (use create)`);
-  await ctx.ops.fs.writeFile(p.file, content);
+  await ctx.ops.fs.writeFile(p.file, content, [p.dir]);
   return `${action === 'create' ? 'created' : 'updated'} skill ${name}`;
 };
 

@@ -1,5 +1,5 @@
 import type { GatePath } from '../gate';
-import type { Operations } from '../operations/types';
+import type { Operations, Within } from '../operations/types';
 import type { WorkerPolicyWire } from '../protocol';
 import type { ShellMode } from '../sandbox';
 
@@ -11,6 +11,11 @@ export interface MainServices {
   };
   /** Folder holding one sub-folder per skill. */
   skillsDir: string;
+  /**
+   * The names of the skills bound to the agent (its `skills` column). Tools whose manifest has
+   * `requiresSkillScope` act only on these.
+   */
+  boundSkills(): Promise<readonly string[]>;
   /** The todo list of the current batch or session. */
   todos: { set(items: Array<{ text: string; done: boolean }>): void };
 }
@@ -20,6 +25,11 @@ export interface ToolContext {
   policy: WorkerPolicyWire;
   /** The paths the gate returned for this call (absolute, normalized, symlink-checked). */
   paths: GatePath[];
+  /**
+   * What the operations check opened paths against: the workspace roots (null only when a test switches
+   * the host symlink check off).
+   */
+  within: Within;
   shell: ShellMode;
   agentId: number | null;
   services: MainServices | null;

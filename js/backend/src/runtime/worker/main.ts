@@ -5,10 +5,11 @@
  * process as `proxy`, and refuses denied calls with their reason. Calls run one at a time, in order.
  * A malformed message is answered with `error` and the worker exits.
  */
+import { setFdResolver } from '../operations/confined';
 import { NodeFileSystemOperations } from '../operations/fs';
 import { ShellProcessOperations } from '../operations/process';
 import { NodeSearchOperations } from '../operations/search';
-import { CallMessage, CallOutcome, InitMessage, message, Message, parseFor, ProxyResultMessage } from '../protocol';
+import { CallMessage, CallOutcome, FdResultMessage, InitMessage, message, Message, parseFor, ProxyResultMessage } from '../protocol';
 import { runHere, RunnerContext } from '../runner';
 import { LOCAL_TOOLS } from '../tools/local';
 
@@ -27,8 +28,20 @@ let ctx: RunnerContext | null = null;
 let nextProxyId = 1;
 const pendingProxies = new Map<number, (m: ProxyResultMessage) => void>();
 let queue: Promise<void> = Promise.resolve();
+let nextFdId = 1;
+const pendingFds = new Map<number, (m: FdResultMessage) => void>();
+
+/** Where one of this worker's descriptors points: the main process reads /proc/<worker>/fd/N. */
+function askFd(fd: number): Promise<string | null> {
+  const id = nextFdId++;
+  return new Promise(resolve => {
+    pendingFds.set(id, m => resolve(m.path));
+    send(message({ type: 'fd', id, fd }));
+  });
+}
 
 function start(init: InitMessage): void {
+  setFdResolver(askFd);
   ctx = {
     policy: init.policy,
     routes: init.routes,
@@ -74,6 +87,14 @@ async function handleCall(c: CallMessage): Promise<void> {
   send(message({ type: 'result', seq: c.seq, ...result }));
 }
 
+/** Hands an answer to whoever asked for it (by id); an answer nobody asked for breaks the protocol. */
+function settle<M extends ProxyResultMessage | FdResultMessage>(pending: Map<number, (m: M) => void>, m: M): void {
+  const resolve = pending.get(m.id);
+  if (!resolve) return fatal(`rejected message: ${m.type} for unknown id ${m.id}`);
+  pending.delete(m.id);
+  resolve(m);
+}
+
 process.on('message', raw => {
   let m: Message;
   try {
@@ -91,13 +112,10 @@ process.on('message', raw => {
       if (!ctx) return fatal('rejected message: call before init');
       queue = queue.then(() => handleCall(m as CallMessage)).catch(err => fatal(`call failed: ${(err as Error).stack ?? err}`));
       return;
-    case 'proxy-result': {
-      const resolve = pendingProxies.get(m.id);
-      if (!resolve) return fatal(`rejected message: proxy-result for unknown id ${m.id}`);
-      pendingProxies.delete(m.id);
-      resolve(m);
-      return;
-    }
+    case 'proxy-result':
+      return settle(pendingProxies, m);
+    case 'fd-result':
+      return settle(pendingFds, m);
     case 'done':
       queue.then(() => {
         send(message({ type: 'done' }));

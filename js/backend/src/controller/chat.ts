@@ -1,0 +1,46 @@
+import { Body, Controller, Get, Inject, Post, Query } from '@midwayjs/core';
+import { Context } from '@midwayjs/koa';
+import { ChatExecutor } from '../service/executor';
+import { SessionService } from '../service/session';
+import { SubagentService } from '../service/subagent';
+
+/** The REST path of the chat gateway (RUNTIME §6): the same executor as the WebSocket. */
+@Controller('/api/netaclaw')
+export class ChatController {
+  @Inject()
+  ctx: Context;
+
+  @Inject()
+  executor: ChatExecutor;
+
+  @Post('/chat')
+  async chat(@Body() body: unknown) {
+    // A client that goes away cancels the turn (the model stream is aborted, running batches killed).
+    const abort = new AbortController();
+    this.ctx.res.once('close', () => {
+      if (!this.ctx.res.writableFinished) abort.abort();
+    });
+    return { data: await this.executor.chat(body, () => undefined, abort.signal) };
+  }
+}
+
+/** Sessions for the chat page: `{ list, total }` newest first, and one session with its messages and calls. */
+@Controller('/admin/netaclaw/session')
+export class SessionController {
+  @Inject()
+  sessionService: SessionService;
+
+  @Inject()
+  subagents: SubagentService;
+
+  @Get('/page')
+  async page(@Query() query: Record<string, unknown>) {
+    return { data: await this.sessionService.page(query) };
+  }
+
+  @Get('/info')
+  async info(@Query() query: Record<string, unknown>) {
+    const { session, messages } = await this.sessionService.info(query);
+    return { data: { ...session, messages, calls: await this.subagents.sessionCalls(session.id) } };
+  }
+}

@@ -1,0 +1,31 @@
+import { Column, Entity, Index } from 'typeorm';
+import { BaseEntity } from './base';
+
+/**
+ * A model channel (seed 001 Task 7 step 3): an OpenAI-compatible `/chat/completions` endpoint, its key,
+ * its model and what that model can see (`capability`). Exactly one channel is the default whenever
+ * there is at least one; an agent without `modelChannelId` uses it.
+ */
+@Entity('netaclaw_model_channel')
+export class NetaClawModelChannelEntity extends BaseEntity {
+  @Index({ unique: true })
+  @Column({ type: 'varchar', comment: '名称', length: 100 })
+  name: string;
+
+  @Column({ type: 'varchar', comment: 'OpenAI 兼容接口地址', length: 500 })
+  baseUrl: string;
+
+  /** Never sent back whole (see ChannelService.view). */
+  @Column({ type: 'varchar', comment: 'API Key', length: 1000, nullable: true })
+  apiKey: string | null;
+
+  @Column({ type: 'varchar', comment: '模型名', length: 200 })
+  model: string;
+
+  @Column({ type: 'varchar', comment: '模型能力 text|vision|multimodal', length: 20, default: 'text' })
+  capability: string;
+
+  @Index()
+  @Column({ type: 'boolean', comment: '是否默认渠道', default: false })
+  isDefault: boolean;
+}

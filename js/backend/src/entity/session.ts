@@ -1,0 +1,34 @@
+import { Column, Entity, Index } from 'typeorm';
+import { BaseEntity } from './base';
+
+/**
+ * A chat session of one agent (seed 001 Tasks 7–8): the session fields its runs are resolved under
+ * (cwd, roots, permissions — fixed at creation), the channel and crew role of its first turn.
+ */
+@Entity('netaclaw_session')
+export class NetaClawSessionEntity extends BaseEntity {
+  @Index()
+  @Column({ type: 'int', comment: 'Agent ID' })
+  agentId: number;
+
+  @Column({ type: 'int', comment: '模型渠道 ID', nullable: true })
+  channelId: number | null;
+
+  @Column({ type: 'varchar', comment: '会话工作目录', length: 1000, nullable: true })
+  sessionCwd: string | null;
+
+  @Column({ type: 'json', comment: '额外 workspace 根目录', nullable: true })
+  workspaceRoots: string[] | null;
+
+  @Column({ type: 'boolean', comment: '允许 Shell', default: false })
+  shellPermitted: boolean;
+
+  @Column({ type: 'boolean', comment: '允许写入', default: false })
+  writePermitted: boolean;
+
+  @Column({ type: 'varchar', comment: 'Crew 角色 master|sub', length: 20, nullable: true })
+  crewRole: string | null;
+
+  @Column({ type: 'varchar', comment: '标题（首条消息）', length: 200 })
+  title: string;
+}

@@ -1,0 +1,113 @@
+import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
+import * as fs from 'fs';
+import { policy, setActiveCatalog, ToolManifest, ToolSchema } from '../policy';
+import { CATALOG_FILE } from '../settings';
+
+export interface LoadedCatalog {
+  /** Builtin tools, then the file's tools, as the package takes them. */
+  schemas: ToolSchema[];
+  /** The same, every field resolved by the package. */
+  manifests: ToolManifest[];
+  /** Names of the tools that came from the file. */
+  custom: string[];
+  /** The file they came from. */
+  file: string | null;
+}
+
+/** Why a catalog file cannot be used: the message names the path. */
+export class CatalogFileError extends Error {
+  constructor(file: string, detail: string) {
+    super(`NETACLAW_CATALOG_FILE ${file}: ${detail}`);
+    this.name = 'CatalogFileError';
+  }
+}
+
+/**
+ * Reads a catalog file (a JSON array of ToolSchema) and appends it to the builtin catalog. The package
+ * validates every entry and the merged whole (names unique, lengths, enum values); the first problem
+ * stops with a message naming the file and the entry.
+ */
+export function loadCatalog(file: string | undefined): LoadedCatalog {
+  const p = policy();
+  const builtin = p.builtinCatalog();
+  if (file === undefined) {
+    return { schemas: builtin, manifests: builtin.map(s => p.toolManifest(s)), custom: [], file: null };
+  }
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CatalogFileError(file, `cannot be read (${(err as Error).message})`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new CatalogFileError(file, `is not valid JSON (${(err as Error).message})`);
+  }
+  if (!Array.isArray(parsed)) throw new CatalogFileError(file, 'must hold a JSON array of tool schemas');
+  const custom = parsed as ToolSchema[];
+  custom.forEach((schema, i) => {
+    try {
+      p.toolManifest(schema);
+    } catch (err) {
+      throw new CatalogFileError(file, `entry [${i}]: ${(err as Error).message}`);
+    }
+  });
+  const schemas = [...builtin, ...custom];
+  try {
+    // Validates the merged catalog as a whole (e.g. a name used twice, or a builtin name reused).
+    p.syncCatalog(schemas, []);
+  } catch (err) {
+    const message = String((err as Error).message).replace(/catalog\[(\d+)\]/g, (_m, n: string) => {
+      const i = Number(n);
+      return i < builtin.length ? `builtin tool ${JSON.stringify(builtin[i].name)}` : `entry [${i - builtin.length}]`;
+    });
+    throw new CatalogFileError(file, message);
+  }
+  return { schemas, manifests: schemas.map(s => p.toolManifest(s)), custom: custom.map(s => s.name), file };
+}
+
+/**
+ * The ONE tool catalog of the backend: the package's builtin catalog plus the tools of
+ * `NETACLAW_CATALOG_FILE`, read once at start. Every package call of the backend (sync, update guard,
+ * resolution, diagnostic, prompt, executor) passes `catalog()`.
+ */
+@Provide()
+@Scope(ScopeEnum.Singleton)
+export class CatalogService {
+  private loaded?: LoadedCatalog;
+
+  /** Loads the catalog (at start; throws a CatalogFileError naming the file when it is unusable). */
+  load(): LoadedCatalog {
+    if (!this.loaded) {
+      this.loaded = loadCatalog(CATALOG_FILE);
+      setActiveCatalog(this.loaded.schemas);
+    }
+    return this.loaded;
+  }
+
+  catalog(): ToolSchema[] {
+    return this.load().schemas;
+  }
+
+  manifests(): ToolManifest[] {
+    return this.load().manifests;
+  }
+
+  /** The manifest of a catalog tool, or undefined. */
+  manifest(name: string): ToolManifest | undefined {
+    return this.load().manifests.find(m => m.name === name);
+  }
+
+  /** The JSON Schema of a tool's arguments, as the package resolves it (the manifest's `parameters`). */
+  parameters(name: string): Record<string, unknown> | undefined {
+    return this.manifest(name)?.parameters as Record<string, unknown> | undefined;
+  }
+
+  /** The schema of a catalog tool as registered (builtin or file), or undefined. */
+  schema(name: string): ToolSchema | undefined {
+    return this.load().schemas.find(s => s.name === name);
+  }
+
+}

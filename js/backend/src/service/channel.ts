@@ -1,0 +1,263 @@
+import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
+import { InjectDataSource, InjectEntityModel } from '@midwayjs/typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
+import { NetaClawAgentEntity } from '../entity/agent';
+import { NetaClawModelChannelEntity } from '../entity/channel';
+import { AppError, invalidInput, notFound } from '../errors';
+import { dbWriteLock } from '../mutex';
+import { checkCapability } from '../policy';
+import { ModelEnv } from '../settings';
+import { has, Obj, optBool, optInt, optNullableString, optString, parseId, requireObject } from '../validate';
+
+/** A channel as the API shows it: the key is never sent back whole. */
+export interface ChannelView {
+  id: number;
+  name: string;
+  baseUrl: string;
+  model: string;
+  capability: string;
+  isDefault: boolean;
+  hasApiKey: boolean;
+  apiKeyMasked: string | null;
+  createTime: Date;
+  updateTime: Date;
+}
+
+/** `sk-…3f9a`: the first 3 and the last 4 characters of a key of 12 or more; nothing of a shorter one. */
+export function maskKey(key: string | null): string | null {
+  if (key === null || key === '') return null;
+  const chars = [...key];
+  return chars.length >= 12 ? `${chars.slice(0, 3).join('')}…${chars.slice(-4).join('')}` : '…';
+}
+
+export function channelView(c: NetaClawModelChannelEntity): ChannelView {
+  return {
+    id: c.id,
+    name: c.name,
+    baseUrl: c.baseUrl,
+    model: c.model,
+    capability: c.capability,
+    isDefault: !!c.isDefault,
+    hasApiKey: c.apiKey !== null && c.apiKey !== '',
+    apiKeyMasked: maskKey(c.apiKey),
+    createTime: c.createTime,
+    updateTime: c.updateTime,
+  };
+}
+
+/** An http(s) URL, the base of an OpenAI-compatible API (`…/v1`); a trailing slash is dropped. */
+export function checkBaseUrl(value: string, field: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalidInput(`${field} must be an absolute http(s) URL, got ${JSON.stringify(value)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw invalidInput(`${field} must be an http(s) URL, got ${JSON.stringify(value)}`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
+interface ChannelValues {
+  name?: string;
+  baseUrl?: string;
+  apiKey?: string | null;
+  model?: string;
+  capability?: string;
+  isDefault?: boolean;
+}
+
+function parseChannelInput(input: unknown, creating: boolean): ChannelValues {
+  const o = requireObject(input, 'request body');
+  const v: ChannelValues = {};
+  const required = (key: 'name' | 'baseUrl' | 'model', max: number) => {
+    if (!has(o, key)) {
+      if (creating) throw invalidInput(`${key} is required`);
+      return undefined;
+    }
+    const s = optString(o, key, max);
+    if (s === undefined || s.trim() === '') throw invalidInput(`${key} must be a non-empty string`);
+    return s.trim();
+  };
+  const name = required('name', 100);
+  if (name !== undefined) v.name = name;
+  const baseUrl = required('baseUrl', 500);
+  if (baseUrl !== undefined) v.baseUrl = checkBaseUrl(baseUrl, 'baseUrl');
+  const model = required('model', 200);
+  if (model !== undefined) v.model = model;
+  // absent: kept (update) / none (add); null or "": removed
+  const apiKey = optNullableString(o, 'apiKey', 1000);
+  if (apiKey !== undefined) v.apiKey = apiKey === null || apiKey.trim() === '' ? null : apiKey.trim();
+  if (has(o, 'capability') && o.capability !== null) v.capability = checkCapability(o.capability, 'capability');
+  else if (creating) v.capability = 'text';
+  const isDefault = optBool(o, 'isDefault');
+  if (isDefault !== undefined) v.isDefault = isDefault;
+  return v;
+}
+
+/**
+ * Model channels (`netaclaw_model_channel`). Whenever there is at least one channel, exactly one is the
+ * default: the first channel added becomes it, making another one the default clears the flag on the
+ * rest (one transaction), and deleting the default hands it to the oldest remaining channel.
+ */
+@Provide()
+@Scope(ScopeEnum.Singleton)
+export class ChannelService {
+  @InjectEntityModel(NetaClawModelChannelEntity)
+  repo: Repository<NetaClawModelChannelEntity>;
+
+  @InjectEntityModel(NetaClawAgentEntity)
+  agentRepo: Repository<NetaClawAgentEntity>;
+
+  @InjectDataSource()
+  dataSource: DataSource;
+
+  async page(input: unknown) {
+    const body = requireObject(input, 'request body');
+    const page = optInt(body, 'page', 1, 1_000_000, 1);
+    const size = optInt(body, 'size', 1, 1000, 20);
+    const [list, total] = await this.repo.findAndCount({ order: { id: 'ASC' }, skip: (page - 1) * size, take: size });
+    return { list: list.map(channelView), pagination: { page, size, total } };
+  }
+
+  async info(query: Obj): Promise<ChannelView> {
+    if (!has(query, 'id')) throw invalidInput('id is required');
+    return channelView(await this.mustGet(parseId(query.id, 'id')));
+  }
+
+  async add(input: unknown): Promise<ChannelView> {
+    const v = parseChannelInput(input, true);
+    const id = await dbWriteLock.run(() =>
+      this.dataSource.transaction(async em => {
+        await this.checkNameFree(em, v.name!, null);
+        const hasDefault = (await em.countBy(NetaClawModelChannelEntity, { isDefault: true })) > 0;
+        const isDefault = v.isDefault === true || !hasDefault;
+        if (isDefault) await em.update(NetaClawModelChannelEntity, { isDefault: true }, { isDefault: false });
+        const saved = await em.save(
+          em.create(NetaClawModelChannelEntity, { apiKey: null, ...v, isDefault } as Partial<NetaClawModelChannelEntity>)
+        );
+        return saved.id;
+      })
+    );
+    return channelView(await this.mustGet(id));
+  }
+
+  /** Writes only the fields present; an update without `apiKey` keeps the stored key. */
+  async update(input: unknown): Promise<ChannelView> {
+    const body = requireObject(input, 'request body');
+    if (!has(body, 'id')) throw invalidInput('id is required');
+    const id = parseId(body.id, 'id');
+    const v = parseChannelInput(body, false);
+    await dbWriteLock.run(() =>
+      this.dataSource.transaction(async em => {
+        const row = await em.findOneBy(NetaClawModelChannelEntity, { id });
+        if (!row) throw notFound(`no model channel with id ${id}`);
+        if (v.name !== undefined) await this.checkNameFree(em, v.name, id);
+        if (v.isDefault === false && row.isDefault) {
+          throw invalidInput(`channel ${id} is the default channel: make another channel the default instead`);
+        }
+        if (v.isDefault === true && !row.isDefault) {
+          await em.update(NetaClawModelChannelEntity, { isDefault: true }, { isDefault: false });
+        }
+        if (Object.keys(v).length > 0) await em.update(NetaClawModelChannelEntity, { id }, v);
+      })
+    );
+    return channelView(await this.mustGet(id));
+  }
+
+  /** Refused while an agent names the channel; the default passes to the oldest remaining channel. */
+  async delete(input: unknown): Promise<{ id: number; defaultChannelId: number | null }> {
+    const body = requireObject(input, 'request body');
+    if (!has(body, 'id')) throw invalidInput('id is required');
+    const id = parseId(body.id, 'id');
+    return dbWriteLock.run(() =>
+      this.dataSource.transaction(async em => {
+        const row = await em.findOneBy(NetaClawModelChannelEntity, { id });
+        if (!row) throw notFound(`no model channel with id ${id}`);
+        const users = await em.find(NetaClawAgentEntity, { where: { modelChannelId: id }, order: { id: 'ASC' }, take: 20 });
+        if (users.length > 0) {
+          throw new AppError(
+            400,
+            'channel_in_use',
+            `model channel ${id} is used by agent(s) ${users.map(a => `${a.id} ${JSON.stringify(a.name)}`).join(', ')}: ` +
+              'point them at another channel first'
+          );
+        }
+        await em.delete(NetaClawModelChannelEntity, { id });
+        let next = await em.findOne(NetaClawModelChannelEntity, { where: { isDefault: true } });
+        if (!next) {
+          next = await em.findOne(NetaClawModelChannelEntity, { where: {}, order: { id: 'ASC' } });
+          if (next) await em.update(NetaClawModelChannelEntity, { id: next.id }, { isDefault: true });
+        }
+        return { id, defaultChannelId: next ? next.id : null };
+      })
+    );
+  }
+
+  /**
+   * At start: the environment's model becomes the default channel — the current default is updated
+   * (its key only when `NETACLAW_MODEL_API_KEY` is set), or a channel named "default" is created.
+   */
+  async applyEnv(env: ModelEnv): Promise<{ action: 'created' | 'updated'; channel: ChannelView }> {
+    const baseUrl = checkBaseUrl(env.baseUrl, 'NETACLAW_MODEL_BASE_URL');
+    const capability = checkCapability(env.capability, 'NETACLAW_MODEL_CAPABILITY');
+    if ([...env.model].length > 200) throw invalidInput('NETACLAW_MODEL must be at most 200 characters');
+    const set: ChannelValues = { baseUrl, model: env.model, capability };
+    if (env.apiKey !== undefined) set.apiKey = env.apiKey;
+    const result = await dbWriteLock.run(() =>
+      this.dataSource.transaction(async em => {
+        const current =
+          (await em.findOne(NetaClawModelChannelEntity, { where: { isDefault: true } })) ??
+          (await em.findOne(NetaClawModelChannelEntity, { where: { name: 'default' } }));
+        if (current) {
+          await em.update(NetaClawModelChannelEntity, { isDefault: true }, { isDefault: false });
+          await em.update(NetaClawModelChannelEntity, { id: current.id }, { ...set, isDefault: true });
+          return { action: 'updated' as const, id: current.id };
+        }
+        const saved = await em.save(
+          em.create(NetaClawModelChannelEntity, { name: 'default', apiKey: null, ...set, isDefault: true })
+        );
+        return { action: 'created' as const, id: saved.id };
+      })
+    );
+    return { action: result.action, channel: channelView(await this.mustGet(result.id)) };
+  }
+
+  async defaultChannel(): Promise<NetaClawModelChannelEntity | null> {
+    return this.repo.findOne({ where: { isDefault: true } });
+  }
+
+  async count(): Promise<number> {
+    return this.repo.count();
+  }
+
+  /** The channel of an agent: its own (`modelChannelId`), else the default; null when there is none. */
+  async forAgent(agent: { id?: number; modelChannelId?: number | null }): Promise<NetaClawModelChannelEntity | null> {
+    if (agent.modelChannelId !== undefined && agent.modelChannelId !== null) {
+      const own = await this.repo.findOneBy({ id: agent.modelChannelId });
+      if (!own) {
+        const who = agent.id !== undefined ? `agent ${agent.id}` : 'the agent';
+        throw notFound(`model channel ${agent.modelChannelId} of ${who} does not exist`);
+      }
+      return own;
+    }
+    return this.defaultChannel();
+  }
+
+  /** For agent add/update: the named channel must exist. */
+  async checkExists(id: number, field: string): Promise<void> {
+    if (!(await this.repo.existsBy({ id }))) throw invalidInput(`${field}: no model channel with id ${id}`);
+  }
+
+  async mustGet(id: number): Promise<NetaClawModelChannelEntity> {
+    const row = await this.repo.findOneBy({ id });
+    if (!row) throw notFound(`no model channel with id ${id}`);
+    return row;
+  }
+
+  private async checkNameFree(em: EntityManager, name: string, exceptId: number | null) {
+    const other = await em.findOneBy(NetaClawModelChannelEntity, { name });
+    if (other && other.id !== exceptId) throw invalidInput(`name: a model channel named ${JSON.stringify(name)} exists`);
+  }
+}
