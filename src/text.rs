@@ -25,13 +25,8 @@ pub fn decimal(n: u64) -> String {
     out
 }
 
-pub(crate) fn write_u64(out: &mut String, n: u64) {
-    write_u128(out, u128::from(n));
-}
-
-/// `n` in decimal, appended to `out`.
-pub(crate) fn write_u128(out: &mut String, mut n: u128) {
-    let mut digits = [0u8; 40];
+pub(crate) fn write_u64(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {
         at -= 1;
@@ -42,6 +37,17 @@ pub(crate) fn write_u128(out: &mut String, mut n: u128) {
         }
     }
     out.extend(digits.iter().skip(at).map(|&d| char::from(d)));
+}
+
+/// `n` in decimal, appended to `out` (through [`write_u64`] for every value that fits 64 bits).
+pub(crate) fn write_u128(out: &mut String, n: u128) {
+    match u64::try_from(n) {
+        Ok(small) => write_u64(out, small),
+        Err(_) => {
+            write_u128(out, n / 10);
+            out.push(char::from(b'0' + (n % 10) as u8));
+        }
+    }
 }
 
 /// A string as a JSON string literal (`"a \"b\""`), as error messages quote input.
