@@ -16,7 +16,7 @@ mkdir -p "$out"
 {
   printf '{ "files": ['
   sep=''
-  for f in pkg/node/netaclaw_tool_policy_bg.wasm pkg/web/netaclaw_tool_policy_bg.wasm; do
+  for f in pkg/web/netaclaw_tool_policy_bg.wasm; do
     printf '%s{ "file": "%s", "raw": %s, "gzip": %s }' "$sep" "$f" "$(wc -c < "$f")" "$(gzip -9 -c "$f" | wc -c)"
     sep=', '
   done
