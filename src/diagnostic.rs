@@ -53,6 +53,9 @@ pub struct DiagnosticOptions<'a> {
     pub parent: Option<&'a WorkerPolicy>,
     /// Trace every route, naming catalog entries with these sources.
     pub trace: Option<&'a CatalogSources>,
+    /// Leave `profiles` empty: the caller hands the catalog's manifests back once, apart
+    /// (`ToolPolicyEngine.profiles()` beside `diagnoseRoutes`).
+    pub without_profiles: bool,
 }
 
 /// `runtimeDiagnostic` with a parent policy and/or traces. With traces, the resolver and every
@@ -123,7 +126,26 @@ pub fn runtime_diagnostic_with(catalog: &Catalog, governance: &Governance, input
             r.trace = Some(trace);
         }
     }
-    RuntimeDiagnostic { resolved, policy, policy_warnings, profiles: catalog.tools().to_vec(), routes }
+    let profiles = if options.without_profiles { Vec::new() } else { catalog.tools().to_vec() };
+    RuntimeDiagnostic { resolved, policy, policy_warnings, profiles, routes }
+}
+
+/// A diagnostic without its static part: `runtimeDiagnostic`'s answer less `profiles`, the keys in
+/// the same order (what `ToolPolicyEngine.diagnoseRoutes` answers).
+#[derive(Serialize)]
+pub struct DiagnosticRoutes<'a> {
+    pub resolved: &'a ResolveResult,
+    pub policy: &'a WorkerPolicy,
+    #[serde(rename = "policyWarnings", skip_serializing_if = "Option::is_none")]
+    pub policy_warnings: &'a Option<Vec<PolicyWarning>>,
+    pub routes: &'a Vec<ToolRuntimeRoute>,
+}
+
+impl RuntimeDiagnostic {
+    /// This diagnostic without `profiles`.
+    pub fn routes_only(&self) -> DiagnosticRoutes<'_> {
+        DiagnosticRoutes { resolved: &self.resolved, policy: &self.policy, policy_warnings: &self.policy_warnings, routes: &self.routes }
+    }
 }
 
 /// What gave the policy its first root (`sessionCwd` or `workspaceRoots[i]`), or, without roots,

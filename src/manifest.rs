@@ -154,6 +154,11 @@ impl Catalog {
         &self.tools
     }
 
+    /// The manifests as the list a diagnostic's `profiles` holds (printed by the same code).
+    pub fn manifests(&self) -> &Vec<ToolManifest> {
+        &self.tools
+    }
+
     /// The position of `name` in the catalog.
     pub fn position(&self, name: &str) -> Option<usize> {
         let at = self.index.binary_search_by(|&i| self.tools.get(i).map_or("", |t| t.name.as_str()).cmp(name)).ok()?;

@@ -260,3 +260,25 @@ fn the_runner_detects_a_wrong_expectation() {
     let error = run("label", &[Value::from("colors"), Value::from("red")]);
     assert!(matches!(error, Outcome::Error { ref code, .. } if code == "invalid_input"), "{error:?}");
 }
+
+/// The prepared engine's split answer: on every `runtimeDiagnostic` vector with an answer,
+/// `diagnose_routes` is the answer less `profiles` (same bytes otherwise) and `profiles()` is its
+/// `profiles`.
+#[test]
+fn the_engine_hands_back_profiles_once_and_routes_per_call() {
+    let mut compared = 0;
+    for file in vector_files("runtimeDiagnostic") {
+        let vector = read_vector(&file, "runtimeDiagnostic").unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let Some(Outcome::Answer(expected)) = vector.expected else { continue };
+        let input = as_javascript_passes_it(&vector.args[0]);
+        let engine = api::Prepared::new(&input).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let Value::Object(mut whole) = serde_json::from_str::<Value>(&expected).unwrap() else { panic!("an object") };
+        let profiles = whole.shift_remove("profiles").expect("a diagnostic has profiles");
+        let without = json::to_string(&json::js_normalize(Value::Object(whole))).unwrap();
+        assert_eq!(engine.diagnose_routes(&input).unwrap(), without, "{}", file.display());
+        let profiles_text = json::to_string(&json::js_normalize(profiles)).unwrap();
+        assert_eq!(json::to_string(engine.profiles()).unwrap(), profiles_text, "{}", file.display());
+        compared += 1;
+    }
+    assert!(compared >= 10, "only {compared} vectors compared");
+}

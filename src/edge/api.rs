@@ -66,14 +66,29 @@ impl Prepared {
         self.diagnose_traced(value, false)
     }
 
+    /// The catalog's manifests: the static part of every diagnostic of this engine (its `profiles`).
+    pub fn profiles(&self) -> &Vec<crate::manifest::ToolManifest> {
+        self.catalog.manifests()
+    }
+
+    /// `runtimeDiagnostic` without `profiles` ([`Prepared::profiles`] hands them back once), as JSON.
+    pub fn diagnose_routes(&self, value: &Value) -> Result<String, Error> {
+        let d = self.diagnose_with(value, false, true)?;
+        json::to_string(&d.routes_only())
+    }
+
     /// `runtimeDiagnostic`, traced when `force_trace` or the input's `trace` asks for it.
     fn diagnose_traced(&self, value: &Value, force_trace: bool) -> Result<RuntimeDiagnostic, Error> {
+        self.diagnose_with(value, force_trace, false)
+    }
+
+    fn diagnose_with(&self, value: &Value, force_trace: bool, without_profiles: bool) -> Result<RuntimeDiagnostic, Error> {
         let map = top(value)?;
         let (mut diagnostic_input, roots) = input::diagnostic_input(map, &ROOT)?;
         let trace = input::trace_flag(map, &ROOT)? || force_trace;
         let parent = input::parent_policy(map, &ROOT)?;
         (diagnostic_input.session_cwd, diagnostic_input.workspace_roots) = roots.normalize()?;
-        let options = DiagnosticOptions { parent: parent.as_ref(), trace: trace.then_some(&self.sources) };
+        let options = DiagnosticOptions { parent: parent.as_ref(), trace: trace.then_some(&self.sources), without_profiles };
         Ok(runtime_diagnostic_with(&self.catalog, &self.governance, &diagnostic_input, &options))
     }
 

@@ -345,19 +345,44 @@ impl ToolPolicyEngine {
     /// `resolveTools` for this catalog and governance.
     #[wasm_bindgen(unchecked_return_type = "ResolveResult")]
     pub fn resolve(&self, #[wasm_bindgen(unchecked_param_type = "ResolveCallInput")] input: JsValue) -> Result<JsValue, JsValue> {
-        engine_call(&self.prepared, &input, false)
+        engine_call(&self.prepared, &input, EngineCall::Resolve)
     }
 
     /// `runtimeDiagnostic` for this catalog and governance.
     #[wasm_bindgen(unchecked_return_type = "RuntimeDiagnostic")]
     pub fn diagnose(&self, #[wasm_bindgen(unchecked_param_type = "DiagnosticCallInput")] input: JsValue) -> Result<JsValue, JsValue> {
-        engine_call(&self.prepared, &input, true)
+        engine_call(&self.prepared, &input, EngineCall::Diagnose)
+    }
+
+    /// `runtimeDiagnostic` less its static part, `profiles` (the same for every call of this engine:
+    /// `profiles()` gives it once). Byte-identical to `diagnose` without that key.
+    #[wasm_bindgen(js_name = diagnoseRoutes, unchecked_return_type = "Omit<RuntimeDiagnostic, \"profiles\">")]
+    pub fn diagnose_routes(&self, #[wasm_bindgen(unchecked_param_type = "DiagnosticCallInput")] input: JsValue) -> Result<JsValue, JsValue> {
+        engine_call(&self.prepared, &input, EngineCall::DiagnoseRoutes)
+    }
+
+    /// The manifest of every catalog tool: the `profiles` of every diagnostic of this engine.
+    #[wasm_bindgen(unchecked_return_type = "ToolManifest[]")]
+    pub fn profiles(&self) -> Result<JsValue, JsValue> {
+        answer(crate::json::to_string(self.prepared.profiles()))
     }
 }
 
-/// `resolve` (or, with `diagnose`, `diagnose`) of a prepared engine: both exports share this code.
+/// What an engine call answers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum EngineCall {
+    Resolve,
+    Diagnose,
+    DiagnoseRoutes,
+}
+
+/// A method of a prepared engine taking the per-call input: every method shares this code.
 #[inline(never)]
-fn engine_call(prepared: &Prepared, input: &JsValue, diagnose: bool) -> Result<JsValue, JsValue> {
+fn engine_call(prepared: &Prepared, input: &JsValue, call: EngineCall) -> Result<JsValue, JsValue> {
     let value = read_input(input)?;
-    answer(if diagnose { prepared.diagnose(&value).and_then(|r| crate::json::to_string(&r)) } else { prepared.resolve(&value).and_then(|r| crate::json::to_string(&r)) })
+    answer(match call {
+        EngineCall::Resolve => prepared.resolve(&value).and_then(|r| crate::json::to_string(&r)),
+        EngineCall::Diagnose => prepared.diagnose(&value).and_then(|r| crate::json::to_string(&r)),
+        EngineCall::DiagnoseRoutes => prepared.diagnose_routes(&value),
+    })
 }
