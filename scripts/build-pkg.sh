@@ -35,9 +35,11 @@ for dts in pkg/node/netaclaw_tool_policy.d.ts pkg/web/netaclaw_tool_policy.d.ts;
   node - "$dts" <<'EOF'
 const fs = require('fs');
 const file = process.argv[2];
-const lines = fs.readFileSync(file, 'utf8').split('\n');
+const text = fs.readFileSync(file, 'utf8');
+const lines = text.split('\n');
 const kept = lines.filter((l) => l.trim() !== '[Symbol.dispose](): void;');
-if (lines.length - kept.length > 1) throw new Error(`build-pkg: ${file}: more [Symbol.dispose] declarations than expected`);
+// One declaration per class (each has free()); anything else means the generated shape changed.
+if (lines.length - kept.length !== text.split('free(): void;').length - 1) throw new Error(`build-pkg: ${file}: [Symbol.dispose] declarations not one per class`);
 fs.writeFileSync(file, kept.join('\n'));
 EOF
 done
