@@ -327,6 +327,17 @@ impl Writer {
     }
 }
 
+/// Serializer methods of narrower integers, each passing its value on widened.
+macro_rules! widened {
+    ($($method:ident($narrow:ty)),+ => $wide:ident($to:ty)) => {
+        $(
+            fn $method(self, v: $narrow) -> Result<(), WriteError> {
+                self.$wide(<$to>::from(v))
+            }
+        )+
+    };
+}
+
 impl<'a> ser::Serializer for &'a mut Writer {
     type Ok = ();
     type Error = WriteError;
@@ -342,15 +353,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
         self.out.push_str(if v { "true" } else { "false" });
         Ok(())
     }
-    fn serialize_i8(self, v: i8) -> Result<(), WriteError> {
-        self.serialize_i64(i64::from(v))
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), WriteError> {
-        self.serialize_i64(i64::from(v))
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), WriteError> {
-        self.serialize_i64(i64::from(v))
-    }
+    widened!(serialize_i8(i8), serialize_i16(i16), serialize_i32(i32) => serialize_i64(i64));
     fn serialize_i64(self, v: i64) -> Result<(), WriteError> {
         write_i64(&mut self.out, v);
         Ok(())
@@ -362,15 +365,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
         write_u128(&mut self.out, v.unsigned_abs());
         Ok(())
     }
-    fn serialize_u8(self, v: u8) -> Result<(), WriteError> {
-        self.serialize_u64(u64::from(v))
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), WriteError> {
-        self.serialize_u64(u64::from(v))
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), WriteError> {
-        self.serialize_u64(u64::from(v))
-    }
+    widened!(serialize_u8(u8), serialize_u16(u16), serialize_u32(u32) => serialize_u64(u64));
     fn serialize_u64(self, v: u64) -> Result<(), WriteError> {
         write_u64(&mut self.out, v);
         Ok(())
@@ -449,49 +444,25 @@ impl<'a> ser::Serializer for &'a mut Writer {
     }
 }
 
-impl ser::SerializeSeq for Compound<'_> {
-    type Ok = ();
-    type Error = WriteError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), WriteError> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), WriteError> {
-        self.finish()
-    }
+/// The sequence-like serde traits: each element written after a comma, the compound closed at the end.
+macro_rules! sequence_traits {
+    ($($trait_:ident :: $method:ident),+) => {
+        $(
+            impl ser::$trait_ for Compound<'_> {
+                type Ok = ();
+                type Error = WriteError;
+                fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), WriteError> {
+                    self.element(value)
+                }
+                fn end(self) -> Result<(), WriteError> {
+                    self.finish()
+                }
+            }
+        )+
+    };
 }
 
-impl ser::SerializeTuple for Compound<'_> {
-    type Ok = ();
-    type Error = WriteError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), WriteError> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), WriteError> {
-        self.finish()
-    }
-}
-
-impl ser::SerializeTupleStruct for Compound<'_> {
-    type Ok = ();
-    type Error = WriteError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), WriteError> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), WriteError> {
-        self.finish()
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound<'_> {
-    type Ok = ();
-    type Error = WriteError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), WriteError> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), WriteError> {
-        self.finish()
-    }
-}
+sequence_traits!(SerializeSeq::serialize_element, SerializeTuple::serialize_element, SerializeTupleStruct::serialize_field, SerializeTupleVariant::serialize_field);
 
 impl ser::SerializeMap for Compound<'_> {
     type Ok = ();
@@ -510,27 +481,25 @@ impl ser::SerializeMap for Compound<'_> {
     }
 }
 
-impl ser::SerializeStruct for Compound<'_> {
-    type Ok = ();
-    type Error = WriteError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), WriteError> {
-        self.field(key, value)
-    }
-    fn end(self) -> Result<(), WriteError> {
-        self.finish()
-    }
+/// The struct-like serde traits: each field written as `"key":value` after a comma.
+macro_rules! struct_traits {
+    ($($trait_:ident),+) => {
+        $(
+            impl ser::$trait_ for Compound<'_> {
+                type Ok = ();
+                type Error = WriteError;
+                fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), WriteError> {
+                    self.field(key, value)
+                }
+                fn end(self) -> Result<(), WriteError> {
+                    self.finish()
+                }
+            }
+        )+
+    };
 }
 
-impl ser::SerializeStructVariant for Compound<'_> {
-    type Ok = ();
-    type Error = WriteError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), WriteError> {
-        self.field(key, value)
-    }
-    fn end(self) -> Result<(), WriteError> {
-        self.finish()
-    }
-}
+struct_traits!(SerializeStruct, SerializeStructVariant);
 
 /// Writes a map key: a string, or a number or boolean as a string (what `serde_json` accepts).
 struct KeyWriter<'a>(&'a mut Writer);
@@ -567,27 +536,11 @@ impl ser::Serializer for KeyWriter<'_> {
     fn serialize_bool(self, v: bool) -> Result<(), WriteError> {
         self.quoted(|out| out.push_str(if v { "true" } else { "false" }))
     }
-    fn serialize_i8(self, v: i8) -> Result<(), WriteError> {
-        self.serialize_i64(i64::from(v))
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), WriteError> {
-        self.serialize_i64(i64::from(v))
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), WriteError> {
-        self.serialize_i64(i64::from(v))
-    }
+    widened!(serialize_i8(i8), serialize_i16(i16), serialize_i32(i32) => serialize_i64(i64));
     fn serialize_i64(self, v: i64) -> Result<(), WriteError> {
         self.quoted(|out| write_i64(out, v))
     }
-    fn serialize_u8(self, v: u8) -> Result<(), WriteError> {
-        self.serialize_u64(u64::from(v))
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), WriteError> {
-        self.serialize_u64(u64::from(v))
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), WriteError> {
-        self.serialize_u64(u64::from(v))
-    }
+    widened!(serialize_u8(u8), serialize_u16(u16), serialize_u32(u32) => serialize_u64(u64));
     fn serialize_u64(self, v: u64) -> Result<(), WriteError> {
         self.quoted(|out| write_u64(out, v))
     }
