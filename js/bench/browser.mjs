@@ -29,7 +29,11 @@ const TYPES = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/ja
  * carries what www/index.html carries for it: module preloads for the entry and its glue, and a
  * preload of the `.wasm`, so the three requests start together instead of one after another.
  */
-function visitPage(hints) {
+function visitPage(hints, empty = false) {
+  if (empty) {
+    // The floor of a first visit on this machine: the same HTML and one module script, no package.
+    return '<!doctype html><meta charset="utf-8"><title>visit</title>\n<script type="module">window.__visit = [performance.now(), 0];</script>';
+  }
   const head = hints
     ? `<link rel="modulepreload" href="/pkg/browser.mjs">
 <link rel="modulepreload" href="/pkg/web/netaclaw_tool_policy.js">
@@ -60,9 +64,9 @@ function serve() {
       res.end('<!doctype html><meta charset="utf-8"><title>bench</title>');
       return;
     }
-    if (pathname === '/visit.html' || pathname === '/visit-hints.html') {
+    if (pathname === '/visit.html' || pathname === '/visit-hints.html' || pathname === '/visit-empty.html') {
       res.writeHead(200, { ...headers, 'Content-Type': 'text/html' });
-      res.end(visitPage(pathname === '/visit-hints.html'));
+      res.end(visitPage(pathname === '/visit-hints.html', pathname === '/visit-empty.html'));
       return;
     }
     if (!file || !path.resolve(file).startsWith(repo) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
@@ -103,9 +107,9 @@ try {
 
   // A first visit, from navigation start to the module ready, then its first call: a fresh context
   // (empty cache) per run, without and with the preload hints, interleaved.
-  const visits = { plain: { ready: [], first: [] }, hints: { ready: [], first: [] } };
+  const visits = { plain: { ready: [], first: [] }, hints: { ready: [], first: [] }, empty: { ready: [], first: [] } };
   for (let i = 0; i < coldRuns; i++) {
-    for (const [kind, url] of [['plain', '/visit.html'], ['hints', '/visit-hints.html']]) {
+    for (const [kind, url] of [['plain', '/visit.html'], ['hints', '/visit-hints.html'], ['empty', '/visit-empty.html']]) {
       const context = await browser.newContext();
       const page = await context.newPage();
       await page.goto(`${origin}${url}`);

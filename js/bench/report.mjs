@@ -130,12 +130,19 @@ p('The `.wasm` compiles while it streams in (`WebAssembly.instantiateStreaming`,
 p('`application/wasm`). "With preload hints" adds to the page\'s head what `www/index.html` carries: a');
 p('preload of the `.wasm` (and module preloads of the entry and its glue, which Vite emits for its own');
 p('chunks), so the requests start together instead of one after another. The dynamic `import()` row is');
-p('the figure of the earlier benchmarks (the page already loaded, then the package imported).');
+p('the figure of the earlier benchmarks (the page already loaded, then the package imported). The floor');
+p('row is a first visit of the same page whose module does nothing: what navigation and one module cost');
+p('on this machine in this run, before any of the package.');
 p();
 p('| runtime | page | to module ready | first call | goal ≤ 20 ms |');
 p('|---|---|---:|---:|---|');
-for (const [kind, r] of Object.entries(browser.visit)) {
+for (const kind of ['plain', 'hints']) {
+  const r = browser.visit[kind];
   p(`| ${browser.runtime} | ${kind === 'hints' ? 'with preload hints' : 'without hints'} (${r.runs} runs) | ${fmtNs(r.readyNs)} | ${fmtNs(r.firstCallNs)} | ${goal(r.readyNs / 1e6 <= GOALS.firstVisitMs)} |`);
+}
+if (browser.visit.empty) {
+  const r = browser.visit.empty;
+  p(`| ${browser.runtime} | the floor: the same page with an empty module, no package (${r.runs} runs) | ${fmtNs(r.readyNs)} | — | — |`);
 }
 for (const [, r] of Object.entries(browser.cold)) {
   p(`| ${browser.runtime} | \`import('/pkg/browser.mjs')\` after load (${r.runs} runs) | ${fmtNs(r.readyNs)} | ${fmtNs(r.firstCallNs)} | — |`);
