@@ -34,6 +34,7 @@ node js/bench/browser.mjs --inputs "$out/inputs.json" --out "$out/browser.json" 
 echo "bench: the boundary, JSON text against serde-wasm-bindgen"
 scripts/boundary-experiment.sh
 echo "bench: the runtime's own costs (js/backend's compiled runtime)"
+[ -d js/backend/node_modules ] || npm --prefix js/backend ci
 npm --prefix js/backend run build > /dev/null
 node js/bench/runtime.cjs --out "$out/runtime.json" > /dev/null
 node js/bench/report.mjs --dir "$out" --criterion "$target/criterion" --out BENCHMARKS.md
