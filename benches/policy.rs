@@ -10,9 +10,10 @@
 mod native {
     use criterion::{BenchmarkId, Criterion, Throughput};
     use std::hint::black_box;
-    use netaclaw_tool_policy::api::{self, Prepared};
+    use netaclaw_tool_policy::edge::api::{self, Prepared};
     use netaclaw_tool_policy::json;
     use netaclaw_tool_policy::projection::{decide_route, project_runtime_policy, ProjectionInput, RouteInput};
+    use netaclaw_tool_policy::worker_policy::Root;
     use netaclaw_tool_policy::vocab::{ReasonCode, RoutingStrategy};
     use netaclaw_tool_policy::worker_policy::WorkerPolicy;
     use serde_json::{json, Value};
@@ -108,7 +109,7 @@ mod native {
             std::fs::write(&path, json::to_string(&inputs).expect("inputs print")).expect("inputs are written");
         }
         let cases = [("builtin", &inputs["builtin"]), ("generated1000", &inputs["generated1000"])];
-        let policy = WorkerPolicy { workspace_roots: vec!["/srv/app".into()], allow_shell: true, readonly: true };
+        let policy = WorkerPolicy { workspace_roots: vec![Root::new("/srv/app").unwrap()], allow_shell: true, readonly: true };
 
         let mut group = c.benchmark_group("decide_route");
         for (name, input) in cases {
@@ -156,15 +157,46 @@ mod native {
         let mut group = c.benchmark_group("runtimeDiagnostic_prepared");
         for (name, input) in cases {
             let prepared = Prepared::new(input).expect("the input is valid");
-            let per_call = match input {
-                Value::Object(map) => Value::Object(map.iter().filter(|(k, _)| *k != "catalog" && *k != "governance").map(|(k, v)| (k.clone(), v.clone())).collect()),
-                other => other.clone(),
-            };
+            let per_call = per_call_input(input);
             group.bench_function(BenchmarkId::from_parameter(name), |b| {
                 b.iter(|| json::to_string(&prepared.diagnose(black_box(&per_call)).expect("the input is valid")).expect("the answer prints"))
             });
         }
         group.finish();
+
+        // The per-call answer without the static part (`ToolPolicyEngine.diagnoseRoutes`).
+        let mut group = c.benchmark_group("runtimeDiagnostic_routes");
+        for (name, input) in cases {
+            let prepared = Prepared::new(input).expect("the input is valid");
+            let per_call = per_call_input(input);
+            group.bench_function(BenchmarkId::from_parameter(name), |b| b.iter(|| prepared.diagnose_routes(black_box(&per_call)).expect("the input is valid")));
+        }
+        group.finish();
+
+        // `checkToolCall` through the JSON API: the same input as the Node and browser suites
+        // (`checkSuite` in js/bench/suite.mjs), read from a value, answered as JSON text.
+        let diagnostic: Value = serde_json::from_str(
+            &api::call("runtimeDiagnostic", &[serde_json::json!({ "sessionCwd": "/srv/work", "shellPermitted": true, "writePermitted": true })]).expect("valid"),
+        )
+        .expect("JSON");
+        let routes: Vec<Value> = diagnostic["routes"]
+            .as_array()
+            .expect("routes")
+            .iter()
+            .map(|r| serde_json::json!({ "name": r["name"], "status": r["status"], "reasons": r["reasons"] }))
+            .collect();
+        let check = [serde_json::json!({ "policy": diagnostic["policy"], "routes": routes, "call": { "name": "read_file", "arguments": { "path": "src/lib.rs" } } })];
+        let mut group = c.benchmark_group("checkToolCall");
+        group.bench_function(BenchmarkId::from_parameter("builtin"), |b| b.iter(|| api::call("checkToolCall", black_box(&check)).expect("the input is valid")));
+        group.finish();
+    }
+
+    /// An input less its `catalog` and `governance` (what a prepared engine takes per call).
+    fn per_call_input(input: &Value) -> Value {
+        match input {
+            Value::Object(map) => Value::Object(map.iter().filter(|(k, _)| *k != "catalog" && *k != "governance").map(|(k, v)| (k.clone(), v.clone())).collect()),
+            other => other.clone(),
+        }
     }
 
     pub fn criterion() -> Criterion {

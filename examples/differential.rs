@@ -7,7 +7,8 @@
 //! {"function":"label","args":["reasons","nope"],"error":{"code":"invalid_input","message":"code: …"}}
 //! ```
 //!
-//! `cargo run --example differential -- --count N --seed S --out FILE [--mode valid|mixed] [--only F,G]`
+//! `cargo run --example differential -- --count N --seed S --out FILE [--mode valid|mixed] [--only F,G]`;
+//! `--list` prints the functions it generates cases for.
 //! `--count` is per function; `mixed` also spoils some inputs, so that error messages are compared too.
 
 #[path = "../fuzz/src/shapes.rs"]
@@ -15,7 +16,7 @@ mod shapes;
 #[path = "../fuzz/src/checks.rs"]
 mod checks;
 
-use netaclaw_tool_policy::api::{self, Prepared};
+use netaclaw_tool_policy::edge::api::{self, Prepared};
 use netaclaw_tool_policy::json;
 use serde_json::{json, Value};
 use shapes::{Mode, SplitMix};
@@ -47,8 +48,13 @@ fn options() -> Result<Options, String> {
                 }
             }
             "--only" => opts.only = Some(value()?.split(',').map(str::to_string).collect()),
+            "--list" => {
+                // The functions the generator covers, as a JSON array (what the replay tests expect).
+                println!("{}", json::to_string(&shapes::FUNCTIONS).map_err(|e| e.message())?);
+                std::process::exit(0);
+            }
             "-h" | "--help" => {
-                return Err("usage: differential --count N --seed S --out FILE [--mode valid|mixed] [--only F,G]".to_string());
+                return Err("usage: differential --count N --seed S --out FILE [--mode valid|mixed] [--only F,G] | --list".to_string());
             }
             other => return Err(format!("unknown argument {other}")),
         }
@@ -95,6 +101,12 @@ fn check(function: &str, args: &[Value], text: &str) {
 }
 
 fn run(opts: &Options) -> Result<(), String> {
+    // Every function generated for is a row of the export table (or a method of the engine).
+    for function in shapes::FUNCTIONS {
+        if !function.starts_with("engine.") && api::Function::parse(function).is_none() {
+            return Err(format!("{function} is not an exported function"));
+        }
+    }
     let mut rng = SplitMix(opts.seed);
     let mode = Mode { valid: opts.valid, max_items: 12 };
     let mut out: Box<dyn Write> = match &opts.out {

@@ -254,6 +254,20 @@ export function engineWithGovernance(): RuntimeDiagnostic {
   }
 }
 
+// The static part once, the dynamic part per call: the same diagnostic put back together.
+export function engineRoutes(): RuntimeDiagnostic {
+  const engine = new ToolPolicyEngine();
+  try {
+    const profiles: ToolManifest[] = engine.profiles();
+    const routes: Omit<RuntimeDiagnostic, 'profiles'> = engine.diagnoseRoutes({ sessionCwd: '/srv/app' });
+    // @ts-expect-error the per-call answer has no profiles
+    void routes.profiles;
+    return { ...routes, profiles };
+  } finally {
+    engine.free();
+  }
+}
+
 export function adminUpdate(row: ToolGovernanceRow): string {
   const outcome = validateToolUpdate({ row, patch: { label: 'Shell', status: 0 } });
   if (outcome.ok) {

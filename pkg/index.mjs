@@ -1,4 +1,5 @@
 // Node ES module entry: the same instance as `require('@netaclaw/tool-policy')`.
+// Generated from the export table (src/edge/exports.rs) by `EXPORTS_WRITE=1 cargo test --test exports`.
 import { createRequire } from 'node:module';
 
 const policy = createRequire(import.meta.url)('./node/netaclaw_tool_policy.js');

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates BENCHMARKS.md: builds the package, then runs the native benchmarks (criterion,
-# benches/policy.rs), the Node benchmarks and the same in headless Chromium (js/bench/), on the same
-# inputs, and writes the tables. Takes a few minutes; run it on an otherwise idle machine.
+# benches/policy.rs), the Node benchmarks (with Cedar's package beside ours for cold start) and the
+# same in headless Chromium (js/bench/), on the same inputs, the boundary experiment
+# (scripts/boundary-experiment.sh) and the runtime's own costs (js/bench/runtime.cjs), and writes
+# the tables. Takes a few minutes; run it on an otherwise idle machine.
 # BENCH_SKIP_BUILD=1 reuses the package already in pkg/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +18,7 @@ mkdir -p "$out"
 {
   printf '{ "files": ['
   sep=''
-  for f in pkg/node/netaclaw_tool_policy_bg.wasm pkg/web/netaclaw_tool_policy_bg.wasm; do
+  for f in pkg/web/netaclaw_tool_policy_bg.wasm; do
     printf '%s{ "file": "%s", "raw": %s, "gzip": %s }' "$sep" "$f" "$(wc -c < "$f")" "$(gzip -9 -c "$f" | wc -c)"
     sep=', '
   done
@@ -29,4 +31,10 @@ echo "bench: Node"
 node js/bench/node.mjs --inputs "$out/inputs.json" --out "$out/node.json" > /dev/null
 echo "bench: headless Chromium"
 node js/bench/browser.mjs --inputs "$out/inputs.json" --out "$out/browser.json" > /dev/null
+echo "bench: the boundary, JSON text against serde-wasm-bindgen"
+scripts/boundary-experiment.sh
+echo "bench: the runtime's own costs (js/backend's compiled runtime)"
+[ -d js/backend/node_modules ] || npm --prefix js/backend ci
+npm --prefix js/backend run build > /dev/null
+node js/bench/runtime.cjs --out "$out/runtime.json" > /dev/null
 node js/bench/report.mjs --dir "$out" --criterion "$target/criterion" --out BENCHMARKS.md

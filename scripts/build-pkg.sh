@@ -1,32 +1,62 @@
 #!/usr/bin/env bash
-# Builds the npm package in pkg/: the Node (CommonJS) build in pkg/node and the browser/bundler build
-# in pkg/web, each optimized for size with binaryen's wasm-opt, then prints their sizes.
+# Builds the npm package in pkg/: the browser/bundler glue in pkg/web, the Node (CommonJS) glue in
+# pkg/node, and one .wasm (pkg/web/netaclaw_tool_policy_bg.wasm) that both load, optimized for size
+# with binaryen's wasm-opt; then prints its size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 WASM_OPT="${WASM_OPT:-js/node_modules/.bin/wasm-opt}"
 [ -x "$WASM_OPT" ] || { echo "build-pkg: $WASM_OPT is missing; run scripts/setup.sh (it installs js/ with binaryen)" >&2; exit 1; }
 
+wasm=pkg/web/netaclaw_tool_policy_bg.wasm
 for target in nodejs web; do
   out=pkg/node; [ "$target" = web ] && out=pkg/web
   wasm-pack build --release --target "$target" --out-dir "$out" --out-name netaclaw_tool_policy --no-pack -- --features wasm
   rm -f "$out/.gitignore"
-  # -Oz to a fixed point; the name, producers and target-features sections are of no use past
-  # wasm-bindgen (the release profile keeps symbols so that wasm-bindgen can read the features).
-  # The module owns its memory: it starts zeroed, and Rust lays out nothing in its first KiB.
-  # Only small functions are inlined into their single caller (-ocimfs): inlining every such function
-  # builds a few huge functions with hundreds of locals, whose unique local indices compress worse
-  # under gzip than the calls they save.
-  "$WASM_OPT" -Oz --converge -ocimfs 30 --low-memory-unused --zero-filled-memory \
-    --strip-debug --strip-producers --strip-target-features \
-    --enable-bulk-memory --enable-reference-types --enable-multivalue \
-    --enable-nontrapping-float-to-int --enable-sign-ext \
-    "$out/netaclaw_tool_policy_bg.wasm" -o "$out/netaclaw_tool_policy_bg.wasm"
 done
+
+# Both glues are generated from the same compiled module: one .wasm is shipped, the web build's.
+cmp -s pkg/node/netaclaw_tool_policy_bg.wasm "$wasm" || { echo "build-pkg: the node and web builds made different .wasm files" >&2; exit 1; }
+rm -f pkg/node/netaclaw_tool_policy_bg.wasm pkg/node/netaclaw_tool_policy_bg.wasm.d.ts
+node - pkg/node/netaclaw_tool_policy.js <<'EOF'
+// The Node glue reads the .wasm next to it; point it at the web build's copy.
+const fs = require('fs');
+const file = process.argv[2];
+const text = fs.readFileSync(file, 'utf8');
+const from = '`${__dirname}/netaclaw_tool_policy_bg.wasm`';
+const to = "require('path').join(__dirname, '..', 'web', 'netaclaw_tool_policy_bg.wasm')";
+if (text.split(from).length !== 2) throw new Error(`build-pkg: ${file} does not load the .wasm as expected`);
+fs.writeFileSync(file, text.replace(from, to));
+EOF
+# The types declare `[Symbol.dispose]` only where the consumer's TypeScript library knows it: a
+# consumer targeting es2022 without `esnext.disposable` would otherwise fail (TS2550). The method
+# stays at runtime wherever the JavaScript engine has `Symbol.dispose`; `free()` is always declared.
+for dts in pkg/node/netaclaw_tool_policy.d.ts pkg/web/netaclaw_tool_policy.d.ts; do
+  node - "$dts" <<'EOF'
+const fs = require('fs');
+const file = process.argv[2];
+const text = fs.readFileSync(file, 'utf8');
+const lines = text.split('\n');
+const kept = lines.filter((l) => l.trim() !== '[Symbol.dispose](): void;');
+// One declaration per class (each has free()); anything else means the generated shape changed.
+if (lines.length - kept.length !== text.split('free(): void;').length - 1) throw new Error(`build-pkg: ${file}: [Symbol.dispose] declarations not one per class`);
+fs.writeFileSync(file, kept.join('\n'));
+EOF
+done
+
+# -Oz to a fixed point; the name, producers and target-features sections are of no use past
+# wasm-bindgen (the release profile keeps symbols so that wasm-bindgen can read the features).
+# The module owns its memory: it starts zeroed, and Rust lays out nothing in its first KiB.
+# Only small functions are inlined into their single caller (-ocimfs): inlining every such function
+# builds a few huge functions with hundreds of locals, whose unique local indices compress worse
+# under gzip than the calls they save (14 gave the smallest gzip of 10-30 on this module).
+"$WASM_OPT" -Oz --converge -ocimfs 14 --low-memory-unused --zero-filled-memory \
+  --strip-debug --strip-producers --strip-target-features \
+  --enable-bulk-memory --enable-reference-types --enable-multivalue \
+  --enable-nontrapping-float-to-int --enable-sign-ext \
+  "$wasm" -o "$wasm"
 printf '{ "type": "commonjs" }\n' > pkg/node/package.json
 printf '{ "type": "module", "sideEffects": false }\n' > pkg/web/package.json
 
-for f in pkg/node/netaclaw_tool_policy_bg.wasm pkg/web/netaclaw_tool_policy_bg.wasm; do
-  raw=$(wc -c < "$f"); gz=$(gzip -9 -c "$f" | wc -c)
-  echo "size: $f $raw bytes, $gz bytes gzip -9"
-done
+raw=$(wc -c < "$wasm"); gz=$(gzip -9 -c "$wasm" | wc -c)
+echo "size: $wasm $raw bytes, $gz bytes gzip -9"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the project needs on a fresh Debian machine with Rust (idempotent: present tools are kept).
 #   scripts/setup.sh          toolchain, bubblewrap, npm dependencies (enough to build and run the demo)
-#   scripts/setup.sh --test   also Chromium + ChromeDriver and MariaDB for the browser and database tests
+#   scripts/setup.sh --test   also Chromium + ChromeDriver, Firefox, MariaDB and CJK fonts for the browser and database tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,6 +43,8 @@ if [ "$with_tests" = 1 ]; then
   command -v chromedriver >/dev/null || need="$need chromium-driver"
   command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || need="$need mariadb-server"
   command -v firefox-esr >/dev/null || need="$need firefox-esr"
+  # CJK glyphs for the pages' screenshots (the admin pages are in Chinese by default)
+  fc-list 2>/dev/null | grep -q "Noto Sans CJK" || need="$need fonts-noto-cjk"
   if [ -n "$need" ]; then
     log "apt-get install$need"
     as_root apt-get update

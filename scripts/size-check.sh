@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# The size budget of the package: fails when a built .wasm (pkg/node, pkg/web) is larger than the
-# budget once compressed with gzip -9. Run after scripts/build-pkg.sh.
+# The size budget of the package: fails when its .wasm (one file, pkg/web/, loaded by the Node and
+# the web entries alike) is larger than the budget once compressed with gzip -9, or when the package
+# ships more than that one .wasm. Run after scripts/build-pkg.sh.
 # SIZE_BUDGET=<bytes> overrides the budget (default 65536, 64 KiB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 budget="${SIZE_BUDGET:-65536}"
 status=0
-for f in pkg/node/netaclaw_tool_policy_bg.wasm pkg/web/netaclaw_tool_policy_bg.wasm; do
+wasms=$(find pkg -name '*.wasm' -not -path '*/node_modules/*' | sort)
+if [ "$wasms" != "pkg/web/netaclaw_tool_policy_bg.wasm" ]; then
+  echo "size-check: the package must hold exactly one .wasm, pkg/web/netaclaw_tool_policy_bg.wasm; found: ${wasms:-none}" >&2
+  exit 1
+fi
+for f in $wasms; do
   if [ ! -f "$f" ]; then
     echo "size-check: $f is missing; run scripts/build-pkg.sh first" >&2
     exit 1

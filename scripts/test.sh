@@ -22,6 +22,8 @@ suite "package: headless Chrome (wasm-bindgen-test)" env CHROMEDRIVER=/usr/bin/c
   wasm-pack test --headless --chrome -- --features wasm --test web
 suite "package: headless Firefox (wasm-bindgen-test)" env GECKODRIVER="$(command -v geckodriver)" \
   wasm-pack test --headless --firefox -- --features wasm --test web
+suite "pages and backend: no rule restated (the check, and its test on planted literals)" \
+  bash -c 'node --test scripts/check-no-rules.test.mjs && node scripts/check-no-rules.mjs'
 [ -f js/backend/package.json ] && suite "backend: SQLite and MariaDB" env REQUIRE_MARIADB=1 npm --prefix js/backend test
 if [ -f www/package.json ]; then
   suite "pages: vue-tsc" npm --prefix www run typecheck

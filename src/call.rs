@@ -9,12 +9,15 @@
 //! `name` (a plain name, one path segment) or `relative` (a path inside a folder the host chooses).
 
 use crate::explain::DynamicRoute;
-use crate::json::{self, concat, quote, Path};
+use crate::json;
+use crate::path::Path;
+use crate::text::{concat, quote};
+use crate::value::type_name;
 use crate::manifest::ToolManifest;
 use crate::vocab::{ReasonCode, RuntimeStatus, ToolCallDecision};
-use crate::worker_policy::{normalize_root, root_within, WorkerPolicy};
+use crate::worker_policy::{Root, WorkerPolicy};
 use serde::Serialize;
-use crate::json::{Map, Value};
+use crate::value::{Map, Value};
 #[cfg(feature = "wasm")]
 use tsify::Tsify;
 
@@ -114,7 +117,7 @@ fn check_arguments(schema: &Value, arguments: Option<&Value>, policy: &WorkerPol
     check_schema(schema, &Path::Root("parameters"))?;
     let arguments = match arguments {
         Some(v @ Value::Object(_)) => v,
-        other => return Err(bad(concat(&["arguments: expected an object, got ", json::type_name(other.unwrap_or(&Value::Null))]))),
+        other => return Err(bad(concat(&["arguments: expected an object, got ", type_name(other.unwrap_or(&Value::Null))]))),
     };
     let mut marked = Vec::new();
     validate(schema, arguments, &at, &mut marked)?;
@@ -162,10 +165,11 @@ fn workspace_path(argument: &str, at: &str, text: Option<&str>, write: bool, pol
         joined = concat(&[first, "\\", text]);
         &joined
     };
-    let path = normalize_root(full, &Path::Root(at)).map_err(|e| bad(e.message()))?;
-    if !policy.workspace_roots.iter().any(|root| root_within(&path, root)) {
+    let path = Root::new(full).map_err(|e| bad(concat(&[at, ": ", &e.what()])))?;
+    if !policy.workspace_roots.iter().any(|root| path.within(root)) {
         return Err(outside(at, &path));
     }
+    let path = path.into_string();
     if write && policy.readonly {
         return Err((ReasonCode::WriteBlockedByReadonlyPolicy, concat(&[at, ": ", &quote(&path), " would be written, and the policy is readonly"])));
     }
@@ -184,7 +188,7 @@ fn plain(text: &str, segment: bool) -> Result<(), &'static str> {
     }
     let parts = text.split(['\\', '/']);
     let bad = if segment {
-        parts.count() != 1 || text.is_empty() || json::scalar_count(text, 101) > 100 || text == "." || text == ".."
+        parts.count() != 1 || text.is_empty() || crate::text::scalar_count(text, 101) > 100 || text == "." || text == ".."
     } else {
         // Absolute (`/x`, `\x`, `C:x`) or with a `..` segment.
         text.as_bytes().get(1) == Some(&b':') || parts.enumerate().any(|(i, s)| (i == 0 && s.is_empty() && !text.is_empty()) || s == "..")
@@ -273,7 +277,7 @@ fn check_schema(schema: &Value, at: &Path) -> Result<(), Denied> {
     let map = match schema {
         Value::Bool(_) => return Ok(()),
         Value::Object(map) => map,
-        other => return Err(bad(concat(&[&at.render(), ": expected a schema (an object or a boolean), got ", json::type_name(other)]))),
+        other => return Err(bad(concat(&[&at.render(), ": expected a schema (an object or a boolean), got ", type_name(other)]))),
     };
     for (key, value) in map {
         let here = at.key(key);
@@ -352,7 +356,7 @@ fn validate<'v>(schema: &'v Value, value: &'v Value, at: &Path, marked: &mut Vec
         names.extend(types.as_str());
         if !names.iter().any(|t| has_type(value, t)) {
             let wanted: Vec<&str> = names.iter().filter_map(|t| TYPES.iter().find(|(n, _)| n == t).map(|(_, a)| *a)).collect();
-            return fail(&concat(&["expected ", &json::join(&wanted, " or "), ", got ", json::type_name(value)]));
+            return fail(&concat(&["expected ", &crate::text::join(&wanted, " or "), ", got ", type_name(value)]));
         }
     }
     if let Some(Value::Array(options)) = map.get("enum") {
@@ -363,7 +367,7 @@ fn validate<'v>(schema: &'v Value, value: &'v Value, at: &Path, marked: &mut Vec
     // The bounds of the value's kind: its number, its length in characters, its count of items.
     let (measure, keys, unit) = match value {
         Value::Number(n) => (n.as_f64(), ["minimum", "maximum"], ""),
-        Value::String(text) => (Some(json::scalar_count(text, usize::MAX) as f64), ["minLength", "maxLength"], " characters"),
+        Value::String(text) => (Some(crate::text::scalar_count(text, usize::MAX) as f64), ["minLength", "maxLength"], " characters"),
         Value::Array(items) => (Some(items.len() as f64), ["minItems", "maxItems"], " items"),
         _ => (None, ["", ""], ""),
     };
@@ -396,7 +400,7 @@ fn validate<'v>(schema: &'v Value, value: &'v Value, at: &Path, marked: &mut Vec
         _ => {}
     }
     if mark.is_some() {
-        return fail(&concat(&["expected a string, got ", json::type_name(value)]));
+        return fail(&concat(&["expected a string, got ", type_name(value)]));
     }
     Ok(())
 }
@@ -440,7 +444,7 @@ mod tests {
     use serde_json::json;
 
     fn policy(roots: &[&str], shell: bool, readonly: bool) -> WorkerPolicy {
-        WorkerPolicy { workspace_roots: roots.iter().map(|r| r.to_string()).collect(), allow_shell: shell, readonly }
+        WorkerPolicy { workspace_roots: roots.iter().map(|r| Root::new(r).unwrap()).collect(), allow_shell: shell, readonly }
     }
 
     fn route(name: &str, status: RuntimeStatus, reasons: &[ReasonCode]) -> DynamicRoute {

@@ -3,7 +3,7 @@
 
 use crate::vocab::{Capability, ExecutionMode, ToolKind, Visibility, WorkerRoutingHint};
 use serde::Serialize;
-use crate::json::Value;
+use crate::value::Value;
 use std::sync::{Arc, OnceLock};
 #[cfg(feature = "wasm")]
 use tsify::Tsify;

@@ -1,12 +1,12 @@
 //! The runtime diagnostic: resolver, worker policy and projection composed, as the three pages and the
 //! backend consume it — `profiles` is the static picture, `routes` the dynamic one.
 
-use crate::error::Error;
-use crate::governance::{decide, result, Governance, ResolveInput, ResolveResult};
+use crate::governance::{decide, decide_with, result, Governance, ResolveInput, ResolveResult};
 use crate::manifest::{Catalog, ToolManifest};
-use crate::projection::{route, RouteInput, ToolRuntimeRoute};
-use crate::trace::{resolver_trace, route_trace, CatalogSources, RouteSources};
-use crate::worker_policy::{bound_by_parent, normalize_root, normalize_roots, policy_for, PolicyWarning, WorkerPolicy};
+use crate::projection::{route, route_with, RouteInput, ToolRuntimeRoute};
+use crate::sink::Sink;
+use crate::trace::{CatalogSources, Recorder, RouteNames};
+use crate::worker_policy::{bound_by_parent, policy_for, roots_of, PolicyWarning, Root, WorkerPolicy};
 use serde::Serialize;
 #[cfg(feature = "wasm")]
 use tsify::Tsify;
@@ -17,8 +17,8 @@ pub struct DiagnosticInput {
     pub resolve: ResolveInput,
     /// The sub-agent batch's tools; `None` = every resolved tool.
     pub subagent_tools: Option<Vec<String>>,
-    pub session_cwd: Option<String>,
-    pub workspace_roots: Vec<String>,
+    pub session_cwd: Option<Root>,
+    pub workspace_roots: Vec<Root>,
     pub shell_permitted: bool,
     pub write_permitted: bool,
 }
@@ -42,23 +42,30 @@ pub struct RuntimeDiagnostic {
 /// `runtimeDiagnostic`: resolve; select `subagentTools ∩ toolNames` in catalog order (every resolved
 /// tool when absent); build the worker policy from that selection; project with the governance rows'
 /// strategies. Tools the resolver dropped are `not-selected` with the resolver's reason.
-pub fn runtime_diagnostic(catalog: &Catalog, governance: &Governance, input: &DiagnosticInput) -> Result<RuntimeDiagnostic, Error> {
+pub fn runtime_diagnostic(catalog: &Catalog, governance: &Governance, input: &DiagnosticInput) -> RuntimeDiagnostic {
     runtime_diagnostic_with(catalog, governance, input, &DiagnosticOptions::default())
 }
 
 /// The options of [`runtime_diagnostic_with`] beyond the diagnostic's input; the defaults change nothing.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DiagnosticOptions<'a> {
-    /// The parent worker's policy (roots normalized): the sub-agent's policy never exceeds it.
+    /// The parent worker's policy: the sub-agent's policy never exceeds it.
     pub parent: Option<&'a WorkerPolicy>,
     /// Trace every route, naming catalog entries with these sources.
     pub trace: Option<&'a CatalogSources>,
+    /// Leave `profiles` empty: the caller hands the catalog's manifests back once, apart
+    /// (`ToolPolicyEngine.profiles()` beside `diagnoseRoutes`).
+    pub without_profiles: bool,
 }
 
-/// `runtimeDiagnostic` with a parent policy and/or traces.
-pub fn runtime_diagnostic_with(catalog: &Catalog, governance: &Governance, input: &DiagnosticInput, options: &DiagnosticOptions) -> Result<RuntimeDiagnostic, Error> {
-    let workspace_roots = normalize_roots(input.session_cwd.as_deref(), &input.workspace_roots)?;
-    let mut decisions = decide(catalog, governance, &input.resolve);
+/// `runtimeDiagnostic` with a parent policy and/or traces. With traces, the resolver and every
+/// resolved tool's route record their steps into a [`Recorder`]: the same decisions, written down.
+pub fn runtime_diagnostic_with(catalog: &Catalog, governance: &Governance, input: &DiagnosticInput, options: &DiagnosticOptions) -> RuntimeDiagnostic {
+    let mut recorder = options.trace.map(|sources| Recorder::new(catalog, sources).resolving(&input.resolve, governance));
+    let mut decisions = match recorder.as_mut() {
+        Some(recorder) => decide_with(catalog, governance, &input.resolve, crate::sink::erase(recorder)),
+        None => decide(catalog, governance, &input.resolve),
+    };
     let wanted: Option<Vec<bool>> = input.subagent_tools.as_ref().map(|names| {
         let mut wanted = vec![false; catalog.tools().len()];
         for name in names {
@@ -75,6 +82,7 @@ pub fn runtime_diagnostic_with(catalog: &Catalog, governance: &Governance, input
         .enumerate()
         .map(|(i, reason)| reason.is_none() && wanted.as_ref().is_none_or(|w| w[i]))
         .collect();
+    let workspace_roots = roots_of(input.session_cwd.as_ref(), &input.workspace_roots);
     let mut policy = policy_for(catalog, workspace_roots, selected.iter().enumerate().filter(|(_, s)| **s).map(|(i, _)| i), input.shell_permitted, input.write_permitted);
     let mut policy_warnings = None;
     let unbounded_roots = !policy.workspace_roots.is_empty();
@@ -83,46 +91,61 @@ pub fn runtime_diagnostic_with(catalog: &Catalog, governance: &Governance, input
         policy = bounded.policy();
         policy_warnings = Some(bounded.warnings);
     }
-    let mut routes: Vec<ToolRuntimeRoute> = catalog
-        .tools()
-        .iter()
-        .enumerate()
-        .map(|(i, tool)| {
-            let route_input = RouteInput { selected: selected[i], not_selected_reason: decisions.reasons[i], strategy: governance.strategy(i) };
-            route(tool, route_input, &policy)
-        })
-        .collect();
+    if let Some(recorder) = recorder.as_mut() {
+        let parent = options.parent;
+        recorder.set_routes(RouteNames::Diagnostic {
+            batch: input.subagent_tools.as_deref().map(crate::trace::first_indices).unwrap_or_default(),
+            roots: roots_source(input, &policy, parent.is_some() && unbounded_roots),
+            shell: permission_source(policy.allow_shell, input.shell_permitted, parent.is_some_and(|p| !p.allow_shell), "shellPermitted", "parent.allowShell"),
+            write: permission_source(!policy.readonly, input.write_permitted, parent.is_some_and(|p| p.readonly), "writePermitted", "parent.readonly"),
+        });
+    }
+    let mut routes: Vec<ToolRuntimeRoute> = Vec::with_capacity(catalog.tools().len());
+    for (i, tool) in catalog.tools().iter().enumerate() {
+        let route_input = RouteInput { selected: selected[i], not_selected_reason: decisions.reasons[i], strategy: governance.strategy(i) };
+        // A tool the resolver dropped has no route to trace: its trace ends at the resolver's block.
+        routes.push(match recorder.as_mut().filter(|_| decisions.reasons[i].is_none()) {
+            Some(recorder) => {
+                recorder.tool(i);
+                route_with(tool, route_input, (&policy).into(), crate::sink::erase(recorder))
+            }
+            None => route(tool, route_input, &policy),
+        });
+    }
     let mut resolved = result(catalog, governance, &decisions);
-    if let Some(sources) = options.trace {
-        let mut src = RouteSources {
-            roots: roots_source(input, &policy, options.parent.is_some() && unbounded_roots),
-            shell: permission_source(policy.allow_shell, input.shell_permitted, options.parent.is_some_and(|p| !p.allow_shell), "shellPermitted", "parent.allowShell"),
-            write: permission_source(!policy.readonly, input.write_permitted, options.parent.is_some_and(|p| p.readonly), "writePermitted", "parent.readonly"),
-            ..RouteSources::default()
-        };
-        let batch = input.subagent_tools.as_deref().map(crate::trace::first_indices).unwrap_or_default();
-        let mut next_dropped = 0;
+    if let Some(recorder) = recorder.as_mut() {
+        // `disabledReasons` lists the dropped tools in catalog order.
+        let mut dropped = resolved.disabled_reasons.iter_mut();
         for (i, r) in routes.iter_mut().enumerate() {
-            let mut trace = resolver_trace(catalog, governance, sources, &input.resolve, i);
-            if decisions.reasons[i].is_none() {
-                src.selection = match batch.get(&r.name) {
-                    Some(k) => crate::trace::indexed("subagentTools", k),
-                    None => "subagentTools".into(),
-                };
-                src.strategy = governance.row_index(i).map_or_else(|| "governance".into(), |k| crate::trace::indexed("governance", k) + ".workerRoutingStrategy");
-                let route_input = RouteInput { selected: selected[i], not_selected_reason: None, strategy: governance.strategy(i) };
-                route_trace(catalog, sources, i, route_input, &policy, &src, &mut trace);
-            } else {
-                // `disabledReasons` lists the dropped tools in catalog order.
-                if let Some(dropped) = resolved.disabled_reasons.get_mut(next_dropped) {
-                    dropped.trace = Some(trace.clone());
+            let trace = recorder.take(i);
+            if decisions.reasons[i].is_some() {
+                if let Some(entry) = dropped.next() {
+                    entry.trace = Some(trace.clone());
                 }
-                next_dropped += 1;
             }
             r.trace = Some(trace);
         }
     }
-    Ok(RuntimeDiagnostic { resolved, policy, policy_warnings, profiles: catalog.tools().to_vec(), routes })
+    let profiles = if options.without_profiles { Vec::new() } else { catalog.tools().to_vec() };
+    RuntimeDiagnostic { resolved, policy, policy_warnings, profiles, routes }
+}
+
+/// A diagnostic without its static part: `runtimeDiagnostic`'s answer less `profiles`, the keys in
+/// the same order (what `ToolPolicyEngine.diagnoseRoutes` answers).
+#[derive(Serialize)]
+pub struct DiagnosticRoutes<'a> {
+    pub resolved: &'a ResolveResult,
+    pub policy: &'a WorkerPolicy,
+    #[serde(rename = "policyWarnings", skip_serializing_if = "Option::is_none")]
+    pub policy_warnings: &'a Option<Vec<PolicyWarning>>,
+    pub routes: &'a Vec<ToolRuntimeRoute>,
+}
+
+impl RuntimeDiagnostic {
+    /// This diagnostic without `profiles`.
+    pub fn routes_only(&self) -> DiagnosticRoutes<'_> {
+        DiagnosticRoutes { resolved: &self.resolved, policy: &self.policy, policy_warnings: &self.policy_warnings, routes: &self.routes }
+    }
 }
 
 /// What gave the policy its first root (`sessionCwd` or `workspaceRoots[i]`), or, without roots,
@@ -131,11 +154,10 @@ fn roots_source(input: &DiagnosticInput, policy: &WorkerPolicy, dropped_by_paren
     let Some(first) = policy.workspace_roots.first() else {
         return if dropped_by_parent { "parent.workspaceRoots".into() } else { "sessionCwd".into() };
     };
-    let probe = crate::json::Path::Root("");
-    if input.session_cwd.as_deref().is_some_and(|cwd| normalize_root(cwd, &probe).is_ok_and(|r| r == *first)) {
+    if input.session_cwd.as_ref() == Some(first) {
         return "sessionCwd".into();
     }
-    match input.workspace_roots.iter().position(|r| normalize_root(r, &probe).is_ok_and(|r| r == *first)) {
+    match input.workspace_roots.iter().position(|r| r == first) {
         Some(k) => crate::trace::indexed("workspaceRoots", k),
         None => "workspaceRoots".into(),
     }
@@ -158,12 +180,12 @@ mod tests {
         let input = DiagnosticInput {
             resolve: ResolveInput { agent: Some(AgentToolConfig { toolsets: None, disabled: vec!["grep".into()] }), crew_role: Some(CrewRole::Master), ..Default::default() },
             subagent_tools: Some(vec!["bash".into(), "read_file".into(), "grep".into(), "ghost".into()]),
-            session_cwd: Some("/srv/app/".into()),
+            session_cwd: Some(Root::new("/srv/app/").unwrap()),
             shell_permitted: true,
             ..Default::default()
         };
-        let d = runtime_diagnostic(&catalog, &Governance::default(), &input).unwrap();
-        assert_eq!(d.policy, WorkerPolicy { workspace_roots: vec!["/srv/app".into()], allow_shell: true, readonly: true });
+        let d = runtime_diagnostic(&catalog, &Governance::default(), &input);
+        assert_eq!(d.policy, WorkerPolicy { workspace_roots: vec![Root::new("/srv/app").unwrap()], allow_shell: true, readonly: true });
         let status = |n: &str| d.routes.iter().find(|r| r.name == n).map(|r| (r.status, r.reasons.clone())).unwrap();
         assert_eq!(status("bash"), (RuntimeStatus::WorkerLocal, vec![]));
         assert_eq!(status("grep"), (RuntimeStatus::NotSelected, vec![ReasonCode::DisabledByAgent]));

@@ -36,7 +36,7 @@ impl Error {
 
     /// `"{path}: {what}"`.
     pub fn message(&self) -> String {
-        crate::json::concat(&[&self.path, ": ", &self.what])
+        crate::text::concat(&[&self.path, ": ", &self.what])
     }
 }
 

@@ -204,6 +204,7 @@ pub fn explain_tool(d: &RuntimeDiagnostic, name: &str, locale: Locale) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::worker_policy::Root;
     use crate::diagnostic::{runtime_diagnostic, runtime_diagnostic_with, DiagnosticInput, DiagnosticOptions};
     use crate::governance::{AgentToolConfig, Governance, ResolveInput};
     use crate::manifest::Catalog;
@@ -213,13 +214,13 @@ mod tests {
         let catalog = Catalog::builtin();
         let input = DiagnosticInput {
             resolve: ResolveInput { agent: Some(AgentToolConfig { toolsets: Some(vec!["base".into(), "planning".into()]), disabled: vec!["grep".into()] }), ..Default::default() },
-            session_cwd: Some("/srv/app".into()),
+            session_cwd: Some(Root::new("/srv/app").unwrap()),
             subagent_tools: Some(vec!["bash".into(), "read_file".into(), "write_file".into(), "todo".into()]),
             ..Default::default()
         };
         let sources = CatalogSources::builtin();
         let options = DiagnosticOptions { trace: trace.then_some(&sources), ..Default::default() };
-        runtime_diagnostic_with(&catalog, &Governance::default(), &input, &options).unwrap()
+        runtime_diagnostic_with(&catalog, &Governance::default(), &input, &options)
     }
 
     #[test]
@@ -247,10 +248,10 @@ mod tests {
         // The untraced diagnostic is the one runtime_diagnostic gives.
         assert_eq!(d, runtime_diagnostic(&Catalog::builtin(), &Governance::default(), &DiagnosticInput {
             resolve: ResolveInput { agent: Some(AgentToolConfig { toolsets: Some(vec!["base".into(), "planning".into()]), disabled: vec!["grep".into()] }), ..Default::default() },
-            session_cwd: Some("/srv/app".into()),
+            session_cwd: Some(Root::new("/srv/app").unwrap()),
             subagent_tools: Some(vec!["bash".into(), "read_file".into(), "write_file".into(), "todo".into()]),
             ..Default::default()
-        }).unwrap());
+        }));
     }
 
     #[test]

@@ -2,9 +2,10 @@
 //! gets, and for each one it does not, the first check that dropped it.
 
 use crate::catalog::TOOLSET_DEFAULTS;
-use crate::json::JsMap;
+use crate::names::NameMap;
 use crate::manifest::Catalog;
-use crate::vocab::{Capability, CrewRole, ReasonCode, RoutingStrategy, ToolKind};
+use crate::sink::{NoTrace, Sink, Source};
+use crate::vocab::{Capability, CrewRole, ReasonCode, RoutingStrategy, ToolKind, TraceLayer, TraceOutcome};
 use serde::Serialize;
 #[cfg(feature = "wasm")]
 use tsify::Tsify;
@@ -94,7 +95,7 @@ pub struct DisabledReason {
     /// Every layer consulted, in order (only when the input asks for `trace`).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub trace: Option<Vec<crate::trace::TraceEntry>>,
+    pub trace: Option<Vec<crate::sink::TraceEntry>>,
 }
 
 impl DisabledReason {
@@ -123,7 +124,7 @@ pub struct ResolveResult {
     pub builtin_tool_names: Vec<String>,
     /// Admin prompt hints of injected tools that support them.
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, string>"))]
-    pub tool_prompt_hints: JsMap<String>,
+    pub tool_prompt_hints: NameMap<String>,
     pub disabled_reasons: Vec<DisabledReason>,
     pub warnings: Vec<Warning>,
     /// The capability used (`text` when none was given).
@@ -175,6 +176,11 @@ impl Warnings {
 /// toolset not selected, disabled by the agent, disabled globally (protected core tools skip these
 /// three), capability mismatch, scene gating (memory, skills, crew master).
 pub fn decide(catalog: &Catalog, governance: &Governance, input: &ResolveInput) -> Decisions {
+    decide_with(catalog, governance, input, crate::sink::erase(&mut NoTrace))
+}
+
+/// [`decide`], recording every step into `sink`.
+pub fn decide_with<S: Sink + ?Sized>(catalog: &Catalog, governance: &Governance, input: &ResolveInput, sink: &mut S) -> Decisions {
     let mut warnings = Warnings::default();
     let agent = input.agent.as_ref();
 
@@ -194,10 +200,13 @@ pub fn decide(catalog: &Catalog, governance: &Governance, input: &ResolveInput) 
     };
     let selected = crate::names::FirstIndex::new(crate::names::positions(&selected));
     let disabled: &[String] = agent.map_or(&[], |a| a.disabled.as_slice());
-    let mut agent_disabled_at = vec![false; catalog.tools().len()];
-    for name in disabled {
+    // The first index in the agent's disabled list of each catalog tool it names.
+    let mut agent_disabled_at: Vec<Option<usize>> = vec![None; catalog.tools().len()];
+    for (k, name) in disabled.iter().enumerate() {
         match catalog.position(name).and_then(|i| agent_disabled_at.get_mut(i)) {
-            Some(flag) => *flag = true,
+            Some(at) => {
+                at.get_or_insert(k);
+            }
             None => warnings.unknown_tools.push(name.clone()),
         }
     }
@@ -209,32 +218,78 @@ pub fn decide(catalog: &Catalog, governance: &Governance, input: &ResolveInput) 
         .iter()
         .enumerate()
         .map(|(i, tool)| {
-            let row = governance.row(i);
-            let agent_disabled = agent_disabled_at.get(i).copied().unwrap_or(false);
-            let globally_disabled = row.is_some_and(|r| !r.enabled);
-            if tool.is_protected() {
-                if agent_disabled || globally_disabled {
-                    warnings.core_tools.push(tool.name.clone());
-                }
-            } else if selected.get(&tool.toolset).is_none() {
-                return Some(ReasonCode::ToolsetNotSelected);
-            } else if agent_disabled {
-                return Some(ReasonCode::DisabledByAgent);
-            } else if globally_disabled {
-                return Some(ReasonCode::DisabledGlobally);
-            }
-            if !model.serves(tool.capability) {
-                return Some(ReasonCode::CapabilityMismatch);
-            }
-            match tool.kind {
-                ToolKind::Memory if !input.memory_enabled => Some(ReasonCode::MemoryDisabled),
-                ToolKind::Skill if !input.has_skills => Some(ReasonCode::NoSkillsBound),
-                ToolKind::Delegation if input.crew_role != Some(CrewRole::Master) => Some(ReasonCode::CrewMasterOnly),
-                _ => None,
-            }
+            sink.tool(i);
+            let check = ToolChecks { row: governance.row(i), agent_disabled: agent_disabled_at.get(i).copied().flatten(), selected: &selected, model, input };
+            check.decide(tool, &mut warnings, sink)
         })
         .collect();
     Decisions { reasons, warnings, model_capability: model }
+}
+
+/// What the resolver reads for one tool.
+struct ToolChecks<'a> {
+    row: Option<&'a RowPolicy>,
+    /// The tool's index in the agent's disabled list.
+    agent_disabled: Option<usize>,
+    selected: &'a crate::names::FirstIndex<'a>,
+    model: Capability,
+    input: &'a ResolveInput,
+}
+
+impl ToolChecks<'_> {
+    /// The first check that drops `tool`, each check recorded. A protected core tool passes the
+    /// toolset, agent and table checks (recorded as `overridden`), and is still subject to the
+    /// capability and scene checks.
+    fn decide<S: Sink + ?Sized>(&self, tool: &crate::manifest::ToolManifest, warnings: &mut Warnings, sink: &mut S) -> Option<ReasonCode> {
+        let protected = tool.is_protected();
+        let refused = if protected { TraceOutcome::Overridden } else { TraceOutcome::Block };
+        let globally_disabled = self.row.is_some_and(|r| !r.enabled);
+        if protected && (self.agent_disabled.is_some() || globally_disabled) {
+            warnings.core_tools.push(tool.name.clone());
+        }
+        let layers = [
+            (TraceLayer::AgentToolsets, self.selected.get(&tool.toolset), true, ReasonCode::ToolsetNotSelected),
+            (TraceLayer::AgentDisabled, self.agent_disabled, false, ReasonCode::DisabledByAgent),
+        ];
+        for (layer, found, passes_when_found, reason) in layers {
+            let source = if layer == TraceLayer::AgentToolsets { Source::Toolsets(found) } else { Source::Disabled(found) };
+            if found.is_some() == passes_when_found {
+                sink.record(layer, TraceOutcome::Pass, source, None);
+            } else {
+                sink.record(layer, refused, source, Some(reason));
+                if !protected {
+                    return Some(reason);
+                }
+            }
+        }
+        if globally_disabled {
+            sink.record(TraceLayer::Governance, refused, Source::Status, Some(ReasonCode::DisabledGlobally));
+            if !protected {
+                return Some(ReasonCode::DisabledGlobally);
+            }
+        } else {
+            sink.record(TraceLayer::Governance, TraceOutcome::Pass, Source::Status, None);
+        }
+        if !self.model.serves(tool.capability) {
+            sink.record(TraceLayer::ModelCapability, TraceOutcome::Block, Source::ModelCapability, Some(ReasonCode::CapabilityMismatch));
+            return Some(ReasonCode::CapabilityMismatch);
+        }
+        sink.record(TraceLayer::ModelCapability, TraceOutcome::Pass, Source::ModelCapability, None);
+        let input = self.input;
+        let (source, ok, reason) = match tool.kind {
+            ToolKind::Memory => (Source::MemoryEnabled, input.memory_enabled, ReasonCode::MemoryDisabled),
+            ToolKind::Skill => (Source::HasSkills, input.has_skills, ReasonCode::NoSkillsBound),
+            ToolKind::Delegation => (Source::CrewRole, input.crew_role == Some(CrewRole::Master), ReasonCode::CrewMasterOnly),
+            _ => return None,
+        };
+        if ok {
+            sink.record(TraceLayer::Scene, TraceOutcome::Pass, source, None);
+            None
+        } else {
+            sink.record(TraceLayer::Scene, TraceOutcome::Block, source, Some(reason));
+            Some(reason)
+        }
+    }
 }
 
 /// Turns decisions into the resolver's answer.
@@ -242,7 +297,7 @@ pub fn result(catalog: &Catalog, governance: &Governance, decisions: &Decisions)
     let mut out = ResolveResult {
         tool_names: Vec::new(),
         builtin_tool_names: Vec::new(),
-        tool_prompt_hints: JsMap::default(),
+        tool_prompt_hints: NameMap::default(),
         disabled_reasons: Vec::new(),
         warnings: decisions.warnings.finish(),
         model_capability: decisions.model_capability,
@@ -264,7 +319,7 @@ pub fn result(catalog: &Catalog, governance: &Governance, decisions: &Decisions)
             }
         }
     }
-    out.tool_prompt_hints = JsMap::new(hints);
+    out.tool_prompt_hints = NameMap::new(hints);
     out
 }
 

@@ -1,7 +1,7 @@
 //! The tool-guidance prompt layer (seed 001 Task 10): one line per tool, the admin's prompt hint when
 //! one is given, else the package's default guidance.
 
-use crate::json::JsMap;
+use crate::names::NameMap;
 
 /// The default guidance of every builtin tool (English).
 pub const DEFAULT_GUIDANCE: [(&str, &str); 19] = [
@@ -34,7 +34,7 @@ pub fn default_guidance(name: &str) -> Option<&'static str> {
 /// `toolBehaviorGuidance`: `- {name}: {text}` per tool, in the order given (each tool once), joined
 /// by `\n`. A hint that is blank after trimming counts as absent; a tool with neither a hint nor a
 /// default is left out.
-pub fn tool_behavior_guidance(tool_names: &[&str], hints: Option<&JsMap<String>>) -> String {
+pub fn tool_behavior_guidance(tool_names: &[&str], hints: Option<&NameMap<String>>) -> String {
     let mut out = String::new();
     let firsts = crate::names::FirstIndex::new(crate::names::positions(tool_names));
     let hint_index = hints.map(|h| crate::names::FirstIndex::new(h.0.iter().enumerate().map(|(i, (k, _))| (k.as_str(), i)).collect()));
@@ -66,7 +66,7 @@ mod tests {
 
     #[test]
     fn hints_win_over_defaults_and_unknown_tools_are_left_out() {
-        let hints = JsMap::new(vec![("patch".to_string(), "  Keep hunks tiny. ".to_string()), ("grep".to_string(), " ".to_string())]);
+        let hints = NameMap::new(vec![("patch".to_string(), "  Keep hunks tiny. ".to_string()), ("grep".to_string(), " ".to_string())]);
         let text = tool_behavior_guidance(&["patch", "mystery", "grep", "patch"], Some(&hints));
         assert_eq!(text, format!("- patch: Keep hunks tiny.\n- grep: {}", default_guidance("grep").unwrap()));
         assert_eq!(tool_behavior_guidance(&[], None), "");

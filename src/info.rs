@@ -146,7 +146,7 @@ pub struct ToolRowView {
 
 /// `toolRowView`: protection and prompt-hint support from the manifest; for a row whose tool left the
 /// catalog, protection from the row and no prompt hint.
-pub fn tool_row_view(catalog: &Catalog, row: &crate::json::Map<String, crate::json::Value>, policy: &crate::governance::RowPolicy) -> ToolRowView {
+pub fn tool_row_view(catalog: &Catalog, row: &crate::value::Map<String, crate::value::Value>, policy: &crate::governance::RowPolicy) -> ToolRowView {
     let guard = crate::registry::guarded(catalog, row, &policy.name);
     let prompt_hint = match (guard.supports_prompt_hint, &policy.prompt_hint) {
         (false, _) => PromptHintState::Unsupported,
@@ -197,7 +197,7 @@ pub struct AgentResolveInput {
 
 /// `fromMcpTool`: an MCP `tools/list` entry of `server` as a catalog entry, proxied through the main
 /// process, writing unless it says it is read-only, never run in a worker.
-pub fn from_mcp_tool(server: &str, tool: &str, description: Option<String>, read_only: bool, parameters: crate::json::Value) -> ToolSchema {
+pub fn from_mcp_tool(server: &str, tool: &str, description: Option<String>, read_only: bool, parameters: crate::value::Value) -> ToolSchema {
     ToolSchema {
         description,
         kind: Some(ToolKind::Custom),
@@ -205,7 +205,7 @@ pub fn from_mcp_tool(server: &str, tool: &str, description: Option<String>, read
         worker_routing_hint: Some(WorkerRoutingHint::MainProcessProxy),
         requires_write: Some(!read_only),
         parameters: Some(std::sync::Arc::new(parameters)),
-        ..ToolSchema::new(crate::json::concat(&["mcp__", server, "__", tool]), crate::json::concat(&["mcp:", server]))
+        ..ToolSchema::new(crate::text::concat(&["mcp__", server, "__", tool]), crate::text::concat(&["mcp:", server]))
     }
 }
 

@@ -1,220 +1,26 @@
-//! JSON at the edge: reading input values with exact error paths, and writing output exactly as
-//! JavaScript's `JSON.stringify` would print the same value (key order and number format), so that
-//! native, Node and browser answers are byte-identical.
+//! The JSON codec: JSON text read into [`Value`], and values written exactly as JavaScript's
+//! `JSON.stringify` would print them (key order and number format), so that native, Node and browser
+//! answers are byte-identical. It knows nothing of the package's inputs: their limits and the paths
+//! invalid input names are the edge's (`crate::edge::read`).
 //!
-//! The reader and the writer are this module's own, small and without formatting machinery, so that
-//! the WebAssembly build stays small. The reader accepts exactly what `serde_json` accepts and reports
-//! the same errors at the same line and column; numbers are rounded correctly (as `JSON.parse` does).
-//! The writer prints numbers as JavaScript's `Number.prototype.toString` does.
+//! The reader accepts exactly what `serde_json` accepts and reports the same errors at the same line
+//! and column; numbers are rounded correctly (as `JSON.parse` does). The writer prints numbers as
+//! JavaScript's `Number.prototype.toString` does.
+//!
+//! Why the reader and the writer are this module's own rather than `serde_json`'s: measured on the
+//! package's `.wasm` (gzip -9, the budget is 65,536), `serde_json::from_str` into [`Value`] (a
+//! `Deserialize` for the list-backed value) adds 14,570 bytes, and `serde_json`'s writer with a
+//! formatter printing numbers as JavaScript does adds 2,416 bytes, against a build with a few hundred
+//! bytes to spare (`scripts/size-check.sh` prints how many). Natively, where size does not matter, the tests compare both with `serde_json`.
 
 use crate::error::Error;
 use serde::ser::{self, Serialize};
-/// The JSON value types: `serde_json`'s natively, the crate's own list-backed ones in the
-/// WebAssembly build ([`crate::value`]), which behave the same.
-#[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
-pub use serde_json::{Map, Number, Value};
-#[cfg(all(target_arch = "wasm32", feature = "wasm"))]
 pub use crate::value::{Map, Number, Value};
+use crate::text::{decimal, write_str, write_u128, write_u64};
 
-/// Input limits. Anything larger is invalid input with a message naming the limit.
-pub mod limits {
-    /// Tools in a catalog, rows in a governance list, names in any list.
-    pub const MAX_ITEMS: usize = 10_000;
-    /// A tool name (`ToolSchema.name`, SPEC §3).
-    pub const MAX_NAME: usize = 100;
-    /// A toolset name.
-    pub const MAX_TOOLSET: usize = 50;
-    /// A row label.
-    pub const MAX_LABEL: usize = 200;
-    /// Free text: descriptions, prompt hints.
-    pub const MAX_TEXT: usize = 65_536;
-    /// A workspace root.
-    pub const MAX_PATH: usize = 4_096;
-    /// The JSON text of one call's input, in bytes.
-    pub const MAX_INPUT_BYTES: usize = 32 * 1024 * 1024;
-}
-
-/// Where a value sits in the input; rendered only when an error is raised.
-#[derive(Clone, Copy)]
-pub enum Path<'a> {
-    /// A positional argument (`catalog`), or `""` for the fields of an object input.
-    Root(&'a str),
-    /// A key of an object.
-    Key(&'a Path<'a>, &'a str),
-    /// An index of an array.
-    Index(&'a Path<'a>, usize),
-}
-
-impl<'a> Path<'a> {
-    /// The path of `key` inside this object.
-    pub fn key(&'a self, key: &'a str) -> Path<'a> {
-        Path::Key(self, key)
-    }
-
-    /// The path of item `index` inside this array.
-    pub fn index(&'a self, index: usize) -> Path<'a> {
-        Path::Index(self, index)
-    }
-
-    /// `agent.toolsets[2]`, `catalog[3].name`, `strategies["a b"]`; `input` for the top level.
-    pub fn render(&self) -> String {
-        let mut out = String::new();
-        self.render_into(&mut out);
-        if out.is_empty() {
-            out.push_str("input");
-        }
-        out
-    }
-
-    fn render_into(&self, out: &mut String) {
-        match self {
-            Path::Root(name) => out.push_str(name),
-            Path::Key(parent, key) => {
-                parent.render_into(out);
-                if is_identifier(key) {
-                    if !out.is_empty() {
-                        out.push('.');
-                    }
-                    out.push_str(key);
-                } else {
-                    out.push('[');
-                    out.push_str(&quote(key));
-                    out.push(']');
-                }
-            }
-            Path::Index(parent, index) => {
-                parent.render_into(out);
-                out.push('[');
-                out.push_str(&decimal(*index as u64));
-                out.push(']');
-            }
-        }
-    }
-
-    /// An invalid-input error at this path.
-    pub fn error(&self, what: impl Into<String>) -> Error {
-        Error::invalid(self.render(), what)
-    }
-}
-
-fn is_identifier(key: &str) -> bool {
-    let mut chars = key.chars();
-    match chars.next() {
-        Some(c) if c.is_ascii_alphabetic() || c == '_' || c == '$' => {}
-        _ => return false,
-    }
-    chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
-}
-
-/// The JSON type name used in error messages.
-pub fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-fn expected(path: &Path, what: &str, got: &Value) -> Error {
-    path.error(concat(&["expected ", what, ", got ", type_name(got)]))
-}
-
-/// The pieces joined (messages are built without the formatting machinery).
-pub fn concat(parts: &[&str]) -> String {
-    join(parts, "")
-}
-
-/// The items with `separator` between them.
-pub fn join(items: &[&str], separator: &str) -> String {
-    let mut out = String::new();
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.push_str(separator);
-        }
-        out.push_str(item);
-    }
-    out
-}
-
-/// `value` as an object.
-pub fn object<'v>(value: &'v Value, path: &Path) -> Result<&'v Map<String, Value>, Error> {
-    value.as_object().ok_or_else(|| expected(path, "an object", value))
-}
-
-/// The field `key` of `map`, with `null` read as absent.
-pub fn field<'v>(map: &'v Map<String, Value>, key: &str) -> Option<&'v Value> {
-    match map.get(key) {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(v),
-    }
-}
-
-/// `value` as an array of at most [`limits::MAX_ITEMS`] items.
-pub fn array<'v>(value: &'v Value, path: &Path) -> Result<&'v Vec<Value>, Error> {
-    let items = value.as_array().ok_or_else(|| expected(path, "an array", value))?;
-    if items.len() > limits::MAX_ITEMS {
-        return Err(path.error(concat(&["has ", &decimal(items.len() as u64), " items; at most ", &decimal(limits::MAX_ITEMS as u64), " are allowed"])));
-    }
-    Ok(items)
-}
-
-/// `value` as a string of `min..=max` Unicode scalar values, without NUL characters.
-pub fn string<'v>(value: &'v Value, path: &Path, min: usize, max: usize) -> Result<&'v str, Error> {
-    let text = value.as_str().ok_or_else(|| expected(path, "a string", value))?;
-    check_len(text, path, min, max)?;
-    Ok(text)
-}
-
-/// The Unicode scalar values of `text`, counted up to `limit` (the bytes that do not continue a
-/// UTF-8 sequence).
-pub fn scalar_count(text: &str, limit: usize) -> usize {
-    text.bytes().filter(|b| b & 0xC0 != 0x80).take(limit).count()
-}
-
-/// Checks that `text` has `min..=max` Unicode scalar values.
-pub fn check_len(text: &str, path: &Path, min: usize, max: usize) -> Result<(), Error> {
-    // Cheap upper bound first: a string of at most `max` bytes has at most `max` scalar values.
-    let len = scalar_count(text, max.saturating_add(1));
-    if len < min {
-        return Err(if min == 1 { path.error("must not be empty") } else { path.error(concat(&["must have at least ", &decimal(min as u64), " characters"])) });
-    }
-    if len > max {
-        return Err(path.error(concat(&["is longer than ", &decimal(max as u64), " characters"])));
-    }
-    Ok(())
-}
-
-/// `value` as a boolean.
-pub fn boolean(value: &Value, path: &Path) -> Result<bool, Error> {
-    value.as_bool().ok_or_else(|| expected(path, "a boolean", value))
-}
-
-/// `value` as one of an enum's strings.
-pub fn enum_value<E>(value: &Value, path: &Path, parse: fn(&str) -> Option<E>, all: &[&str]) -> Result<E, Error> {
-    let text = value.as_str().ok_or_else(|| expected(path, "a string", value))?;
-    parse(text).ok_or_else(|| path.error(concat(&["unknown value ", &quote(text), "; expected one of ", &join(all, ", ")])))
-}
-
-/// An optional list of names (`null` or absent = `None`).
-pub fn name_list<'v>(value: Option<&'v Value>, path: &Path, max_len: usize) -> Result<Option<Vec<&'v str>>, Error> {
-    let Some(value) = value else { return Ok(None) };
-    let items = array(value, path)?;
-    let mut names = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        names.push(string(item, &path.index(i), 0, max_len)?);
-    }
-    Ok(Some(names))
-}
-
-/// Parses JSON text (the input of one call). Accepts exactly what `serde_json` accepts, with the same
+/// Parses JSON text. Accepts exactly what `serde_json` accepts, with the same
 /// error messages; numbers are rounded to the nearest double, as `JSON.parse` rounds them.
 pub fn parse(text: &str) -> Result<Value, Error> {
-    if text.len() > limits::MAX_INPUT_BYTES {
-        return Err(Error::invalid("input", concat(&["is larger than ", &decimal(limits::MAX_INPUT_BYTES as u64), " bytes"])));
-    }
     let mut reader = Reader { text, bytes: text.as_bytes(), index: 0, depth: 128 };
     let value = reader.value().and_then(|value| match reader.whitespace() {
         Some(_) => Err(reader.peek_error(Fault::TrailingCharacters)),
@@ -231,7 +37,7 @@ pub fn parse(text: &str) -> Result<Value, Error> {
                 String::from("is not valid JSON (a string holds a lone surrogate)")
             }
             #[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
-            fault => concat(&["is not valid JSON (", fault.message(), " at line ", &decimal(failure.line as u64), " column ", &decimal(failure.column as u64), ")"]),
+            fault => crate::text::concat(&["is not valid JSON (", fault.message(), " at line ", &decimal(failure.line as u64), " column ", &decimal(failure.column as u64), ")"]),
         };
         Error::invalid("input", what)
     })
@@ -369,26 +175,20 @@ fn heap_sort(items: &mut [(u32, usize)]) {
     }
 }
 
-/// A string-keyed map that serializes in JavaScript's key order (the keys are tool names).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct JsMap<T>(pub Vec<(String, T)>);
-
-impl<T> JsMap<T> {
-    /// Builds the map; keys must be distinct.
-    pub fn new(pairs: Vec<(String, T)>) -> Self {
-        JsMap(js_key_order(pairs))
-    }
-
-    /// The value under `key`.
-    pub fn get(&self, key: &str) -> Option<&T> {
-        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
-    }
-}
-
-impl<T: Serialize> Serialize for JsMap<T> {
+/// A name map prints in JavaScript's key order (array-index keys first, ascending). In the
+/// WebAssembly build it prints in insertion order: the answer goes through `JSON.parse`, which lists
+/// an object's keys in that order whatever the text's.
+impl<T: Serialize> Serialize for crate::names::NameMap<T> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        #[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
+        if let Some(order) = js_positions(&self.0.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>()) {
+            for (k, v) in order.into_iter().filter_map(|i| self.0.get(i)) {
+                map.serialize_entry(k, v)?;
+            }
+            return map.end();
+        }
         for (k, v) in &self.0 {
             map.serialize_entry(k, v)?;
         }
@@ -398,24 +198,26 @@ impl<T: Serialize> Serialize for JsMap<T> {
 
 /// Serializes an output exactly as `JSON.stringify` prints the same value in JavaScript.
 pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
-    let mut writer = Writer { out: String::with_capacity(256), rust_floats: false };
+    let mut writer = Writer::new();
     let written = value.serialize(&mut writer).is_ok();
     finish(writer, written)
 }
 
+impl Writer {
+    /// A writer printing as `JSON.stringify` (kept out of line: [`to_string`] is compiled per type).
+    #[inline(never)]
+    fn new() -> Writer {
+        Writer { out: String::with_capacity(256), rust_floats: false }
+    }
+}
+
 /// The text a writer produced (apart from the generic part, so that it is compiled once).
+#[inline(never)]
 fn finish(writer: Writer, written: bool) -> Result<String, Error> {
     if !written {
         return Err(Error::invalid("output", "cannot be written as JSON"));
     }
     Ok(writer.out)
-}
-
-/// A string as a JSON string literal (`"a \"b\""`), as error messages quote input.
-pub fn quote(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    write_str(&mut out, text);
-    out
 }
 
 /// A value as `serde_json` displays it (compact; a float keeps a `.0` and switches to exponent
@@ -428,81 +230,11 @@ pub fn display(value: &Value) -> String {
     }
 }
 
-/// `n` in decimal.
-pub fn decimal(n: u64) -> String {
-    let mut out = String::with_capacity(20);
-    write_u64(&mut out, n);
-    out
-}
-
-fn write_u64(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend(digits.iter().skip(at).map(|&d| char::from(d)));
-}
-
 fn write_i64(out: &mut String, n: i64) {
     if n < 0 {
         out.push('-');
     }
     write_u64(out, n.unsigned_abs());
-}
-
-fn write_u128(out: &mut String, mut n: u128) {
-    let mut digits = [0u8; 40];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend(digits.iter().skip(at).map(|&d| char::from(d)));
-}
-
-/// A JSON string literal: `"` and `\` escaped, control characters as `\b \f \n \r \t` or `\u00xx`,
-/// everything else as is (what both `JSON.stringify` and `serde_json` print).
-fn write_str(out: &mut String, text: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.reserve(text.len() + 2);
-    out.push('"');
-    let mut start = 0;
-    for (i, b) in text.bytes().enumerate() {
-        let escape = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..=0x1f => "",
-            _ => continue,
-        };
-        // `start` and `i` are at ASCII bytes, so both are character boundaries.
-        out.push_str(text.get(start..i).unwrap_or_default());
-        if escape.is_empty() {
-            out.push_str("\\u00");
-            for digit in [b >> 4, b & 0xf] {
-                out.push(char::from(HEX.get(usize::from(digit)).copied().unwrap_or(b'0')));
-            }
-        } else {
-            out.push_str(escape);
-        }
-        start = i + 1;
-    }
-    out.push_str(text.get(start..).unwrap_or_default());
-    out.push('"');
 }
 
 /// Writes the serde data model as `JSON.stringify` prints it (or, with `rust_floats`, with floats as
@@ -595,6 +327,17 @@ impl Writer {
     }
 }
 
+/// Serializer methods of narrower integers, each passing its value on widened.
+macro_rules! widened {
+    ($($method:ident($narrow:ty)),+ => $wide:ident($to:ty)) => {
+        $(
+            fn $method(self, v: $narrow) -> Result<(), WriteError> {
+                self.$wide(<$to>::from(v))
+            }
+        )+
+    };
+}
+
 impl<'a> ser::Serializer for &'a mut Writer {
     type Ok = ();
     type Error = WriteError;
@@ -610,15 +353,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
         self.out.push_str(if v { "true" } else { "false" });
         Ok(())
     }
-    fn serialize_i8(self, v: i8) -> Result<(), WriteError> {
-        self.serialize_i64(i64::from(v))
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), WriteError> {
-        self.serialize_i64(i64::from(v))
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), WriteError> {
-        self.serialize_i64(i64::from(v))
-    }
+    widened!(serialize_i8(i8), serialize_i16(i16), serialize_i32(i32) => serialize_i64(i64));
     fn serialize_i64(self, v: i64) -> Result<(), WriteError> {
         write_i64(&mut self.out, v);
         Ok(())
@@ -630,15 +365,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
         write_u128(&mut self.out, v.unsigned_abs());
         Ok(())
     }
-    fn serialize_u8(self, v: u8) -> Result<(), WriteError> {
-        self.serialize_u64(u64::from(v))
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), WriteError> {
-        self.serialize_u64(u64::from(v))
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), WriteError> {
-        self.serialize_u64(u64::from(v))
-    }
+    widened!(serialize_u8(u8), serialize_u16(u16), serialize_u32(u32) => serialize_u64(u64));
     fn serialize_u64(self, v: u64) -> Result<(), WriteError> {
         write_u64(&mut self.out, v);
         Ok(())
@@ -717,49 +444,25 @@ impl<'a> ser::Serializer for &'a mut Writer {
     }
 }
 
-impl ser::SerializeSeq for Compound<'_> {
-    type Ok = ();
-    type Error = WriteError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), WriteError> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), WriteError> {
-        self.finish()
-    }
+/// The sequence-like serde traits: each element written after a comma, the compound closed at the end.
+macro_rules! sequence_traits {
+    ($($trait_:ident :: $method:ident),+) => {
+        $(
+            impl ser::$trait_ for Compound<'_> {
+                type Ok = ();
+                type Error = WriteError;
+                fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), WriteError> {
+                    self.element(value)
+                }
+                fn end(self) -> Result<(), WriteError> {
+                    self.finish()
+                }
+            }
+        )+
+    };
 }
 
-impl ser::SerializeTuple for Compound<'_> {
-    type Ok = ();
-    type Error = WriteError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), WriteError> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), WriteError> {
-        self.finish()
-    }
-}
-
-impl ser::SerializeTupleStruct for Compound<'_> {
-    type Ok = ();
-    type Error = WriteError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), WriteError> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), WriteError> {
-        self.finish()
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound<'_> {
-    type Ok = ();
-    type Error = WriteError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), WriteError> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), WriteError> {
-        self.finish()
-    }
-}
+sequence_traits!(SerializeSeq::serialize_element, SerializeTuple::serialize_element, SerializeTupleStruct::serialize_field, SerializeTupleVariant::serialize_field);
 
 impl ser::SerializeMap for Compound<'_> {
     type Ok = ();
@@ -778,27 +481,25 @@ impl ser::SerializeMap for Compound<'_> {
     }
 }
 
-impl ser::SerializeStruct for Compound<'_> {
-    type Ok = ();
-    type Error = WriteError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), WriteError> {
-        self.field(key, value)
-    }
-    fn end(self) -> Result<(), WriteError> {
-        self.finish()
-    }
+/// The struct-like serde traits: each field written as `"key":value` after a comma.
+macro_rules! struct_traits {
+    ($($trait_:ident),+) => {
+        $(
+            impl ser::$trait_ for Compound<'_> {
+                type Ok = ();
+                type Error = WriteError;
+                fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), WriteError> {
+                    self.field(key, value)
+                }
+                fn end(self) -> Result<(), WriteError> {
+                    self.finish()
+                }
+            }
+        )+
+    };
 }
 
-impl ser::SerializeStructVariant for Compound<'_> {
-    type Ok = ();
-    type Error = WriteError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), WriteError> {
-        self.field(key, value)
-    }
-    fn end(self) -> Result<(), WriteError> {
-        self.finish()
-    }
-}
+struct_traits!(SerializeStruct, SerializeStructVariant);
 
 /// Writes a map key: a string, or a number or boolean as a string (what `serde_json` accepts).
 struct KeyWriter<'a>(&'a mut Writer);
@@ -835,27 +536,11 @@ impl ser::Serializer for KeyWriter<'_> {
     fn serialize_bool(self, v: bool) -> Result<(), WriteError> {
         self.quoted(|out| out.push_str(if v { "true" } else { "false" }))
     }
-    fn serialize_i8(self, v: i8) -> Result<(), WriteError> {
-        self.serialize_i64(i64::from(v))
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), WriteError> {
-        self.serialize_i64(i64::from(v))
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), WriteError> {
-        self.serialize_i64(i64::from(v))
-    }
+    widened!(serialize_i8(i8), serialize_i16(i16), serialize_i32(i32) => serialize_i64(i64));
     fn serialize_i64(self, v: i64) -> Result<(), WriteError> {
         self.quoted(|out| write_i64(out, v))
     }
-    fn serialize_u8(self, v: u8) -> Result<(), WriteError> {
-        self.serialize_u64(u64::from(v))
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), WriteError> {
-        self.serialize_u64(u64::from(v))
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), WriteError> {
-        self.serialize_u64(u64::from(v))
-    }
+    widened!(serialize_u8(u8), serialize_u16(u16), serialize_u32(u32) => serialize_u64(u64));
     fn serialize_u64(self, v: u64) -> Result<(), WriteError> {
         self.quoted(|out| write_u64(out, v))
     }
@@ -1693,22 +1378,9 @@ mod number {
 // Native only: the tests build `serde_json` values, the crate's own `Value` in the WebAssembly build.
 mod tests {
     use super::*;
+    use crate::names::NameMap;
+    use crate::text::quote;
     use proptest::prelude::*;
-
-    #[test]
-    fn paths_render_like_the_spec() {
-        let root = Path::Root("");
-        let agent = root.key("agent");
-        let toolsets = agent.key("toolsets");
-        assert_eq!(toolsets.index(2).render(), "agent.toolsets[2]");
-        assert_eq!(root.render(), "input");
-        let catalog = Path::Root("catalog");
-        let item = catalog.index(3);
-        assert_eq!(item.key("name").render(), "catalog[3].name");
-        let strategies = root.key("strategies");
-        assert_eq!(strategies.key("a b").render(), "strategies[\"a b\"]");
-        assert_eq!(strategies.key("q\"\n").render(), "strategies[\"q\\\"\\n\"]");
-    }
 
     #[test]
     fn numbers_and_keys_print_as_javascript_does() {
@@ -1726,16 +1398,6 @@ mod tests {
         assert_eq!(array_index("-1"), None);
         assert_eq!(array_index("1a"), None);
         assert_eq!(array_index(""), None);
-    }
-
-    #[test]
-    fn lengths_count_scalar_values() {
-        let p = Path::Root("name");
-        assert!(check_len(&"界".repeat(100), &p, 1, 100).is_ok());
-        assert!(check_len(&"界".repeat(101), &p, 1, 100).is_err());
-        assert_eq!(check_len("", &p, 1, 100).unwrap_err().to_string(), "name: must not be empty");
-        assert_eq!(check_len("ab", &p, 3, 100).unwrap_err().to_string(), "name: must have at least 3 characters");
-        assert_eq!(check_len("abc", &p, 0, 2).unwrap_err().to_string(), "name: is longer than 2 characters");
     }
 
     #[test]
@@ -1980,7 +1642,7 @@ mod tests {
         bools: std::collections::BTreeMap<bool, i64>,
         floats: Vec<f64>,
         bytes: serde_bytes_like::Bytes<'a>,
-        map_of_json: JsMap<Value>,
+        map_of_json: NameMap<Value>,
     }
 
     mod serde_bytes_like {
@@ -2009,7 +1671,7 @@ mod tests {
             bools: [(true, 1), (false, -1)].into_iter().collect(),
             floats: vec![f64::NAN, f64::INFINITY, 5e-324, 123456789.123, 1e300, -1.5],
             bytes: serde_bytes_like::Bytes(&[0, 1, 255]),
-            map_of_json: JsMap::new(vec![("b".into(), Value::from(1.5)), ("3".into(), Value::Null), ("1".into(), serde_json::json!([{"x": u64::MAX}]))]),
+            map_of_json: NameMap::new(vec![("b".into(), Value::from(1.5)), ("3".into(), Value::Null), ("1".into(), serde_json::json!([{"x": u64::MAX}]))]),
         };
         assert_eq!(to_string(&value).unwrap(), reference_to_string(&value));
         assert_eq!(to_string(&"plain").unwrap(), "\"plain\"");

@@ -1,29 +1,18 @@
 //! Display labels in zh-CN (default) and en. The zh-CN runtime labels are seed 000's tables.
 
 use crate::error::Error;
-use crate::trace::{TraceLayer, TraceOutcome};
-use crate::vocab::{FrontendRoute, ReasonCode, RoutingStrategy, RuntimeStatus, ToolKind};
-use crate::worker_policy::PolicyWarningCode;
+use crate::vocab::{FrontendRoute, PolicyWarningCode, ReasonCode, RoutingStrategy, RuntimeStatus, ToolKind, TraceLayer, TraceOutcome};
+pub use crate::vocab::Locale;
 use serde::Serialize;
 #[cfg(feature = "wasm")]
 use tsify::Tsify;
 
-/// A label locale.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Locale {
-    ZhCn,
-    En,
-}
-
 /// `zh-CN` when absent; `zh-CN`, `en`, or any tag starting with `zh` / `en` (`en-US`, `zh-Hans`).
 pub fn parse_locale(locale: Option<&str>) -> Result<Locale, Error> {
     let Some(tag) = locale else { return Ok(Locale::ZhCn) };
-    let lower = tag.to_ascii_lowercase();
-    let primary = lower.split(['-', '_']).next().unwrap_or("");
-    match primary {
-        "zh" => Ok(Locale::ZhCn),
-        "en" => Ok(Locale::En),
-        _ => Err(Error::invalid("locale", crate::json::concat(&["unsupported locale ", &crate::json::quote(tag), "; use zh-CN or en"]))),
+    match Locale::from_tag(tag) {
+        Some(locale) => Ok(locale),
+        None => Err(Error::invalid("locale", crate::text::concat(&["unsupported locale ", &crate::text::quote(tag), "; use zh-CN or en"]))),
     }
 }
 
@@ -208,7 +197,7 @@ pub fn labels(locale: Locale) -> Labels {
 
 /// `label(group, code, locale)`: an unknown group or code is invalid input.
 pub fn label(group: &str, code: &str, locale: Locale) -> Result<&'static str, Error> {
-    let unknown = || Error::invalid("code", crate::json::concat(&["unknown ", group, " code ", &crate::json::quote(code)]));
+    let unknown = || Error::invalid("code", crate::text::concat(&["unknown ", group, " code ", &crate::text::quote(code)]));
     match group {
         "reasons" => ReasonCode::parse(code).map(|c| reason(c, locale)).ok_or_else(unknown),
         "statuses" => RuntimeStatus::parse(code).map(|c| status(c, locale)).ok_or_else(unknown),
@@ -219,7 +208,7 @@ pub fn label(group: &str, code: &str, locale: Locale) -> Result<&'static str, Er
         "traceLayers" => TraceLayer::parse(code).map(|c| trace_layer(c, locale)).ok_or_else(unknown),
         "traceOutcomes" => TraceOutcome::parse(code).map(|c| trace_outcome(c, locale)).ok_or_else(unknown),
         "policyWarnings" => PolicyWarningCode::parse(code).map(|c| policy_warning(c, locale)).ok_or_else(unknown),
-        _ => Err(Error::invalid("group", crate::json::concat(&["unknown label group ", &crate::json::quote(group), "; expected one of ", &crate::json::join(&GROUPS, ", ")]))),
+        _ => Err(Error::invalid("group", crate::text::concat(&["unknown label group ", &crate::text::quote(group), "; expected one of ", &crate::text::join(&GROUPS, ", ")]))),
     }
 }
 

@@ -17,22 +17,27 @@
 //! tool-guidance prompt layer), [`labels`] (zh-CN and en), [`error`] (invalid input naming its path),
 //! [`trace`] (each decision's layers and the input paths that decided them), [`explain`] (a paragraph
 //! per tool, the static-profile vs dynamic-route diff), [`mcp`] (MCP tool annotations),
-//! [`input`] and [`json`] (the JSON edge), [`api`] (the JSON API every runtime calls) and, with the
-//! `wasm` feature, the thin JavaScript bindings.
+//! [`edge`] (the JSON edge: input limits and paths, reading input into the core's types, the export
+//! table and the JSON API every runtime calls, and with the `wasm` feature the JavaScript bindings).
 
+// The shared vocabulary and data: every enum with its JSON string, the one error, text helpers, the
+// JSON data model, name lookups, the JSON codec (JavaScript's key order and number format), paths.
 pub mod vocab;
 pub mod error;
-pub mod json;
-#[cfg(any(test, all(target_arch = "wasm32", feature = "wasm")))]
+pub mod text;
 pub mod value;
 pub mod names;
+pub mod json;
+pub mod path;
 
+// The core: typed values in, typed values out; nothing here imports from `edge`.
 pub mod catalog;
 pub mod manifest;
 pub mod governance;
 pub mod worker_policy;
 pub mod projection;
 pub mod diagnostic;
+pub mod sink;
 pub mod trace;
 
 pub mod registry;
@@ -43,15 +48,9 @@ pub mod mcp;
 pub mod call;
 pub mod info;
 
-pub mod input;
-pub mod api;
-
-#[cfg(feature = "wasm")]
-pub mod wasm;
-
-// The WebAssembly build's memory allocator (smaller than the default one).
-#[cfg(any(test, all(target_arch = "wasm32", feature = "wasm")))]
-mod allocator;
+// The JSON edge: input limits and paths, reading input into the core's types, the export table and
+// JSON API, the wasm bindings.
+pub mod edge;
 
 pub use catalog::{builtin_catalog, ToolSchema, TOOLSET_DEFAULTS};
 pub use diagnostic::{runtime_diagnostic, DiagnosticInput, RuntimeDiagnostic};

@@ -2,8 +2,6 @@
 //! a validated list of manifests with a name index.
 
 use crate::catalog::{builtin, builtin_catalog, ToolSchema, RESERVED_TOOLSETS};
-use crate::error::Error;
-use crate::json::limits;
 use crate::vocab::{Capability, ExecutionMode, ToolKind, Visibility, WorkerRoutingHint};
 use serde::Serialize;
 #[cfg(feature = "wasm")]
@@ -33,7 +31,7 @@ pub struct ToolManifest {
     /// The JSON Schema of the tool's arguments: the schema's own, the builtin's, or any object
     /// (`{"type":"object","properties":{}}`) when none is declared.
     #[cfg_attr(feature = "wasm", tsify(type = "JsonSchema"))]
-    pub parameters: std::sync::Arc<crate::json::Value>,
+    pub parameters: std::sync::Arc<crate::value::Value>,
 }
 
 impl ToolManifest {
@@ -107,6 +105,13 @@ pub fn tool_manifest(schema: &ToolSchema) -> ToolManifest {
     }
 }
 
+/// A catalog whose schemas repeat a name: the schema at `at` repeats the name of the one at `first`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DuplicateTool {
+    pub at: usize,
+    pub first: usize,
+}
+
 /// A validated catalog: manifests in catalog order, unique names, and an index by name.
 #[derive(Clone, Debug)]
 pub struct Catalog {
@@ -123,36 +128,11 @@ impl Catalog {
         Self::build(builtin_catalog().iter().map(tool_manifest).collect())
     }
 
-    /// Validates schemas (names 1–100 characters and unique, toolsets 1–50, at most 10,000 tools).
-    /// Errors name `catalog[i].name`.
-    pub fn from_schemas(schemas: &[ToolSchema]) -> Result<Catalog, Error> {
-        if schemas.len() > limits::MAX_ITEMS {
-            return Err(Error::invalid("catalog", crate::json::concat(&["has ", &crate::json::decimal(schemas.len() as u64), " items; at most ", &crate::json::decimal(limits::MAX_ITEMS as u64), " are allowed"])));
-        }
-        let path = crate::json::Path::Root("catalog");
-        let mut checked: Vec<(&str, usize)> = Vec::with_capacity(schemas.len());
-        let mut failure = None;
-        for (i, schema) in schemas.iter().enumerate() {
-            let item = path.index(i);
-            let valid = crate::json::check_len(&schema.name, &item.key("name"), 1, limits::MAX_NAME)
-                .and_then(|()| crate::json::check_len(&schema.toolset, &item.key("toolset"), 1, limits::MAX_TOOLSET));
-            if let Err(error) = valid {
-                failure = Some(error);
-                break;
-            }
-            checked.push((&schema.name, i));
-        }
-        // The first error by position: a repeated name before the first invalid field.
-        if let Some((i, first)) = crate::names::first_duplicate(checked) {
-            let mut what = String::from("duplicate tool name \"");
-            what.push_str(schemas.get(i).map_or("", |s| s.name.as_str()));
-            what.push_str("\" (also catalog[");
-            what.push_str(&crate::json::decimal(first as u64));
-            what.push_str("].name)");
-            return Err(path.index(i).key("name").error(what));
-        }
-        if let Some(error) = failure {
-            return Err(error);
+    /// A catalog of `schemas`, whose names must be unique: the error names the first repetition
+    /// (the lengths and count of names are checked where the schemas are read, at the edge).
+    pub fn from_schemas(schemas: &[ToolSchema]) -> Result<Catalog, DuplicateTool> {
+        if let Some((at, first)) = crate::names::first_duplicate(schemas.iter().enumerate().map(|(i, s)| (s.name.as_str(), i)).collect()) {
+            return Err(DuplicateTool { at, first });
         }
         Ok(Self::build(schemas.iter().map(tool_manifest).collect()))
     }
@@ -171,6 +151,11 @@ impl Catalog {
 
     /// The manifests, in catalog order.
     pub fn tools(&self) -> &[ToolManifest] {
+        &self.tools
+    }
+
+    /// The manifests as the list a diagnostic's `profiles` holds (printed by the same code).
+    pub fn manifests(&self) -> &Vec<ToolManifest> {
         &self.tools
     }
 
@@ -231,12 +216,19 @@ mod tests {
     }
 
     #[test]
-    fn duplicate_and_overlong_names_are_invalid() {
-        let err = Catalog::from_schemas(&[ToolSchema::new("a", "x"), ToolSchema::new("a", "y")]).unwrap_err();
-        assert_eq!(err.to_string(), "catalog[1].name: duplicate tool name \"a\" (also catalog[0].name)");
-        let err = Catalog::from_schemas(&[ToolSchema::new("n".repeat(101), "x")]).unwrap_err();
-        assert_eq!(err.path(), "catalog[0].name");
-        let err = Catalog::from_schemas(&[ToolSchema::new("a", "")]).unwrap_err();
-        assert_eq!(err.path(), "catalog[0].toolset");
+    fn duplicate_names_are_refused() {
+        let err = Catalog::from_schemas(&[ToolSchema::new("a", "x"), ToolSchema::new("b", "y"), ToolSchema::new("a", "y")]).unwrap_err();
+        assert_eq!(err, DuplicateTool { at: 2, first: 0 });
+    }
+
+    #[test]
+    fn a_catalog_finds_every_tool_by_name() {
+        let schemas: Vec<ToolSchema> = (0..300u32).map(|i| ToolSchema::new(((i * 7919) % 1009).to_string(), "x")).collect();
+        let catalog = Catalog::from_schemas(&schemas).unwrap();
+        for (i, s) in schemas.iter().enumerate() {
+            assert_eq!(catalog.position(&s.name), Some(i));
+        }
+        assert_eq!(catalog.position("nope"), None);
+        assert_eq!(Catalog::builtin().position("bash"), Some(0));
     }
 }

@@ -1,4 +1,4 @@
-//! Name lookups over lists of up to [`crate::json::limits::MAX_ITEMS`] names: the names sorted once
+//! Name lookups over lists of up to 10,000 names: the names sorted once
 //! with their positions, then found by binary search (`n log n` time, small code).
 
 /// `(name, position)` pairs sorted by name, then position (an in-place heap sort).
@@ -87,6 +87,23 @@ pub fn first_duplicate(pairs: Vec<(&str, usize)>) -> Option<(usize, usize)> {
     best
 }
 
+/// A map from names to values in insertion order (keys distinct): prompt hints by tool name, the
+/// fields an update sets. [`crate::json`] prints it as JavaScript lists an object's keys.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NameMap<T>(pub Vec<(String, T)>);
+
+impl<T> NameMap<T> {
+    /// The map of `pairs`; keys must be distinct.
+    pub fn new(pairs: Vec<(String, T)>) -> Self {
+        NameMap(pairs)
+    }
+
+    /// The value under `key`.
+    pub fn get(&self, key: &str) -> Option<&T> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+}
+
 #[cfg(all(test, not(all(target_arch = "wasm32", feature = "wasm"))))]
 // Native only: the tests build `serde_json` values, the crate's own `Value` in the WebAssembly build.
 mod tests {
@@ -129,39 +146,5 @@ mod tests {
             }
         }
         assert_eq!(first_duplicate(positions(&names)), reference);
-    }
-
-    /// Errors come in input order: a repeated name before an invalid entry is reported, an invalid
-    /// entry before a repeated name is.
-    #[test]
-    fn readers_report_the_first_error_by_position() {
-        use crate::json::Path;
-        use crate::manifest::Catalog;
-        use serde_json::json;
-        let catalog = Catalog::builtin();
-        let rows = |value: serde_json::Value| crate::input::governance(Some(&value), &Path::Root("governance"), &catalog).map(|_| ()).map_err(|e| e.to_string());
-        assert_eq!(rows(json!([{"name": "a"}, {"name": "a"}, {"name": 5}])).unwrap_err(), "governance[1].name: duplicate row name \"a\" (also governance[0].name)");
-        assert_eq!(rows(json!([{"name": "a"}, {"name": 5}, {"name": "a"}])).unwrap_err(), "governance[1].name: expected a string, got a number");
-        assert_eq!(rows(json!([{"name": "a"}, 7, {"name": "a"}])).unwrap_err(), "governance[1]: expected an object, got a number");
-        assert_eq!(rows(json!([{"name": "b"}, {"name": "a"}, {"name": "a"}, {"name": "b"}])).unwrap_err(), "governance[2].name: duplicate row name \"a\" (also governance[1].name)");
-        assert!(rows(json!([{"name": "a"}, {"name": "b"}])).is_ok());
-
-        let schema = |name: &str, toolset: &str| crate::catalog::ToolSchema::new(name, toolset);
-        let err = |schemas: &[crate::catalog::ToolSchema]| Catalog::from_schemas(schemas).map(|_| ()).map_err(|e| e.to_string());
-        assert_eq!(err(&[schema("a", "x"), schema("a", "x"), schema("b", "")]).unwrap_err(), "catalog[1].name: duplicate tool name \"a\" (also catalog[0].name)");
-        assert_eq!(err(&[schema("a", "x"), schema("a", ""), schema("b", "x")]).unwrap_err(), "catalog[1].toolset: must not be empty");
-        assert_eq!(err(&[schema("a", "x"), schema("", "x"), schema("a", "x")]).unwrap_err(), "catalog[1].name: must not be empty");
-        assert!(err(&[schema("a", "x"), schema("b", "x")]).is_ok());
-    }
-
-    #[test]
-    fn a_catalog_finds_every_tool_by_name() {
-        let schemas: Vec<crate::catalog::ToolSchema> = (0..300u32).map(|i| crate::catalog::ToolSchema::new(((i * 7919) % 1009).to_string(), "x")).collect();
-        let catalog = crate::manifest::Catalog::from_schemas(&schemas).unwrap();
-        for (i, s) in schemas.iter().enumerate() {
-            assert_eq!(catalog.position(&s.name), Some(i));
-        }
-        assert_eq!(catalog.position("nope"), None);
-        assert_eq!(crate::manifest::Catalog::builtin().position("bash"), Some(0));
     }
 }

@@ -2,7 +2,8 @@
 //! runs in this worker — locally, proxied to the main process, or not at all — and every reason why.
 
 use crate::manifest::{Catalog, ToolManifest};
-use crate::vocab::{ExecutionMode, FrontendRoute, ReasonCode, RoutingStrategy, RuntimeStatus, WorkerRoutingHint};
+use crate::sink::{NoTrace, Sink, Source};
+use crate::vocab::{ExecutionMode, FrontendRoute, ReasonCode, RoutingStrategy, RuntimeStatus, TraceLayer, TraceOutcome, WorkerRoutingHint};
 use crate::worker_policy::WorkerPolicy;
 use serde::Serialize;
 #[cfg(feature = "wasm")]
@@ -25,7 +26,28 @@ pub struct ToolRuntimeRoute {
     /// Every layer consulted, in order (only when the input asks for `trace`).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub trace: Option<Vec<crate::trace::TraceEntry>>,
+    pub trace: Option<Vec<crate::sink::TraceEntry>>,
+}
+
+/// What a route decision reads of a worker policy. The projection needs only whether the policy
+/// has roots, not which: `projectRuntimePolicy` takes a policy's roots as given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RoutePolicy {
+    pub has_roots: bool,
+    pub allow_shell: bool,
+    pub readonly: bool,
+}
+
+impl From<&WorkerPolicy> for RoutePolicy {
+    fn from(policy: &WorkerPolicy) -> Self {
+        RoutePolicy { has_roots: !policy.workspace_roots.is_empty(), allow_shell: policy.allow_shell, readonly: policy.readonly }
+    }
+}
+
+impl From<&RoutePolicy> for RoutePolicy {
+    fn from(policy: &RoutePolicy) -> Self {
+        *policy
+    }
 }
 
 /// The per-tool inputs of one route decision.
@@ -39,43 +61,64 @@ pub struct RouteInput {
 
 /// Decides one tool's status and reasons (SPEC §5 checks 1–6, §7 "Worker policy and projection").
 /// `reasons` receives every applicable code in order; the status is returned.
-pub fn decide_route(tool: &ToolManifest, input: RouteInput, policy: &WorkerPolicy, reasons: &mut Vec<ReasonCode>) -> RuntimeStatus {
+pub fn decide_route(tool: &ToolManifest, input: RouteInput, policy: impl Into<RoutePolicy>, reasons: &mut Vec<ReasonCode>) -> RuntimeStatus {
+    decide_route_with(tool, input, policy.into(), reasons, crate::sink::erase(&mut NoTrace))
+}
+
+/// [`decide_route`], recording every step into `sink`.
+pub fn decide_route_with<S: Sink + ?Sized>(tool: &ToolManifest, input: RouteInput, policy: RoutePolicy, reasons: &mut Vec<ReasonCode>, sink: &mut S) -> RuntimeStatus {
     if !input.selected {
-        reasons.push(input.not_selected_reason.unwrap_or(ReasonCode::NotSelectedForSubagent));
+        let reason = input.not_selected_reason.unwrap_or(ReasonCode::NotSelectedForSubagent);
+        reasons.push(reason);
+        sink.record(TraceLayer::SubagentSelection, TraceOutcome::Block, Source::Selection, Some(reason));
         return RuntimeStatus::NotSelected;
     }
+    sink.record(TraceLayer::SubagentSelection, TraceOutcome::Pass, Source::Selection, None);
     let mut blocked = false;
     if input.strategy == RoutingStrategy::ForceDisabled {
         reasons.push(ReasonCode::DisabledByRoutingStrategy);
+        sink.record(TraceLayer::RoutingStrategy, TraceOutcome::Block, Source::Strategy, Some(ReasonCode::DisabledByRoutingStrategy));
         blocked = true;
     }
-    if tool.requires_workspace_root && policy.workspace_roots.is_empty() {
-        reasons.push(ReasonCode::WorkspaceRootRequired);
-        blocked = true;
-    }
-    if tool.requires_shell && !policy.allow_shell {
-        reasons.push(ReasonCode::ShellDisabledByPolicy);
-        blocked = true;
-    }
-    if tool.requires_write && policy.readonly {
-        reasons.push(ReasonCode::WriteBlockedByReadonlyPolicy);
-        blocked = true;
+    let checks = [
+        (tool.requires_workspace_root, !policy.has_roots, Source::Roots, ReasonCode::WorkspaceRootRequired),
+        (tool.requires_shell, !policy.allow_shell, Source::Shell, ReasonCode::ShellDisabledByPolicy),
+        (tool.requires_write, policy.readonly, Source::Write, ReasonCode::WriteBlockedByReadonlyPolicy),
+    ];
+    for (required, missing, source, reason) in checks {
+        if required && missing {
+            reasons.push(reason);
+            sink.record(TraceLayer::WorkerPolicy, TraceOutcome::Block, source, Some(reason));
+            blocked = true;
+        } else if required {
+            sink.record(TraceLayer::WorkerPolicy, TraceOutcome::Pass, source, None);
+        }
     }
     // A strategy can move a tool between local and proxy, never route one whose manifest says disabled.
-    let hint = match (tool.worker_routing_hint, input.strategy) {
-        (WorkerRoutingHint::Disabled, _) => WorkerRoutingHint::Disabled,
-        (_, RoutingStrategy::ForceLocal) => WorkerRoutingHint::Local,
-        (_, RoutingStrategy::ForceMainProcessProxy) => WorkerRoutingHint::MainProcessProxy,
-        (hint, _) => hint,
+    let forced = matches!(input.strategy, RoutingStrategy::ForceLocal | RoutingStrategy::ForceMainProcessProxy);
+    let (layer, hint, source) = if forced && tool.worker_routing_hint != WorkerRoutingHint::Disabled {
+        let hint = if input.strategy == RoutingStrategy::ForceLocal { WorkerRoutingHint::Local } else { WorkerRoutingHint::MainProcessProxy };
+        (TraceLayer::RoutingStrategy, hint, Source::Strategy)
+    } else {
+        if forced {
+            sink.record(TraceLayer::RoutingStrategy, TraceOutcome::Overridden, Source::Strategy, None);
+        }
+        (TraceLayer::Manifest, tool.worker_routing_hint, Source::RoutingHint)
     };
     let routed = match hint {
-        WorkerRoutingHint::Local if tool.supported_in_worker => RuntimeStatus::WorkerLocal,
+        WorkerRoutingHint::Local if tool.supported_in_worker => {
+            sink.record(layer, TraceOutcome::Local, source, None);
+            RuntimeStatus::WorkerLocal
+        }
         WorkerRoutingHint::MainProcessProxy => {
             reasons.push(ReasonCode::RequiresMainProcessProxy);
+            sink.record(layer, TraceOutcome::Proxy, source, Some(ReasonCode::RequiresMainProcessProxy));
             RuntimeStatus::MainProcessProxied
         }
         WorkerRoutingHint::Local | WorkerRoutingHint::Disabled => {
             reasons.push(ReasonCode::UnsupportedInWorker);
+            let source = if hint == WorkerRoutingHint::Local { Source::SupportedInWorker } else { source };
+            sink.record(TraceLayer::Manifest, TraceOutcome::Block, source, Some(ReasonCode::UnsupportedInWorker));
             RuntimeStatus::DisabledInWorker
         }
     };
@@ -87,9 +130,14 @@ pub fn decide_route(tool: &ToolManifest, input: RouteInput, policy: &WorkerPolic
 }
 
 /// One route, built from a decision.
-pub fn route(tool: &ToolManifest, input: RouteInput, policy: &WorkerPolicy) -> ToolRuntimeRoute {
+pub fn route(tool: &ToolManifest, input: RouteInput, policy: impl Into<RoutePolicy>) -> ToolRuntimeRoute {
+    route_with(tool, input, policy.into(), crate::sink::erase(&mut NoTrace))
+}
+
+/// [`route`], recording every step into `sink`.
+pub fn route_with<S: Sink + ?Sized>(tool: &ToolManifest, input: RouteInput, policy: RoutePolicy, sink: &mut S) -> ToolRuntimeRoute {
     let mut reasons = Vec::new();
-    let status = decide_route(tool, input, policy, &mut reasons);
+    let status = decide_route_with(tool, input, policy, &mut reasons, sink);
     ToolRuntimeRoute {
         name: tool.name.clone(),
         status,
@@ -122,7 +170,8 @@ impl ProjectionInput {
 }
 
 /// `projectRuntimePolicy`: one route per catalog tool, in catalog order.
-pub fn project_runtime_policy(catalog: &Catalog, policy: &WorkerPolicy, input: &ProjectionInput) -> Vec<ToolRuntimeRoute> {
+pub fn project_runtime_policy(catalog: &Catalog, policy: impl Into<RoutePolicy>, input: &ProjectionInput) -> Vec<ToolRuntimeRoute> {
+    let policy = policy.into();
     catalog
         .tools()
         .iter()
@@ -138,11 +187,11 @@ mod tests {
     use super::*;
     use crate::vocab::ReasonCode::*;
 
-    fn policy(roots: bool, shell: bool, readonly: bool) -> WorkerPolicy {
-        WorkerPolicy { workspace_roots: if roots { vec!["/w".into()] } else { vec![] }, allow_shell: shell, readonly }
+    fn policy(roots: bool, shell: bool, readonly: bool) -> RoutePolicy {
+        RoutePolicy { has_roots: roots, allow_shell: shell, readonly }
     }
 
-    fn one(name: &str, strategy: RoutingStrategy, p: &WorkerPolicy) -> ToolRuntimeRoute {
+    fn one(name: &str, strategy: RoutingStrategy, p: &RoutePolicy) -> ToolRuntimeRoute {
         let catalog = Catalog::builtin();
         let tool = catalog.get(name).unwrap();
         route(tool, RouteInput { selected: true, not_selected_reason: None, strategy }, p)
@@ -182,7 +231,7 @@ mod tests {
     fn not_selected_stops_at_check_one() {
         let catalog = Catalog::builtin();
         let tool = catalog.get("bash").unwrap();
-        let r = route(tool, RouteInput { selected: false, not_selected_reason: Some(DisabledByAgent), strategy: RoutingStrategy::Auto }, &policy(false, false, true));
+        let r = route(tool, RouteInput { selected: false, not_selected_reason: Some(DisabledByAgent), strategy: RoutingStrategy::Auto }, policy(false, false, true));
         assert_eq!((r.status, r.reasons.as_slice()), (RuntimeStatus::NotSelected, &[DisabledByAgent][..]));
     }
 }

@@ -1,13 +1,18 @@
 //! Registry rules for the `netaclaw_tool` table (seed 001 Task 4): the catalog → table sync plan, and
 //! the guard every admin update passes. Mirror fields belong to the code, human fields to the admin.
 
-use crate::json::{limits, JsMap};
+use crate::names::NameMap;
 use crate::manifest::{Catalog, ToolManifest};
 use crate::vocab::{ReasonCode, RoutingStrategy};
 use serde::Serialize;
-use crate::json::{Map, Value};
+use crate::value::{Map, Value};
 #[cfg(feature = "wasm")]
 use tsify::Tsify;
+
+/// The longest `label` a row may hold, in characters (the column's width).
+pub const MAX_LABEL: usize = 200;
+/// The longest `description` or `promptHint` a row may hold, in characters.
+pub const MAX_TEXT: usize = 65_536;
 
 /// Every field of a row, in the order of SPEC §7 (`set` and errors follow it).
 pub const ROW_FIELDS: [&str; 13] = [
@@ -50,7 +55,7 @@ pub struct RowUpdate {
     pub name: String,
     /// Changed fields, in row-field order.
     #[cfg_attr(feature = "wasm", tsify(type = "Partial<ToolGovernanceRow>"))]
-    pub set: JsMap<Value>,
+    pub set: NameMap<Value>,
 }
 
 /// What a sync must do to make the table follow the catalog.
@@ -84,7 +89,7 @@ fn as_safe_integer(value: &Value) -> Option<i64> {
 }
 
 fn within(text: &str, max: usize) -> bool {
-    text.len() <= max || crate::json::scalar_count(text, max.saturating_add(1)) <= max
+    text.len() <= max || crate::text::scalar_count(text, max.saturating_add(1)) <= max
 }
 
 /// The mirror value of `field` for a manifest, as stored in the table.
@@ -131,7 +136,7 @@ fn repair_human_field(tool: &ToolManifest, field: &str, stored: Option<&Value>) 
     let present = stored.filter(|v| !v.is_null());
     match field {
         "label" => match present {
-            Some(Value::String(s)) if within(s, limits::MAX_LABEL) => None,
+            Some(Value::String(s)) if within(s, MAX_LABEL) => None,
             _ => Some(Value::String(tool.name.clone())),
         },
         "description" => match present {
@@ -187,7 +192,7 @@ pub fn sync_catalog(catalog: &Catalog, rows: &[Map<String, Value>]) -> SyncPlan 
             }
         }
         if !set.is_empty() {
-            plan.updates.push(RowUpdate { name: tool.name.clone(), set: JsMap(set) });
+            plan.updates.push(RowUpdate { name: tool.name.clone(), set: NameMap(set) });
         }
     }
     for row in rows {
@@ -242,9 +247,9 @@ fn patched_human_value(field: &str, value: &Value, name: &str, guard: &Guarded) 
     let invalid = Err(ReasonCode::InvalidValue);
     match (field, value) {
         ("label", Value::Null) => Ok(Value::String(name.to_string())),
-        ("label", Value::String(s)) if within(s, limits::MAX_LABEL) => Ok(value.clone()),
+        ("label", Value::String(s)) if within(s, MAX_LABEL) => Ok(value.clone()),
         ("description", Value::Null) => Ok(Value::String(String::new())),
-        ("description" | "promptHint", Value::String(s)) if !within(s, limits::MAX_TEXT) => invalid,
+        ("description" | "promptHint", Value::String(s)) if !within(s, MAX_TEXT) => invalid,
         ("description", Value::String(_)) => Ok(value.clone()),
         ("status", v) if as_safe_integer(v) == Some(0) && !v.is_boolean() => {
             if guard.protected {

@@ -4,70 +4,26 @@
 //! exact input path that decided it (`governance[3].status`, `agent.tools.disabled[0]`, `sessionCwd`,
 //! `catalog[5].workerRoutingHint`, `builtin:bash`).
 //!
-//! A trace is built only when the input asks for it (`trace: true`), beside the decision it explains:
-//! the decision itself is never taken here, and the first `block` of a trace is always the decision's
-//! first reason.
+//! A trace is built only when the input asks for it (`trace: true`). The deciding code records its
+//! own steps into a [`Recorder`] (see [`crate::sink`]); this module only renders each step's source as
+//! an input path, so a trace is always what the decision did.
 
-use crate::catalog::{builtin, ToolSchema, TOOLSET_DEFAULTS};
-use crate::governance::{resolve_tools, Governance, ResolveInput, ResolveResult};
-use crate::json::Path;
+use crate::catalog::{builtin, ToolSchema};
+use crate::governance::{decide_with, result, Governance, ResolveInput, ResolveResult};
 use crate::manifest::Catalog;
-use crate::projection::{route, ProjectionInput, RouteInput, ToolRuntimeRoute};
-use crate::vocab::{CrewRole, ReasonCode, RoutingStrategy, ToolKind, WorkerRoutingHint};
-use crate::worker_policy::WorkerPolicy;
-use serde::Serialize;
-#[cfg(feature = "wasm")]
-use tsify::Tsify;
-
-use crate::vocab::string_enum;
-
-string_enum!(
-    /// A layer of the decision.
-    TraceLayer {
-        Catalog = "catalog",
-        AgentToolsets = "agent-toolsets",
-        AgentDisabled = "agent-disabled",
-        Governance = "governance",
-        ModelCapability = "model-capability",
-        Scene = "scene",
-        SubagentSelection = "subagent-selection",
-        RoutingStrategy = "routing-strategy",
-        WorkerPolicy = "worker-policy",
-        Manifest = "manifest",
-    }
-);
-
-string_enum!(
-    /// What a layer said: `pass` let the tool through, `block` stopped it (its `reason` says why),
-    /// `overridden` would have stopped it but did not apply (a protected core tool, or a strategy the
-    /// manifest refuses), `local` / `proxy` is the route the routing layer chose.
-    TraceOutcome { Pass = "pass", Block = "block", Overridden = "overridden", Local = "local", Proxy = "proxy" }
-);
-
-/// One consulted layer.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
-pub struct TraceEntry {
-    pub layer: TraceLayer,
-    pub outcome: TraceOutcome,
-    /// The input path (or `builtin:…` table entry) that decided this outcome.
-    pub source: String,
-    /// The code this layer contributed (or, for `overridden`, the one it would have).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
-    pub reason: Option<ReasonCode>,
-}
-
-fn entry(layer: TraceLayer, outcome: TraceOutcome, source: impl Into<String>, reason: Option<ReasonCode>) -> TraceEntry {
-    TraceEntry { layer, outcome, source: source.into(), reason }
-}
+use crate::names::FirstIndex;
+use crate::path::Path;
+use crate::projection::{route_with, ProjectionInput, RoutePolicy, ToolRuntimeRoute};
+use crate::sink::{Sink, Source};
+pub use crate::sink::TraceEntry;
+use crate::vocab::{ReasonCode, TraceLayer, TraceOutcome};
 
 /// `base[index]`.
 pub fn indexed(base: &str, index: usize) -> String {
     let mut out = String::with_capacity(base.len() + 6);
     out.push_str(base);
     out.push('[');
-    out.push_str(&crate::json::decimal(index as u64));
+    out.push_str(&crate::text::decimal(index as u64));
     out.push(']');
     out
 }
@@ -107,7 +63,7 @@ impl CatalogSources {
 
     /// The source of one runtime field: `catalog[i].{field}` when the schema set it, else the builtin
     /// table (`builtin:{name}`) for a builtin name, else the defaults of its kind (`catalog[i]`).
-    fn field(&self, position: usize, name: &str, bit: u8, field: &str) -> String {
+    pub fn field(&self, position: usize, name: &str, bit: u8, field: &str) -> String {
         match &self.custom {
             None => builtin_source(name),
             Some(bits) if bits.get(position).is_some_and(|b| b & bit != 0) => {
@@ -128,187 +84,162 @@ fn builtin_source(name: &str) -> String {
     out
 }
 
-/// The resolver's layers for the catalog tool at `position`, mirroring `governance::decide`: it stops
-/// at the first block, except for a protected core tool, whose toolset, agent and table checks are
-/// `overridden` and whose capability and scene checks still apply.
-pub fn resolver_trace(catalog: &Catalog, governance: &Governance, sources: &CatalogSources, input: &ResolveInput, position: usize) -> Vec<TraceEntry> {
-    let tool = &catalog.tools()[position];
-    let mut out = vec![entry(TraceLayer::Catalog, TraceOutcome::Pass, sources.tool(position, &tool.name), None)];
-    let protected = tool.is_protected();
-    let refused = if protected { TraceOutcome::Overridden } else { TraceOutcome::Block };
-    let agent = input.agent.as_ref();
-
-    let (base, position_in): (&str, Option<usize>) = match (agent.and_then(|a| a.toolsets.as_ref()), &input.toolset_defaults) {
-        (Some(list), _) => ("agent.toolsets", list.iter().position(|t| *t == tool.toolset)),
-        (None, Some(list)) => ("toolsetDefaults", list.iter().position(|t| *t == tool.toolset)),
-        (None, None) => ("builtin:TOOLSET_DEFAULTS", TOOLSET_DEFAULTS.iter().position(|t| *t == tool.toolset)),
-    };
-    match position_in {
-        Some(k) if !base.starts_with("builtin:") => out.push(entry(TraceLayer::AgentToolsets, TraceOutcome::Pass, indexed(base, k), None)),
-        Some(_) => out.push(entry(TraceLayer::AgentToolsets, TraceOutcome::Pass, base, None)),
-        None => {
-            out.push(entry(TraceLayer::AgentToolsets, refused, base, Some(ReasonCode::ToolsetNotSelected)));
-            if !protected {
-                return out;
-            }
-        }
-    }
-
-    let disabled: &[String] = agent.map_or(&[], |a| a.disabled.as_slice());
-    match disabled.iter().position(|d| *d == tool.name) {
-        Some(k) => {
-            out.push(entry(TraceLayer::AgentDisabled, refused, indexed("agent.tools.disabled", k), Some(ReasonCode::DisabledByAgent)));
-            if !protected {
-                return out;
-            }
-        }
-        None => out.push(entry(TraceLayer::AgentDisabled, TraceOutcome::Pass, "agent.tools.disabled", None)),
-    }
-
-    match (governance.row(position), governance.row_index(position)) {
-        (Some(row), Some(r)) => {
-            let mut source = indexed("governance", r);
-            source.push_str(".status");
-            if row.enabled {
-                out.push(entry(TraceLayer::Governance, TraceOutcome::Pass, source, None));
-            } else {
-                out.push(entry(TraceLayer::Governance, refused, source, Some(ReasonCode::DisabledGlobally)));
-                if !protected {
-                    return out;
-                }
-            }
-        }
-        _ => out.push(entry(TraceLayer::Governance, TraceOutcome::Pass, "governance", None)),
-    }
-
-    let model = input.model_capability.unwrap_or(crate::vocab::Capability::Text);
-    if model.serves(tool.capability) {
-        out.push(entry(TraceLayer::ModelCapability, TraceOutcome::Pass, "modelCapability", None));
-    } else {
-        out.push(entry(TraceLayer::ModelCapability, TraceOutcome::Block, "modelCapability", Some(ReasonCode::CapabilityMismatch)));
-        return out;
-    }
-
-    let scene = match tool.kind {
-        ToolKind::Memory => Some(("memoryEnabled", input.memory_enabled, ReasonCode::MemoryDisabled)),
-        ToolKind::Skill => Some(("hasSkills", input.has_skills, ReasonCode::NoSkillsBound)),
-        ToolKind::Delegation => Some(("crewRole", input.crew_role == Some(CrewRole::Master), ReasonCode::CrewMasterOnly)),
-        _ => None,
-    };
-    if let Some((source, ok, reason)) = scene {
-        let (outcome, reason) = if ok { (TraceOutcome::Pass, None) } else { (TraceOutcome::Block, Some(reason)) };
-        out.push(entry(TraceLayer::Scene, outcome, source, reason));
-    }
-    out
+/// How route-level sources are named: by `runtimeDiagnostic` (the batch, the governance rows, and
+/// what gave the policy its roots and permissions) or by `projectRuntimePolicy` (its own inputs).
+pub enum RouteNames<'a> {
+    /// No routes are decided (`resolveTools`).
+    None,
+    Diagnostic {
+        /// The first index of each name in `subagentTools`.
+        batch: FirstIndex<'a>,
+        roots: String,
+        shell: String,
+        write: String,
+    },
+    Projection {
+        /// The first index of each name in `selectedTools`.
+        selected: FirstIndex<'a>,
+        input: &'a ProjectionInput,
+    },
 }
 
-/// The input paths a route decision reads, named once per call.
-#[derive(Clone, Debug, Default)]
-pub struct RouteSources {
-    /// What selected (or did not select) this tool.
-    pub selection: String,
-    /// Where this tool's routing strategy was set (read only for a strategy other than `auto`).
-    pub strategy: String,
-    /// What gave the policy its roots (or left it without).
-    pub roots: String,
-    /// What decided `allowShell`.
-    pub shell: String,
-    /// What decided `readonly`.
-    pub write: String,
+/// The sink that keeps a trace per catalog tool, each step's source rendered as an input path.
+pub struct Recorder<'a> {
+    catalog: &'a Catalog,
+    sources: &'a CatalogSources,
+    /// Where the selected toolsets come from: `agent.toolsets`, `toolsetDefaults` or the builtin defaults.
+    toolsets: &'static str,
+    governance: Option<&'a Governance>,
+    routes: RouteNames<'a>,
+    current: usize,
+    traces: Vec<Vec<TraceEntry>>,
 }
 
-/// The projection's layers for the catalog tool at `position`, mirroring `projection::decide_route`.
-pub fn route_trace(catalog: &Catalog, sources: &CatalogSources, position: usize, input: RouteInput, policy: &WorkerPolicy, src: &RouteSources, out: &mut Vec<TraceEntry>) {
-    let tool = &catalog.tools()[position];
-    if !input.selected {
-        let reason = input.not_selected_reason.unwrap_or(ReasonCode::NotSelectedForSubagent);
-        out.push(entry(TraceLayer::SubagentSelection, TraceOutcome::Block, src.selection.as_str(), Some(reason)));
-        return;
+const BUILTIN_DEFAULTS: &str = "builtin:TOOLSET_DEFAULTS";
+
+impl<'a> Recorder<'a> {
+    /// A recorder for `catalog`, naming its entries by `sources`.
+    pub fn new(catalog: &'a Catalog, sources: &'a CatalogSources) -> Self {
+        let traces = catalog.tools().iter().map(|_| Vec::new()).collect();
+        Recorder { catalog, sources, toolsets: BUILTIN_DEFAULTS, governance: None, routes: RouteNames::None, current: 0, traces }
     }
-    out.push(entry(TraceLayer::SubagentSelection, TraceOutcome::Pass, src.selection.as_str(), None));
-    if input.strategy == RoutingStrategy::ForceDisabled {
-        out.push(entry(TraceLayer::RoutingStrategy, TraceOutcome::Block, src.strategy.as_str(), Some(ReasonCode::DisabledByRoutingStrategy)));
+
+    /// Names the resolver's sources after its input and the governance rows.
+    pub fn resolving(mut self, input: &ResolveInput, governance: &'a Governance) -> Self {
+        self.toolsets = if input.agent.as_ref().is_some_and(|a| a.toolsets.is_some()) {
+            "agent.toolsets"
+        } else if input.toolset_defaults.is_some() {
+            "toolsetDefaults"
+        } else {
+            BUILTIN_DEFAULTS
+        };
+        self.governance = Some(governance);
+        self
     }
-    let checks = [
-        (tool.requires_workspace_root, policy.workspace_roots.is_empty(), &src.roots, ReasonCode::WorkspaceRootRequired),
-        (tool.requires_shell, !policy.allow_shell, &src.shell, ReasonCode::ShellDisabledByPolicy),
-        (tool.requires_write, policy.readonly, &src.write, ReasonCode::WriteBlockedByReadonlyPolicy),
-    ];
-    for (required, missing, source, reason) in checks {
-        if required {
-            let (outcome, reason) = if missing { (TraceOutcome::Block, Some(reason)) } else { (TraceOutcome::Pass, None) };
-            out.push(entry(TraceLayer::WorkerPolicy, outcome, source.as_str(), reason));
+
+    /// Names the route-level sources.
+    pub fn set_routes(&mut self, routes: RouteNames<'a>) {
+        self.routes = routes;
+    }
+
+    /// The trace of the catalog tool at `position` (taken out of the recorder).
+    pub fn take(&mut self, position: usize) -> Vec<TraceEntry> {
+        self.traces.get_mut(position).map(std::mem::take).unwrap_or_default()
+    }
+
+    fn name(&self) -> &'a str {
+        self.catalog.tools().get(self.current).map_or("", |t| t.name.as_str())
+    }
+
+    fn row_source(&self, field: &str, none: &str) -> String {
+        match self.governance.and_then(|g| g.row_index(self.current)) {
+            Some(r) => indexed("governance", r) + field,
+            None => none.into(),
         }
     }
-    let forced = matches!(input.strategy, RoutingStrategy::ForceLocal | RoutingStrategy::ForceMainProcessProxy);
-    let manifest_hint = tool.worker_routing_hint;
-    let hint_source = || sources.field(position, &tool.name, HINT, "workerRoutingHint");
-    let (layer, hint, source) = if forced && manifest_hint != WorkerRoutingHint::Disabled {
-        let hint = if input.strategy == RoutingStrategy::ForceLocal { WorkerRoutingHint::Local } else { WorkerRoutingHint::MainProcessProxy };
-        (TraceLayer::RoutingStrategy, hint, src.strategy.clone())
-    } else {
-        if forced {
-            out.push(entry(TraceLayer::RoutingStrategy, TraceOutcome::Overridden, src.strategy.as_str(), None));
+
+    /// The input path of `source` for the current tool.
+    fn render(&self, source: Source) -> String {
+        let (position, name) = (self.current, self.name());
+        match (source, &self.routes) {
+            (Source::Toolsets(Some(k)), _) if self.toolsets != BUILTIN_DEFAULTS => indexed(self.toolsets, k),
+            (Source::Toolsets(_), _) => self.toolsets.into(),
+            (Source::Disabled(Some(k)), _) => indexed("agent.tools.disabled", k),
+            (Source::Disabled(None), _) => "agent.tools.disabled".into(),
+            (Source::Status, _) => self.row_source(".status", "governance"),
+            (Source::ModelCapability, _) => "modelCapability".into(),
+            (Source::MemoryEnabled, _) => "memoryEnabled".into(),
+            (Source::HasSkills, _) => "hasSkills".into(),
+            (Source::CrewRole, _) => "crewRole".into(),
+            (Source::RoutingHint, _) => self.sources.field(position, name, HINT, "workerRoutingHint"),
+            (Source::SupportedInWorker, _) => self.sources.field(position, name, IN_WORKER, "supportedInWorker"),
+            (Source::Selection, RouteNames::Diagnostic { batch, .. }) => batch.get(name).map_or_else(|| "subagentTools".into(), |k| indexed("subagentTools", k)),
+            (Source::Strategy, RouteNames::Diagnostic { .. }) => self.row_source(".workerRoutingStrategy", "governance"),
+            (Source::Roots, RouteNames::Diagnostic { roots, .. }) => roots.clone(),
+            (Source::Shell, RouteNames::Diagnostic { shell, .. }) => shell.clone(),
+            (Source::Write, RouteNames::Diagnostic { write, .. }) => write.clone(),
+            (Source::Selection, RouteNames::Projection { selected, input }) => match selected.get(name) {
+                Some(k) => indexed("selectedTools", k),
+                None if input.route_input(position).not_selected_reason.is_some() => Path::Root("notSelectedReasons").key(name).render(),
+                None => "selectedTools".into(),
+            },
+            (Source::Strategy, RouteNames::Projection { .. }) => Path::Root("strategies").key(name).render(),
+            (Source::Roots, RouteNames::Projection { .. }) => "policy.workspaceRoots".into(),
+            (Source::Shell, RouteNames::Projection { .. }) => "policy.allowShell".into(),
+            (Source::Write, RouteNames::Projection { .. }) => "policy.readonly".into(),
+            (Source::Selection | Source::Strategy | Source::Roots | Source::Shell | Source::Write, RouteNames::None) => String::new(),
         }
-        (TraceLayer::Manifest, manifest_hint, hint_source())
-    };
-    out.push(match hint {
-        WorkerRoutingHint::Local if tool.supported_in_worker => entry(layer, TraceOutcome::Local, source, None),
-        WorkerRoutingHint::MainProcessProxy => entry(layer, TraceOutcome::Proxy, source, Some(ReasonCode::RequiresMainProcessProxy)),
-        WorkerRoutingHint::Local => {
-            let source = sources.field(position, &tool.name, IN_WORKER, "supportedInWorker");
-            entry(TraceLayer::Manifest, TraceOutcome::Block, source, Some(ReasonCode::UnsupportedInWorker))
+    }
+}
+
+impl Sink for Recorder<'_> {
+    /// Starts the tool's trace with the catalog entry it came from (or goes on with it).
+    fn tool(&mut self, position: usize) {
+        self.current = position;
+        let source = self.sources.tool(position, self.name());
+        if let Some(trace) = self.traces.get_mut(position).filter(|t| t.is_empty()) {
+            trace.push(TraceEntry { layer: TraceLayer::Catalog, outcome: TraceOutcome::Pass, source, reason: None });
         }
-        WorkerRoutingHint::Disabled => entry(TraceLayer::Manifest, TraceOutcome::Block, source, Some(ReasonCode::UnsupportedInWorker)),
-    });
+    }
+
+    fn record(&mut self, layer: TraceLayer, outcome: TraceOutcome, source: Source, reason: Option<ReasonCode>) {
+        let source = self.render(source);
+        if let Some(trace) = self.traces.get_mut(self.current) {
+            trace.push(TraceEntry { layer, outcome, source, reason });
+        }
+    }
 }
 
 /// The first index of each name in a list.
-pub fn first_indices<S: AsRef<str>>(names: &[S]) -> crate::names::FirstIndex<'_> {
-    crate::names::FirstIndex::new(crate::names::positions(names))
+pub fn first_indices<S: AsRef<str>>(names: &[S]) -> FirstIndex<'_> {
+    FirstIndex::new(crate::names::positions(names))
 }
 
 /// `resolveTools` with `trace: true`: every dropped tool carries its trace.
 pub fn traced_resolve(catalog: &Catalog, governance: &Governance, sources: &CatalogSources, input: &ResolveInput) -> ResolveResult {
-    let mut result = resolve_tools(catalog, governance, input);
-    for dropped in &mut result.disabled_reasons {
-        if let Some(i) = catalog.position(&dropped.name) {
-            dropped.trace = Some(resolver_trace(catalog, governance, sources, input, i));
-        }
+    let mut recorder = Recorder::new(catalog, sources).resolving(input, governance);
+    let decisions = decide_with(catalog, governance, input, crate::sink::erase(&mut recorder));
+    let mut result = result(catalog, governance, &decisions);
+    // `disabledReasons` lists the dropped tools in catalog order.
+    let dropped = decisions.reasons.iter().enumerate().filter(|(_, r)| r.is_some()).map(|(i, _)| i);
+    for (entry, position) in result.disabled_reasons.iter_mut().zip(dropped) {
+        entry.trace = Some(recorder.take(position));
     }
     result
 }
 
 /// `projectRuntimePolicy` with `trace: true`. `selected_names` is the input's `selectedTools`.
-pub fn traced_projection(catalog: &Catalog, sources: &CatalogSources, policy: &WorkerPolicy, input: &ProjectionInput, selected_names: &[&str]) -> Vec<ToolRuntimeRoute> {
-    let strategies = Path::Root("strategies");
-    let reasons = Path::Root("notSelectedReasons");
-    let mut src = RouteSources {
-        roots: "policy.workspaceRoots".into(),
-        shell: "policy.allowShell".into(),
-        write: "policy.readonly".into(),
-        ..RouteSources::default()
-    };
-    let selected_at = first_indices(selected_names);
-    catalog
-        .tools()
-        .iter()
-        .enumerate()
-        .map(|(i, tool)| {
-            let route_input = input.route_input(i);
-            src.selection = match selected_at.get(&tool.name) {
-                Some(k) => indexed("selectedTools", k),
-                None if route_input.not_selected_reason.is_some() => reasons.key(&tool.name).render(),
-                None => "selectedTools".into(),
-            };
-            src.strategy = strategies.key(&tool.name).render();
-            let mut trace = vec![entry(TraceLayer::Catalog, TraceOutcome::Pass, sources.tool(i, &tool.name), None)];
-            route_trace(catalog, sources, i, route_input, policy, &src, &mut trace);
-            let mut r = route(tool, route_input, policy);
-            r.trace = Some(trace);
-            r
-        })
-        .collect()
+pub fn traced_projection(catalog: &Catalog, sources: &CatalogSources, policy: RoutePolicy, input: &ProjectionInput, selected_names: &[&str]) -> Vec<ToolRuntimeRoute> {
+    let mut recorder = Recorder::new(catalog, sources);
+    recorder.set_routes(RouteNames::Projection { selected: first_indices(selected_names), input });
+    let mut routes = Vec::with_capacity(catalog.tools().len());
+    for (i, tool) in catalog.tools().iter().enumerate() {
+        recorder.tool(i);
+        let mut r = route_with(tool, input.route_input(i), policy, crate::sink::erase(&mut recorder));
+        r.trace = Some(recorder.take(i));
+        routes.push(r);
+    }
+    routes
 }
 
 /// The first reason a trace gives (its first `block`, or else its first code): equal to the decision's
@@ -324,11 +255,29 @@ pub fn first_reason(trace: &[TraceEntry]) -> Option<ReasonCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::governance::{AgentToolConfig, RowPolicy};
-    use crate::vocab::Capability;
+    use crate::governance::{resolve_tools, AgentToolConfig, RowPolicy};
+    use crate::projection::RouteInput;
+    use crate::vocab::{Capability, RoutingStrategy, WorkerRoutingHint};
 
     fn sources_of(trace: &[TraceEntry]) -> Vec<(&str, &str, &str)> {
         trace.iter().map(|e| (e.layer.as_str(), e.outcome.as_str(), e.source.as_str())).collect()
+    }
+
+    /// The resolver's trace of every tool.
+    fn resolver_traces(catalog: &Catalog, governance: &Governance, sources: &CatalogSources, input: &ResolveInput) -> Vec<Vec<TraceEntry>> {
+        let mut recorder = Recorder::new(catalog, sources).resolving(input, governance);
+        decide_with(catalog, governance, input, &mut recorder);
+        (0..catalog.tools().len()).map(|i| recorder.take(i)).collect()
+    }
+
+    /// The route trace of the tool at `position`, sources named as a projection names them.
+    fn route_trace(catalog: &Catalog, sources: &CatalogSources, position: usize, input: RouteInput, policy: RoutePolicy) -> Vec<TraceEntry> {
+        let projection = ProjectionInput::default();
+        let mut recorder = Recorder::new(catalog, sources);
+        recorder.set_routes(RouteNames::Projection { selected: first_indices::<&str>(&[]), input: &projection });
+        recorder.tool(position);
+        route_with(&catalog.tools()[position], input, policy, &mut recorder);
+        recorder.take(position).split_off(1)
     }
 
     #[test]
@@ -350,8 +299,9 @@ mod tests {
         let list_dir = r.disabled_reasons.iter().find(|d| d.name == "list_dir").and_then(|d| d.trace.clone()).unwrap();
         assert_eq!(list_dir.last().map(|e| (e.source.as_str(), e.reason)), Some(("governance[1].status", Some(ReasonCode::DisabledGlobally))));
         // A protected core tool is not dropped; its trace shows the agent's attempt overridden.
-        let todo = resolver_trace(&catalog, &governance, &sources, &input, catalog.position("todo").unwrap());
-        assert_eq!(todo[2], entry(TraceLayer::AgentDisabled, TraceOutcome::Overridden, "agent.tools.disabled[0]", Some(ReasonCode::DisabledByAgent)));
+        let todo = resolver_traces(&catalog, &governance, &sources, &input).swap_remove(catalog.position("todo").unwrap());
+        let overridden = TraceEntry { layer: TraceLayer::AgentDisabled, outcome: TraceOutcome::Overridden, source: "agent.tools.disabled[0]".into(), reason: Some(ReasonCode::DisabledByAgent) };
+        assert_eq!(todo[2], overridden);
         assert!(todo.iter().all(|e| e.outcome != TraceOutcome::Block));
         // Untraced answers are unchanged.
         assert!(resolve_tools(&catalog, &governance, &input).disabled_reasons.iter().all(|d| d.trace.is_none()));
@@ -367,30 +317,27 @@ mod tests {
         let catalog = Catalog::from_schemas(&schemas).unwrap();
         let sources = CatalogSources::from_schemas(&schemas);
         let input = ResolveInput { toolset_defaults: Some(vec!["ops".into(), "base".into(), "memory".into()]), ..Default::default() };
-        let probe = resolver_trace(&catalog, &Governance::default(), &sources, &input, 0);
-        assert_eq!(sources_of(&probe)[..2], [("catalog", "pass", "catalog[0]"), ("agent-toolsets", "pass", "toolsetDefaults[0]")]);
-        let memo = resolver_trace(&catalog, &Governance::default(), &sources, &input, 2);
-        assert_eq!(memo.last().map(|e| (e.layer, e.source.as_str(), e.reason)), Some((TraceLayer::Scene, "memoryEnabled", Some(ReasonCode::MemoryDisabled))));
-        let policy = WorkerPolicy { workspace_roots: vec!["/w".into()], allow_shell: true, readonly: true };
-        let src = RouteSources { selection: "s".into(), strategy: "st".into(), roots: "r".into(), shell: "sh".into(), write: "w".into() };
+        let traces = resolver_traces(&catalog, &Governance::default(), &sources, &input);
+        assert_eq!(sources_of(&traces[0])[..2], [("catalog", "pass", "catalog[0]"), ("agent-toolsets", "pass", "toolsetDefaults[0]")]);
+        assert_eq!(traces[2].last().map(|e| (e.layer, e.source.as_str(), e.reason)), Some((TraceLayer::Scene, "memoryEnabled", Some(ReasonCode::MemoryDisabled))));
+        let policy = RoutePolicy { has_roots: true, allow_shell: true, readonly: true };
         let selected = RouteInput { selected: true, not_selected_reason: None, strategy: RoutingStrategy::Auto };
-        let mut t = Vec::new();
-        route_trace(&catalog, &sources, 0, selected, &policy, &src, &mut t);
         // The schema set the hint (local) but not supportedInWorker: the default of its kind decides.
+        let t = route_trace(&catalog, &sources, 0, selected, policy);
         assert_eq!(t.last().map(|e| (e.source.as_str(), e.reason)), Some(("catalog[0]", Some(ReasonCode::UnsupportedInWorker))));
-        let mut t = Vec::new();
-        route_trace(&catalog, &sources, 1, selected, &policy, &src, &mut t);
-        assert_eq!(sources_of(&t), [("subagent-selection", "pass", "s"), ("worker-policy", "pass", "r"), ("worker-policy", "pass", "sh"), ("manifest", "local", "builtin:bash")]);
+        let t = route_trace(&catalog, &sources, 1, selected, policy);
+        assert_eq!(
+            sources_of(&t),
+            [("subagent-selection", "pass", "selectedTools"), ("worker-policy", "pass", "policy.workspaceRoots"), ("worker-policy", "pass", "policy.allowShell"), ("manifest", "local", "builtin:bash")]
+        );
         // force-local on a proxied tool without worker support: its supportedInWorker (a default) blocks.
-        let mut t = Vec::new();
         let forced = RouteInput { strategy: RoutingStrategy::ForceLocal, ..selected };
-        route_trace(&catalog, &sources, 2, forced, &policy, &src, &mut t);
-        assert_eq!(sources_of(&t), [("subagent-selection", "pass", "s"), ("manifest", "block", "catalog[2]")]);
+        let t = route_trace(&catalog, &sources, 2, forced, policy);
+        assert_eq!(sources_of(&t), [("subagent-selection", "pass", "selectedTools"), ("manifest", "block", "catalog[2]")]);
         assert_eq!(first_reason(&t), Some(ReasonCode::UnsupportedInWorker));
-        let mut t = Vec::new();
         let proxied = RouteInput { strategy: RoutingStrategy::ForceMainProcessProxy, ..selected };
-        route_trace(&catalog, &sources, 1, proxied, &policy, &src, &mut t);
-        assert_eq!(t.last().map(|e| (e.layer, e.outcome, e.source.as_str())), Some((TraceLayer::RoutingStrategy, TraceOutcome::Proxy, "st")));
+        let t = route_trace(&catalog, &sources, 1, proxied, policy);
+        assert_eq!(t.last().map(|e| (e.layer, e.outcome, e.source.as_str())), Some((TraceLayer::RoutingStrategy, TraceOutcome::Proxy, "strategies.bash")));
         assert_eq!(first_reason(&t), Some(ReasonCode::RequiresMainProcessProxy));
     }
 }

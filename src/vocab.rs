@@ -7,12 +7,12 @@ use tsify::Tsify;
 /// Declares a string enum: exact JSON strings, `as_str`, `parse` and the lists of all values and of
 /// their strings (`NAMES[v as usize]` is the string of `v`: one table, no code per value).
 macro_rules! string_enum {
-    ($(#[$meta:meta])* $name:ident { $($variant:ident = $text:literal),+ $(,)? }) => {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[cfg_attr(feature = "wasm", derive(Tsify))]
         pub enum $name {
-            $(#[cfg_attr(feature = "wasm", serde(rename = $text))] $variant),+
+            $($(#[$vmeta])* #[cfg_attr(feature = "wasm", serde(rename = $text))] $variant),+
         }
 
         impl $name {
@@ -40,7 +40,6 @@ macro_rules! string_enum {
         }
     };
 }
-pub(crate) use string_enum;
 
 /// The position of `text` in `names`.
 pub fn index_of(names: &[&str], text: &str) -> Option<usize> {
@@ -127,6 +126,65 @@ string_enum!(
     /// What happens to one tool call (`checkToolCall`): it runs in the worker, in the main process, or not at all.
     ToolCallDecision { WorkerLocal = "worker-local", MainProcessProxy = "main-process-proxy", Denied = "denied" }
 );
+
+string_enum!(
+    /// A layer of a decision trace (`trace: true`), in the order the engine consults them.
+    TraceLayer {
+        Catalog = "catalog",
+        AgentToolsets = "agent-toolsets",
+        AgentDisabled = "agent-disabled",
+        Governance = "governance",
+        ModelCapability = "model-capability",
+        Scene = "scene",
+        SubagentSelection = "subagent-selection",
+        RoutingStrategy = "routing-strategy",
+        WorkerPolicy = "worker-policy",
+        Manifest = "manifest",
+    }
+);
+string_enum!(
+    /// What a traced layer said: `pass` let the tool through, `block` stopped it (its `reason` says why),
+    /// `overridden` would have stopped it but did not apply (a protected core tool, or a strategy the
+    /// manifest refuses), `local` / `proxy` is the route the routing layer chose.
+    TraceOutcome { Pass = "pass", Block = "block", Overridden = "overridden", Local = "local", Proxy = "proxy" }
+);
+string_enum!(
+    /// Why a sub-agent's policy was narrowed to fit its parent's.
+    PolicyWarningCode {
+        /// A root of the child lies outside every root of the parent; it was dropped.
+        RootOutsideParent = "root_outside_parent",
+        /// The child would allow the shell, the parent does not; shell was turned off.
+        ShellNotAllowedByParent = "shell_not_allowed_by_parent",
+        /// The child would be writable, the parent is readonly; the child was made readonly.
+        WriteNotAllowedByParent = "write_not_allowed_by_parent",
+    }
+);
+
+/// A label locale. Its TypeScript type (`"zh-CN" | "en" | (string & {})`) is declared with the
+/// bindings, since any tag starting with `zh` or `en` is accepted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Locale {
+    ZhCn,
+    En,
+}
+
+impl Locale {
+    /// The canonical tags, in the order of the variants.
+    pub const NAMES: [&'static str; 2] = ["zh-CN", "en"];
+
+    /// The locale of a tag: `zh-CN`, `en`, or any tag whose primary subtag is `zh` / `en` (`en-US`,
+    /// `zh-Hans`), case-insensitively.
+    pub fn from_tag(tag: &str) -> Option<Locale> {
+        let primary = tag.split(['-', '_']).next().unwrap_or("");
+        if primary.eq_ignore_ascii_case("zh") {
+            Some(Locale::ZhCn)
+        } else if primary.eq_ignore_ascii_case("en") {
+            Some(Locale::En)
+        } else {
+            None
+        }
+    }
+}
 
 impl Capability {
     /// Whether a model offering `self` can serve a tool that needs `needed`.

@@ -2,7 +2,7 @@
 //! and the explanations, checked through the JSON API every runtime calls.
 #![cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
 
-use netaclaw_tool_policy::api;
+use netaclaw_tool_policy::edge::api;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 

@@ -4,7 +4,7 @@
 //! checked against an oracle written here from the rules in docs/package.md, apart from the crate's code.
 #![cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
 
-use netaclaw_tool_policy::api;
+use netaclaw_tool_policy::edge::api;
 use proptest::prelude::*;
 use proptest::sample::select;
 use serde_json::{json, Value};

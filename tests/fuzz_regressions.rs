@@ -2,7 +2,7 @@
 //! as given (not reordered as JavaScript would hold them), as the native callers pass them.
 #![cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
 
-use netaclaw_tool_policy::api;
+use netaclaw_tool_policy::edge::api;
 use serde_json::{json, Value};
 
 fn message(function: &str, args: &[Value]) -> String {

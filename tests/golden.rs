@@ -11,13 +11,15 @@
 //! the spec before keeping it: a blessed vector pins what the code does, not what the spec says.
 #![cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
 
-use netaclaw_tool_policy::{api, json};
+use netaclaw_tool_policy::edge::api;
+use netaclaw_tool_policy::json;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-include!("common/functions.rs");
+/// Every exported function (JS names), from the export table; each golden folder is named after one.
+const FUNCTIONS: &[&str] = api::Function::NAMES;
 
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("golden")
@@ -257,4 +259,26 @@ fn the_runner_detects_a_wrong_expectation() {
     assert_ne!(actual, Outcome::Answer("\"disabled\"".into()));
     let error = run("label", &[Value::from("colors"), Value::from("red")]);
     assert!(matches!(error, Outcome::Error { ref code, .. } if code == "invalid_input"), "{error:?}");
+}
+
+/// The prepared engine's split answer: on every `runtimeDiagnostic` vector with an answer,
+/// `diagnose_routes` is the answer less `profiles` (same bytes otherwise) and `profiles()` is its
+/// `profiles`.
+#[test]
+fn the_engine_hands_back_profiles_once_and_routes_per_call() {
+    let mut compared = 0;
+    for file in vector_files("runtimeDiagnostic") {
+        let vector = read_vector(&file, "runtimeDiagnostic").unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let Some(Outcome::Answer(expected)) = vector.expected else { continue };
+        let input = as_javascript_passes_it(&vector.args[0]);
+        let engine = api::Prepared::new(&input).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let Value::Object(mut whole) = serde_json::from_str::<Value>(&expected).unwrap() else { panic!("an object") };
+        let profiles = whole.shift_remove("profiles").expect("a diagnostic has profiles");
+        let without = json::to_string(&json::js_normalize(Value::Object(whole))).unwrap();
+        assert_eq!(engine.diagnose_routes(&input).unwrap(), without, "{}", file.display());
+        let profiles_text = json::to_string(&json::js_normalize(profiles)).unwrap();
+        assert_eq!(json::to_string(engine.profiles()).unwrap(), profiles_text, "{}", file.display());
+        compared += 1;
+    }
+    assert!(compared >= 10, "only {compared} vectors compared");
 }

@@ -2,7 +2,9 @@
 //! case asserts the code `invalid_input` and the exact message, whose start is the offending path.
 #![cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
 
-use netaclaw_tool_policy::{api, Catalog, ToolSchema};
+use netaclaw_tool_policy::edge::api;
+use netaclaw_tool_policy::edge::input::catalog_of;
+use netaclaw_tool_policy::ToolSchema;
 use serde_json::{json, Value};
 
 /// The message of the invalid-input error a call must raise.
@@ -214,8 +216,8 @@ fn names_are_limited_to_100_unicode_scalar_values() {
     // Exactly 100 CJK characters (300 bytes) is fine, through the JSON API and the typed one.
     let manifest = answer("toolManifest", &[json!({"name": cjk_ok, "toolset": "工具".repeat(25)})]);
     assert_eq!(manifest["name"], json!(cjk_ok));
-    assert!(Catalog::from_schemas(&[ToolSchema::new(cjk_ok.clone(), "x")]).is_ok());
-    assert_eq!(Catalog::from_schemas(&[ToolSchema::new(cjk_long, "x")]).unwrap_err().message(), "catalog[0].name: is longer than 100 characters");
+    assert!(catalog_of(&[ToolSchema::new(cjk_ok.clone(), "x")]).is_ok());
+    assert_eq!(catalog_of(&[ToolSchema::new(cjk_long, "x")]).unwrap_err().message(), "catalog[0].name: is longer than 100 characters");
     // A label of 200 CJK characters passes the guard; 201 is a refused value, not an exception.
     let row = json!({"name": "bash"});
     assert_eq!(answer("validateToolUpdate", &[json!({"row": row, "patch": {"label": "标".repeat(200)}})])["ok"], json!(true));

@@ -1,9 +1,9 @@
-//! The input limits of SECURITY.md (`json::limits`), through the JSON API every runtime calls: at the
+//! The input limits of SECURITY.md (`edge::read::limits`), through the JSON API every runtime calls: at the
 //! limit an input is read, one past it is `invalid_input` with a message naming the path and the limit.
 #![cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
 
-use netaclaw_tool_policy::api;
-use netaclaw_tool_policy::json::{self, limits};
+use netaclaw_tool_policy::edge::api;
+use netaclaw_tool_policy::edge::read::{limits, parse_input};
 use serde_json::{json, Map, Value};
 
 fn refused(function: &str, args: &[Value]) -> String {
@@ -78,9 +78,9 @@ fn texts_have_maximum_lengths_in_characters() {
 fn input_text_is_limited_in_bytes_and_nesting() {
     assert_eq!(limits::MAX_INPUT_BYTES, 32 * 1024 * 1024);
     let big = format!("\"{}\"", "x".repeat(limits::MAX_INPUT_BYTES));
-    assert_eq!(json::parse(&big).map_err(|e| e.message()), Err("input: is larger than 33554432 bytes".to_string()));
+    assert_eq!(parse_input(&big).map_err(|e| e.message()), Err("input: is larger than 33554432 bytes".to_string()));
     let nested = |depth: usize| "[".repeat(depth) + &"]".repeat(depth);
-    assert!(json::parse(&nested(127)).is_ok(), "127 levels are read");
-    assert_eq!(json::parse(&nested(128)).map_err(|e| e.message()), Err("input: is nested too deeply".to_string()));
-    assert_eq!(json::parse(&nested(100_000)).map_err(|e| e.message()), Err("input: is nested too deeply".to_string()));
+    assert!(parse_input(&nested(127)).is_ok(), "127 levels are read");
+    assert_eq!(parse_input(&nested(128)).map_err(|e| e.message()), Err("input: is nested too deeply".to_string()));
+    assert_eq!(parse_input(&nested(100_000)).map_err(|e| e.message()), Err("input: is nested too deeply".to_string()));
 }

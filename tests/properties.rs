@@ -2,10 +2,12 @@
 //! and policies.
 #![cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
 
+use netaclaw_tool_policy::edge::api;
 use netaclaw_tool_policy::json;
+use netaclaw_tool_policy::worker_policy::Root;
 use netaclaw_tool_policy::vocab::{Capability, CrewRole, ExecutionMode, ReasonCode, RoutingStrategy, RuntimeStatus, ToolKind, Visibility, WorkerRoutingHint};
 use netaclaw_tool_policy::{
-    api, build_subprocess_worker_policy, project_runtime_policy, resolve_tools, runtime_diagnostic, sync_catalog, validate_tool_update, AgentToolConfig,
+    build_subprocess_worker_policy, project_runtime_policy, resolve_tools, runtime_diagnostic, sync_catalog, validate_tool_update, AgentToolConfig,
     Catalog, DiagnosticInput, Governance, ProjectionInput, ResolveInput, RowPolicy, ToolRuntimeRoute, ToolSchema, WorkerPolicy, WorkerPolicyInput,
 };
 use proptest::collection::vec;
@@ -141,9 +143,14 @@ fn scenario() -> impl Strategy<Value = (Vec<ToolSchema>, Vec<RowSpec>, ResolveIn
     })
 }
 
+/// A root from a path the generators make absolute.
+fn root_of(text: &str) -> Root {
+    Root::new(text).expect("generated roots are absolute")
+}
+
 fn policy() -> impl Strategy<Value = WorkerPolicy> {
     (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(roots, allow_shell, readonly)| WorkerPolicy {
-        workspace_roots: if roots { vec!["/w".into()] } else { vec![] },
+        workspace_roots: if roots { vec![root_of("/w")] } else { vec![] },
         allow_shell,
         readonly,
     })
@@ -360,7 +367,7 @@ proptest! {
         let catalog = catalog_of(&schemas);
         let names = names_of(&schemas);
         let subagent = batch.as_ref().map(|b| names.iter().zip(b).filter(|(_, k)| **k).map(|(n, _)| n.clone()).collect::<Vec<_>>());
-        let loose_input = DiagnosticInput { resolve: input.clone(), subagent_tools: subagent.clone(), session_cwd: cwd.map(String::from), shell_permitted: shell, write_permitted: write, ..Default::default() };
+        let loose_input = DiagnosticInput { resolve: input.clone(), subagent_tools: subagent.clone(), session_cwd: cwd.map(root_of), shell_permitted: shell, write_permitted: write, ..Default::default() };
 
         // Stricter: every change below can only narrow.
         let strict_subagent = match subagent {
@@ -388,13 +395,13 @@ proptest! {
         let strict_input = DiagnosticInput {
             resolve: ResolveInput { agent: Some(agent), ..input.clone() },
             subagent_tools: strict_subagent,
-            session_cwd: if drop_cwd { None } else { cwd.map(String::from) },
+            session_cwd: if drop_cwd { None } else { cwd.map(root_of) },
             shell_permitted: shell && !drop_shell,
             write_permitted: write && !drop_write,
             ..Default::default()
         };
-        let loose = runtime_diagnostic(&catalog, &governance_of(&catalog, &rows), &loose_input).unwrap();
-        let tight = runtime_diagnostic(&catalog, &governance_of(&catalog, &strict_rows), &strict_input).unwrap();
+        let loose = runtime_diagnostic(&catalog, &governance_of(&catalog, &rows), &loose_input);
+        let tight = runtime_diagnostic(&catalog, &governance_of(&catalog, &strict_rows), &strict_input);
         for (l, t) in loose.routes.iter().zip(&tight.routes) {
             if !routed(l) {
                 prop_assert!(!routed(t), "{:?} became {:?}", l, t);
@@ -436,8 +443,8 @@ proptest! {
         let catalog = catalog_of(&schemas);
         let subagent_tools = batch.map(|b| schemas.iter().zip(b).filter(|(_, k)| *k).map(|(t, _)| t.name.clone()).collect::<Vec<_>>());
         let d = runtime_diagnostic(&catalog, &governance_of(&catalog, &rows), &DiagnosticInput {
-            resolve: input, subagent_tools: subagent_tools.clone(), session_cwd: cwd.then(|| "/w".to_string()), shell_permitted: shell, write_permitted: write, ..Default::default()
-        }).unwrap();
+            resolve: input, subagent_tools: subagent_tools.clone(), session_cwd: cwd.then(|| root_of("/w")), shell_permitted: shell, write_permitted: write, ..Default::default()
+        });
         // The selection is `subagentTools ∩ toolNames` (every resolved tool without a batch).
         for (tool, route) in catalog.tools().iter().zip(&d.routes) {
             let resolved = d.resolved.tool_names.contains(&tool.name);
@@ -454,9 +461,9 @@ proptest! {
         }
         // The builder agrees with the diagnostic's policy for the same selection.
         let built = build_subprocess_worker_policy(&catalog, &WorkerPolicyInput {
-            session_cwd: cwd.then(|| "/w/".to_string()), selected_tools: selected.iter().map(|t| t.name.clone()).collect(),
+            session_cwd: cwd.then(|| root_of("/w/")), selected_tools: selected.iter().map(|t| t.name.clone()).collect(),
             shell_permitted: shell, write_permitted: write, ..Default::default()
-        }).unwrap();
+        });
         prop_assert_eq!(built, d.policy);
     }
 }
@@ -650,7 +657,8 @@ proptest! {
     fn roots_normalize_lexically_and_idempotently(roots in vec(root(), 1..6)) {
         let catalog = Catalog::builtin();
         let given: Vec<String> = roots.iter().map(|(_, r)| r.clone()).collect();
-        let policy = build_subprocess_worker_policy(&catalog, &WorkerPolicyInput { workspace_roots: given.clone(), ..Default::default() }).unwrap();
+        let given: Vec<Root> = given.iter().map(|r| root_of(r)).collect();
+        let policy = build_subprocess_worker_policy(&catalog, &WorkerPolicyInput { workspace_roots: given, ..Default::default() });
         let mut expected: Vec<String> = Vec::new();
         for (windows, r) in &roots {
             let m = model_root(*windows, r);
@@ -658,12 +666,13 @@ proptest! {
                 expected.push(m);
             }
         }
-        prop_assert_eq!(&policy.workspace_roots, &expected);
+        prop_assert_eq!(policy.workspace_roots.iter().map(|r| r.as_str()).collect::<Vec<_>>(), expected.iter().map(String::as_str).collect::<Vec<_>>());
         for r in &policy.workspace_roots {
-            prop_assert!(!r.split(['/', '\\']).any(|s| s == "." || s == ".."), "{}", r);
-            prop_assert!(r == "/" || r.len() == 3 || !(r.ends_with('/') || r.ends_with('\\')), "{}", r);
+            prop_assert!(!r.split(['/', '\\']).any(|s| s == "." || s == ".."), "{:?}", r);
+            prop_assert!(r == "/" || r.len() == 3 || !(r.ends_with('/') || r.ends_with('\\')), "{:?}", r);
         }
-        let again = build_subprocess_worker_policy(&catalog, &WorkerPolicyInput { workspace_roots: policy.workspace_roots.clone(), ..Default::default() }).unwrap();
+        let again_given: Vec<Root> = policy.workspace_roots.iter().map(|r| root_of(r)).collect();
+        let again = build_subprocess_worker_policy(&catalog, &WorkerPolicyInput { workspace_roots: again_given, ..Default::default() });
         prop_assert_eq!(again.workspace_roots, policy.workspace_roots);
     }
 }

@@ -22,6 +22,8 @@ export default defineConfig({
     fs: { allow: [fileURLToPath(new URL('..', import.meta.url))] },
     proxy: {
       '/admin': backend,
+      '/api': backend,
+      '/ws': { target: backend, ws: true },
       '/health': backend,
     },
   },

@@ -1,6 +1,6 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use netaclaw_tool_policy::api::Prepared;
+use netaclaw_tool_policy::edge::api::Prepared;
 use netaclaw_tool_policy::json;
 use netaclaw_tool_policy_fuzz::shapes::Entropy;
 use netaclaw_tool_policy_fuzz::{checks, shapes, Bytes};

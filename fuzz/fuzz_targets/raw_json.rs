@@ -1,6 +1,6 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use netaclaw_tool_policy::api::{self, Prepared};
+use netaclaw_tool_policy::edge::api::{self, Prepared};
 use netaclaw_tool_policy::json;
 use serde_json::Value;
 

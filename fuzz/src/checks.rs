@@ -3,8 +3,9 @@
 
 #![allow(dead_code)]
 
-use netaclaw_tool_policy::api;
-use netaclaw_tool_policy::json::{js_normalize, Path};
+use netaclaw_tool_policy::edge::api;
+use netaclaw_tool_policy::json::js_normalize;
+use netaclaw_tool_policy::path::Path;
 use netaclaw_tool_policy::manifest::Catalog;
 use netaclaw_tool_policy::vocab::{ToolKind, WorkerRoutingHint};
 use netaclaw_tool_policy::ToolManifest;
@@ -39,7 +40,7 @@ pub fn parse(text: &str) -> Value {
 /// The catalog an object input names (absent or `null` = builtin).
 pub fn catalog_of(input: &Value) -> Option<Catalog> {
     let value = input.get("catalog").filter(|v| !v.is_null());
-    netaclaw_tool_policy::input::catalog(value, &Path::Root("catalog")).ok()
+    netaclaw_tool_policy::edge::input::catalog(value, &Path::Root("catalog")).ok()
 }
 
 fn routed(route: &Value) -> bool {
@@ -241,7 +242,7 @@ pub fn check_worker_policy(input: &Value, text: &str) {
         let child = parse(&call("buildSubprocessWorkerPolicy", std::slice::from_ref(&alone)).unwrap_or_else(|e| panic!("the input without its parent became invalid: {e}")));
         let parent_roots: Vec<String> = names_of(&parent["workspaceRoots"])
             .iter()
-            .filter_map(|r| netaclaw_tool_policy::worker_policy::normalize_root(r, &Path::Root("parent")).ok())
+            .filter_map(|r| netaclaw_tool_policy::worker_policy::Root::new(r).ok().map(|r| r.into_string()))
             .collect();
         let kept: Vec<String> = names_of(&child["workspaceRoots"])
             .into_iter()
@@ -299,7 +300,7 @@ pub fn check_diagnostic(input: &Value, text: &str) {
         assert!(out["policy"]["readonly"].as_bool().unwrap_or(false) || parent["readonly"] == false, "write the parent does not allow");
         let parent_roots: Vec<String> = names_of(&parent["workspaceRoots"])
             .iter()
-            .filter_map(|r| netaclaw_tool_policy::worker_policy::normalize_root(r, &Path::Root("parent")).ok())
+            .filter_map(|r| netaclaw_tool_policy::worker_policy::Root::new(r).ok().map(|r| r.into_string()))
             .collect();
         for root in names_of(&out["policy"]["workspaceRoots"]) {
             assert!(parent_roots.iter().any(|p| netaclaw_tool_policy::worker_policy::root_within(&root, p)), "{root}: a root outside the parent's");

@@ -23,6 +23,32 @@ const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const TYPES = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
 
+/**
+ * A first visit of a page whose module is the package: the HTML, then `browser.mjs`, its glue and the
+ * `.wasm` (compiled while it streams in, `WebAssembly.instantiateStreaming`). With `hints`, the head
+ * carries what www/index.html carries for it: module preloads for the entry and its glue, and a
+ * preload of the `.wasm`, so the three requests start together instead of one after another.
+ */
+function visitPage(hints, empty = false) {
+  if (empty) {
+    // The floor of a first visit on this machine: the same HTML and one module script, no package.
+    return '<!doctype html><meta charset="utf-8"><title>visit</title>\n<script type="module">window.__visit = [performance.now(), 0];</script>';
+  }
+  const head = hints
+    ? `<link rel="modulepreload" href="/pkg/browser.mjs">
+<link rel="modulepreload" href="/pkg/web/netaclaw_tool_policy.js">
+<link rel="preload" href="/pkg/web/netaclaw_tool_policy_bg.wasm" as="fetch" type="application/wasm" crossorigin>`
+    : '';
+  return `<!doctype html><meta charset="utf-8"><title>visit</title>${head}
+<script type="module">
+import * as p from '/pkg/browser.mjs';
+p.version();
+const ready = performance.now();
+p.runtimeDiagnostic({});
+window.__visit = [ready, performance.now() - ready];
+</script>`;
+}
+
 /** Serves pkg/, js/bench/ and the inputs file, cross-origin isolated (finer `performance.now()`). */
 function serve() {
   const server = http.createServer((req, res) => {
@@ -36,6 +62,11 @@ function serve() {
     if (pathname === '/') {
       res.writeHead(200, { ...headers, 'Content-Type': 'text/html' });
       res.end('<!doctype html><meta charset="utf-8"><title>bench</title>');
+      return;
+    }
+    if (pathname === '/visit.html' || pathname === '/visit-hints.html' || pathname === '/visit-empty.html') {
+      res.writeHead(200, { ...headers, 'Content-Type': 'text/html' });
+      res.end(visitPage(pathname === '/visit-hints.html', pathname === '/visit-empty.html'));
       return;
     }
     if (!file || !path.resolve(file).startsWith(repo) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
@@ -74,6 +105,21 @@ try {
     await context.close();
   }
 
+  // A first visit, from navigation start to the module ready, then its first call: a fresh context
+  // (empty cache) per run, without and with the preload hints, interleaved.
+  const visits = { plain: { ready: [], first: [] }, hints: { ready: [], first: [] }, empty: { ready: [], first: [] } };
+  for (let i = 0; i < coldRuns; i++) {
+    for (const [kind, url] of [['plain', '/visit.html'], ['hints', '/visit-hints.html'], ['empty', '/visit-empty.html']]) {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(`${origin}${url}`);
+      const [ready, first] = await page.waitForFunction(() => window.__visit).then((h) => h.jsonValue());
+      visits[kind].ready.push(ready * 1e6);
+      visits[kind].first.push(first * 1e6);
+      await context.close();
+    }
+  }
+
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(`${origin}/`);
@@ -87,7 +133,9 @@ try {
     runtime: `Chromium ${browser.version()} (headless)`,
     timerIsolated: suite.isolated,
     cold: { import: { readyNs: median(ready), firstCallNs: median(first), runs: coldRuns } },
+    visit: Object.fromEntries(Object.entries(visits).map(([k, v]) => [k, { readyNs: median(v.ready), firstCallNs: median(v.first), runs: coldRuns }])),
     cases: suite.cases,
+    checks: suite.checks,
   };
   const text = JSON.stringify(result, null, 2);
   if (outPath) fs.writeFileSync(path.resolve(repo, outPath), text + '\n');

@@ -18,7 +18,14 @@ const inputsPath = path.resolve(repo, arg('inputs', 'target/bench/inputs.json'))
 const outPath = arg('out');
 const coldRuns = Number(arg('cold-runs', '25'));
 
-/** Nanoseconds from a child's first line of code to the package being ready, per module system. */
+/** One `isAuthorized` of Cedar: what "one call" is for the comparison. */
+const CEDAR_CALL = `({ principal: { type: 'User', id: 'alice' }, action: { type: 'Action', id: 'read' }, resource: { type: 'File', id: 'a' }, context: {}, policies: { staticPolicies: 'permit(principal, action, resource);' }, entities: [] })`;
+
+/**
+ * Nanoseconds from a child's first line of code to the package being ready, then of its first call,
+ * per module system; Cedar's `@cedar-policy/cedar-wasm` (a bench-only dependency of js/) doing the
+ * same (load + instantiate, one `isAuthorized`) in the same run.
+ */
 const COLD = {
   require: `const t0 = process.hrtime.bigint();
 const p = require('@netaclaw/tool-policy');
@@ -34,20 +41,36 @@ const t1 = process.hrtime.bigint();
 p.runtimeDiagnostic({});
 const t2 = process.hrtime.bigint();
 console.log(JSON.stringify([Number(t1 - t0), Number(t2 - t1)]));`,
+  cedarRequire: `const t0 = process.hrtime.bigint();
+const c = require('@cedar-policy/cedar-wasm/nodejs');
+c.getCedarVersion();
+const t1 = process.hrtime.bigint();
+if (c.isAuthorized(${CEDAR_CALL}).type !== 'success') throw new Error('cedar call failed');
+const t2 = process.hrtime.bigint();
+console.log(JSON.stringify([Number(t1 - t0), Number(t2 - t1)]));`,
+  cedarImport: `const t0 = process.hrtime.bigint();
+const c = await import('@cedar-policy/cedar-wasm/nodejs');
+c.getCedarVersion();
+const t1 = process.hrtime.bigint();
+if (c.isAuthorized(${CEDAR_CALL}).type !== 'success') throw new Error('cedar call failed');
+const t2 = process.hrtime.bigint();
+console.log(JSON.stringify([Number(t1 - t0), Number(t2 - t1)]));`,
 };
 
 function coldStart() {
   const out = {};
-  for (const [kind, source] of Object.entries(COLD)) {
-    const flags = kind === 'import' ? ['--input-type=module', '-e', source] : ['-e', source];
-    const ready = [];
-    const first = [];
-    for (let i = 0; i < coldRuns; i++) {
+  // Interleaved run by run, so that the machine's drift affects both packages alike.
+  const samples = Object.fromEntries(Object.keys(COLD).map((k) => [k, { ready: [], first: [] }]));
+  for (let i = 0; i < coldRuns; i++) {
+    for (const [kind, source] of Object.entries(COLD)) {
+      const flags = kind.toLowerCase().endsWith('import') ? ['--input-type=module', '-e', source] : ['-e', source];
       const [a, b] = JSON.parse(execFileSync(process.execPath, flags, { cwd: path.join(repo, 'js'), encoding: 'utf8' }));
-      ready.push(a);
-      first.push(b);
+      samples[kind].ready.push(a);
+      samples[kind].first.push(b);
     }
-    out[kind] = { readyNs: median(ready), firstCallNs: median(first), runs: coldRuns };
+  }
+  for (const [kind, { ready, first }] of Object.entries(samples)) {
+    out[kind] = { readyNs: median(ready), firstCallNs: median(first), totalNs: median(ready.map((r, i) => r + first[i])), runs: coldRuns };
   }
   return out;
 }

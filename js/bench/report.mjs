@@ -17,7 +17,7 @@ const criterionDir = arg('criterion', 'target/criterion');
 const out = arg('out', 'BENCHMARKS.md');
 const read = (file) => JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
 
-const GOALS = { decisionsPerSecond: 20e6, coldStartMs: 5, preparedSpeedup: 5, statelessOverFloor: 3, gzipBytes: 65536 };
+const GOALS = { decisionsPerSecond: 20e6, coldStartMs: 5, coldOverCedar: 0.15, firstVisitMs: 20, preparedSpeedup: 5, statelessOverFloor: 3, checksPerSecond: 1e6, gzipBytes: 65536 };
 const CASES = { builtin: 'builtin catalog (19 tools)', generated1000: 'generated catalog (1,000 tools)' };
 
 /** Criterion's median, in nanoseconds. */
@@ -66,7 +66,8 @@ p(`| Date | ${new Date().toISOString().slice(0, 10)} |`);
 p();
 p('## Package size');
 p();
-p('`scripts/build-pkg.sh` output; the budget is checked by `scripts/size-check.sh`.');
+p('`scripts/build-pkg.sh` output: one `.wasm`, loaded by the Node and the web entries alike; the budget is');
+p('checked by `scripts/size-check.sh`.');
 p();
 p('| file | bytes | gzip -9 | goal ≤ 65,536 gzip -9 |');
 p('|---|---:|---:|---|');
@@ -93,52 +94,142 @@ p('`runtimeDiagnostic` through the JSON API: stateless is `api::call("runtimeDia
 p('and governance read on every call); prepared is `api::Prepared::diagnose` plus printing the answer (what');
 p('`ToolPolicyEngine.diagnose` runs). Inputs are parsed `serde_json` values, so no JSON text is read here.');
 p();
-p('| catalog | stateless | prepared | stateless ÷ prepared |');
-p('|---|---:|---:|---:|');
+p('Routes is `api::Prepared::diagnose_routes` (`ToolPolicyEngine.diagnoseRoutes`: the answer without');
+p('`profiles`, which `engine.profiles()` hands back once).');
+p();
+p('| catalog | stateless | prepared | routes | stateless ÷ prepared | stateless ÷ routes |');
+p('|---|---:|---:|---:|---:|---:|');
 for (const c of Object.keys(CASES)) {
   const s = native('runtimeDiagnostic_stateless', c);
   const q = native('runtimeDiagnostic_prepared', c);
-  p(`| ${CASES[c]} | ${fmtNs(s)} | ${fmtNs(q)} | ${fmtRatio(s / q)} |`);
+  const r = native('runtimeDiagnostic_routes', c);
+  p(`| ${CASES[c]} | ${fmtNs(s)} | ${fmtNs(q)} | ${fmtNs(r)} | ${fmtRatio(s / q)} | ${fmtRatio(s / r)} |`);
 }
 p();
 p('## Cold start');
 p();
-p('Import and instantiate the package in a fresh process (Node, measured from the first line of the');
-p('child) or a fresh browser context (served from 127.0.0.1, nothing cached), then the first call');
-p('(`runtimeDiagnostic({})`, builtin catalog).');
+p('Load and instantiate the package in a fresh Node process (measured from the first line of the child),');
+p('then the first call (`runtimeDiagnostic({})`, builtin catalog); Cedar\'s `@cedar-policy/cedar-wasm`');
+p('4.13.0 (a bench-only dependency of `js/`) doing the same in the same run, interleaved process by');
+p('process: load and instantiate (`require`/`import` of `@cedar-policy/cedar-wasm/nodejs`), then one');
+p('`isAuthorized` of a one-policy set. Goal: ours ≤ 0.15× Cedar\'s, load + first call.');
 p();
-p('| runtime | entry | import + instantiate | first call | goal ≤ 5 ms |');
+p('| runtime | entry | load + instantiate | first call | total | Cedar: load + instantiate | Cedar: first call | Cedar: total | ours ÷ Cedar (goal ≤ 0.15×) |');
+p('|---|---|---:|---:|---:|---:|---:|---:|---:|');
+for (const kind of ['require', 'import']) {
+  const r = node.cold[kind];
+  const cedar = node.cold[kind === 'require' ? 'cedarRequire' : 'cedarImport'];
+  const ratio = r.totalNs / cedar.totalNs;
+  const entry = kind === 'require' ? "require('@netaclaw/tool-policy')" : "import('@netaclaw/tool-policy')";
+  p(`| ${node.runtime} | \`${entry}\` (${r.runs} runs) | ${fmtNs(r.readyNs)} | ${fmtNs(r.firstCallNs)} | ${fmtNs(r.totalNs)} | ${fmtNs(cedar.readyNs)} | ${fmtNs(cedar.firstCallNs)} | ${fmtNs(cedar.totalNs)} | ${ratio.toFixed(3)}× (${goal(ratio <= GOALS.coldOverCedar)}) |`);
+}
+p();
+p('A first visit in the browser: a fresh context (nothing cached) opens a page served from 127.0.0.1 whose');
+p('module imports the package; measured from navigation start to the module ready, then its first call.');
+p('The `.wasm` compiles while it streams in (`WebAssembly.instantiateStreaming`, served as');
+p('`application/wasm`). "With preload hints" adds to the page\'s head what `www/index.html` carries: a');
+p('preload of the `.wasm` (and module preloads of the entry and its glue, which Vite emits for its own');
+p('chunks), so the requests start together instead of one after another. The dynamic `import()` row is');
+p('the figure of the earlier benchmarks (the page already loaded, then the package imported). The floor');
+p('row is a first visit of the same page whose module does nothing: what navigation and one module cost');
+p('on this machine in this run, before any of the package.');
+p();
+p('| runtime | page | to module ready | first call | goal ≤ 20 ms |');
 p('|---|---|---:|---:|---|');
-for (const [kind, r] of Object.entries(node.cold)) {
-  p(`| ${node.runtime} | \`${kind === 'require' ? "require('@netaclaw/tool-policy')" : "import('@netaclaw/tool-policy')"}\` (${r.runs} runs) | ${fmtNs(r.readyNs)} | ${fmtNs(r.firstCallNs)} | ${goal(r.readyNs / 1e6 <= GOALS.coldStartMs)} |`);
+for (const kind of ['plain', 'hints']) {
+  const r = browser.visit[kind];
+  p(`| ${browser.runtime} | ${kind === 'hints' ? 'with preload hints' : 'without hints'} (${r.runs} runs) | ${fmtNs(r.readyNs)} | ${fmtNs(r.firstCallNs)} | ${goal(r.readyNs / 1e6 <= GOALS.firstVisitMs)} |`);
+}
+if (browser.visit.empty) {
+  const r = browser.visit.empty;
+  p(`| ${browser.runtime} | the floor: the same page with an empty module, no package (${r.runs} runs) | ${fmtNs(r.readyNs)} | — | — |`);
 }
 for (const [, r] of Object.entries(browser.cold)) {
-  p(`| ${browser.runtime} | \`import('/pkg/browser.mjs')\` (${r.runs} runs) | ${fmtNs(r.readyNs)} | ${fmtNs(r.firstCallNs)} | ${goal(r.readyNs / 1e6 <= GOALS.coldStartMs)} |`);
+  p(`| ${browser.runtime} | \`import('/pkg/browser.mjs')\` after load (${r.runs} runs) | ${fmtNs(r.readyNs)} | ${fmtNs(r.firstCallNs)} | — |`);
 }
 p();
 p('## `runtimeDiagnostic` in JavaScript');
 p();
 p('Stateless: `runtimeDiagnostic(input)`. Prepared: `new ToolPolicyEngine({ catalog, governance })` once,');
-p('then `engine.diagnose(perCallInput)`. Floor: `JSON.parse(JSON.stringify(x))` of the same input and of');
+p('then `engine.diagnose(perCallInput)`; routes: `engine.diagnoseRoutes(perCallInput)`, the static part');
+p('(`profiles`) handed back once by `engine.profiles()`. Floor: `JSON.parse(JSON.stringify(x))` of the same input and of');
 p('the answer, what crossing the boundary costs at least (for prepared, of the per-call input and the');
 p('answer). "× native" divides by the native figure of the same work above. Every answer of the engine was');
 p('checked to be byte-identical to the stateless one.');
 p();
-p('| runtime | catalog | answer | stateless | prepared | stateless ÷ prepared (goal ≥ 5× on 1,000) | stateless × native | prepared × native | stateless ÷ floor (goal ≤ 3×) | prepared ÷ floor |');
-p('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+p('| runtime | catalog | answer | stateless | prepared | routes | stateless ÷ routes (goal ≥ 5× on 1,000) | stateless ÷ prepared | stateless × native | routes × native | stateless ÷ floor (goal ≤ 3×) | routes ÷ floor |');
+p('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of [node, browser]) {
   for (const c of Object.keys(CASES)) {
     const x = r.cases[c];
-    if (!x.identical) throw new Error(`${r.runtime} ${c}: the engine's answer differs from the stateless one`);
-    const speedup = x.ns.stateless / x.ns.prepared;
+    if (!x.identical || !x.routesIdentical) throw new Error(`${r.runtime} ${c}: the engine's answer differs from the stateless one`);
+    const speedup = x.ns.stateless / x.ns.routes;
     const overFloor = x.ns.stateless / x.ns.floorStateless;
     const speedGoal = c === 'generated1000' ? ` (${goal(speedup >= GOALS.preparedSpeedup)})` : '';
     p(
-      `| ${r.runtime} | ${CASES[c]} | ${int(x.outputBytes / 1024)} KiB | ${fmtNs(x.ns.stateless)} | ${fmtNs(x.ns.prepared)} | ${fmtRatio(speedup)}${speedGoal} | ${fmtRatio(x.ns.stateless / native('runtimeDiagnostic_stateless', c))} | ${fmtRatio(x.ns.prepared / native('runtimeDiagnostic_prepared', c))} | ${fmtRatio(overFloor)} (${goal(overFloor <= GOALS.statelessOverFloor)}) | ${fmtRatio(x.ns.prepared / x.ns.floorPrepared)} |`,
+      `| ${r.runtime} | ${CASES[c]} | ${int(x.outputBytes / 1024)} KiB, routes ${int(x.routesBytes / 1024)} KiB | ${fmtNs(x.ns.stateless)} | ${fmtNs(x.ns.prepared)} | ${fmtNs(x.ns.routes)} | ${fmtRatio(speedup)}${speedGoal} | ${fmtRatio(x.ns.stateless / x.ns.prepared)} | ${fmtRatio(x.ns.stateless / native('runtimeDiagnostic_stateless', c))} | ${fmtRatio(x.ns.routes / native('runtimeDiagnostic_routes', c))} | ${fmtRatio(overFloor)} (${goal(overFloor <= GOALS.statelessOverFloor)}) | ${fmtRatio(x.ns.routes / x.ns.floorRoutes)} |`,
     );
   }
 }
 p();
+const boundary = fs.existsSync(path.join(dir, 'boundary.json')) ? read('boundary.json') : null;
+if (boundary) {
+  p('## The boundary: JSON text or serde-wasm-bindgen');
+  p();
+  p('Each function called through the package (arguments through `JSON.stringify`, answers through');
+  p('`JSON.parse`) and through a build of the same crate whose bindings also read arguments and write');
+  p('answers with serde-wasm-bindgen (`Serializer::json_compatible()`, plain objects;');
+  p('`scripts/boundary-experiment.sh`). Both answers were checked to be the same JSON. Below 1× the');
+  p('serde-wasm-bindgen form is faster.');
+  p();
+  p('| function | Node: JSON text | Node: serde-wasm-bindgen | Node: swb ÷ JSON | Chromium: JSON text | Chromium: serde-wasm-bindgen | Chromium: swb ÷ JSON |');
+  p('|---|---:|---:|---:|---:|---:|---:|');
+  for (const [name, x] of Object.entries(boundary.node.cases)) {
+    const y = boundary.chromium.cases[name];
+    if (!x.same || !y.same) throw new Error(`boundary: ${name}: the two forms answer differently`);
+    p(`| \`${name}\` | ${fmtNs(x.jsonNs)} | ${fmtNs(x.swbNs)} | ${fmtRatio(x.swbNs / x.jsonNs)} | ${fmtNs(y.jsonNs)} | ${fmtNs(y.swbNs)} | ${fmtRatio(y.swbNs / y.jsonNs)} |`);
+  }
+  p();
+  p(`Size: the package's \`.wasm\` is ${int(boundary.size.json.gzip)} bytes gzip -9; the build with serde-wasm-bindgen's reader and writer is ${int(boundary.size.swb.gzip)} (+${int(boundary.size.swb.gzip - boundary.size.json.gzip)}), against a budget of ${int(GOALS.gzipBytes)}.`);
+  p();
+}
+p('## `checkToolCall` on every tool call');
+p();
+p('One `read_file` call with a relative path, against the routes and policy of a worker with the builtin');
+p('catalog (`checkSuite` in `js/bench/suite.mjs`; the same input natively, through the JSON API). Floor: the');
+p('call `{ name, arguments }` and the answer through `JSON.parse(JSON.stringify(x))`, what any form of the');
+p('check pays to cross a JSON boundary even when the policy and routes are prepared; input floor: the same');
+p('for the whole input. Goal: ≥ 1 M checks/s in Node through the public API.');
+p();
+p('| runtime | per check | checks / s | goal ≥ 1 M / s | × native | input floor | call floor | checks / s at the call floor |');
+p('|---|---:|---:|---|---:|---:|---:|---:|');
+const nativeCheck = native('checkToolCall', 'builtin');
+p(`| native (criterion, JSON API) | ${fmtNs(nativeCheck)} | ${(1e9 / nativeCheck / 1e6).toFixed(3)} M | — | 1× | — | — | — |`);
+for (const r of [node, browser]) {
+  const x = r.checks;
+  const rate = 1e9 / x.ns.checkToolCall;
+  p(`| ${r.runtime} | ${fmtNs(x.ns.checkToolCall)} | ${(rate / 1e6).toFixed(3)} M | ${r === node ? goal(rate >= GOALS.checksPerSecond) : '—'} | ${fmtRatio(x.ns.checkToolCall / nativeCheck)} | ${fmtNs(x.ns.floorInput)} | ${fmtNs(x.ns.floorCall)} | ${(1e9 / x.ns.floorCall / 1e6).toFixed(2)} M |`);
+}
+p();
+const runtime = fs.existsSync(path.join(dir, 'runtime.json')) ? read('runtime.json') : null;
+if (runtime) {
+  p("## The runtime's own costs");
+  p();
+  p(`The sub-agent runtime of \`js/backend\` (its compiled modules, \`js/bench/runtime.cjs\`), ${runtime.runs} runs each (×4 for the`);
+  p(`per-call rows), each beside the bare operation it is built on; shell sandbox: ${runtime.shell}.`);
+  p();
+  p('| what | the runtime | the bare operation | ratio | goal |');
+  p('|---|---:|---:|---:|---|');
+  p(`| worker start to its first decided call (\`read_file\`), p50 | ${fmtNs(runtime.start.workerP50)} | ${fmtNs(runtime.start.forkP50)} (\`fork\` of an empty script, one IPC message) | ${fmtRatio(runtime.start.workerP50 / runtime.start.forkP50)} | — |`);
+  p(`| the same, p95 | ${fmtNs(runtime.start.workerP95)} | ${fmtNs(runtime.start.forkP95)} | ${fmtRatio(runtime.start.workerP95 / runtime.start.forkP95)} | — |`);
+  const proxyRatio = runtime.proxy.callP50 / runtime.proxy.echoP50;
+  p(`| a proxied call's round trip (\`todo\`: main → worker → gate → main decides again and runs it → worker → main) | ${fmtNs(runtime.proxy.callP50)} | ${fmtNs(runtime.proxy.echoP50)} (IPC echo to a child) | ${fmtRatio(proxyRatio)} | ≤ 2×: ${goal(proxyRatio <= 2)} |`);
+  const bashRatio = runtime.bash.sandboxedP50 / runtime.bash.shP50;
+  p(`| a sandboxed \`bash\` (\`true\`, through the worker) | ${fmtNs(runtime.bash.sandboxedP50)} | ${fmtNs(runtime.bash.shP50)} (\`spawn('sh', ['-c', 'true'])\`) | ${fmtRatio(bashRatio)} | ≤ 3×: ${goal(bashRatio <= 3)} |`);
+  if (runtime.bash.bwrapP50) p(`| the sandbox alone: the same bwrap arguments and prelude spawned from the main process | ${fmtNs(runtime.bash.bwrapP50)} | ${fmtNs(runtime.bash.shP50)} | ${fmtRatio(runtime.bash.bwrapP50 / runtime.bash.shP50)} | the floor of the row above |`);
+  p(`| a chat turn (POST /api/netaclaw/chat, one model answer, no tool call) | ${fmtNs(runtime.chat.turnP50)} | ${fmtNs(runtime.chat.modelP50)} (the scripted model's own time) | ${fmtRatio(runtime.chat.turnP50 / runtime.chat.modelP50)} (overhead ${fmtNs(runtime.chat.overheadP50)}) | — |`);
+  p();
+}
 const notes = path.join(here, 'NOTES.md');
 if (fs.existsSync(notes)) {
   p(fs.readFileSync(notes, 'utf8').trim());

@@ -38,6 +38,23 @@ export function timePerCall(now, fn, { runs = 15, minBatchMs = 25 } = {}) {
   return samples;
 }
 
+/** `JSON.parse(JSON.stringify(x))` of each value: what crossing a JSON boundary costs at least. */
+function roundTrip(...values) {
+  for (const v of values) JSON.parse(JSON.stringify(v));
+}
+
+/** Median ns per call of each function of `work`, measured interleaved in rounds. */
+function interleaved(work, now, runs, minBatchMs) {
+  const samples = Object.fromEntries(Object.keys(work).map((k) => [k, []]));
+  const rounds = 3;
+  for (let round = 0; round < rounds; round++) {
+    for (const [key, fn] of Object.entries(work)) {
+      samples[key].push(...timePerCall(now, fn, { runs: Math.ceil(runs / rounds), minBatchMs }));
+    }
+  }
+  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
+}
+
 /**
  * Runs the suite. `policy` is the package's exports; `now()` returns nanoseconds as a Number.
  * Answers `{ cases: { [name]: { tools, inputBytes, outputBytes, identical, ns: { stateless, prepared,
@@ -53,34 +70,53 @@ export function runSuite(policy, inputs, now, options = {}) {
     const output = policy.runtimeDiagnostic(input);
     const text = JSON.stringify(output);
     const identical = JSON.stringify(engine.diagnose(call)) === text;
+    // The static part handed back once: the per-call answer is the diagnostic less `profiles`.
+    const { profiles, ...dynamic } = output;
+    const routesIdentical = JSON.stringify(engine.diagnoseRoutes(call)) === JSON.stringify(dynamic) && JSON.stringify(engine.profiles()) === JSON.stringify(profiles);
     const work = {
       stateless: () => policy.runtimeDiagnostic(input),
       prepared: () => engine.diagnose(call),
-      floorStateless: () => {
-        JSON.parse(JSON.stringify(input));
-        JSON.parse(JSON.stringify(output));
-      },
-      floorPrepared: () => {
-        JSON.parse(JSON.stringify(call));
-        JSON.parse(JSON.stringify(output));
-      },
+      floorStateless: () => roundTrip(input, output),
+      floorPrepared: () => roundTrip(call, output),
+      routes: () => engine.diagnoseRoutes(call),
+      floorRoutes: () => roundTrip(call, dynamic),
     };
-    const samples = Object.fromEntries(Object.keys(work).map((k) => [k, []]));
-    // Interleave: several rounds, each measuring every function for a few runs.
-    const rounds = 3;
-    for (let round = 0; round < rounds; round++) {
-      for (const [key, fn] of Object.entries(work)) {
-        samples[key].push(...timePerCall(now, fn, { runs: Math.ceil(runs / rounds), minBatchMs: options.minBatchMs ?? 25 }));
-      }
-    }
+    const ns = interleaved(work, now, runs, options.minBatchMs ?? 25);
     engine.free();
     cases[name] = {
       tools: output.profiles.length,
       inputBytes: JSON.stringify(input).length,
       outputBytes: text.length,
+      routesBytes: JSON.stringify(dynamic).length,
       identical,
-      ns: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)])),
+      routesIdentical,
+      ns,
     };
   }
-  return { cases };
+  return { cases, checks: checkSuite(policy, now, options) };
+}
+
+/**
+ * `checkToolCall` on every tool call: the public function per call on a worker's builtin routes, a
+ * small call (`read_file` with a relative path) and the floor of any JSON boundary for it — the call
+ * `{ name, arguments }` and the answer through `JSON.parse(JSON.stringify(x))`, which a prepared form
+ * taking only the call would still pay.
+ */
+export function checkSuite(policy, now, options = {}) {
+  const runs = options.runs ?? 15;
+  const diagnostic = policy.runtimeDiagnostic({ sessionCwd: '/srv/work', shellPermitted: true, writePermitted: true });
+  const routes = diagnostic.routes.map(({ name, status, reasons }) => ({ name, status, reasons }));
+  const call = { name: 'read_file', arguments: { path: 'src/lib.rs' } };
+  const input = { policy: diagnostic.policy, routes, call };
+  const answer = policy.checkToolCall(input);
+  const work = {
+    checkToolCall: () => policy.checkToolCall(input),
+    floorInput: () => roundTrip(input, answer),
+    floorCall: () => roundTrip(call, answer),
+  };
+  return {
+    decision: answer.decision,
+    inputBytes: JSON.stringify(input).length,
+    ns: interleaved(work, now, runs, options.minBatchMs ?? 25),
+  };
 }

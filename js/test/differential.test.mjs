@@ -22,10 +22,9 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const COUNT = Number(process.env.DIFF_COUNT ?? 500);
 const BROWSER_COUNT = Number(process.env.DIFF_BROWSER_COUNT ?? 100);
 const SEED = process.env.DIFF_SEED ?? '20240501';
-const FUNCTIONS = [
-  'toolManifest', 'resolveTools', 'buildSubprocessWorkerPolicy', 'projectRuntimePolicy', 'runtimeDiagnostic', 'syncCatalog',
-  'validateToolUpdate', 'toolBehaviorGuidance', 'labels', 'label', 'engine.resolve', 'engine.diagnose', 'checkToolCall',
-];
+/** The functions the native generator covers (`--list`): exported functions (checked against the
+ * export table by the generator) and the engine's methods. */
+const FUNCTIONS = JSON.parse(execFileSync('cargo', ['run', '--quiet', '--example', 'differential', '--', '--list'], { cwd: ROOT, encoding: 'utf8' }));
 
 const work = mkdtempSync(join(tmpdir(), 'netaclaw-differential-'));
 test.after(() => rmSync(work, { recursive: true, force: true }));

@@ -91,6 +91,29 @@ test('one engine answers many calls, the catalog and governance read once', () =
   engine.free();
 });
 
+// The static part handed back once: diagnoseRoutes is diagnose less `profiles` (the same bytes
+// otherwise, errors included), and profiles() is that `profiles`.
+for (const { file, vector } of vectorsOf(entries, 'runtimeDiagnostic')) {
+  test(`engine.diagnoseRoutes + engine.profiles() = ${file}`, () => {
+    const whole = attempt(() => runtimeDiagnostic(...vector.args));
+    const routes = viaEngine('diagnoseRoutes', vector.args[0]);
+    if (!whole.ok) {
+      assert.equal(text(routes), text(whole));
+      return;
+    }
+    const { profiles, ...rest } = whole.value;
+    assert.equal(text(routes), `ok ${JSON.stringify(rest)}`);
+    assert.ok(!Object.hasOwn(routes.value, 'profiles'));
+    const input = isPlainObject(vector.args[0]) ? vector.args[0] : {};
+    const engine = new ToolPolicyEngine({ catalog: input.catalog, governance: input.governance });
+    try {
+      assert.equal(JSON.stringify(engine.profiles()), JSON.stringify(profiles));
+    } finally {
+      engine.free();
+    }
+  });
+}
+
 test('new ToolPolicyEngine() and null/undefined options mean the builtin catalog, no governance', () => {
   const expected = JSON.stringify(resolveTools({}));
   for (const options of [undefined, null, {}]) {
@@ -122,7 +145,7 @@ test('free() releases the engine; a freed engine throws a plain Error, and the m
   const engine = new ToolPolicyEngine({});
   assert.ok(Array.isArray(engine.resolve({}).toolNames));
   engine.free();
-  for (const call of [() => engine.resolve({}), () => engine.diagnose({})]) {
+  for (const call of [() => engine.resolve({}), () => engine.diagnose({}), () => engine.diagnoseRoutes({}), () => engine.profiles()]) {
     assert.throws(call, (e) => e instanceof Error && !(e instanceof WebAssembly.RuntimeError));
   }
   // A second free() is refused with a plain Error too (never a trap).

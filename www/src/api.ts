@@ -1,6 +1,9 @@
 // Thin client of the backend (docs/backend-api.md). Every /admin route gets the admin token.
 import { ref } from 'vue';
-import type { AgentInput, AgentRow, Page, PreviewPromptResult, SyncResult, ToolRow } from './types';
+import { createParser } from 'eventsource-parser';
+import type { AgentInput, AgentRow, ChannelView, Page, PreviewPromptResult, SyncResult, ToolRow } from './types';
+import type { RuntimeDiagnostic, ToolManifest } from '@netaclaw/tool-policy';
+import type { BatchRecord, BatchRow, BatchRunInput, ChannelInput, SessionFields, SessionInfo, SessionRow } from './types';
 
 const TOKEN_KEY = 'netaclaw.adminToken';
 
@@ -41,6 +44,16 @@ export class ApiError extends Error {
   }
 }
 
+/** The text of an error for the page (an ApiError's message, or any other error's). */
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** An error with the backend's code when it has one (`channel_in_use: model channel 3 is used by …`). */
+export function codedErrorText(e: unknown): string {
+  return e instanceof ApiError ? `${e.code}: ${e.message}` : errorText(e);
+}
+
 /** Called when a request is answered 401, so the shell can open the login box. */
 export const unauthorized = ref(false);
 
@@ -69,12 +82,16 @@ async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown):
   return (json as { data: T }).data;
 }
 
-function qs(params: Record<string, string | number>): string {
-  return '?' + new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
+function qs(params: Record<string, string | number | undefined>): string {
+  const set = Object.entries(params).filter((e): e is [string, string | number] => e[1] !== undefined);
+  return '?' + new URLSearchParams(set.map(([k, v]) => [k, String(v)])).toString();
 }
 
 const TOOL = '/admin/netaclaw/tool';
 const AGENT = '/admin/netaclaw/agent';
+const CHANNEL = '/admin/netaclaw/channel';
+const SESSION = '/admin/netaclaw/session';
+const SUBAGENT = '/admin/netaclaw/subagent';
 
 export interface ToolPageQuery {
   page?: number;
@@ -93,6 +110,8 @@ export const api = {
     update: (idOrName: { id?: number; name?: string }, patch: Record<string, unknown>) =>
       request<ToolRow>('POST', `${TOOL}/update`, { ...patch, ...idOrName }),
     all: () => request<ToolRow[]>('GET', `${TOOL}/all`),
+    /** The backend's merged catalog (builtin tools, then NETACLAW_CATALOG_FILE's), as manifests. */
+    catalog: () => request<ToolManifest[]>('GET', `${TOOL}/catalog`),
     sync: () => request<SyncResult>('POST', `${TOOL}/sync`),
     forAgent: () => request<{ toolsets: string[]; tools: ToolRow[]; profiles: unknown[] }>('GET', `${TOOL}/forAgent`),
     diagnostic: (body: Record<string, unknown>) => request<unknown>('POST', `${TOOL}/diagnostic`, body),
@@ -107,4 +126,91 @@ export const api = {
     previewPrompt: (body: { id: number } | { agent: AgentInput }) =>
       request<PreviewPromptResult>('POST', `${AGENT}/previewPrompt`, body),
   },
+  channel: {
+    page: (q: { page?: number; size?: number } = {}) => request<Page<ChannelView>>('POST', `${CHANNEL}/page`, q),
+    info: (id: number) => request<ChannelView>('GET', `${CHANNEL}/info${qs({ id })}`),
+    add: (c: ChannelInput) => request<ChannelView>('POST', `${CHANNEL}/add`, c),
+    /** Without `apiKey` the stored key is kept; `apiKey: null` removes it. */
+    update: (id: number, c: ChannelInput) => request<ChannelView>('POST', `${CHANNEL}/update`, { ...c, id }),
+    delete: (id: number) => request<{ id: number; defaultChannelId: number | null }>('POST', `${CHANNEL}/delete`, { id }),
+  },
+  session: {
+    page: (q: { page?: number; size?: number; agentId?: number }) =>
+      request<{ list: SessionRow[]; total: number }>('GET', `${SESSION}/page${qs(q)}`),
+    info: (id: number) => request<SessionInfo>('GET', `${SESSION}/info${qs({ id })}`),
+  },
+  chat: {
+    /** The agent's prompt, offered tools and model channel for a chat session with these fields. */
+    preview: (agentId: number, fields: Partial<SessionFields>) =>
+      request<PreviewPromptResult & { systemPrompt: string; channel: ChannelView | null }>('POST', `${AGENT}/previewPrompt`, { id: agentId, ...fields }),
+    /** The routes of a chat session's main agent, as the executor computes them (the backend's diagnostic). */
+    routes: (agentId: number, fields: Partial<SessionFields>) =>
+      request<RuntimeDiagnostic>('POST', `${TOOL}/diagnostic`, { agentId, ...fields }),
+  },
+  subagent: {
+    run: (body: BatchRunInput) => request<BatchRecord>('POST', `${SUBAGENT}/run`, body),
+    page: (q: { page?: number; size?: number; agentId?: number; sessionId?: number }) =>
+      request<{ list: BatchRow[]; total: number }>('GET', `${SUBAGENT}/page${qs(q)}`),
+    info: (id: number) => request<BatchRecord>('GET', `${SUBAGENT}/info${qs({ id })}`),
+  },
 };
+
+/** The chat WebSocket of this origin; the token goes in the query (a browser cannot set the header). */
+export function chatSocketUrl(): string {
+  const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
+  return `${scheme}://${window.location.host}/ws/netaclaw/chat?token=${encodeURIComponent(adminToken.value)}`;
+}
+
+/** One Server-Sent Event: its `event:` name and its JSON `data:`. */
+export interface StreamEvent {
+  type: string;
+  data: unknown;
+}
+
+/**
+ * Reads `GET /admin/netaclaw/subagent/events?id=` — Server-Sent Events. `EventSource` cannot send the
+ * bearer header, so this is `fetch` with a stream reader and `eventsource-parser`. Resolves when the
+ * stream ends (after `done`), rejects with an ApiError for an error answer or a broken stream;
+ * `signal` stops reading.
+ */
+export async function streamBatchEvents(id: number, onEvent: (e: StreamEvent) => void, signal: AbortSignal): Promise<void> {
+  const headers: Record<string, string> = { Accept: 'text/event-stream' };
+  if (adminToken.value) headers.Authorization = `Bearer ${adminToken.value}`;
+  let res: Response;
+  try {
+    res = await fetch(`${SUBAGENT}/events${qs({ id })}`, { headers, signal });
+  } catch (e) {
+    if (signal.aborted) return;
+    throw new ApiError(0, 'network_error', e instanceof Error ? e.message : String(e));
+  }
+  if (!res.ok || !res.body) {
+    const err = ((await res.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null)?.error;
+    if (res.status === 401) unauthorized.value = true;
+    throw new ApiError(res.status, err?.code ?? `http_${res.status}`, err?.message ?? res.statusText);
+  }
+  let bad: Error | null = null;
+  const parser = createParser({
+    onEvent: (m) => {
+      try {
+        onEvent({ type: m.event ?? 'message', data: JSON.parse(m.data) as unknown });
+      } catch (e) {
+        bad ??= e instanceof Error ? e : new Error(String(e));
+      }
+    },
+  });
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parser.feed(value);
+      if (bad) throw new ApiError(0, 'bad_event', (bad as Error).message);
+    }
+  } catch (e) {
+    if (signal.aborted) return;
+    if (e instanceof ApiError) throw e;
+    throw new ApiError(0, 'network_error', e instanceof Error ? e.message : String(e));
+  } finally {
+    reader.releaseLock();
+  }
+}

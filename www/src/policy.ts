@@ -1,27 +1,37 @@
-// The one place the pages talk to @netaclaw/tool-policy. Every rule — resolution, routes,
-// guidance, update guard, labels — is the package's; this file only builds its inputs the way
-// docs/backend-api.md says ("How an agent becomes a resolver input") and picks labels by locale.
+// The one place the pages talk to @netaclaw/tool-policy. Every rule, list, default and vocabulary —
+// resolution, routes, the static-vs-dynamic comparison, the row view, the update guard, the agent
+// mapping, labels — is the package's; this file only passes it the catalog the backend serves and
+// picks labels by locale.
 import {
-  builtinCatalog,
+  agentResolveInput,
+  getToolNamesByToolset,
+  getToolSchema,
   label,
-  labels,
+  profileRouteDiff,
+  projectRuntimePolicy,
   resolveTools,
   runtimeDiagnostic,
   toolBehaviorGuidance,
-  toolManifest,
+  toolRowView,
   validateToolUpdate,
 } from '@netaclaw/tool-policy';
 import type {
+  CatalogInfo,
+  ModelChannelInput,
+  ProfileRouteDiff,
   ResolveResult,
   RuntimeDiagnostic,
   ToolManifest,
+  ToolRowView,
   ToolRuntimeRoute,
   ToolSchema,
 } from '@netaclaw/tool-policy';
 import { locale } from './i18n';
+import { catalogNow } from './composables/useCatalog';
+import { channelFor } from './composables/useChannels';
 import type { AgentInput, ToolRow } from './types';
 
-export type { ResolveResult, RuntimeDiagnostic, ToolManifest, ToolRuntimeRoute, ToolSchema };
+export type { CatalogInfo, ProfileRouteDiff, ResolveResult, RuntimeDiagnostic, ToolManifest, ToolRowView, ToolRuntimeRoute, ToolSchema };
 
 export type LabelGroup = 'reasons' | 'statuses' | 'routes' | 'kinds' | 'strategies';
 
@@ -29,71 +39,42 @@ export type LabelGroup = 'reasons' | 'statuses' | 'routes' | 'kinds' | 'strategi
 export function L(group: LabelGroup, code: string | null | undefined): string {
   if (code == null || code === '') return '';
   try {
-    return label(group, code as never, locale.value);
+    return label(group, code, locale.value);
   } catch {
     return code; // a code the package does not know: show it raw rather than invent a text
   }
 }
 
-export function allLabels() {
-  return labels(locale.value);
+export function manifestOf(name: string, catalog: ToolSchema[]): ToolManifest | null {
+  return getToolSchema(name, catalog);
 }
 
-let catalogCache: ToolSchema[] | null = null;
-export function catalog(): ToolSchema[] {
-  catalogCache ??= builtinCatalog();
-  return catalogCache;
+/** The tools the given toolsets bring, in toolset order then catalog order (each once). */
+export function toolsOfToolsets(toolsets: string[], catalog: ToolSchema[]): string[] {
+  return [...new Set(toolsets.flatMap((ts) => getToolNamesByToolset(ts, catalog)))];
 }
 
-export function catalogNames(): string[] {
-  return catalog().map((s) => s.name);
-}
-
-export function catalogToolsets(): string[] {
-  return [...new Set(catalog().map((s) => s.toolset))];
-}
-
-/**
- * The static runtime profile of a row: the catalog schema when the tool is in the code catalog,
- * else (an orphan row) the row's mirror fields. Null when the package refuses the row.
- */
-export function manifestFor(row: Pick<ToolRow, 'name' | 'toolset' | 'visibility' | 'capability' | 'isCore' | 'canDisable'>): ToolManifest | null {
-  const schema = catalog().find((s) => s.name === row.name);
+/** What the tool page shows for a row, or the package's refusal of a malformed row. */
+export function rowView(row: ToolRow, catalog: ToolSchema[]): { ok: true; view: ToolRowView } | { ok: false; error: string } {
   try {
-    if (schema) return toolManifest(schema);
-    return toolManifest({
-      name: row.name,
-      toolset: row.toolset,
-      visibility: (row.visibility ?? undefined) as ToolSchema['visibility'],
-      capability: (row.capability ?? undefined) as ToolSchema['capability'],
-      isCore: !!row.isCore,
-      canDisable: !!row.canDisable,
-    } as ToolSchema);
-  } catch {
-    return null;
+    return { ok: true, view: toolRowView({ row: row as never, catalog }) };
+  } catch (e) {
+    return { ok: false, error: policyError(e) };
   }
 }
 
-export function inCatalog(name: string): boolean {
-  return catalog().some((s) => s.name === name);
-}
+/** A model channel as the package reads it (its capability wins over the agent's). */
+export type Channel = ModelChannelInput;
 
 /**
- * docs/backend-api.md, "How an agent becomes a resolver input" — exactly those fields, absent agent
- * fields taking the same defaults as the backend (toolsets/tools/modelCapability/crewRole null,
- * memoryEnabled false, skills []).
+ * The resolver's input for an agent row or draft (docs/backend-api.md, "How an agent becomes a
+ * resolver input"): the package's `agentResolveInput`, plus the catalog and the governance rows.
  */
-export function agentResolverInput(agent: Partial<AgentInput>, governance: ToolRow[]) {
-  return {
-    governance: governance as never,
-    agent: { toolsets: agent.toolsets ?? null, tools: agent.tools ?? null },
-    modelCapability: agent.modelCapability ?? null,
-    memoryEnabled: agent.memoryEnabled ?? false,
-    hasSkills: (agent.skills ?? []).length > 0,
-    crewRole: agent.crewRole ?? null,
-  };
+function agentInput(agent: Partial<AgentInput>, governance: ToolRow[], catalog: ToolSchema[], channel: Channel | null = null) {
+  return { catalog, governance: governance as never, ...agentResolveInput({ agent: agent as never, channel }) };
 }
 
+/** A session an admin names: cwd, extra roots, permissions (and the sub-agent's tools). */
 export interface SubagentBatch {
   subagentTools?: string[] | null;
   sessionCwd?: string | null;
@@ -105,20 +86,45 @@ export interface SubagentBatch {
 export interface AgentPreview {
   resolved: ResolveResult;
   guidance: string;
+  /** The diagnostic without a session: its `profiles` are the static picture of the edit page. */
   diagnostic: RuntimeDiagnostic;
 }
 
-/** What the agent-edit page shows: resolution, the tool-guidance layer and the runtime picture. */
-export function previewAgent(agent: AgentInput, governance: ToolRow[], batch: SubagentBatch = {}): AgentPreview {
-  const input = agentResolverInput(agent, governance);
+/** What the agent-edit page shows: resolution, the tool-guidance layer and the static profiles. */
+export function previewAgent(
+  agent: Partial<AgentInput>,
+  governance: ToolRow[],
+  catalog: ToolSchema[],
+  channel: Channel | null = null,
+  batch: SubagentBatch = {},
+): AgentPreview {
+  const input = agentInput(agent, governance, catalog, channel);
   const resolved = resolveTools(input);
   const guidance = toolBehaviorGuidance(resolved.toolNames, resolved.toolPromptHints);
   const diagnostic = runtimeDiagnostic({ ...input, ...batch });
   return { resolved, guidance, diagnostic };
 }
 
-export function diagnose(agent: AgentInput, governance: ToolRow[], batch: SubagentBatch): RuntimeDiagnostic {
-  return runtimeDiagnostic({ ...agentResolverInput(agent, governance), ...batch });
+/**
+ * The routes of one named session, and the tools the edit page shows as given to the agent whose
+ * static profile runs but this session blocks (profileRouteDiff, seed 000: "edit page says allowed,
+ * the run blocks it").
+ */
+export interface SessionRoutes {
+  diagnostic: RuntimeDiagnostic;
+  blocked: Map<string, ProfileRouteDiff>;
+}
+
+export function sessionRoutes(
+  agent: Partial<AgentInput>,
+  governance: ToolRow[],
+  catalog: ToolSchema[],
+  channel: Channel | null,
+  batch: SubagentBatch,
+): SessionRoutes {
+  const diagnostic = runtimeDiagnostic({ ...agentInput(agent, governance, catalog, channel), ...batch });
+  const given = new Set(diagnostic.resolved.toolNames);
+  return { diagnostic, blocked: new Map(profileRouteDiff(diagnostic).filter((d) => given.has(d.name)).map((d) => [d.name, d])) };
 }
 
 export interface UpdateCheck {
@@ -126,8 +132,8 @@ export interface UpdateCheck {
   errors: { field: string; code: string }[];
 }
 
-export function checkToolUpdate(row: ToolRow, patch: Record<string, unknown>): UpdateCheck {
-  const r = validateToolUpdate({ row: row as never, patch: patch as never });
+export function checkToolUpdate(row: ToolRow, patch: Record<string, unknown>, catalog: ToolSchema[]): UpdateCheck {
+  const r = validateToolUpdate({ row: row as never, patch: patch as never, catalog });
   return r.ok ? { ok: true, errors: [] } : { ok: false, errors: r.errors };
 }
 
@@ -140,24 +146,6 @@ export function policyError(e: unknown): string {
   return String(e);
 }
 
-/** The route a static profile alone predicts (seed 000: manifest vs toolRuntimeRoutes). */
-export function staticRoute(m: ToolManifest): 'worker-local' | 'main-process-proxy' | 'disabled' {
-  if (m.workerRoutingHint === 'local') return m.supportedInWorker ? 'worker-local' : 'disabled';
-  if (m.workerRoutingHint === 'main-process-proxy') return 'main-process-proxy';
-  return 'disabled';
-}
-
-/**
- * The toolsets a legacy agent (no `toolsets`) gets — the package's TOOLSET_DEFAULTS — read off the
- * package itself: the toolsets of every tool a legacy agent with every scene enabled is given.
- */
-export function resolveDefaultsToolsets(): string[] {
-  const r = resolveTools({ agent: null, modelCapability: 'multimodal', memoryEnabled: true, hasSkills: true, crewRole: 'master' });
-  const byName = new Map(catalog().map((s) => [s.name, s.toolset]));
-  const sets = new Set(r.toolNames.map((n) => byName.get(n)).filter((x): x is string => !!x));
-  return catalogToolsets().filter((ts) => sets.has(ts));
-}
-
 /** JSON with object keys sorted: equality of two values regardless of key order. */
 export function canonicalJson(v: unknown): string {
   return JSON.stringify(v, (_k, val: unknown) => {
@@ -166,4 +154,25 @@ export function canonicalJson(v: unknown): string {
     }
     return val;
   });
+}
+
+// ---- for the chat page (SubagentView.vue) until it is rebuilt as the real chat: the same calls on
+// ---- the catalog the app loaded.
+
+export function catalogNames(): string[] {
+  return catalogNow().map((s) => s.name);
+}
+
+export function diagnose(agent: Partial<AgentInput>, governance: ToolRow[], batch: SubagentBatch): RuntimeDiagnostic {
+  return runtimeDiagnostic({ ...agentInput(agent, governance, catalogNow(), channelFor(agent)), ...batch });
+}
+
+/**
+ * The route a manifest alone gives: the package's projection of that one tool with nothing of a
+ * session in the way (a root, shell and write permitted), i.e. its check 6 — what `profileRouteDiff`
+ * calls statically runnable.
+ */
+export function staticRoute(m: ToolManifest): ToolRuntimeRoute['route'] {
+  const open = { workspaceRoots: ['/'], allowShell: true, readonly: false };
+  return projectRuntimePolicy({ catalog: [m], selectedTools: [m.name], policy: open })[0].route;
 }

@@ -13,13 +13,14 @@ import { JsonBodyMiddleware } from './middleware/json';
 import { StaticMiddleware } from './middleware/static';
 import { AdminTokenService } from './service/token';
 import { CatalogService } from './service/catalog';
+import { SeedService } from './service/seed';
 import { ChannelService } from './service/channel';
 import { ChatGateway } from './gateway/chat';
 import { SubagentService } from './service/subagent';
 import { ToolService } from './service/tool';
 import { detectShellMode, setShellSandbox } from './runtime/sandbox';
 import { waitForMysql } from './dbprobe';
-import { DATA_DIR, DB, DB_WAIT_SECONDS, describeDb, HOST, MODEL_ENV, STATIC_DIR } from './settings';
+import { DATA_DIR, DB, DB_WAIT_SECONDS, describeDb, HOST, MODEL_ENV, STATIC_DIR, SEED_FILE } from './settings';
 
 @Configuration({
   imports: [koa, ws, typeorm],
@@ -111,6 +112,20 @@ export class MainConfiguration implements ILifeCycle {
         '[netaclaw] no model channel: chat answers no_model_channel until one is configured ' +
           '(NETACLAW_MODEL_BASE_URL + NETACLAW_MODEL, or POST /admin/netaclaw/channel/add)'
       );
+    }
+    if (SEED_FILE) {
+      // example agents (the demo): only into an empty agent table
+      try {
+        const added = await (await container.getAsync(SeedService)).seed(SEED_FILE);
+        console.log(
+          added > 0
+            ? `[netaclaw] seeded ${added} example agents from ${SEED_FILE} (the agent table was empty)`
+            : `[netaclaw] not seeding ${SEED_FILE}: the agent table has agents`
+        );
+      } catch (err) {
+        console.error(`[netaclaw] start FAILED: ${(err as Error).message}`);
+        throw err;
+      }
     }
     this.adminToken.get();
 

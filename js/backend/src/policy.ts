@@ -21,11 +21,29 @@ export type {
   UpdateOutcome,
   WorkerPolicy,
   ToolRuntimeRoute,
+  ReasonCode,
+  ToolCallDecision,
 } from '@netaclaw/tool-policy';
 
 export const POLICY_PACKAGE = '@netaclaw/tool-policy';
 
 let cached: typeof ToolPolicy | undefined;
+
+let active: ToolPolicy.ToolSchema[] | undefined;
+
+/**
+ * The catalog of this process: set by the backend's CatalogService when it loads (the builtin tools plus
+ * NETACLAW_CATALOG_FILE), and in a worker process from its `init` (the main process's catalog, so that the
+ * worker's gate decides with the catalog its routes were computed from); undefined otherwise, where the
+ * package's builtin catalog applies.
+ */
+export function activeCatalog(): ToolPolicy.ToolSchema[] | undefined {
+  return active;
+}
+
+export function setActiveCatalog(catalog: ToolPolicy.ToolSchema[]): void {
+  active = catalog;
+}
 
 export function policy(): typeof ToolPolicy {
   if (!cached) {

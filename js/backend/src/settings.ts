@@ -96,6 +96,12 @@ export function syncFaultAt(): number | undefined {
 /** `NETACLAW_CATALOG_FILE`: a JSON array of ToolSchema appended to the builtin catalog (absolute path). */
 export const CATALOG_FILE = env('NETACLAW_CATALOG_FILE') ? resolveFromCwd(env('NETACLAW_CATALOG_FILE')!) : undefined;
 
+/**
+ * `NETACLAW_SEED_FILE`: a JSON array of AgentInput added at start when the agent table is empty (the
+ * demo's example agents); unset, nothing is seeded.
+ */
+export const SEED_FILE = env('NETACLAW_SEED_FILE') ? resolveFromCwd(env('NETACLAW_SEED_FILE')!) : undefined;
+
 /** The default model channel described by the environment (created or updated at every start). */
 export interface ModelEnv {
   baseUrl: string;

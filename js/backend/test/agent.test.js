@@ -7,12 +7,11 @@
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { withServer, call, TOKEN } = require('./support/server');
 const { runOnEveryBackend } = require('./support/suites');
 const { startModel } = require('./support/model');
-const { chat, openWs, wsChat, addAgent, modelEnv } = require('./support/chat');
+const { chat, openWs, wsChat, addAgent, modelEnv, tmpDir } = require('./support/chat');
 const policy = require('@netaclaw/tool-policy');
 
 let model;
@@ -22,10 +21,6 @@ before(async () => {
 after(async () => {
   await model.close();
 });
-
-function tmpDir() {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-chat-')));
-}
 
 async function sessionInfo(s, id) {
   const r = await call(s, 'GET', `/admin/netaclaw/session/info?id=${id}`);
@@ -268,6 +263,12 @@ function defineTests(backend) {
       assert.equal(page.list[0].driver, 'model');
       assert.equal(page.list[0].status, 'completed');
       assert.equal(String(page.list[0].sessionId), String(done.sessionId));
+      // the session's batches, as the chat page lists them
+      const bySession = (await call(s, 'GET', `/admin/netaclaw/subagent/page?sessionId=${done.sessionId}`)).body.data;
+      assert.deepEqual([bySession.total, bySession.list.map(b => b.id)], [1, [batchId]]);
+      const otherSession = (await call(s, 'GET', `/admin/netaclaw/subagent/page?sessionId=${done.sessionId + 1000}`)).body.data;
+      assert.deepEqual([otherSession.total, otherSession.list], [0, []]);
+      assert.equal((await call(s, 'GET', `/admin/netaclaw/subagent/page?sessionId=${'x'.repeat(65)}`)).status, 400);
       const info = (await call(s, 'GET', `/admin/netaclaw/subagent/info?id=${batchId}`)).body.data;
       assert.deepEqual(info.policy.workspaceRoots, [work]);
       assert.equal(info.calls[0].name, 'read_file');

@@ -145,6 +145,35 @@ function defineTests(backend) {
     }
   });
 
+  test('with a catalog file, a batch worker decides with the same catalog as the main process', async () => {
+    const db = await backend.fresh();
+    const file = writeTemp('tools.json', JSON.stringify([VISION_OCR]));
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-catalog-work-'));
+    fs.writeFileSync(path.join(work, 'notes.txt'), 'hello\n');
+    await withServer({ ...db.env, NETACLAW_CATALOG_FILE: file }, async s => {
+      const agent = (await call(s, 'POST', '/admin/netaclaw/agent/add', { name: 'ocr-batch', toolsets: ['base', 'vision'] })).body.data;
+      const r = await call(s, 'POST', '/admin/netaclaw/subagent/run', {
+        agentId: agent.id,
+        sessionCwd: work,
+        calls: [
+          { name: 'read_file', arguments: { path: 'notes.txt' } },
+          { name: 'vision_ocr', arguments: {} },
+        ],
+      });
+      assert.equal(r.status, 200, r.text);
+      const batch = r.body.data;
+      // the routes name the file's tool; the worker knows it too
+      assert.equal(batch.routes.at(-1).name, 'vision_ocr');
+      assert.equal(batch.status, 'completed', batch.error);
+      const [read, ocr] = batch.calls;
+      assert.deepEqual([read.decision, read.reason, read.ok, read.output], ['worker-local', null, true, 'hello']);
+      // a text model: the file's tool is denied with its route's reason, decided by the worker's gate
+      assert.deepEqual([ocr.decision, ocr.reason], ['denied', batch.routes.at(-1).blockedReason]);
+      assert.equal(ocr.reason, 'capability_mismatch');
+    });
+    fs.rmSync(work, { recursive: true, force: true });
+  });
+
   test('an unusable catalog file stops the start with a message naming the file', async () => {
     const db = await backend.fresh();
     const cases = [

@@ -42,8 +42,9 @@ describe('protocol', () => {
       sandboxSystem: [],
     };
     assert.equal(parseMessage(init).type, 'init');
-    // the batch's catalog travels with init: required, an array of named tool schemas
-    assert.throws(() => parseMessage({ ...init, catalog: undefined }), /init: missing field catalog/);
+    // the batch's catalog travels with init: optional (absent: the builtin catalog), an array of named tool schemas
+    const { catalog: _omitted, ...withoutCatalog } = init;
+    assert.equal(parseMessage(withoutCatalog).type, 'init');
     for (const bad of [[], {}, [{ toolset: 'base' }], [{ name: '' }], ['read_file'], [null]]) {
       assert.throws(() => parseMessage({ ...init, catalog: bad }), /init: invalid field catalog/, JSON.stringify(bad));
     }
@@ -364,21 +365,27 @@ describe('faults: a worker that crashes, hangs, floods or breaks the protocol', 
 
   test('the real worker refuses an init whose catalog the package rejects, and is stopped', async () => {
     const { WorkerHost } = rt('host.js');
+    const { setActiveCatalog } = rt('../policy.js');
     const duplicate = [{ name: 'read_file', toolset: 'base' }, { name: 'read_file', toolset: 'base' }];
-    const host = new WorkerHost({
-      batchId: 1,
-      agentId: 1,
-      catalog: duplicate,
-      policy: readonlyPolicy(ws.root),
-      routes: [],
-      driver: 'calls',
-      timeoutMs: 20000,
-      shell: 'off',
-      ops: operations('off'),
-      services: services(),
-    });
-    await assert.rejects(host.start(), /rejected message: init: invalid field catalog: .*duplicate tool name "read_file"/);
-    assert.equal((await host.ended$()).status, 'failed');
+    // the host sends the process's catalog (the backend's merged one) in init
+    setActiveCatalog(duplicate);
+    try {
+      const host = new WorkerHost({
+        batchId: 1,
+        agentId: 1,
+        policy: readonlyPolicy(ws.root),
+        routes: [],
+        driver: 'calls',
+        timeoutMs: 20000,
+        shell: 'off',
+        ops: operations('off'),
+        services: services(),
+      });
+      await assert.rejects(host.start(), /rejected message: init: invalid field catalog: .*duplicate tool name "read_file"/);
+      assert.equal((await host.ended$()).status, 'failed');
+    } finally {
+      setActiveCatalog(undefined);
+    }
   });
 
   test('kill(reason) stops a batch at once: killed', async () => {

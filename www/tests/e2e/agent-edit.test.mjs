@@ -2,8 +2,10 @@
 // the preview computed in the browser equals the backend's previewPrompt and diagnostic.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { label } from '@netaclaw/tool-policy';
-import { apiData, canonical, launch, open, pickOption, screenshot, switchLocale, uniqueName } from './helpers.mjs';
+import { agentResolveInput, getToolNamesByToolset, label, profileRouteDiff, runtimeDiagnostic } from '@netaclaw/tool-policy';
+import zhCn from 'element-plus/es/locale/lang/zh-cn.mjs';
+import en from 'element-plus/es/locale/lang/en.mjs';
+import { apiData, canonical, countSettles, launch, open, pickOption, screenshot, serverCatalog, switchLocale, uniqueName } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -21,7 +23,7 @@ async function droppedReason(page, tool) {
 
 test('disabling bash for an agent shows disabled_by_agent, in zh-CN then en; save and reopen restores', async () => {
   const name = uniqueName('edit');
-  const page = await open(browser.context, '/agents/new');
+  const page = await open(browser.context, '/agent/new');
   await page.getByTestId('agent-edit-page').waitFor();
   await page.getByRole('tab', { name: /基本信息/ }).click();
   await page.getByTestId('agent-name').fill(name);
@@ -74,10 +76,10 @@ test('disabling bash for an agent shows disabled_by_agent, in zh-CN then en; sav
   await switchLocale(page, 'zh-CN');
   assert.equal(await droppedReason(page, 'bash'), label('reasons', 'disabled_by_agent', 'zh-CN'));
 
-  // save → the page becomes /agents/:id, loaded back from the backend
+  // save → the page becomes /agent/:id, loaded back from the backend
   await page.getByTestId('agent-save').click();
-  await page.waitForURL(/#\/agents\/\d+$/);
-  const id = Number(page.url().match(/#\/agents\/(\d+)$/)[1]);
+  await page.waitForURL(/#\/agent\/\d+$/);
+  const id = Number(page.url().match(/#\/agent\/(\d+)$/)[1]);
   const saved = await apiData('GET', `/admin/netaclaw/agent/info?id=${id}`);
   assert.equal(saved.name, name);
   assert.equal(saved.systemPrompt, 'You are a careful test agent.');
@@ -135,7 +137,7 @@ test('the preview computed in the browser equals the backend previewPrompt and d
       skills: ['s1'],
       crewRole: 'sub',
     });
-    const page = await open(browser.context, `/agents/${agent.id}`);
+    const page = await open(browser.context, `/agent/${agent.id}`);
     await page.getByTestId('agent-edit-page').waitFor();
     const pre = page.getByTestId('preview-json');
     await page.waitForFunction(() => document.querySelector('[data-testid=preview-json]')?.textContent?.trim().length > 0);
@@ -170,3 +172,120 @@ test('the preview computed in the browser equals the backend previewPrompt and d
     await apiData('POST', '/admin/netaclaw/tool/update', { id: patchRow.id, promptHint: patchRow.promptHint });
   }
 });
+
+const profileRow = (page, name) => page.locator(`[data-testid=preview-profile] .el-table__body-wrapper tr.profile-row-${name}`);
+const sessionRow = (page, name) => page.locator(`[data-testid=session-routes] .el-table__body-wrapper tr.session-route-row-${name}`);
+
+test('the edit page shows the static profile; dynamic routes only for a session the admin names', async () => {
+  const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('static'), toolsets: ['base', 'planning'], tools: { disabled: ['grep'] } });
+  const page = await open(browser.context, `/agent/${agent.id}`);
+  await profileRow(page, 'read_file').waitFor();
+
+  // static: every tool with what the agent gets, no route of a session nobody named
+  const catalog = await serverCatalog();
+  const rowsShown = page.locator('[data-testid=preview-profile] .el-table__body-wrapper tr.profile-row');
+  assert.equal(await countSettles(rowsShown, catalog.length), catalog.length);
+  assert.equal(await profileRow(page, 'read_file').getByTestId('gets').count(), 1);
+  assert.equal((await profileRow(page, 'grep').locator('.reason-tag').innerText()).trim(), label('reasons', 'disabled_by_agent', 'zh-CN'));
+  assert.equal((await profileRow(page, 'memory_save').locator('.reason-tag').innerText()).trim(), label('reasons', 'toolset_not_selected', 'zh-CN'));
+  const previewText = await page.getByTestId('agent-preview').innerText();
+  assert.doesNotMatch(previewText, new RegExp(label('reasons', 'workspace_root_required', 'zh-CN')));
+  assert.equal(await page.getByTestId('session-routes').count(), 0);
+
+  // a named session: its routes, labelled as that session's, and what its static profile would run
+  await page.getByTestId('session-named').click();
+  await page.getByTestId('session-cwd').fill('/srv/app');
+  await sessionRow(page, 'read_file').locator('[data-route=worker-local]').waitFor();
+  const title = await page.getByTestId('session-title').innerText();
+  assert.match(title, /cwd=\/srv\/app/);
+  assert.match(title, /允许 Shell=否/);
+  const d = runtimeDiagnostic({ catalog, governance: await apiData('GET', '/admin/netaclaw/tool/all'), ...agentResolveInput({ agent }), sessionCwd: '/srv/app' });
+  // the tools the agent gets whose static profile runs while this session blocks them (not grep: the agent dropped it)
+  const expected = profileRouteDiff(d)
+    .map((x) => x.name)
+    .filter((n) => d.resolved.toolNames.includes(n));
+  assert.ok(expected.includes('bash') && expected.includes('write_file') && !expected.includes('grep'), expected.join(','));
+  const flagged = await page.locator('[data-testid=session-routes] tr.is-blocked-by-session').evaluateAll((trs) =>
+    trs.map((tr) => [...tr.classList].find((c) => c.startsWith('session-route-row-')).slice('session-route-row-'.length)),
+  );
+  assert.deepEqual(flagged, expected);
+  const bashReasons = await sessionRow(page, 'bash').locator('.reason-tag').allInnerTexts();
+  assert.deepEqual(bashReasons.map((s) => s.trim()), [label('reasons', 'shell_disabled_by_policy', 'zh-CN')]);
+  // shell permitted in that session: bash runs in the worker
+  await page.getByTestId('session-shell').click();
+  await sessionRow(page, 'bash').locator('[data-route=worker-local]').waitFor();
+  await screenshot(page, 'agent-edit-session');
+  // unnamed again: gone
+  await page.getByTestId('session-named').click();
+  await page.getByTestId('session-routes').waitFor({ state: 'detached' });
+  assert.deepEqual(browser.errors, []);
+});
+
+test('可用工具 lists what the selected toolsets give; Element Plus speaks the page locale', async () => {
+  const catalog = await serverCatalog();
+  const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('avail'), toolsets: ['planning'] });
+  const page = await open(browser.context, `/agent/${agent.id}`);
+  const left = page.getByTestId('agent-disabled-transfer').locator('.el-transfer-panel').first();
+  await left.getByTestId('transfer-item-todo').waitFor();
+  const listed = async () => (await left.locator('[data-testid^=transfer-item-]').allInnerTexts()).map((s) => s.trim());
+  assert.deepEqual(await listed(), getToolNamesByToolset('planning', catalog));
+  // add the memory toolset: its tools join the list
+  await page.getByTestId('agent-toolsets').click();
+  await pickOption(page, 'popper-agent-toolsets', 'memory');
+  await page.keyboard.press('Escape');
+  await left.getByTestId('transfer-item-memory_save').waitFor();
+  assert.deepEqual(await listed(), [...getToolNamesByToolset('planning', catalog), ...getToolNamesByToolset('memory', catalog)]);
+
+  // the transfer's own texts follow the locale switch (Element Plus's locale, not its English default)
+  const filter = page.getByTestId('agent-disabled-transfer').locator('.el-transfer-panel__filter input').first();
+  assert.equal(await filter.getAttribute('placeholder'), zhCn.el.transfer.filterPlaceholder);
+  const right = page.getByTestId('agent-disabled-transfer').locator('.el-transfer-panel').nth(1);
+  assert.equal((await right.locator('.el-transfer-panel__empty').innerText()).trim(), zhCn.el.transfer.noData);
+  await switchLocale(page, 'en');
+  assert.equal(await filter.getAttribute('placeholder'), en.el.transfer.filterPlaceholder);
+  assert.equal((await right.locator('.el-transfer-panel__empty').innerText()).trim(), en.el.transfer.noData);
+  await switchLocale(page, 'zh-CN');
+  assert.deepEqual(browser.errors, []);
+});
+
+test('子 Agent 允许工具: stored on the agent, restored on reload, and a named session routes only those', async () => {
+  const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('subtools'), toolsets: ['base', 'planning'], subagentTools: ['read_file'] });
+  const page = await open(browser.context, `/agent/${agent.id}`);
+  const select = page.getByTestId('agent-subagent-tools');
+  await select.locator('.el-tag', { hasText: 'read_file' }).waitFor();
+  assert.equal(await page.getByTestId('agent-subagent-all').locator('input').isChecked(), false);
+  await select.click();
+  await pickOption(page, 'popper-agent-subagent-tools', 'list_dir');
+  await page.keyboard.press('Escape');
+  await page.getByTestId('agent-save').click();
+  await page.locator('.el-message--success').first().waitFor();
+  assert.deepEqual((await apiData('GET', `/admin/netaclaw/agent/info?id=${agent.id}`)).subagentTools, ['read_file', 'list_dir']);
+
+  await page.reload();
+  await select.locator('.el-tag', { hasText: 'list_dir' }).waitFor();
+  assert.deepEqual((await select.locator('.el-tag').allInnerTexts()).map((s) => s.trim()), ['read_file', 'list_dir']);
+  // a named session: the sub-agent's routes are those two; grep is not selected for it
+  await page.getByTestId('session-named').click();
+  await page.getByTestId('session-cwd').fill('/srv/app');
+  await sessionRow(page, 'read_file').locator('[data-route=worker-local]').waitFor();
+  await sessionRow(page, 'list_dir').locator('[data-route=worker-local]').waitFor();
+  assert.equal((await sessionRow(page, 'grep').locator('.reason-tag').innerText()).trim(), label('reasons', 'not_selected_for_subagent', 'zh-CN'));
+
+  // all again: stored as null
+  await page.getByTestId('agent-subagent-all').click();
+  await page.getByTestId('agent-save').click();
+  await page.locator('.el-message--success').nth(0).waitFor();
+  await expectStored(agent.id, (a) => a.subagentTools === null);
+  assert.deepEqual(browser.errors, []);
+});
+
+async function expectStored(id, ok) {
+  const deadline = Date.now() + 5000;
+  let last;
+  while (Date.now() < deadline) {
+    last = await apiData('GET', `/admin/netaclaw/agent/info?id=${id}`);
+    if (ok(last)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.fail(`agent ${id} is ${JSON.stringify(last)}`);
+}

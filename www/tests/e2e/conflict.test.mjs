@@ -16,34 +16,34 @@ after(async () => {
 test('tool drawer: a save over a colleague’s newer save is refused, the current values are shown and loaded', async () => {
   const original = await apiData('GET', '/admin/netaclaw/tool/info?name=list_dir');
   try {
-    const page = await open(browser.context, '/tools');
+    const page = await open(browser.context, '/agent/tools');
     const row = page.locator('[data-testid=tool-table] .el-table__body-wrapper tr.tool-row-list_dir');
     await row.waitFor();
     await row.getByTestId('edit-tool').click();
     const drawer = page.getByTestId('tool-drawer');
-    await drawer.getByTestId('drawer-label').waitFor();
+    await drawer.getByTestId('drawer-field-label').waitFor();
 
     // meanwhile, another admin saves the same tool
     const theirs = { label: uniqueName('theirs'), description: 'changed by a colleague' };
     const saved = await apiData('POST', '/admin/netaclaw/tool/update', { name: 'list_dir', ...theirs });
     assert.equal(saved.version, original.version + 1);
 
-    await drawer.getByTestId('drawer-label').fill('mine');
+    await drawer.getByTestId('drawer-field-label').fill('mine');
     await drawer.getByTestId('drawer-save').click();
     const alert = drawer.getByTestId('drawer-conflict');
     await alert.waitFor();
     assert.equal(await alert.getAttribute('data-version'), String(saved.version));
     assert.equal((await alert.locator('li[data-field=label] [data-role=value]').innerText()).trim(), theirs.label);
     assert.equal((await alert.locator('li[data-field=description] [data-role=value]').innerText()).trim(), theirs.description);
-    assert.equal(await drawer.getByTestId('drawer-label').inputValue(), theirs.label, 'the form holds the current values');
-    assert.equal(await drawer.getByTestId('drawer-description').inputValue(), theirs.description);
+    assert.equal(await drawer.getByTestId('drawer-field-label').inputValue(), theirs.label, 'the form holds the current values');
+    assert.equal(await drawer.getByTestId('drawer-field-description').inputValue(), theirs.description);
     await screenshot(page, 'tools-conflict');
     const stored = await apiData('GET', '/admin/netaclaw/tool/info?name=list_dir');
     assert.equal(stored.label, theirs.label, 'nothing written');
     assert.equal(stored.version, saved.version);
 
     // edit again on top of the current values and save: accepted
-    await drawer.getByTestId('drawer-label').fill('mine');
+    await drawer.getByTestId('drawer-field-label').fill('mine');
     await drawer.getByTestId('drawer-save').click();
     await drawer.waitFor({ state: 'hidden' });
     const after = await apiData('GET', '/admin/netaclaw/tool/info?name=list_dir');
@@ -58,7 +58,7 @@ test('tool drawer: a save over a colleague’s newer save is refused, the curren
 
 test('agent edit page: the same for an agent', async () => {
   const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('conflict'), systemPrompt: 'first', toolsets: ['base'] });
-  const page = await open(browser.context, `/agents/${agent.id}`);
+  const page = await open(browser.context, `/agent/${agent.id}`);
   await page.getByTestId('injected-tools').locator('[data-tool=read_file]').waitFor();
   await page.getByRole('tab', { name: /基本信息/ }).click();
   await page.getByTestId('agent-name').waitFor();

@@ -4,7 +4,8 @@
 // violations when there are any.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, apiData, launch, open, switchLocale, uniqueName } from './helpers.mjs';
+import { BASE, apiData, launch, notesWorkspace, open, scriptedChannel, switchLocale, uniqueName } from './helpers.mjs';
+import { MESSAGES, NOTES } from './model-script.mjs';
 
 let browser;
 const violations = [];
@@ -42,14 +43,14 @@ test('the pages answer with the policy and run without a CSP violation', async (
   const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('csp'), toolsets: ['base', 'planning'] });
 
   // Tool 管理: table, a filter dropdown, the edit drawer, a save with its message
-  let page = await open(browser.context, '/tools');
+  let page = await open(browser.context, '/agent/tools');
   await page.locator('[data-testid=tool-table] tr.tool-row-bash').first().waitFor();
   await page.getByTestId('filter-toolset').click();
   await page.locator('.el-select-dropdown:visible .el-select-dropdown__item').first().waitFor();
   await page.keyboard.press('Escape');
   await page.locator('[data-testid=tool-table] .el-table__body-wrapper tr.tool-row-grep').getByTestId('edit-tool').click();
   const drawer = page.getByTestId('tool-drawer');
-  await drawer.getByTestId('drawer-label').fill(uniqueName('label'));
+  await drawer.getByTestId('drawer-field-label').fill(uniqueName('label'));
   await drawer.getByTestId('drawer-save').click();
   await page.locator('.el-message--success').first().waitFor();
   await switchLocale(page, 'en');
@@ -57,7 +58,7 @@ test('the pages answer with the policy and run without a CSP violation', async (
   await collect(page);
 
   // Agent 列表 → 编辑: the wasm preview, tabs, the transfer, a select
-  page = await open(browser.context, `/agents/${agent.id}`);
+  page = await open(browser.context, `/agent/${agent.id}`);
   await page.getByTestId('injected-tools').locator('[data-tool=read_file]').waitFor();
   await page.getByTestId('agent-capability').click();
   await page.locator('.popper-agent-capability .el-select-dropdown__item').first().waitFor();
@@ -69,14 +70,42 @@ test('the pages answer with the policy and run without a CSP violation', async (
   await page.getByTestId('backend-compare').waitFor();
   await collect(page);
 
-  page = await open(browser.context, '/agents');
+  page = await open(browser.context, '/agent/list');
   await page.locator('[data-testid=agent-table] tr.agent-row').first().waitFor();
   await collect(page);
 
-  // 对话 · 子 Agent
-  page = await open(browser.context, `/chat?agent=${agent.id}`);
-  await page.getByTestId('route-table').locator('tr.route-row').first().waitFor();
-  await collect(page);
+  // 对话 · 子 Agent: a chat turn over the WebSocket, a delegated batch read from its event stream, the
+  // batch console; 模型渠道: the table, the dialog, a confirmation
+  const channel = await scriptedChannel();
+  const work = notesWorkspace(NOTES);
+  try {
+    const master = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('csp-master'), toolsets: ['base', 'delegation'], crewRole: 'master' });
+    page = await open(browser.context, `/agent/chat?agent=${master.id}`);
+    await page.getByTestId('chat-channel').waitFor();
+    await page.getByTestId('chat-fields').getByTestId('field-cwd').fill(work.path);
+    await page.getByTestId('chat-input').fill(MESSAGES.delegate);
+    await page.getByTestId('chat-send').click();
+    await page.locator('[data-testid=chat-batches] [data-testid=batch-card][data-status=completed]').waitFor();
+    await page.getByTestId('chat-answering').waitFor({ state: 'detached' });
+    await page.locator('[data-testid=chat-batches] .el-collapse-item__header').first().click();
+    await page.getByTestId('batch-routes').waitFor();
+    await page.getByTestId('batch-console').getByTestId('console-run').click(); // no tool name yet: the page says so
+    await page.getByTestId('console-error').waitFor();
+    await collect(page);
+
+    page = await open(browser.context, '/agent/channels');
+    const row = page.locator(`[data-testid=channel-table] tr.channel-row-${channel.channel.id}`);
+    await row.waitFor();
+    await page.getByTestId('channel-add').click();
+    await page.getByTestId('channel-dialog').getByTestId('channel-name').waitFor();
+    await page.keyboard.press('Escape');
+    await row.getByTestId('channel-delete').click();
+    await page.locator('.el-popconfirm').first().waitFor();
+    await collect(page);
+  } finally {
+    await channel.remove();
+    work.remove();
+  }
 
   assert.deepEqual(violations, []);
   assert.deepEqual(consoleCsp, []);
@@ -84,7 +113,7 @@ test('the pages answer with the policy and run without a CSP violation', async (
 });
 
 test('an inline script is refused and reported (the check above can see violations)', async () => {
-  const page = await open(browser.context, '/tools');
+  const page = await open(browser.context, '/agent/tools');
   await page.getByTestId('tools-page').waitFor();
   const ran = await page.evaluate(() => {
     window.__inlineRan = false;

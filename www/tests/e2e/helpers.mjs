@@ -1,5 +1,5 @@
 // Shared helpers of the e2e tests: the Chromium launch, the backend client, screenshots.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,6 +75,23 @@ export async function apiData(method, path, body) {
   return r.body.data;
 }
 
+/** The catalog the backend works with (the pages take theirs from the same place). */
+export async function serverCatalog() {
+  return apiData('GET', '/admin/netaclaw/tool/catalog');
+}
+
+/** Waits (5 s at most) until the backend's row of tool `name` has `field` = `value`; fails with what it has. */
+export async function waitToolField(name, field, value) {
+  const deadline = Date.now() + 5000;
+  let last;
+  while (Date.now() < deadline) {
+    last = (await apiData('GET', `/admin/netaclaw/tool/info?name=${name}`))[field];
+    if (last === value) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`tool ${name}: ${field} is ${JSON.stringify(last)}, expected ${JSON.stringify(value)}`);
+}
+
 export async function screenshot(page, name) {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const path = join(SCREENSHOTS, `${name}.png`);
@@ -121,4 +138,29 @@ let seq = 0;
 export function uniqueName(prefix) {
   seq += 1;
   return `${prefix}-${process.pid}-${Date.now().toString(36)}-${seq}`;
+}
+
+/**
+ * A model channel pointing at the scripted model of the e2e run (run.mjs), added through the channel
+ * API; `remove()` deletes it again (the backend has no channel outside the tests that chat).
+ */
+export async function scriptedChannel() {
+  const channel = await apiData('POST', '/admin/netaclaw/channel/add', {
+    name: uniqueName('scripted'),
+    baseUrl: process.env.E2E_MODEL_BASE_URL,
+    model: process.env.E2E_MODEL,
+    capability: 'text',
+    isDefault: true,
+  });
+  return {
+    channel,
+    remove: () => apiData('POST', '/admin/netaclaw/channel/delete', { id: channel.id }),
+  };
+}
+
+/** A temp folder holding notes.txt (the file the scripted model's scenarios read); `remove()` deletes it. */
+export function notesWorkspace(notes) {
+  const path = mkdtempSync(join(tmpdir(), 'netaclaw-e2e-work-'));
+  writeFileSync(join(path, 'notes.txt'), `${notes}\n`);
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }

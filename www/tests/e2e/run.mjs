@@ -1,8 +1,16 @@
 #!/usr/bin/env node
-// `npm run test:e2e`: build the pages (unless dist/ is newer than every source), start the real
-// backend (js/backend) on a free port with a temp data dir and a fixed admin token, wait for
-// GET /health, run the node:test files of this folder in headless Chromium, and always stop the
-// backend at the end.
+// `npm run test:e2e`: build the pages (unless dist/ is newer than every source), start the scripted
+// model on loopback (the stand-in for the external model service, the backend tests' own, answering
+// from model-script.mjs), start the real backend (js/backend) on a free port with a temp data dir and
+// a fixed admin token, wait for GET /health, run the node:test files of this folder in headless
+// Chromium, and always stop both at the end.
+//
+// The backend starts without a model channel (the agent page's tests compare the browser's preview
+// with a backend that has none: the capability falls back to `text`). The tests that chat add a
+// channel pointing at the scripted model through the channel API (E2E_MODEL_BASE_URL, E2E_MODEL) —
+// the first one added becomes the default — and delete it when they end (helpers.mjs
+// `scriptedChannel`).
+import { createRequire } from 'node:module';
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -10,10 +18,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { respond } from './model-script.mjs';
+
 const here = dirname(fileURLToPath(import.meta.url));
 const www = resolve(here, '..', '..');
 const repo = resolve(www, '..');
 const ADMIN_TOKEN = process.env.E2E_ADMIN_TOKEN ?? 'e2e-admin-token-0123456789';
+const MODEL_NAME = 'scripted-e2e';
+const { startModel } = createRequire(import.meta.url)(join(repo, 'js', 'backend', 'test', 'support', 'model.js'));
 
 function log(msg) {
   process.stdout.write(`[e2e] ${msg}\n`);
@@ -112,6 +124,10 @@ async function main() {
     log('dist/ is up to date, not rebuilding');
   }
 
+  const model = await startModel();
+  model.respond(respond);
+  log(`scripted model at ${model.baseUrl}`);
+
   const port = await freePort();
   dataDir = mkdtempSync(join(tmpdir(), 'netaclaw-e2e-'));
   const logFile = join(dataDir, 'backend.log');
@@ -126,7 +142,12 @@ async function main() {
       DATA_DIR: dataDir,
       DB_PATH: join(dataDir, 'netaclaw.sqlite'),
       ADMIN_TOKEN,
+      // the OCR follow-up of seed 001: a vision tool registered by file (ocr.test.mjs)
+      NETACLAW_CATALOG_FILE: join(here, 'fixtures', 'ocr-catalog.json'),
+      // the demo's example agents, so that the pages (and the README's screenshots) show them (pages.test.mjs)
+      NETACLAW_SEED_FILE: join(repo, 'scripts', 'demo', 'agents.json'),
       NODE_ENV: process.env.NODE_ENV ?? 'production',
+      NETACLAW_MODEL_MAX_RETRIES: '0',
     },
     stdio: ['ignore', out, out],
     detached: true,
@@ -144,7 +165,7 @@ async function main() {
     const selected = only.length ? files.filter((f) => only.some((o) => f.includes(o))) : files;
     const t = spawn(process.execPath, ['--test', '--test-concurrency=1', ...selected], {
       cwd: www,
-      env: { ...process.env, E2E_BASE_URL: base, E2E_ADMIN_TOKEN: ADMIN_TOKEN },
+      env: { ...process.env, E2E_BASE_URL: base, E2E_ADMIN_TOKEN: ADMIN_TOKEN, E2E_MODEL_BASE_URL: model.baseUrl, E2E_MODEL: MODEL_NAME },
       stdio: 'inherit',
     });
     code = await new Promise((r) => t.on('exit', (c, s) => r(c ?? (s ? 1 : 0))));
@@ -162,6 +183,8 @@ async function main() {
     }
     stopBackend();
     if (backend) await waitExit(backend);
+    if (model.problems.length) log(`scripted model problems:\n${model.problems.join('\n')}`);
+    await model.close();
     if (code === 0 && process.env.E2E_KEEP_DATA !== '1') rmSync(dataDir, { recursive: true, force: true });
   }
   process.exit(code);

@@ -11,7 +11,7 @@ export class NetaClawAgentEntity extends BaseEntity {
   @Column({ type: 'text', comment: '系统提示词', nullable: true })
   systemPrompt: string | null;
 
-  @Column({ type: 'varchar', comment: '模型能力 text|vision|multimodal', length: 20, nullable: true })
+  @Column({ type: 'varchar', comment: '模型能力（无模型渠道时使用）', length: 20, nullable: true })
   modelCapability: string | null;
 
   @Column({ type: 'boolean', comment: '是否启用记忆', default: false })
@@ -20,7 +20,7 @@ export class NetaClawAgentEntity extends BaseEntity {
   @Column({ type: 'json', comment: '绑定的 skill 列表', nullable: true })
   skills: string[] | null;
 
-  @Column({ type: 'varchar', comment: 'Crew 角色 master|sub', length: 20, nullable: true })
+  @Column({ type: 'varchar', comment: 'Crew 角色', length: 20, nullable: true })
   crewRole: string | null;
 
   @Column({ type: 'json', comment: '启用的 toolset 列表', nullable: true })
@@ -32,6 +32,10 @@ export class NetaClawAgentEntity extends BaseEntity {
   /** The model channel; null = the default channel. */
   @Column({ type: 'int', comment: '模型渠道 ID（空 = 默认渠道）', nullable: true })
   modelChannelId: number | null;
+
+  /** 子 Agent 允许工具: the tools its sub-agents may use; null = every tool the agent gets. */
+  @Column({ type: 'json', comment: '子 Agent 允许工具（空 = 全部）', nullable: true })
+  subagentTools: string[] | null;
 
   /** 1 when created, +1 at every write; an update that names an older one is refused (409 conflict). */
   @VersionColumn({ comment: '版本号', default: 1 })
@@ -48,4 +52,5 @@ export const AGENT_FIELDS = [
   'toolsets',
   'tools',
   'modelChannelId',
+  'subagentTools',
 ] as const;

@@ -19,7 +19,7 @@ export class NetaClawSubagentBatchEntity {
   @Column({ type: 'varchar', comment: '会话 ID', length: 64, nullable: true })
   sessionId: string | null;
 
-  @Column({ type: 'varchar', comment: 'Crew 角色 master|sub', length: 20 })
+  @Column({ type: 'varchar', comment: 'Crew 角色', length: 20 })
   crewRole: string;
 
   @Column({ type: 'text', comment: '会话工作目录', nullable: true })

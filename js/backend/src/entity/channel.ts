@@ -22,7 +22,7 @@ export class NetaClawModelChannelEntity extends BaseEntity {
   @Column({ type: 'varchar', comment: '模型名', length: 200 })
   model: string;
 
-  @Column({ type: 'varchar', comment: '模型能力 text|vision|multimodal', length: 20, default: 'text' })
+  @Column({ type: 'varchar', comment: '模型能力', length: 20, default: 'text' })
   capability: string;
 
   @Index()

@@ -26,7 +26,7 @@ export class NetaClawSessionEntity extends BaseEntity {
   @Column({ type: 'boolean', comment: '允许写入', default: false })
   writePermitted: boolean;
 
-  @Column({ type: 'varchar', comment: 'Crew 角色 master|sub', length: 20, nullable: true })
+  @Column({ type: 'varchar', comment: 'Crew 角色', length: 20, nullable: true })
   crewRole: string | null;
 
   @Column({ type: 'varchar', comment: '标题（首条消息）', length: 200 })

@@ -2,10 +2,9 @@ import { Column, Entity, Index, VersionColumn } from 'typeorm';
 import { BaseEntity } from './base';
 
 /**
- * Global tool governance table (seed 001, Task 1).
- * Mirror fields (toolset visibility capability isCore canDisable) are owned by the code catalog and
- * rewritten by the sync; human fields (label description status promptHint sort extra
- * workerRoutingStrategy) are owned by the admin.
+ * Global tool governance table (seed 001, Task 1): one column per `ToolGovernanceRow` field. Which
+ * fields are mirror fields (owned by the code catalog, rewritten by the sync) and which are human fields
+ * (owned by the admin) is the package's `catalogInfo()` (service/tool.ts `rowFields`).
  */
 @Entity('netaclaw_tool')
 export class NetaClawToolEntity extends BaseEntity {
@@ -55,33 +54,3 @@ export class NetaClawToolEntity extends BaseEntity {
   @VersionColumn({ comment: '版本号', default: 1 })
   version: number;
 }
-
-/** The ToolGovernanceRow fields of the spec, in the spec's order. */
-export const TOOL_ROW_FIELDS = [
-  'name',
-  'label',
-  'toolset',
-  'description',
-  'visibility',
-  'capability',
-  'status',
-  'isCore',
-  'canDisable',
-  'promptHint',
-  'sort',
-  'extra',
-  'workerRoutingStrategy',
-] as const;
-
-/** Fields an admin may write through /tool/update. */
-export const TOOL_HUMAN_FIELDS = [
-  'label',
-  'description',
-  'status',
-  'promptHint',
-  'sort',
-  'extra',
-  'workerRoutingStrategy',
-] as const;
-
-export type ToolRowField = (typeof TOOL_ROW_FIELDS)[number];

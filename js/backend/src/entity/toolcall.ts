@@ -24,7 +24,7 @@ export class NetaClawToolCallEntity {
   @Column({ type: 'json', comment: '参数 (至多 64 KiB)', nullable: true })
   arguments: unknown;
 
-  @Column({ type: 'varchar', comment: '决定 worker-local|main-process-proxy|denied', length: 40 })
+  @Column({ type: 'varchar', comment: '决定（checkToolCall 的 decision）', length: 40 })
   decision: string;
 
   @Column({ type: 'varchar', comment: '原因', length: 60, nullable: true })

@@ -3,9 +3,9 @@
  * `checkToolCall` against a policy and routes. Nothing here restates a rule; this module only calls the
  * package and shapes its answer for the runtime.
  */
-import { policy, ToolSchema } from '../policy';
+import { activeCatalog, policy, ToolCallDecision } from '../policy';
 
-export type GateDecision = 'worker-local' | 'main-process-proxy' | 'denied';
+export type GateDecision = ToolCallDecision;
 
 export interface GatePath {
   /** The argument the path came from (as the package names it). */
@@ -24,8 +24,6 @@ export interface GateResult {
 }
 
 export interface GateInput {
-  /** The batch's catalog (the backend's merged one); absent: the package's builtin catalog. */
-  catalog?: ToolSchema[];
   policy: unknown;
   routes: unknown[];
   name: string;
@@ -49,8 +47,9 @@ export function checkCall(input: GateInput): GateResult {
   if (typeof p.checkToolCall !== 'function') {
     throw new Error('the installed @netaclaw/tool-policy has no checkToolCall: rebuild pkg/ (scripts/build-pkg.sh)');
   }
+  const catalog = activeCatalog();
   const r = p.checkToolCall({
-    ...(input.catalog ? { catalog: input.catalog } : {}),
+    ...(catalog ? { catalog } : {}),
     policy: input.policy,
     routes: input.routes,
     call: { name: input.name, arguments: input.arguments === undefined ? null : input.arguments },
@@ -63,36 +62,28 @@ export function checkCall(input: GateInput): GateResult {
   };
 }
 
-/** Per catalog: the names of its tools whose manifest has `requiresShell` / `requiresSkillScope`. */
-const flagged = new WeakMap<object, { shell: Set<string>; skillScope: Set<string> }>();
-let builtinFlags: { shell: Set<string>; skillScope: Set<string> } | undefined;
+let shellTools: Set<string> | undefined;
+let skillScopeTools: Set<string> | undefined;
 
-function flags(catalog: ToolSchema[] | undefined) {
-  const known = catalog ? flagged.get(catalog) : builtinFlags;
-  if (known) return known;
+function manifests() {
   const p = policy();
-  const manifests = (catalog ?? p.builtinCatalog()).map(s => p.toolManifest(s));
-  const f = {
-    shell: new Set(manifests.filter(m => m.requiresShell).map(m => m.name)),
-    skillScope: new Set(manifests.filter(m => m.requiresSkillScope).map(m => m.name)),
-  };
-  if (catalog) flagged.set(catalog, f);
-  else builtinFlags = f;
-  return f;
+  return (activeCatalog() ?? p.builtinCatalog()).map(s => p.toolManifest(s));
 }
 
 /**
- * Whether a tool needs the shell sandbox (its manifest's `requiresShell` in the batch's catalog, from the
- * package). Such a tool is denied `shell_sandbox_unavailable` when bwrap cannot run.
+ * Whether a tool needs the shell sandbox (its manifest's `requiresShell`, from the package). Such a tool
+ * is denied `shell_sandbox_unavailable` when bwrap cannot run.
  */
-export function requiresShell(name: string, catalog?: ToolSchema[]): boolean {
-  return flags(catalog).shell.has(name);
+export function requiresShell(name: string): boolean {
+  if (!shellTools) shellTools = new Set(manifests().filter(m => m.requiresShell).map(m => m.name));
+  return shellTools.has(name);
 }
 
 /**
  * Whether a tool acts on one skill, named by its `name` argument (its manifest's `requiresSkillScope`,
  * from the package). Such a call runs only for a skill bound to the agent.
  */
-export function requiresSkillScope(name: string, catalog?: ToolSchema[]): boolean {
-  return flags(catalog).skillScope.has(name);
+export function requiresSkillScope(name: string): boolean {
+  if (!skillScopeTools) skillScopeTools = new Set(manifests().filter(m => m.requiresSkillScope).map(m => m.name));
+  return skillScopeTools.has(name);
 }

@@ -33,7 +33,8 @@ import { runHere, RunnerContext } from './runner';
 import { ShellMode, systemArgs } from './sandbox';
 import { MAIN_TOOLS } from './tools/main';
 import type { MainServices } from './tools/types';
-import { policy as toolPolicy, ToolSchema } from '../policy';
+import { DECISIONS, RUNTIME_REASONS } from './codes';
+import { activeCatalog } from '../policy';
 
 export interface CallRecord extends CallOutcome {
   seq: number;
@@ -64,11 +65,6 @@ export interface HostTestOptions {
 
 export interface HostOptions {
   batchId: number;
-  /**
-   * The catalog the routes were computed from (the backend's merged catalog); sent to the worker in `init`
-   * and used by the host's own gate (L4). Absent: the package's builtin catalog.
-   */
-  catalog?: ToolSchema[];
   agentId: number | null;
   policy: WorkerPolicyWire;
   routes: unknown[];
@@ -104,15 +100,11 @@ export class WorkerHost {
   private fdWindowStart = Date.now();
   private fdWindowCount = 0;
   private readonly main: RunnerContext;
-  /** The host's own copy of the batch's catalog. */
-  private readonly catalog: ToolSchema[];
   private readyResolve: (() => void) | null = null;
 
   constructor(private readonly opts: HostOptions) {
     // The host's own copy: deep-cloned so nothing the worker side holds can change it.
-    this.catalog = structuredClone(opts.catalog ?? toolPolicy().builtinCatalog());
     this.main = {
-      catalog: this.catalog,
       policy: structuredClone(opts.policy),
       routes: structuredClone(opts.routes),
       ops: opts.ops,
@@ -187,13 +179,13 @@ export class WorkerHost {
     const init = message({
       type: 'init',
       batchId: this.opts.batchId,
-      catalog: this.catalog,
       policy: this.opts.policy,
       routes: this.opts.routes,
       driver: this.opts.driver,
       limits: { timeoutMs: this.opts.timeoutMs, outputBytes: OUTPUT_MAX_BYTES },
       shell: this.opts.shell,
       sandboxSystem: this.opts.shell === 'bwrap' ? systemArgs() : [],
+      ...(activeCatalog() ? { catalog: activeCatalog() } : {}),
       ...(test.gate === false || test.hostCheck === false
         ? { layers: { gate: test.gate !== false, hostCheck: test.hostCheck !== false } satisfies WorkerLayers }
         : {}),
@@ -337,7 +329,7 @@ export class WorkerHost {
     if (!p || p.seq !== m.seq || p.name !== m.name) {
       outcome = {
         decision: 'denied',
-        reason: 'not_selected_for_subagent',
+        reason: RUNTIME_REASONS.notSelected,
         detail: `proxy request for ${m.name} (call ${m.seq}) does not match the call in progress`,
         ok: false,
         error: 'proxy request does not match the call in progress',
@@ -346,12 +338,12 @@ export class WorkerHost {
     } else {
       let r;
       try {
-        r = await runHere(this.main, 'main-process-proxy', m.name, m.arguments);
+        r = await runHere(this.main, DECISIONS.proxy, m.name, m.arguments);
       } catch (err) {
         r = null;
         outcome = {
           decision: 'denied',
-          reason: 'invalid_tool_arguments',
+          reason: RUNTIME_REASONS.invalidArguments,
           detail: `main process could not decide: ${(err as Error).message}`,
           ok: false,
           error: (err as Error).message,
@@ -361,7 +353,7 @@ export class WorkerHost {
       if (r) {
         outcome = r.outcome ?? {
           decision: 'denied',
-          reason: r.gate.reason ?? 'not_selected_for_subagent',
+          reason: r.gate.reason ?? RUNTIME_REASONS.notSelected,
           detail: `the routes make ${m.name} ${r.gate.decision}, not main-process-proxy: the main process refuses to run it for the worker`,
           ok: false,
           error: `${m.name} is not a main-process-proxy tool`,

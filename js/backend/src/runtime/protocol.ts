@@ -5,7 +5,7 @@
  * mistyped field, or an unknown field is rejected with a ProtocolError.
  */
 import type { GateDecision } from './gate';
-import type { ToolSchema } from '../policy';
+import { DECISIONS } from './codes';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -44,11 +44,6 @@ export type InitMessage = {
   v: 1;
   type: 'init';
   batchId: number;
-  /**
-   * The batch's tool catalog (the main process's merged catalog: builtin tools plus NETACLAW_CATALOG_FILE),
-   * so that the worker's gate decides on the catalog the routes were computed from, as L4 does.
-   */
-  catalog: ToolSchema[];
   policy: WorkerPolicyWire;
   routes: unknown[];
   driver: Driver;
@@ -56,6 +51,11 @@ export type InitMessage = {
   shell: 'bwrap' | 'off' | 'unavailable';
   /** The sandbox's system binds, computed by the main process (the worker may not look at /bin or /lib). */
   sandboxSystem: string[];
+  /**
+   * The main process's catalog when it is not the builtin one (NETACLAW_CATALOG_FILE): the routes name its
+   * tools, and the worker's gate decides with it (the package validates it there).
+   */
+  catalog?: unknown[];
   layers?: WorkerLayers;
 };
 export type CallMessage = { v: 1; type: 'call'; seq: number; name: string; arguments: unknown };
@@ -98,7 +98,7 @@ const isBool: FieldCheck = v => typeof v === 'boolean';
 const isSeq: FieldCheck = v => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 const isDuration: FieldCheck = v => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 const isAny: FieldCheck = () => true;
-const isDecision: FieldCheck = v => v === 'worker-local' || v === 'main-process-proxy' || v === 'denied';
+const isDecision: FieldCheck = v => (Object.values(DECISIONS) as unknown[]).includes(v);
 const isDriver: FieldCheck = v => v === 'model' || v === 'calls';
 const isShell: FieldCheck = v => v === 'bwrap' || v === 'off' || v === 'unavailable';
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
@@ -110,7 +110,7 @@ const isPolicy: FieldCheck = v =>
   typeof v.allowShell === 'boolean' &&
   typeof v.readonly === 'boolean';
 const isLimits: FieldCheck = v => isPlainObject(v) && isSeq(v.timeoutMs) && isSeq(v.outputBytes);
-/** A catalog: an array of objects, each with a non-empty string `name` (the package checks the rest). */
+/** A catalog: a non-empty array of objects, each with a non-empty string `name` (the package checks the rest). */
 const isCatalog: FieldCheck = v =>
   Array.isArray(v) && v.length > 0 && v.every(t => isPlainObject(t) && typeof t.name === 'string' && t.name !== '');
 const isLayers: FieldCheck = v => isPlainObject(v) && typeof v.gate === 'boolean' && typeof v.hostCheck === 'boolean';
@@ -129,13 +129,13 @@ const OUTCOME: Record<string, [FieldCheck, boolean]> = {
 const SHAPES: Record<MessageType, Record<string, [FieldCheck, boolean]>> = {
   init: {
     batchId: [isSeq, true],
-    catalog: [isCatalog, true],
     policy: [isPolicy, true],
     routes: [Array.isArray, true],
     driver: [isDriver, true],
     limits: [isLimits, true],
     shell: [isShell, true],
     sandboxSystem: [v => Array.isArray(v) && v.every(a => typeof a === 'string'), true],
+    catalog: [isCatalog, false],
     layers: [isLayers, false],
   },
   call: { seq: [isSeq, true], name: [isString, true], arguments: [isAny, true] },

@@ -7,6 +7,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type { GatePath } from './gate';
+import { RUNTIME_REASONS } from './codes';
 
 /**
  * Real path of `p`, or of its deepest existing ancestor joined with the rest. A dangling symlink on the way
@@ -46,7 +47,7 @@ export async function realRoots(roots: readonly string[]): Promise<string[]> {
 }
 
 export interface HostCheckDenial {
-  reason: 'path_outside_workspace';
+  reason: typeof RUNTIME_REASONS.outsideWorkspace;
   detail: string;
 }
 
@@ -63,13 +64,13 @@ export async function checkRealPaths(paths: readonly GatePath[], roots: readonly
       resolved = await realOrAncestor(p.path);
     } catch (err) {
       return {
-        reason: 'path_outside_workspace',
+        reason: RUNTIME_REASONS.outsideWorkspace,
         detail: `${p.argument}: ${p.path} cannot be resolved (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
       };
     }
     if (!real.some(r => isInside(resolved, r))) {
       return {
-        reason: 'path_outside_workspace',
+        reason: RUNTIME_REASONS.outsideWorkspace,
         detail: `${p.argument}: ${p.path} resolves to ${resolved}, outside every workspace root`,
       };
     }

@@ -12,14 +12,9 @@ import type { CallOutcome, WorkerLayers, WorkerPolicyWire } from './protocol';
 import { checkRealPaths } from './realpath';
 import type { ShellMode } from './sandbox';
 import { MainServices, ToolError, ToolImpl } from './tools/types';
-import type { ToolSchema } from '../policy';
+import { DECISIONS, RUNTIME_REASONS } from './codes';
 
 export interface RunnerContext {
-  /**
-   * The batch's catalog: the backend's merged catalog (builtin tools plus NETACLAW_CATALOG_FILE), the
-   * same in the worker (sent in `init`) and in the main process. Absent: the package's builtin catalog.
-   */
-  catalog?: ToolSchema[];
   policy: WorkerPolicyWire;
   routes: unknown[];
   ops: Operations;
@@ -46,22 +41,22 @@ export async function decide(ctx: RunnerContext, name: string, args: unknown): P
   let gate: GateResult;
   if (layers.gate) {
     try {
-      gate = checkCall({ catalog: ctx.catalog, policy: ctx.policy, routes: ctx.routes, name, arguments: args });
+      gate = checkCall({ policy: ctx.policy, routes: ctx.routes, name, arguments: args });
     } catch (err) {
-      return { decision: 'denied', reason: 'invalid_tool_arguments', paths: [], detail: `gate error: ${(err as Error).message}` };
+      return { decision: DECISIONS.denied, reason: RUNTIME_REASONS.invalidArguments, paths: [], detail: `gate error: ${(err as Error).message}` };
     }
   } else {
-    gate = { decision: 'worker-local', reason: null, paths: testPaths(ctx, args), detail: 'gate switched off (test)' };
+    gate = { decision: DECISIONS.workerLocal, reason: null, paths: testPaths(ctx, args), detail: 'gate switched off (test)' };
   }
   if (gate.decision === 'denied') return gate;
   if (layers.hostCheck) {
     const denial = await checkRealPaths(gate.paths, ctx.policy.workspaceRoots);
     if (denial) return { decision: 'denied', reason: denial.reason, paths: gate.paths, detail: denial.detail };
   }
-  if (ctx.shell === 'unavailable' && requiresShell(name, ctx.catalog)) {
+  if (ctx.shell === 'unavailable' && requiresShell(name)) {
     return {
       decision: 'denied',
-      reason: 'shell_sandbox_unavailable',
+      reason: RUNTIME_REASONS.sandboxUnavailable,
       paths: gate.paths,
       detail: 'bwrap cannot run on this host; shell commands are refused',
     };
@@ -84,7 +79,7 @@ function testPaths(ctx: RunnerContext, args: unknown): GateResult['paths'] {
  * shape of `name`; which tools are skill-scoped is the package's (`requiresSkillScope`).
  */
 async function skillScopeError(ctx: RunnerContext, name: string, args: Record<string, unknown>): Promise<string | null> {
-  if (!requiresSkillScope(name, ctx.catalog)) return null;
+  if (!requiresSkillScope(name)) return null;
   if (!ctx.services) return `${name} runs only in the main process`;
   const skill = args.name;
   if (typeof skill !== 'string') return `${name} needs the name of a skill`;
@@ -125,7 +120,7 @@ export async function execute(ctx: RunnerContext, gate: GateResult, name: string
   } catch (err) {
     if (err instanceof OutsideRootsError) {
       // The host symlink check, made again on the object the tool opened: a path swapped meanwhile.
-      return denied('path_outside_workspace', cutText(err.message, 4096), started);
+      return denied(RUNTIME_REASONS.outsideWorkspace, cutText(err.message, 4096), started);
     }
     const message =
       err instanceof ToolError
@@ -140,7 +135,7 @@ export async function execute(ctx: RunnerContext, gate: GateResult, name: string
 /** Decide, then run here when the decision is `here`; anything else is returned undecided-for-here. */
 export async function runHere(
   ctx: RunnerContext,
-  here: 'worker-local' | 'main-process-proxy' | 'any',
+  here: typeof DECISIONS.workerLocal | typeof DECISIONS.proxy | 'any',
   name: string,
   args: unknown,
   onDecided?: (gate: GateResult) => void
@@ -149,7 +144,7 @@ export async function runHere(
   const gate = await decide(ctx, name, args);
   onDecided?.(gate);
   if (gate.decision === 'denied') {
-    return { gate, outcome: denied(gate.reason ?? 'invalid_tool_arguments', gate.detail, started) };
+    return { gate, outcome: denied(gate.reason ?? RUNTIME_REASONS.invalidArguments, gate.detail, started) };
   }
   if (here !== 'any' && gate.decision !== here) return { gate, outcome: null };
   return { gate, outcome: await execute(ctx, gate, name, args, started) };

@@ -5,7 +5,7 @@ import { NetaClawAgentEntity } from '../entity/agent';
 import { invalidInput, notFound } from '../errors';
 import { dbWriteLock } from '../mutex';
 import { NetaClawModelChannelEntity } from '../entity/channel';
-import { Capability, CrewRole, DiagnosticInput, policy, ResolveInput, RuntimeDiagnostic, WorkerPolicy } from '../policy';
+import { activeCatalog, Capability, CrewRole, DiagnosticInput, policy, ResolveInput, RuntimeDiagnostic, WorkerPolicy } from '../policy';
 import { BuiltPrompt, buildSystemPrompt } from '../runtime/prompt';
 import {
   has,
@@ -26,8 +26,10 @@ import { ChannelService, channelView } from './channel';
 import { parseVersion, staleVersion, updateRow } from '../versioned';
 import { ToolService } from './tool';
 
-const CAPABILITIES = ['text', 'vision', 'multimodal'] as const;
-const CREW_ROLES = ['master', 'sub'] as const;
+/** The package's vocabularies of the agent's enum fields. */
+function vocabulary() {
+  return policy().catalogInfo().vocabulary;
+}
 
 /** The agent columns an AgentInput may set. */
 export interface AgentValues {
@@ -40,6 +42,26 @@ export interface AgentValues {
   toolsets?: string[] | null;
   tools?: { disabled?: string[] } | null;
   modelChannelId?: number | null;
+  subagentTools?: string[] | null;
+}
+
+/**
+ * The tools an agent's sub-agents may use: null (all the agent gets), or names of the backend's catalog,
+ * each once (400 naming the first that is not).
+ */
+function parseSubagentTools(o: Obj): string[] | null | undefined {
+  const tools = optStringArray(o, 'subagentTools');
+  if (!tools) return tools;
+  const catalog = activeCatalog() ?? null;
+  const seen = new Set<string>();
+  tools.forEach((name, i) => {
+    if (policy().getToolSchema(name, catalog) === null) {
+      throw invalidInput(`subagentTools[${i}]: no tool of the catalog is named ${JSON.stringify(name)}`);
+    }
+    if (seen.has(name)) throw invalidInput(`subagentTools[${i}]: ${JSON.stringify(name)} is listed twice`);
+    seen.add(name);
+  });
+  return tools;
 }
 
 /**
@@ -58,13 +80,13 @@ export function parseAgentInput(input: unknown, what: string, requireName: boole
   }
   const systemPrompt = optNullableString(o, 'systemPrompt', TEXT_MAX_CHARS);
   if (systemPrompt !== undefined) v.systemPrompt = systemPrompt;
-  const cap = optEnum(o, 'modelCapability', CAPABILITIES);
+  const cap = optEnum(o, 'modelCapability', vocabulary().capability);
   if (cap !== undefined) v.modelCapability = cap;
   const mem = has(o, 'memoryEnabled') && o.memoryEnabled === null ? false : optBool(o, 'memoryEnabled');
   if (mem !== undefined) v.memoryEnabled = mem;
   const skills = optStringArray(o, 'skills');
   if (skills !== undefined) v.skills = skills ?? [];
-  const role = optEnum(o, 'crewRole', CREW_ROLES);
+  const role = optEnum(o, 'crewRole', vocabulary().crewRole);
   if (role !== undefined) v.crewRole = role;
   const toolsets = optStringArray(o, 'toolsets');
   if (toolsets !== undefined) v.toolsets = toolsets;
@@ -82,6 +104,8 @@ export function parseAgentInput(input: unknown, what: string, requireName: boole
   if (has(o, 'modelChannelId')) {
     v.modelChannelId = o.modelChannelId === null ? null : parseId(o.modelChannelId, 'modelChannelId');
   }
+  const subagentTools = parseSubagentTools(o);
+  if (subagentTools !== undefined) v.subagentTools = subagentTools;
   return v;
 }
 
@@ -123,6 +147,8 @@ export interface AgentView {
   toolsets: string[] | null;
   tools: { disabled?: string[] } | null;
   modelChannelId: number | null;
+  /** The tools its sub-agents may use; null = all it gets. */
+  subagentTools: string[] | null;
 }
 
 /** What a run of an agent is made of: its channel, the package's diagnostic, the system prompt. */
@@ -144,6 +170,7 @@ function agentView(a: AgentValues | NetaClawAgentEntity): AgentView {
     toolsets: a.toolsets ?? null,
     tools: a.tools ?? null,
     modelChannelId: a.modelChannelId ?? null,
+    subagentTools: a.subagentTools ?? null,
   };
 }
 
@@ -174,6 +201,7 @@ export class AgentService {
       toolsets: null,
       tools: null,
       modelChannelId: null,
+      subagentTools: null,
       ...v,
     });
     const saved = await dbWriteLock.run(() => this.repo.save(entity));
@@ -259,6 +287,20 @@ export class AgentService {
   }
 
   /**
+   * The selection of a sub-agent batch of `agent` (RUNTIME §5): the tools the batch asks for (a
+   * `delegate_task`'s `tools`, a console run's `subagentTools`) within the agent's own `subagentTools`
+   * when both are given, else whichever is; null = every tool the agent gets. The one place the agent's
+   * selection is applied; the package then intersects it with what the agent gets.
+   */
+  subagentSelection(agent: AgentView, requested: string[] | null | undefined): string[] | null {
+    const own = agent.subagentTools;
+    if (requested === undefined || requested === null) return own;
+    if (own === null) return requested;
+    const allowed = new Set(own);
+    return requested.filter(name => allowed.has(name));
+  }
+
+  /**
    * Everything a run of the agent needs, from the package: resolution and routes under the session
    * (`runtimeDiagnostic`), and the layered system prompt. `previewPrompt` and the executor both call
    * this, so the preview is what the model gets. `toolNames` overrides the tools named in Layer 4 (a
@@ -271,7 +313,8 @@ export class AgentService {
   ): Promise<PreparedRun> {
     const channel = opts.channel !== undefined ? opts.channel : await this.channelService.forAgent(agent);
     const input: DiagnosticInput = { ...(await this.resolverInput(agent, channel, opts.crewRole)), ...session };
-    if (opts.subagentTools !== undefined) input.subagentTools = opts.subagentTools;
+    // a sub-agent's run (the executor passes its task's tools, null for none): the batch's selection
+    if (opts.subagentTools !== undefined) input.subagentTools = this.subagentSelection(agent, opts.subagentTools);
     if (opts.parent !== undefined) input.parent = opts.parent;
     const diagnostic = policy().runtimeDiagnostic(input);
     const prompt = buildSystemPrompt({

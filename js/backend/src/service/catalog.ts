@@ -1,7 +1,7 @@
 import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
-import * as fs from 'fs';
-import { policy, ToolManifest, ToolSchema } from '../policy';
+import { policy, setActiveCatalog, ToolManifest, ToolSchema } from '../policy';
 import { CATALOG_FILE } from '../settings';
+import { readJsonArray } from '../jsonfile';
 
 export interface LoadedCatalog {
   /** Builtin tools, then the file's tools, as the package takes them. */
@@ -33,20 +33,7 @@ export function loadCatalog(file: string | undefined): LoadedCatalog {
   if (file === undefined) {
     return { schemas: builtin, manifests: builtin.map(s => p.toolManifest(s)), custom: [], file: null };
   }
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new CatalogFileError(file, `cannot be read (${(err as Error).message})`);
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (err) {
-    throw new CatalogFileError(file, `is not valid JSON (${(err as Error).message})`);
-  }
-  if (!Array.isArray(parsed)) throw new CatalogFileError(file, 'must hold a JSON array of tool schemas');
-  const custom = parsed as ToolSchema[];
+  const custom = readJsonArray(file, 'tool schemas', detail => new CatalogFileError(file, detail)) as ToolSchema[];
   custom.forEach((schema, i) => {
     try {
       p.toolManifest(schema);
@@ -82,6 +69,7 @@ export class CatalogService {
   load(): LoadedCatalog {
     if (!this.loaded) {
       this.loaded = loadCatalog(CATALOG_FILE);
+      setActiveCatalog(this.loaded.schemas);
     }
     return this.loaded;
   }

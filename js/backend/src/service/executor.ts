@@ -23,6 +23,7 @@ import { CatalogService } from './catalog';
 import { ChannelService } from './channel';
 import { messageChars, sessionBusy, SessionService, TurnClaim } from './session';
 import { BatchHandle, CallRecord, SubagentService } from './subagent';
+import { DECISIONS, isRunnable, RUNTIME_REASONS } from '../runtime/codes';
 
 /** Characters of one user message. */
 export const MESSAGE_MAX_CHARS = 65536;
@@ -385,7 +386,7 @@ export class ChatExecutor {
           if (ctx.signal.aborted) throw err;
           r = { ok: false, error: (err as Error).message };
         }
-        view = { id: tc.id, name: tc.name, arguments: checked.args, decision: 'main-process-proxy', reason: null, detail: null, ...r, durationMs: Date.now() - started };
+        view = { id: tc.id, name: tc.name, arguments: checked.args, decision: DECISIONS.proxy, reason: null, detail: null, ...r, durationMs: Date.now() - started };
         await this.record(sessionId, view);
       } else {
         const record = await this.subagents.runMainTool({
@@ -426,7 +427,7 @@ export class ChatExecutor {
     });
     const raw = tc.arguments.trim() === '' ? '{}' : tc.arguments;
     if (raw.length > ARGUMENTS_MAX_CHARS) {
-      const reason = offered.has(tc.name) ? 'invalid_tool_arguments' : 'tool_not_offered';
+      const reason = offered.has(tc.name) ? RUNTIME_REASONS.invalidArguments : RUNTIME_REASONS.notOffered;
       return deny(reason, `the arguments are over ${ARGUMENTS_MAX_CHARS} characters`, raw.slice(0, 1000));
     }
     let args: unknown;
@@ -438,10 +439,10 @@ export class ChatExecutor {
       parseError = (err as Error).message;
     }
     if (!offered.has(tc.name)) {
-      return deny('tool_not_offered', `${JSON.stringify(tc.name)} is not one of the tools offered to this agent`, args);
+      return deny(RUNTIME_REASONS.notOffered, `${JSON.stringify(tc.name)} is not one of the tools offered to this agent`, args);
     }
-    if (parseError !== null) return deny('invalid_tool_arguments', `the arguments are not valid JSON (${parseError})`, raw);
-    if (!isPlainObject(args)) return deny('invalid_tool_arguments', 'the arguments must be a JSON object', args);
+    if (parseError !== null) return deny(RUNTIME_REASONS.invalidArguments, `the arguments are not valid JSON (${parseError})`, raw);
+    if (!isPlainObject(args)) return deny(RUNTIME_REASONS.invalidArguments, 'the arguments must be a JSON object', args);
     return { args };
   }
 
@@ -525,7 +526,7 @@ export class ChatExecutor {
         parent: handle.policy,
       })
     ).diagnostic.resolved;
-    const runnable = (handle.routes as ToolRuntimeRoute[]).filter(r => r.route !== 'disabled').map(r => r.name);
+    const runnable = (handle.routes as ToolRuntimeRoute[]).filter(isRunnable).map(r => r.name);
     const prompt = buildSystemPrompt({
       agent: ctx.agent,
       delegated: true,

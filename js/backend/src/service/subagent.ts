@@ -20,7 +20,6 @@ import type { MainServices } from '../runtime/tools/types';
 import { SKILLS_DIR } from '../settings';
 import { has, Obj, optInt, parseId, requireObject } from '../validate';
 import { AgentService, parseSessionFields } from './agent';
-import { CatalogService } from './catalog';
 import { MemoryService } from './memory';
 
 export type { CallRecord } from '../runtime/host';
@@ -115,7 +114,6 @@ class LiveBatch {
   }
 }
 
-const CREW_ROLES = ['master', 'sub'] as const;
 const DRIVERS = ['model', 'calls'] as const;
 
 function callView(c: NetaClawToolCallEntity): StoredCall {
@@ -190,9 +188,6 @@ export class SubagentService {
   @Inject()
   memoryService: MemoryService;
 
-  @Inject()
-  catalogService: CatalogService;
-
   private readonly live = new Map<number, LiveBatch>();
   private readonly todos = new Map<string, Array<{ text: string; done: boolean }>>();
   private readonly sessionSeq = new Mutex();
@@ -225,7 +220,8 @@ export class SubagentService {
       driver: 'calls',
     };
     if (has(o, 'crewRole') && o.crewRole !== null) {
-      if (!CREW_ROLES.includes(o.crewRole as CrewRole)) throw invalidInput(`crewRole must be master or sub, got ${JSON.stringify(o.crewRole)}`);
+      const roles: string[] = policy().catalogInfo().vocabulary.crewRole;
+      if (!roles.includes(o.crewRole as CrewRole)) throw invalidInput(`crewRole must be one of ${roles.join(', ')}, got ${JSON.stringify(o.crewRole)}`);
       spec.crewRole = o.crewRole as CrewRole;
     }
     if (has(o, 'driver') && o.driver !== null) {
@@ -251,8 +247,10 @@ export class SubagentService {
     const spec = this.parseSpec(input);
     const agent = await this.agentService.agentFromRequest({ agentId: spec.agentId }, 'agentId', false);
     const d: DiagnosticInput = { ...(await this.agentService.resolverInput(agent)), crewRole: spec.crewRole };
-    const { subagentTools, sessionCwd, workspaceRoots, shellPermitted, writePermitted } = spec;
-    for (const [k, v] of Object.entries({ subagentTools, sessionCwd, workspaceRoots, shellPermitted, writePermitted })) {
+    // the tools the batch asks for, within the agent's own sub-agent selection
+    d.subagentTools = this.agentService.subagentSelection(agent, spec.subagentTools);
+    const { sessionCwd, workspaceRoots, shellPermitted, writePermitted } = spec;
+    for (const [k, v] of Object.entries({ sessionCwd, workspaceRoots, shellPermitted, writePermitted })) {
       if (v !== undefined) (d as Record<string, unknown>)[k] = v;
     }
     if (spec.parent) (d as DiagnosticInput & { parent?: unknown }).parent = spec.parent;
@@ -291,7 +289,6 @@ export class SubagentService {
     let ended: Promise<void> | null = null;
     const host = new WorkerHost({
       batchId: id,
-      catalog: d.catalog ?? undefined,
       agentId: spec.agentId,
       policy: workerPolicy,
       routes,
@@ -455,6 +452,11 @@ export class SubagentService {
     if (size > 1000) throw invalidInput('size must be at most 1000');
     const qb = this.batches.createQueryBuilder('b');
     if (has(query, 'agentId') && query.agentId !== '') qb.andWhere('b.agentId = :agentId', { agentId: parseId(query.agentId, 'agentId') });
+    // the batches a chat session started (the chat page lists them with the session)
+    if (has(query, 'sessionId') && query.sessionId !== '') {
+      if (typeof query.sessionId !== 'string') throw invalidInput('sessionId must be given once');
+      qb.andWhere('b.sessionId = :sessionId', { sessionId: sessionKey(query.sessionId) });
+    }
     qb.orderBy('b.id', 'DESC').skip((page - 1) * size).take(size);
     const [rows, total] = await qb.getManyAndCount();
     return { list: rows.map(r => { const { calls: _c, ...rest } = batchView(r, []); void _c; return rest; }), total };
@@ -501,7 +503,6 @@ export class SubagentService {
     if (!Array.isArray(input.routes)) throw invalidInput('routes must be an array');
     if (typeof input.name !== 'string' || input.name === '') throw invalidInput('name must be a non-empty string');
     const ctx: RunnerContext = {
-      catalog: this.catalogService.catalog(),
       policy: pol,
       routes: structuredClone(input.routes),
       ops: this.operations(),

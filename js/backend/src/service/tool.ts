@@ -1,7 +1,7 @@
 import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { InjectDataSource, InjectEntityModel } from '@midwayjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
-import { NetaClawToolEntity, TOOL_HUMAN_FIELDS, TOOL_ROW_FIELDS } from '../entity/tool';
+import { NetaClawToolEntity } from '../entity/tool';
 import { AppError, invalidInput, notFound } from '../errors';
 import { withSyncLock } from '../datasource';
 import { dbWriteLock } from '../mutex';
@@ -17,15 +17,24 @@ export interface SyncSummary {
   orphans: string[];
 }
 
-/** The ToolGovernanceRowInput view of a table row (only the spec's fields, plain values). */
+let fields: { all: string[]; human: string[] } | undefined;
+
+/** The row fields of the package: `name`, the mirror fields, the human fields (catalogInfo(), read once). */
+export function rowFields(): { all: string[]; human: string[] } {
+  if (!fields) {
+    const info = policy().catalogInfo();
+    fields = { all: ['name', ...info.mirrorFields, ...info.humanFields], human: info.humanFields };
+  }
+  return fields;
+}
+
+/** The ToolGovernanceRowInput view of a table row (only the row fields, plain values). */
 export function toGovernanceRow(e: NetaClawToolEntity): ToolGovernanceRowInput {
   const row: Record<string, unknown> = {};
-  for (const f of TOOL_ROW_FIELDS) row[f] = (e as unknown as Obj)[f] ?? null;
+  for (const f of rowFields().all) row[f] = (e as unknown as Obj)[f] ?? null;
   return row as unknown as ToolGovernanceRowInput;
 }
 
-/** Extra toolsets the spec declares known although the builtin catalog has no tool in them. */
-const EMPTY_TOOLSETS = ['vision', 'document'];
 
 /**
  * Tool registry (seed 001 Task 4): catalog → table sync, admin queries and the guarded update.
@@ -156,7 +165,7 @@ export class ToolService {
     }
     const set: Obj = {};
     const accepted = check.row as unknown as Obj;
-    for (const f of TOOL_HUMAN_FIELDS) {
+    for (const f of rowFields().human) {
       if (has(patch, f)) {
         set[f] = accepted[f] ?? null;
       }
@@ -175,9 +184,8 @@ export class ToolService {
   /** What the agent-edit page needs: selectable toolsets, the tool rows, the static profiles. */
   async forAgent(): Promise<{ toolsets: string[]; tools: NetaClawToolEntity[]; profiles: ToolManifest[] }> {
     const profiles = this.catalog.manifests();
-    const toolsets: string[] = [];
-    for (const p of profiles) if (!toolsets.includes(p.toolset)) toolsets.push(p.toolset);
-    for (const t of EMPTY_TOOLSETS) if (!toolsets.includes(t)) toolsets.push(t);
+    // the catalog's toolsets in first-appearance order, then the reserved ones it has no tool in
+    const toolsets = policy().catalogInfo(this.catalog.catalog()).toolsets.map(t => t.name);
     const names = new Set(profiles.map(p => p.name));
     const tools = (await this.all()).filter(r => names.has(r.name));
     return { toolsets, tools, profiles };
@@ -194,7 +202,7 @@ export class ToolService {
 
 function pickRowFields(o: object): Obj {
   const out: Obj = {};
-  for (const f of TOOL_ROW_FIELDS) {
+  for (const f of rowFields().all) {
     if (Object.prototype.hasOwnProperty.call(o, f)) out[f] = (o as Obj)[f];
   }
   return out;

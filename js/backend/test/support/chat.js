@@ -75,4 +75,12 @@ function modelEnv(model, extra = {}) {
   return { NETACLAW_MODEL_BASE_URL: model.baseUrl, NETACLAW_MODEL: 'scripted-1', NETACLAW_MODEL_MAX_RETRIES: '0', ...extra };
 }
 
-module.exports = { chat, openWs, wsChat, addAgent, modelEnv };
+/** A new temp folder (its real path: the runtime compares real paths), for a session's workspace. */
+function tmpDir(prefix = 'netaclaw-chat-') {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+}
+
+module.exports = { chat, openWs, wsChat, addAgent, modelEnv, tmpDir };

@@ -11,7 +11,8 @@
  * send this many chunks, then go silent), rawData?: string[] (SSE data payloads sent as they are),
  * hangUp?: true (close the connection without answering), when?: (request body) => boolean (checked:
  * a mismatch fails the request with 500 and is reported by `problems`) }.
- * A turn may also be a function (body) => turn, to answer from what was sent.
+ * A turn may also be a function (body) => turn, to answer from what was sent. `respond(fn)` sets such a
+ * function for every request that finds the script empty (a long-running script, e.g. the pages' e2e run).
  */
 const http = require('node:http');
 
@@ -21,6 +22,7 @@ class ScriptedModel {
     this.queue = [];
     this.problems = [];
     this.sockets = new Set();
+    this.responder = null;
   }
 
   async start() {
@@ -37,6 +39,12 @@ class ScriptedModel {
   /** Appends turns to the script. */
   push(...turns) {
     this.queue.push(...turns);
+    return this;
+  }
+
+  /** Answers every request that finds the script empty with `fn(body)` (a turn, or null for none). */
+  respond(fn) {
+    this.responder = fn;
     return this;
   }
 
@@ -85,7 +93,7 @@ class ScriptedModel {
         res.end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
         return;
       }
-      let turn = this.queue.shift();
+      let turn = this.queue.length > 0 ? this.queue.shift() : this.responder;
       if (typeof turn === 'function') turn = turn(body);
       if (!turn) {
         this.problems.push(`request ${this.requests.length} came with no scripted turn left`);

@@ -5,7 +5,6 @@
  * process as `proxy`, and refuses denied calls with their reason. Calls run one at a time, in order.
  * A malformed message is answered with `error` and the worker exits.
  */
-import { policy } from '../../policy';
 import { setFdResolver } from '../operations/confined';
 import { NodeFileSystemOperations } from '../operations/fs';
 import { ShellProcessOperations } from '../operations/process';
@@ -13,6 +12,8 @@ import { NodeSearchOperations } from '../operations/search';
 import { CallMessage, CallOutcome, FdResultMessage, InitMessage, message, Message, parseFor, ProxyResultMessage } from '../protocol';
 import { runHere, RunnerContext } from '../runner';
 import { LOCAL_TOOLS } from '../tools/local';
+import { DECISIONS } from '../codes';
+import { policy, setActiveCatalog, ToolSchema } from '../../policy';
 
 function send(m: Message): void {
   if (process.send) process.send(m);
@@ -42,15 +43,18 @@ function askFd(fd: number): Promise<string | null> {
 }
 
 function start(init: InitMessage): void {
-  try {
-    // The package checks the catalog as a whole (entries, names unique): a worker never runs on a bad one.
-    policy().syncCatalog(init.catalog, []);
-  } catch (err) {
-    return fatal(`rejected message: init: invalid field catalog: ${(err as Error).message}`);
+  if (init.catalog) {
+    try {
+      // The package checks the catalog as a whole (entries, names unique): a worker never runs on a bad one.
+      policy().syncCatalog(init.catalog, []);
+    } catch (err) {
+      return fatal(`rejected message: init: invalid field catalog: ${(err as Error).message}`);
+    }
+    // the routes were computed from the main process's catalog: the gate decides with the same one
+    setActiveCatalog(init.catalog as ToolSchema[]);
   }
   setFdResolver(askFd);
   ctx = {
-    catalog: init.catalog,
     policy: init.policy,
     routes: init.routes,
     ops: {
@@ -70,7 +74,7 @@ function start(init: InitMessage): void {
 async function handleCall(c: CallMessage): Promise<void> {
   const context = ctx!;
   const started = Date.now();
-  const { gate, outcome } = await runHere(context, 'worker-local', c.name, c.arguments);
+  const { gate, outcome } = await runHere(context, DECISIONS.workerLocal, c.name, c.arguments);
   let result: CallOutcome;
   if (outcome) {
     result = outcome;

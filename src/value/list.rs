@@ -2,7 +2,7 @@
 //! the crate uses, with the same semantics (integers that fit 64 bits stay integers; object keys keep
 //! their first position, a repeated key takes the last value), but objects held as a plain list of
 //! entries instead of a hash-indexed map — the hashing and table code is a tenth of the package.
-//! Native builds use `serde_json`'s types (see [`crate::json`]), so every test compares the two.
+//! Native builds use `serde_json`'s types (see [`crate::value`]), so every test compares the two.
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 

@@ -5,7 +5,11 @@
 use crate::diagnostic::{runtime_diagnostic_with, DiagnosticOptions, RuntimeDiagnostic};
 use crate::error::Error;
 use crate::governance::{resolve_tools, Governance, ResolveResult};
-use crate::json::{self, field, object, string, Path};
+use crate::edge::input;
+pub use crate::edge::exports::{Answer, Export, Function, Param, EXPORTS};
+use crate::edge::read::{field, limits, object, string};
+use crate::json;
+use crate::path::Path;
 use crate::labels::{label, labels, parse_locale};
 use crate::manifest::{tool_manifest, Catalog};
 use crate::projection::project_runtime_policy;
@@ -14,8 +18,8 @@ use crate::worker_policy::{build_bounded_worker_policy, build_subprocess_worker_
 use crate::explain::{explain_tool, profile_route_diff};
 use crate::mcp::to_mcp_annotations;
 use crate::trace::{traced_projection, traced_resolve, CatalogSources};
-use crate::{catalog, guidance, input};
-use crate::json::{Map, Value};
+use crate::{catalog, guidance};
+use crate::value::{Map, Value};
 
 const ROOT: Path<'static> = Path::Root("");
 
@@ -62,14 +66,30 @@ impl Prepared {
         self.diagnose_traced(value, false)
     }
 
+    /// The catalog's manifests: the static part of every diagnostic of this engine (its `profiles`).
+    pub fn profiles(&self) -> &Vec<crate::manifest::ToolManifest> {
+        self.catalog.manifests()
+    }
+
+    /// `runtimeDiagnostic` without `profiles` ([`Prepared::profiles`] hands them back once), as JSON.
+    pub fn diagnose_routes(&self, value: &Value) -> Result<String, Error> {
+        let d = self.diagnose_with(value, false, true)?;
+        json::to_string(&d.routes_only())
+    }
+
     /// `runtimeDiagnostic`, traced when `force_trace` or the input's `trace` asks for it.
     fn diagnose_traced(&self, value: &Value, force_trace: bool) -> Result<RuntimeDiagnostic, Error> {
+        self.diagnose_with(value, force_trace, false)
+    }
+
+    fn diagnose_with(&self, value: &Value, force_trace: bool, without_profiles: bool) -> Result<RuntimeDiagnostic, Error> {
         let map = top(value)?;
-        let diagnostic_input = input::diagnostic_input(map, &ROOT)?;
+        let (mut diagnostic_input, roots) = input::diagnostic_input(map, &ROOT)?;
         let trace = input::trace_flag(map, &ROOT)? || force_trace;
         let parent = input::parent_policy(map, &ROOT)?;
-        let options = DiagnosticOptions { parent: parent.as_ref(), trace: trace.then_some(&self.sources) };
-        runtime_diagnostic_with(&self.catalog, &self.governance, &diagnostic_input, &options)
+        (diagnostic_input.session_cwd, diagnostic_input.workspace_roots) = roots.normalize()?;
+        let options = DiagnosticOptions { parent: parent.as_ref(), trace: trace.then_some(&self.sources), without_profiles };
+        Ok(runtime_diagnostic_with(&self.catalog, &self.governance, &diagnostic_input, &options))
     }
 
     /// `explainTool` with this catalog and governance.
@@ -102,10 +122,12 @@ pub fn runtime_diagnostic_json(value: &Value) -> Result<String, Error> {
 pub fn build_subprocess_worker_policy_json(value: &Value) -> Result<String, Error> {
     let map = top(value)?;
     let catalog = input::catalog(field(map, "catalog"), &ROOT.key("catalog"))?;
-    let policy_input = input::worker_policy_input(map, &ROOT)?;
-    match input::parent_policy(map, &ROOT)? {
-        Some(parent) => json::to_string(&build_bounded_worker_policy(&catalog, &policy_input, &parent)?),
-        None => json::to_string(&build_subprocess_worker_policy(&catalog, &policy_input)?),
+    let (mut policy_input, roots) = input::worker_policy_input(map, &ROOT)?;
+    let parent = input::parent_policy(map, &ROOT)?;
+    (policy_input.session_cwd, policy_input.workspace_roots) = roots.normalize()?;
+    match parent {
+        Some(parent) => json::to_string(&build_bounded_worker_policy(&catalog, &policy_input, &parent)),
+        None => json::to_string(&build_subprocess_worker_policy(&catalog, &policy_input)),
     }
 }
 
@@ -114,14 +136,14 @@ pub fn project_runtime_policy_json(value: &Value) -> Result<String, Error> {
     let map = top(value)?;
     let (catalog, sources) = input::catalog_with_sources(field(map, "catalog"), &ROOT.key("catalog"))?;
     let policy_value = map.get("policy").filter(|v| !v.is_null()).ok_or_else(|| ROOT.key("policy").error("is required"))?;
-    let policy = input::worker_policy(policy_value, &ROOT.key("policy"))?;
+    let policy = input::route_policy(policy_value, &ROOT.key("policy"))?;
     let projection_input = input::projection_input(map, &ROOT, &catalog)?;
     if input::trace_flag(map, &ROOT)? {
         let names = input::names(map.get("selectedTools").unwrap_or(&Value::Null), &ROOT.key("selectedTools"))?;
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        return json::to_string(&traced_projection(&catalog, &sources, &policy, &projection_input, &names));
+        return json::to_string(&traced_projection(&catalog, &sources, policy, &projection_input, &names));
     }
-    json::to_string(&project_runtime_policy(&catalog, &policy, &projection_input))
+    json::to_string(&project_runtime_policy(&catalog, policy, &projection_input))
 }
 
 /// `syncCatalog(catalog, rows)`.
@@ -136,7 +158,7 @@ pub fn validate_tool_update_json(value: &Value) -> Result<String, Error> {
     let map = top(value)?;
     let catalog = input::catalog(field(map, "catalog"), &ROOT.key("catalog"))?;
     let row = input::plain_object(field(map, "row"), &ROOT.key("row"))?;
-    let name = string(row.get("name").unwrap_or(&Value::Null), &ROOT.key("row").key("name"), 0, crate::json::limits::MAX_TEXT)?.to_string();
+    let name = string(row.get("name").unwrap_or(&Value::Null), &ROOT.key("row").key("name"), 0, limits::MAX_TEXT)?.to_string();
     let patch = input::plain_object(field(map, "patch"), &ROOT.key("patch"))?;
     json::to_string(&validate_tool_update(&catalog, &row, &name, &patch))
 }
@@ -171,7 +193,7 @@ pub fn label_json(group: &Value, code: &Value, locale: Option<&Value>) -> Result
 /// `explainTool(input, name, locale?)`: one paragraph on one tool of the diagnostic of `input`.
 pub fn explain_tool_json(value: &Value, name: &Value, locale: Option<&Value>) -> Result<String, Error> {
     let prepared = Prepared::new(value)?;
-    let name = string(name, &Path::Root("name"), 1, crate::json::limits::MAX_NAME)?;
+    let name = string(name, &Path::Root("name"), 1, limits::MAX_NAME)?;
     let locale = locale_arg(locale)?;
     json::to_string(&prepared.explain(value, name, locale)?)
 }
@@ -193,7 +215,6 @@ pub fn check_tool_call_json(value: &Value) -> Result<String, Error> {
     let catalog = input::catalog(field(map, "catalog"), &ROOT.key("catalog"))?;
     let policy_path = ROOT.key("policy");
     let policy = input::worker_policy(field(map, "policy").ok_or_else(|| policy_path.error("is required"))?, &policy_path)?;
-    let policy = crate::worker_policy::normalize_policy(policy, "policy")?;
     // Each route names a catalog tool, once.
     let mut seen = vec![false; catalog.tools().len()];
     let routes = input::dynamic_routes(map, &ROOT, &mut |_, name| {
@@ -237,7 +258,7 @@ pub fn tool_row_view_json(value: &Value) -> Result<String, Error> {
     let row_path = ROOT.key("row");
     let row_value = field(map, "row").ok_or_else(|| row_path.error("is required"))?;
     let row = object(row_value, &row_path)?;
-    let name = string(row.get("name").unwrap_or(&Value::Null), &row_path.key("name"), 1, crate::json::limits::MAX_NAME)?;
+    let name = string(row.get("name").unwrap_or(&Value::Null), &row_path.key("name"), 1, limits::MAX_NAME)?;
     let policy = input::row_policy(row_value, name, &row_path)?;
     json::to_string(&crate::info::tool_row_view(&catalog, row, &policy))
 }
@@ -257,51 +278,11 @@ pub fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
-/// Every exported function, by its JS name (`Function::NAMES`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Function {
-    BuiltinCatalog,
-    ToolManifest,
-    ResolveTools,
-    BuildSubprocessWorkerPolicy,
-    ProjectRuntimePolicy,
-    RuntimeDiagnostic,
-    SyncCatalog,
-    ValidateToolUpdate,
-    ToolBehaviorGuidance,
-    Labels,
-    Label,
-    Version,
-    ExplainTool,
-    ProfileRouteDiff,
-    ToMcpAnnotations,
-    CheckToolCall,
-    CatalogInfo,
-    GetToolSchema,
-    GetToolNamesByToolset,
-    ToolRowView,
-    AgentResolveInput,
-    FromMcpTool,
-}
-
-impl Function {
-    /// Every function, in the order of [`Self::NAMES`].
-    pub const ALL: [Function; 22] = [Function::BuiltinCatalog, Function::ToolManifest, Function::ResolveTools, Function::BuildSubprocessWorkerPolicy, Function::ProjectRuntimePolicy, Function::RuntimeDiagnostic, Function::SyncCatalog, Function::ValidateToolUpdate, Function::ToolBehaviorGuidance, Function::Labels, Function::Label, Function::Version, Function::ExplainTool, Function::ProfileRouteDiff, Function::ToMcpAnnotations, Function::CheckToolCall, Function::CatalogInfo, Function::GetToolSchema, Function::GetToolNamesByToolset, Function::ToolRowView, Function::AgentResolveInput, Function::FromMcpTool];
-
-    /// The JS names, in the order of the variants.
-    pub const NAMES: [&'static str; 22] = ["builtinCatalog", "toolManifest", "resolveTools", "buildSubprocessWorkerPolicy", "projectRuntimePolicy", "runtimeDiagnostic", "syncCatalog", "validateToolUpdate", "toolBehaviorGuidance", "labels", "label", "version", "explainTool", "profileRouteDiff", "toMcpAnnotations", "checkToolCall", "catalogInfo", "getToolSchema", "getToolNamesByToolset", "toolRowView", "agentResolveInput", "fromMcpTool"];
-
-    /// The function named `name`.
-    pub fn parse(name: &str) -> Option<Function> {
-        crate::vocab::index_of(&Self::NAMES, name).and_then(|i| Self::ALL.get(i).copied())
-    }
-}
-
 /// Calls an exported function by its JS name with positional JSON arguments (golden vectors, CLI).
 pub fn call(function: &str, args: &[Value]) -> Result<String, Error> {
     match Function::parse(function) {
         Some(f) => call_function(f, args),
-        None => Err(Error::invalid("function", json::concat(&["unknown function ", &json::quote(function)]))),
+        None => Err(Error::invalid("function", crate::text::concat(&["unknown function ", &crate::text::quote(function)]))),
     }
 }
 

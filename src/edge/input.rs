@@ -4,12 +4,16 @@ use crate::catalog::ToolSchema;
 use crate::diagnostic::DiagnosticInput;
 use crate::error::Error;
 use crate::governance::{AgentToolConfig, Governance, ResolveInput, RowPolicy};
-use crate::json::{self, array, boolean, enum_value, field, limits, name_list, object, string, Path};
-use crate::manifest::Catalog;
+use crate::edge::read::{array, boolean, check_len, enum_value, field, limits, name_list, object, string};
+use crate::json;
+use crate::path::Path;
+use crate::value::type_name;
+use crate::manifest::{Catalog, DuplicateTool};
 use crate::projection::ProjectionInput;
 use crate::vocab::{Capability, CrewRole, ExecutionMode, ReasonCode, RoutingStrategy, ToolKind, Visibility, WorkerRoutingHint};
-use crate::worker_policy::{WorkerPolicy, WorkerPolicyInput};
-use crate::json::{Map, Value};
+use crate::projection::RoutePolicy;
+use crate::worker_policy::{first_occurrences, Root, WorkerPolicy, WorkerPolicyInput};
+use crate::value::{Map, Value};
 
 macro_rules! opt_enum {
     ($map:expr, $path:expr, $key:literal, $ty:ty) => {
@@ -88,11 +92,11 @@ fn row_names<'v>(items: &'v [Value], path: &Path) -> Result<Vec<&'v str>, Error>
     // The first error by position: a repeated name before the first invalid row.
     if let Some((i, first)) = crate::names::first_duplicate(crate::names::positions(&names)) {
         let mut what = String::from("duplicate row name ");
-        what.push_str(&json::quote(names.get(i).copied().unwrap_or_default()));
+        what.push_str(&crate::text::quote(names.get(i).copied().unwrap_or_default()));
         what.push_str(" (also ");
         what.push_str(&path.render());
         what.push('[');
-        what.push_str(&json::decimal(first as u64));
+        what.push_str(&crate::text::decimal(first as u64));
         what.push_str("].name)");
         return Err(path.index(i).key("name").error(what));
     }
@@ -110,7 +114,7 @@ pub fn row_policy(value: &Value, name: &str, path: &Path) -> Result<RowPolicy, E
         Some(Value::Bool(b)) => *b,
         Some(v) if v.as_f64() == Some(1.0) => true,
         Some(v) if v.as_f64() == Some(0.0) => false,
-        Some(v) => return Err(path.key("status").error(json::concat(&["expected 0 or 1, got ", &short(v)]))),
+        Some(v) => return Err(path.key("status").error(crate::text::concat(&["expected 0 or 1, got ", &short(v)]))),
     };
     let prompt_hint = match field(map, "promptHint") {
         None => None,
@@ -124,8 +128,8 @@ fn short(value: &Value) -> String {
     match value {
         // As JavaScript prints them (the value the caller passed).
         Value::Number(_) | Value::Bool(_) => json::to_string(value).unwrap_or_default(),
-        Value::String(s) if json::scalar_count(s, 41) <= 40 => json::quote(s),
-        other => json::type_name(other).to_string(),
+        Value::String(s) if crate::text::scalar_count(s, 41) <= 40 => crate::text::quote(s),
+        other => type_name(other).to_string(),
     }
 }
 
@@ -134,7 +138,10 @@ pub fn governance(value: Option<&Value>, path: &Path, catalog: &Catalog) -> Resu
     let Some(value) = value.filter(|v| !v.is_null()) else { return Ok(Governance::default()) };
     let items = array(value, path)?;
     let names = row_names(items, path)?;
-    let rows = items.iter().zip(names).enumerate().map(|(i, (item, name))| row_policy(item, name, &path.index(i))).collect::<Result<Vec<_>, _>>()?;
+    let mut rows = Vec::with_capacity(items.len());
+    for (i, (item, name)) in items.iter().zip(names).enumerate() {
+        rows.push(row_policy(item, name, &path.index(i))?);
+    }
     Ok(Governance::new(catalog, rows))
 }
 
@@ -166,56 +173,104 @@ pub fn resolve_input(map: &Map<String, Value>, path: &Path) -> Result<ResolveInp
     })
 }
 
-fn roots_fields(map: &Map<String, Value>, path: &Path) -> Result<(Option<String>, Vec<String>), Error> {
-    let cwd = field(map, "sessionCwd").map(|v| string(v, &path.key("sessionCwd"), 0, limits::MAX_PATH)).transpose()?;
-    let roots = owned(name_list(field(map, "workspaceRoots"), &path.key("workspaceRoots"), limits::MAX_PATH)?).unwrap_or_default();
-    Ok((cwd.map(str::to_string), roots))
+/// `sessionCwd` and `workspaceRoots` as given, before they are normalized ([`RawRoots::normalize`]).
+#[derive(Clone, Debug, Default)]
+pub struct RawRoots<'v> {
+    session_cwd: Option<&'v str>,
+    workspace_roots: Vec<&'v str>,
 }
 
-/// The per-call fields of the diagnostic's input.
-pub fn diagnostic_input(map: &Map<String, Value>, path: &Path) -> Result<DiagnosticInput, Error> {
-    let (session_cwd, workspace_roots) = roots_fields(map, path)?;
-    Ok(DiagnosticInput {
+impl RawRoots<'_> {
+    /// Each root normalized, once (errors at `sessionCwd` or `workspaceRoots[i]`).
+    pub fn normalize(&self) -> Result<(Option<Root>, Vec<Root>), Error> {
+        let cwd = match self.session_cwd {
+            Some(cwd) => Some(root(cwd, &Path::Root("sessionCwd"))?),
+            None => None,
+        };
+        Ok((cwd, normalized_roots(&self.workspace_roots, &Path::Root("workspaceRoots"))?))
+    }
+}
+
+/// A list of roots, each normalized (an error names `path[i]`).
+fn normalized_roots(texts: &[&str], path: &Path) -> Result<Vec<Root>, Error> {
+    let mut out = Vec::with_capacity(texts.len());
+    for (i, text) in texts.iter().enumerate() {
+        out.push(root(text, &path.index(i))?);
+    }
+    Ok(out)
+}
+
+/// One root, normalized (an error names `path`).
+pub fn root(text: &str, path: &Path) -> Result<Root, Error> {
+    Root::new(text).map_err(|e| path.error(e.what()))
+}
+
+fn roots_fields<'v>(map: &'v Map<String, Value>, path: &Path) -> Result<RawRoots<'v>, Error> {
+    let session_cwd = field(map, "sessionCwd").map(|v| string(v, &path.key("sessionCwd"), 0, limits::MAX_PATH)).transpose()?;
+    let workspace_roots = name_list(field(map, "workspaceRoots"), &path.key("workspaceRoots"), limits::MAX_PATH)?.unwrap_or_default();
+    Ok(RawRoots { session_cwd, workspace_roots })
+}
+
+/// The per-call fields of the diagnostic's input, and its roots as given: the caller normalizes them
+/// (after reading the rest of the input, so that every runtime reports the same first error).
+pub fn diagnostic_input<'v>(map: &'v Map<String, Value>, path: &Path) -> Result<(DiagnosticInput, RawRoots<'v>), Error> {
+    let roots = roots_fields(map, path)?;
+    let input = DiagnosticInput {
         resolve: resolve_input(map, path)?,
         subagent_tools: owned(name_list(field(map, "subagentTools"), &path.key("subagentTools"), limits::MAX_NAME)?),
-        session_cwd,
-        workspace_roots,
+        session_cwd: None,
+        workspace_roots: Vec::new(),
         shell_permitted: flag(map, path, "shellPermitted")?,
         write_permitted: flag(map, path, "writePermitted")?,
-    })
+    };
+    Ok((input, roots))
 }
 
 fn required<'v>(map: &'v Map<String, Value>, path: &Path, key: &str) -> Result<&'v Value, Error> {
     field(map, key).ok_or_else(|| path.key(key).error("is required"))
 }
 
-/// The worker-policy builder's input.
-pub fn worker_policy_input(map: &Map<String, Value>, path: &Path) -> Result<WorkerPolicyInput, Error> {
-    let (session_cwd, workspace_roots) = roots_fields(map, path)?;
+/// The worker-policy builder's input, and its roots as given (normalized by the caller).
+pub fn worker_policy_input<'v>(map: &'v Map<String, Value>, path: &Path) -> Result<(WorkerPolicyInput, RawRoots<'v>), Error> {
+    let roots = roots_fields(map, path)?;
     let selected_tools = owned(name_list(Some(required(map, path, "selectedTools")?), &path.key("selectedTools"), limits::MAX_NAME)?).unwrap_or_default();
-    Ok(WorkerPolicyInput {
-        session_cwd,
-        workspace_roots,
+    let input = WorkerPolicyInput {
+        session_cwd: None,
+        workspace_roots: Vec::new(),
         selected_tools,
         shell_permitted: flag(map, path, "shellPermitted")?,
         write_permitted: flag(map, path, "writePermitted")?,
-    })
+    };
+    Ok((input, roots))
 }
 
-/// A `WorkerPolicy` given to the projection: every field required, roots taken as given.
-pub fn worker_policy(value: &Value, path: &Path) -> Result<WorkerPolicy, Error> {
+/// A `WorkerPolicy`'s fields: every one required; the roots as given.
+fn policy_fields<'v>(value: &'v Value, path: &Path) -> Result<(Vec<&'v str>, bool, bool), Error> {
     let map = object(value, path)?;
-    let roots = name_list(Some(required(map, path, "workspaceRoots")?), &path.key("workspaceRoots"), limits::MAX_PATH)?;
-    Ok(WorkerPolicy {
-        workspace_roots: owned(roots).unwrap_or_default(),
-        allow_shell: boolean(required(map, path, "allowShell")?, &path.key("allowShell"))?,
-        readonly: boolean(required(map, path, "readonly")?, &path.key("readonly"))?,
-    })
+    let roots = name_list(Some(required(map, path, "workspaceRoots")?), &path.key("workspaceRoots"), limits::MAX_PATH)?.unwrap_or_default();
+    let allow_shell = boolean(required(map, path, "allowShell")?, &path.key("allowShell"))?;
+    let readonly = boolean(required(map, path, "readonly")?, &path.key("readonly"))?;
+    Ok((roots, allow_shell, readonly))
+}
+
+/// A `WorkerPolicy` given to the projection, which reads only whether it has roots: they are taken
+/// as given (a relative string still counts as a root).
+pub fn route_policy(value: &Value, path: &Path) -> Result<RoutePolicy, Error> {
+    let (roots, allow_shell, readonly) = policy_fields(value, path)?;
+    Ok(RoutePolicy { has_roots: !roots.is_empty(), allow_shell, readonly })
+}
+
+/// A `WorkerPolicy` given as input (`checkToolCall`'s `policy`, a `parent`): every field required,
+/// its roots normalized, exact duplicates dropped (errors at `….workspaceRoots[i]`).
+pub fn worker_policy(value: &Value, path: &Path) -> Result<WorkerPolicy, Error> {
+    let (roots, allow_shell, readonly) = policy_fields(value, path)?;
+    let roots = normalized_roots(&roots, &path.key("workspaceRoots"))?;
+    Ok(WorkerPolicy { workspace_roots: first_occurrences(roots), allow_shell, readonly })
 }
 
 /// An object with more than [`limits::MAX_ITEMS`] keys.
 fn too_many_keys(map: &Map<String, Value>, path: &Path) -> Error {
-    path.error(json::concat(&["has ", &json::decimal(map.len() as u64), " keys; at most ", &json::decimal(limits::MAX_ITEMS as u64), " are allowed"]))
+    path.error(crate::text::concat(&["has ", &crate::text::decimal(map.len() as u64), " keys; at most ", &crate::text::decimal(limits::MAX_ITEMS as u64), " are allowed"]))
 }
 
 /// The entries of an object in the order JavaScript lists them (array-index keys first), so that the
@@ -274,7 +329,7 @@ pub fn plain_object(value: Option<&Value>, path: &Path) -> Result<Map<String, Va
     object(value, path)?;
     match json::from_javascript(value.clone()) {
         Value::Object(m) => Ok(m),
-        other => Err(path.error(json::concat(&["expected an object, got ", json::type_name(&other)]))),
+        other => Err(path.error(crate::text::concat(&["expected an object, got ", type_name(&other)]))),
     }
 }
 
@@ -284,7 +339,7 @@ pub fn names(value: &Value, path: &Path) -> Result<Vec<String>, Error> {
 }
 
 /// A `{name: hint}` object (absent or `null` = none).
-pub fn hints(value: Option<&Value>, path: &Path) -> Result<Option<crate::json::JsMap<String>>, Error> {
+pub fn hints(value: Option<&Value>, path: &Path) -> Result<Option<crate::names::NameMap<String>>, Error> {
     let Some(value) = value.filter(|v| !v.is_null()) else { return Ok(None) };
     let map = object(value, path)?;
     if map.len() > limits::MAX_ITEMS {
@@ -295,15 +350,49 @@ pub fn hints(value: Option<&Value>, path: &Path) -> Result<Option<crate::json::J
         let text = string(v, &path.key(&name), 0, limits::MAX_TEXT)?.to_string();
         pairs.push((name, text));
     }
-    Ok(Some(crate::json::JsMap::new(pairs)))
+    Ok(Some(crate::names::NameMap::new(pairs)))
+}
+
+/// A catalog of schemas, checked as input: at most [`limits::MAX_ITEMS`] tools, names 1–100 characters
+/// and unique, toolsets 1–50. The first error by position is reported (a repeated name before a later
+/// invalid field), naming `catalog[i].name` or `catalog[i].toolset`.
+pub fn catalog_of(schemas: &[ToolSchema]) -> Result<Catalog, Error> {
+    use crate::text::{concat, decimal};
+    let path = Path::Root("catalog");
+    if schemas.len() > limits::MAX_ITEMS {
+        return Err(path.error(concat(&["has ", &decimal(schemas.len() as u64), " items; at most ", &decimal(limits::MAX_ITEMS as u64), " are allowed"])));
+    }
+    for (i, schema) in schemas.iter().enumerate() {
+        let item = path.index(i);
+        let checked = check_len(&schema.name, &item.key("name"), 1, limits::MAX_NAME).and_then(|()| check_len(&schema.toolset, &item.key("toolset"), 1, limits::MAX_TOOLSET));
+        if let Err(error) = checked {
+            // A repeated name before the first invalid field is the first error.
+            return Err(unique_catalog(schemas.get(..i).unwrap_or_default()).err().unwrap_or(error));
+        }
+    }
+    unique_catalog(schemas)
+}
+
+/// The catalog of schemas whose lengths are checked: a repeated name is invalid input at
+/// `catalog[i].name`, naming the first schema of that name.
+fn unique_catalog(schemas: &[ToolSchema]) -> Result<Catalog, Error> {
+    Catalog::from_schemas(schemas).map_err(|d: DuplicateTool| {
+        let name = schemas.get(d.at).map_or("", |s| s.name.as_str());
+        let what = crate::text::concat(&["duplicate tool name \"", name, "\" (also catalog[", &crate::text::decimal(d.first as u64), "].name)"]);
+        Path::Root("catalog").index(d.at).key("name").error(what)
+    })
 }
 
 /// A catalog and where its entries came from (for traces): absent or `null` = the builtin catalog.
 pub fn catalog_with_sources(value: Option<&Value>, path: &Path) -> Result<(Catalog, crate::trace::CatalogSources), Error> {
     let Some(value) = value.filter(|v| !v.is_null()) else { return Ok((Catalog::builtin(), crate::trace::CatalogSources::builtin())) };
     let items = array(value, path)?;
-    let schemas = items.iter().enumerate().map(|(i, item)| schema(item, &path.index(i))).collect::<Result<Vec<_>, _>>()?;
-    Ok((Catalog::from_schemas(&schemas)?, crate::trace::CatalogSources::from_schemas(&schemas)))
+    let mut schemas = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        schemas.push(schema(item, &path.index(i))?);
+    }
+    // `schema` checked each name and toolset, `array` the count: only names can still repeat.
+    Ok((unique_catalog(&schemas)?, crate::trace::CatalogSources::from_schemas(&schemas)))
 }
 
 /// The `trace` option (absent or `null` = off).
@@ -315,7 +404,7 @@ pub fn trace_flag(map: &Map<String, Value>, path: &Path) -> Result<bool, Error> 
 pub fn parent_policy(map: &Map<String, Value>, path: &Path) -> Result<Option<WorkerPolicy>, Error> {
     match field(map, "parent") {
         None => Ok(None),
-        Some(value) => Ok(Some(crate::worker_policy::normalize_parent(worker_policy(value, &path.key("parent"))?)?)),
+        Some(value) => Ok(Some(worker_policy(value, &path.key("parent"))?)),
     }
 }
 
@@ -354,10 +443,13 @@ pub fn dynamic_routes(map: &Map<String, Value>, path: &Path, known: &mut dyn FnM
         let p = routes_path.index(i);
         let m = object(item, &p)?;
         let name = string(required(m, &p, "name")?, &p.key("name"), 1, limits::MAX_NAME)?;
-        known(i, name).map_err(|what| p.key("name").error(json::concat(&[what, &json::quote(name)])))?;
+        known(i, name).map_err(|what| p.key("name").error(crate::text::concat(&[what, &crate::text::quote(name)])))?;
         let reasons_path = p.key("reasons");
         let reason_items = array(required(m, &p, "reasons")?, &reasons_path)?;
-        let reasons = reason_items.iter().enumerate().map(|(k, v)| enum_value(v, &reasons_path.index(k), ReasonCode::parse, ReasonCode::NAMES)).collect::<Result<Vec<_>, _>>()?;
+        let mut reasons = Vec::with_capacity(reason_items.len());
+        for (k, v) in reason_items.iter().enumerate() {
+            reasons.push(enum_value(v, &reasons_path.index(k), ReasonCode::parse, ReasonCode::NAMES)?);
+        }
         routes.push(DynamicRoute {
             name: name.to_string(),
             status: enum_value(required(m, &p, "status")?, &p.key("status"), RuntimeStatus::parse, RuntimeStatus::NAMES)?,
@@ -412,7 +504,7 @@ pub fn mcp_tool(map: &Map<String, Value>, path: &Path) -> Result<ToolSchema, Err
     let tool_path = path.key("tool");
     let tool = object(required(map, path, "tool")?, &tool_path)?;
     // `mcp__<server>__<tool>` must fit a tool name.
-    let room = limits::MAX_NAME - 7 - json::scalar_count(server, limits::MAX_NAME);
+    let room = limits::MAX_NAME - 7 - crate::text::scalar_count(server, limits::MAX_NAME);
     let name = string(tool.get("name").unwrap_or(&Value::Null), &tool_path.key("name"), 1, room)?;
     let description = field(tool, "description").map(|v| string(v, &tool_path.key("description"), 0, limits::MAX_TEXT)).transpose()?;
     let read_only = match field(tool, "annotations") {
@@ -427,4 +519,41 @@ pub fn mcp_tool(map: &Map<String, Value>, path: &Path) -> Result<ToolSchema, Err
         }
     };
     Ok(crate::info::from_mcp_tool(server, name, description.map(str::to_string), read_only, parameters))
+}
+
+#[cfg(all(test, not(all(target_arch = "wasm32", feature = "wasm"))))]
+mod tests {
+    use super::*;
+
+    /// Errors come in input order: a repeated name before an invalid entry is reported, an invalid
+    /// entry before a repeated name is.
+    #[test]
+    fn readers_report_the_first_error_by_position() {
+        use crate::path::Path;
+        use serde_json::json;
+        let catalog = Catalog::builtin();
+        let rows = |value: serde_json::Value| governance(Some(&value), &Path::Root("governance"), &catalog).map(|_| ()).map_err(|e| e.to_string());
+        assert_eq!(rows(json!([{"name": "a"}, {"name": "a"}, {"name": 5}])).unwrap_err(), "governance[1].name: duplicate row name \"a\" (also governance[0].name)");
+        assert_eq!(rows(json!([{"name": "a"}, {"name": 5}, {"name": "a"}])).unwrap_err(), "governance[1].name: expected a string, got a number");
+        assert_eq!(rows(json!([{"name": "a"}, 7, {"name": "a"}])).unwrap_err(), "governance[1]: expected an object, got a number");
+        assert_eq!(rows(json!([{"name": "b"}, {"name": "a"}, {"name": "a"}, {"name": "b"}])).unwrap_err(), "governance[2].name: duplicate row name \"a\" (also governance[1].name)");
+        assert!(rows(json!([{"name": "a"}, {"name": "b"}])).is_ok());
+
+        let schema = |name: &str, toolset: &str| crate::catalog::ToolSchema::new(name, toolset);
+        let err = |schemas: &[crate::catalog::ToolSchema]| catalog_of(schemas).map(|_| ()).map_err(|e| e.to_string());
+        assert_eq!(err(&[schema("a", "x"), schema("a", "x"), schema("b", "")]).unwrap_err(), "catalog[1].name: duplicate tool name \"a\" (also catalog[0].name)");
+        assert_eq!(err(&[schema("a", "x"), schema("a", ""), schema("b", "x")]).unwrap_err(), "catalog[1].toolset: must not be empty");
+        assert_eq!(err(&[schema("a", "x"), schema("", "x"), schema("a", "x")]).unwrap_err(), "catalog[1].name: must not be empty");
+        assert!(err(&[schema("a", "x"), schema("b", "x")]).is_ok());
+    }
+
+    #[test]
+    fn duplicate_and_overlong_names_are_invalid() {
+        let err = catalog_of(&[ToolSchema::new("a", "x"), ToolSchema::new("a", "y")]).unwrap_err();
+        assert_eq!(err.to_string(), "catalog[1].name: duplicate tool name \"a\" (also catalog[0].name)");
+        let err = catalog_of(&[ToolSchema::new("n".repeat(101), "x")]).unwrap_err();
+        assert_eq!(err.path(), "catalog[0].name");
+        let err = catalog_of(&[ToolSchema::new("a", "")]).unwrap_err();
+        assert_eq!(err.path(), "catalog[0].toolset");
+    }
 }

@@ -1,11 +1,12 @@
-//! The JavaScript bindings: a thin layer over [`crate::api`]. Arguments cross as JSON text (read by
+//! The JavaScript bindings, one per row of the export table ([`crate::edge::exports`]): a thin layer
+//! over [`crate::edge::api`]. Arguments cross as JSON text (read by
 //! `JSON.stringify`), answers as JSON text (`JSON.parse`), so callers get plain objects whose bytes
 //! equal the native answer, and nothing is left behind in wasm memory after a call.
 
-use crate::api::{self, Function, Prepared};
+use crate::edge::api::{self, Function, Prepared};
 use crate::error::Error;
 use js_sys::{Reflect, JSON};
-use crate::json::Value;
+use crate::value::Value;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -213,16 +214,16 @@ fn read(value: &JsValue, path: &str) -> Result<Value, JsValue> {
         None
     };
     if let Some(kind) = kind {
-        return Err(invalid(&Error::invalid(path, crate::json::concat(&["cannot be read as JSON: got ", kind]))));
+        return Err(invalid(&Error::invalid(path, crate::text::concat(&["cannot be read as JSON: got ", kind]))));
     }
     let text = stringify(value)
         .map_err(|e| {
             let why = e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).or_else(|| e.as_string()).filter(|w| !w.is_empty());
             let why = why.unwrap_or_else(|| "JSON.stringify threw".to_string());
-            invalid(&Error::invalid(path, crate::json::concat(&["cannot be read as JSON (", &why, ")"])))
+            invalid(&Error::invalid(path, crate::text::concat(&["cannot be read as JSON (", &why, ")"])))
         })?
         .ok_or_else(|| invalid(&Error::invalid(path, "cannot be read as JSON")))?;
-    crate::json::parse(&text).map_err(|e| invalid(&Error::invalid(path, e.what())))
+    crate::edge::read::parse_input(&text).map_err(|e| invalid(&Error::invalid(path, e.what())))
 }
 
 /// The top-level object argument (`input` in error paths).
@@ -235,10 +236,45 @@ fn answer(result: Result<String, Error>) -> Result<JsValue, JsValue> {
     JSON::parse(&text)
 }
 
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = console, js_name = error)]
+    fn console_error(text: &str);
+}
+
+/// Reports anything unexpected on the console — the panic's message and where it was raised — before
+/// the module traps (installed once, on the first call). No input reaches a panic (the fuzz targets
+/// hold that); this is for what nobody foresaw. It does what `console_error_panic_hook` does, without
+/// its formatting of the whole `PanicHookInfo` and its `Error().stack` capture: measured on the
+/// package's `.wasm`, that crate's hook adds 1,162 bytes gzip -9, this one 564 (of which about 390
+/// is `std::panic::set_hook` itself, whatever the hook prints).
+fn panic_hook() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static INSTALLED: AtomicBool = AtomicBool::new(false);
+    if !INSTALLED.swap(true, Ordering::Relaxed) {
+        std::panic::set_hook(Box::new(report_panic));
+    }
+}
+
+fn report_panic(info: &std::panic::PanicHookInfo<'_>) {
+    let mut text = String::from("@netaclaw/tool-policy panicked: ");
+    let payload = info.payload();
+    let message = payload.downcast_ref::<&str>().copied().or_else(|| payload.downcast_ref::<String>().map(String::as_str));
+    text.push_str(message.unwrap_or("(no message)"));
+    if let Some(at) = info.location() {
+        text.push_str(" at ");
+        text.push_str(at.file());
+        text.push(':');
+        text.push_str(&crate::text::decimal(u64::from(at.line())));
+    }
+    console_error(&text);
+}
+
 /// Calls one exported function of [`api::call`] with its arguments read as JSON, each named by its
 /// path in errors: every export goes through here, so the reading and the dispatch are compiled once.
 #[inline(never)]
 fn call(function: Function, args: &[(&JsValue, &str)]) -> Result<JsValue, JsValue> {
+    panic_hook();
     let mut values = Vec::with_capacity(args.len());
     for (value, path) in args {
         values.push(read(value, path)?);
@@ -252,157 +288,39 @@ fn call_text(function: Function, args: &[(&JsValue, &str)]) -> Result<String, Js
     call(function, args)?.as_string().ok_or_else(|| invalid(&Error::invalid("output", "not a string")))
 }
 
-/// Every tool of the builtin catalog, every field present, in the order of the spec.
-#[wasm_bindgen(js_name = builtinCatalog, unchecked_return_type = "ToolSchema[]")]
-pub fn builtin_catalog() -> Result<JsValue, JsValue> {
-    call(Function::BuiltinCatalog, &[])
+/// Every exported function of the export table as a `#[wasm_bindgen]` function (see `binding!`).
+macro_rules! bindings {
+    ($( $(#[$doc:meta])* $variant:ident $rust:ident $js:ident $kind:ident $ts:literal [$($p:ident $pjs:ident $attr:ident $pts:literal),*]; )*) => {
+        $( binding!($(#[$doc])* $variant $rust $js $kind $ts [$($p $pjs $attr $pts),*]); )*
+    };
 }
 
-/// Resolves every field of a schema.
-#[wasm_bindgen(js_name = toolManifest, unchecked_return_type = "ToolManifest")]
-pub fn tool_manifest(#[wasm_bindgen(unchecked_param_type = "ToolSchema")] schema: JsValue) -> Result<JsValue, JsValue> {
-    call(Function::ToolManifest, &[(&schema, "schema")])
+/// One binding: its arguments read as JSON, each named by its JS name in errors, through [`call`].
+macro_rules! binding {
+    ($(#[$doc:meta])* $variant:ident $rust:ident $js:ident json $ts:literal [$($p:ident $pjs:ident $attr:ident $pts:literal),*]) => {
+        $(#[$doc])*
+        #[wasm_bindgen(js_name = $js, unchecked_return_type = $ts)]
+        pub fn $rust($(#[wasm_bindgen(js_name = $pjs, $attr = $pts)] $p: JsValue),*) -> Result<JsValue, JsValue> {
+            call(Function::$variant, &[$((&$p, stringify!($pjs))),*])
+        }
+    };
+    ($(#[$doc:meta])* $variant:ident $rust:ident $js:ident text $ts:literal [$($p:ident $pjs:ident $attr:ident $pts:literal),*]) => {
+        $(#[$doc])*
+        #[wasm_bindgen(js_name = $js)]
+        pub fn $rust($(#[wasm_bindgen(js_name = $pjs, $attr = $pts)] $p: JsValue),*) -> Result<String, JsValue> {
+            call_text(Function::$variant, &[$((&$p, stringify!($pjs))),*])
+        }
+    };
+    ($(#[$doc:meta])* $variant:ident $rust:ident $js:ident version $ts:literal []) => {
+        $(#[$doc])*
+        #[wasm_bindgen(js_name = $js)]
+        pub fn $rust() -> String {
+            api::version().to_string()
+        }
+    };
 }
 
-/// Which tools an agent gets, and the first reason each other tool was dropped.
-#[wasm_bindgen(js_name = resolveTools, unchecked_return_type = "ResolveResult")]
-pub fn resolve_tools(#[wasm_bindgen(unchecked_param_type = "ResolveInput")] input: JsValue) -> Result<JsValue, JsValue> {
-    call(Function::ResolveTools, &[(&input, "input")])
-}
-
-/// The worker's roots and permissions for a selection of tools.
-#[wasm_bindgen(js_name = buildSubprocessWorkerPolicy, unchecked_return_type = "WorkerPolicy & { warnings?: PolicyWarning[] }")]
-pub fn build_subprocess_worker_policy(#[wasm_bindgen(unchecked_param_type = "WorkerPolicyInput")] input: JsValue) -> Result<JsValue, JsValue> {
-    call(Function::BuildSubprocessWorkerPolicy, &[(&input, "input")])
-}
-
-/// One route per catalog tool under a worker policy.
-#[wasm_bindgen(js_name = projectRuntimePolicy, unchecked_return_type = "ToolRuntimeRoute[]")]
-pub fn project_runtime_policy(#[wasm_bindgen(unchecked_param_type = "ProjectionInput")] input: JsValue) -> Result<JsValue, JsValue> {
-    call(Function::ProjectRuntimePolicy, &[(&input, "input")])
-}
-
-/// Resolver, worker policy and projection composed: what the pages show.
-#[wasm_bindgen(js_name = runtimeDiagnostic, unchecked_return_type = "RuntimeDiagnostic")]
-pub fn runtime_diagnostic(#[wasm_bindgen(unchecked_param_type = "DiagnosticInput")] input: JsValue) -> Result<JsValue, JsValue> {
-    call(Function::RuntimeDiagnostic, &[(&input, "input")])
-}
-
-/// The plan that makes the `netaclaw_tool` table follow the catalog (`null` = builtin catalog).
-#[wasm_bindgen(js_name = syncCatalog, unchecked_return_type = "SyncPlan")]
-pub fn sync_catalog(
-    #[wasm_bindgen(unchecked_param_type = "ToolSchema[] | null | undefined")] catalog: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "ToolGovernanceRowInput[]")] rows: JsValue,
-) -> Result<JsValue, JsValue> {
-    call(Function::SyncCatalog, &[(&catalog, "catalog"), (&rows, "rows")])
-}
-
-/// The guard of an admin update: every refused field, or the updated row.
-#[wasm_bindgen(js_name = validateToolUpdate, unchecked_return_type = "UpdateOutcome")]
-pub fn validate_tool_update(#[wasm_bindgen(unchecked_param_type = "ValidateToolUpdateInput")] input: JsValue) -> Result<JsValue, JsValue> {
-    call(Function::ValidateToolUpdate, &[(&input, "input")])
-}
-
-/// The tool-guidance prompt layer.
-#[wasm_bindgen(js_name = toolBehaviorGuidance)]
-pub fn tool_behavior_guidance(
-    #[wasm_bindgen(js_name = toolNames, unchecked_param_type = "string[]")] tool_names: JsValue,
-    #[wasm_bindgen(js_name = toolPromptHints, unchecked_optional_param_type = "Record<string, string> | null")] hints: JsValue,
-) -> Result<String, JsValue> {
-    call_text(Function::ToolBehaviorGuidance, &[(&tool_names, "toolNames"), (&hints, "toolPromptHints")])
-}
-
-/// Every label of a locale.
-#[wasm_bindgen(js_name = labels, unchecked_return_type = "Labels")]
-pub fn labels(#[wasm_bindgen(unchecked_optional_param_type = "Locale | null")] locale: JsValue) -> Result<JsValue, JsValue> {
-    call(Function::Labels, &[(&locale, "locale")])
-}
-
-/// One label.
-#[wasm_bindgen(js_name = label)]
-pub fn label(
-    #[wasm_bindgen(unchecked_param_type = "LabelGroupName")] group: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "string")] code: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "Locale | null")] locale: JsValue,
-) -> Result<String, JsValue> {
-    call_text(Function::Label, &[(&group, "group"), (&code, "code"), (&locale, "locale")])
-}
-
-/// One readable paragraph on one tool of a diagnostic: status, reasons, and every layer consulted.
-#[wasm_bindgen(js_name = explainTool)]
-pub fn explain_tool(
-    #[wasm_bindgen(unchecked_param_type = "DiagnosticInput")] input: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "Locale | null")] locale: JsValue,
-) -> Result<String, JsValue> {
-    call_text(Function::ExplainTool, &[(&input, "input"), (&name, "name"), (&locale, "locale")])
-}
-
-/// The tools whose static profile can run in a worker while the diagnostic's route blocks them.
-#[wasm_bindgen(js_name = profileRouteDiff, unchecked_return_type = "ProfileRouteDiff[]")]
-pub fn profile_route_diff(#[wasm_bindgen(unchecked_param_type = "RuntimeDiagnostic")] diagnostic: JsValue) -> Result<JsValue, JsValue> {
-    call(Function::ProfileRouteDiff, &[(&diagnostic, "diagnostic")])
-}
-
-/// A tool manifest as Model Context Protocol `ToolAnnotations`.
-#[wasm_bindgen(js_name = toMcpAnnotations, unchecked_return_type = "ToolAnnotations")]
-pub fn to_mcp_annotations(#[wasm_bindgen(unchecked_param_type = "ToolSchema | ToolManifest")] manifest: JsValue) -> Result<JsValue, JsValue> {
-    call(Function::ToMcpAnnotations, &[(&manifest, "manifest")])
-}
-
-/// Decides one tool call against the worker's policy and routes: where it runs, or why it is denied.
-#[wasm_bindgen(js_name = checkToolCall, unchecked_return_type = "ToolCallCheck")]
-pub fn check_tool_call(#[wasm_bindgen(unchecked_param_type = "CheckToolCallInput")] input: JsValue) -> Result<JsValue, JsValue> {
-    call(Function::CheckToolCall, &[(&input, "input")])
-}
-
-/// The catalog's toolsets, the default toolsets, the row's human and mirror fields, every vocabulary.
-#[wasm_bindgen(js_name = catalogInfo, unchecked_return_type = "CatalogInfo")]
-pub fn catalog_info(#[wasm_bindgen(unchecked_optional_param_type = "ToolSchema[] | null")] catalog: JsValue) -> Result<JsValue, JsValue> {
-    call(Function::CatalogInfo, &[(&catalog, "catalog")])
-}
-
-/// The manifest of one tool, or `null` when the catalog has no such tool.
-#[wasm_bindgen(js_name = getToolSchema, unchecked_return_type = "ToolManifest | null")]
-pub fn get_tool_schema(
-    #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "ToolSchema[] | null")] catalog: JsValue,
-) -> Result<JsValue, JsValue> {
-    call(Function::GetToolSchema, &[(&name, "name"), (&catalog, "catalog")])
-}
-
-/// The tools of one toolset, in catalog order.
-#[wasm_bindgen(js_name = getToolNamesByToolset, unchecked_return_type = "string[]")]
-pub fn get_tool_names_by_toolset(
-    #[wasm_bindgen(unchecked_param_type = "string")] toolset: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "ToolSchema[] | null")] catalog: JsValue,
-) -> Result<JsValue, JsValue> {
-    call(Function::GetToolNamesByToolset, &[(&toolset, "toolset"), (&catalog, "catalog")])
-}
-
-/// What the tool page shows for one row: protection, status, prompt hint, strategy.
-#[wasm_bindgen(js_name = toolRowView, unchecked_return_type = "ToolRowView")]
-pub fn tool_row_view(#[wasm_bindgen(unchecked_param_type = "ToolRowViewInput")] input: JsValue) -> Result<JsValue, JsValue> {
-    call(Function::ToolRowView, &[(&input, "input")])
-}
-
-/// The resolver's per-call input for an agent row and its model channel.
-#[wasm_bindgen(js_name = agentResolveInput, unchecked_return_type = "AgentResolveInput")]
-pub fn agent_resolve_input(#[wasm_bindgen(unchecked_param_type = "AgentResolveSource")] input: JsValue) -> Result<JsValue, JsValue> {
-    call(Function::AgentResolveInput, &[(&input, "input")])
-}
-
-/// An MCP tool as a catalog entry (proxied, never in a worker, writing unless read-only).
-#[wasm_bindgen(js_name = fromMcpTool, unchecked_return_type = "ToolSchema")]
-pub fn from_mcp_tool(#[wasm_bindgen(unchecked_param_type = "McpToolInput")] input: JsValue) -> Result<JsValue, JsValue> {
-    call(Function::FromMcpTool, &[(&input, "input")])
-}
-
-/// The package version.
-#[wasm_bindgen(js_name = version)]
-pub fn version() -> String {
-    api::version().to_string()
-}
+crate::edge::exports::export_table!(bindings);
 
 /// A catalog and its governance rows read once; `resolve` and `diagnose` then take only the per-call
 /// inputs and answer byte-identically to `resolveTools` / `runtimeDiagnostic`.
@@ -416,9 +334,10 @@ impl ToolPolicyEngine {
     /// Reads `{ catalog?, governance? }`.
     #[wasm_bindgen(constructor)]
     pub fn new(#[wasm_bindgen(unchecked_optional_param_type = "EngineOptions | null")] options: JsValue) -> Result<ToolPolicyEngine, JsValue> {
+        panic_hook();
             let mut value = read(&options, "input")?;
         if value.is_null() {
-            value = Value::Object(crate::json::Map::new());
+            value = Value::Object(crate::value::Map::new());
         }
         Ok(ToolPolicyEngine { prepared: Prepared::new(&value).map_err(|e| invalid(&e))? })
     }
@@ -426,19 +345,44 @@ impl ToolPolicyEngine {
     /// `resolveTools` for this catalog and governance.
     #[wasm_bindgen(unchecked_return_type = "ResolveResult")]
     pub fn resolve(&self, #[wasm_bindgen(unchecked_param_type = "ResolveCallInput")] input: JsValue) -> Result<JsValue, JsValue> {
-        engine_call(&self.prepared, &input, false)
+        engine_call(&self.prepared, &input, EngineCall::Resolve)
     }
 
     /// `runtimeDiagnostic` for this catalog and governance.
     #[wasm_bindgen(unchecked_return_type = "RuntimeDiagnostic")]
     pub fn diagnose(&self, #[wasm_bindgen(unchecked_param_type = "DiagnosticCallInput")] input: JsValue) -> Result<JsValue, JsValue> {
-        engine_call(&self.prepared, &input, true)
+        engine_call(&self.prepared, &input, EngineCall::Diagnose)
+    }
+
+    /// `runtimeDiagnostic` less its static part, `profiles` (the same for every call of this engine:
+    /// `profiles()` gives it once). Byte-identical to `diagnose` without that key.
+    #[wasm_bindgen(js_name = diagnoseRoutes, unchecked_return_type = "Omit<RuntimeDiagnostic, \"profiles\">")]
+    pub fn diagnose_routes(&self, #[wasm_bindgen(unchecked_param_type = "DiagnosticCallInput")] input: JsValue) -> Result<JsValue, JsValue> {
+        engine_call(&self.prepared, &input, EngineCall::DiagnoseRoutes)
+    }
+
+    /// The manifest of every catalog tool: the `profiles` of every diagnostic of this engine.
+    #[wasm_bindgen(unchecked_return_type = "ToolManifest[]")]
+    pub fn profiles(&self) -> Result<JsValue, JsValue> {
+        answer(crate::json::to_string(self.prepared.profiles()))
     }
 }
 
-/// `resolve` (or, with `diagnose`, `diagnose`) of a prepared engine: both exports share this code.
+/// What an engine call answers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum EngineCall {
+    Resolve,
+    Diagnose,
+    DiagnoseRoutes,
+}
+
+/// A method of a prepared engine taking the per-call input: every method shares this code.
 #[inline(never)]
-fn engine_call(prepared: &Prepared, input: &JsValue, diagnose: bool) -> Result<JsValue, JsValue> {
+fn engine_call(prepared: &Prepared, input: &JsValue, call: EngineCall) -> Result<JsValue, JsValue> {
     let value = read_input(input)?;
-    answer(if diagnose { prepared.diagnose(&value).and_then(|r| crate::json::to_string(&r)) } else { prepared.resolve(&value).and_then(|r| crate::json::to_string(&r)) })
+    answer(match call {
+        EngineCall::Resolve => prepared.resolve(&value).and_then(|r| crate::json::to_string(&r)),
+        EngineCall::Diagnose => prepared.diagnose(&value).and_then(|r| crate::json::to_string(&r)),
+        EngineCall::DiagnoseRoutes => prepared.diagnose_routes(&value),
+    })
 }

@@ -1,0 +1,32 @@
+/**
+ * The few places where the runtime names the package's vocabulary itself: the reason codes it answers
+ * on its own (a layer that is not `checkToolCall`, RUNTIME §1–§2) and the decisions it acts on. Every
+ * other code, route and decision comes from a package answer. Types are the package's, so a code that
+ * the package drops stops the build.
+ */
+import type { ReasonCode, ToolCallDecision, ToolRuntimeRoute } from '../policy';
+
+export const RUNTIME_REASONS = {
+  /** L0: the model called a tool it was not offered (the executor). */
+  notOffered: 'tool_not_offered', // policy-vocabulary: L0, the executor answers a call outside its offer (RUNTIME §1)
+  /** L3: `bash` and `execute_skill` when bwrap cannot run (the host). */
+  sandboxUnavailable: 'shell_sandbox_unavailable', // policy-vocabulary: L3, the host answers when bwrap cannot run (RUNTIME §1)
+  /** The host's realpath checks (before a call, and again on what a tool opened): a path whose real location leaves every root. */
+  outsideWorkspace: 'path_outside_workspace', // policy-vocabulary: the host's symlink check after the lexical one (RUNTIME §1)
+  /** Arguments the runtime cannot hand to the gate (not JSON, over the size limit), or a gate that threw. */
+  invalidArguments: 'invalid_tool_arguments', // policy-vocabulary: arguments the runtime cannot read before the gate (RUNTIME §2)
+  /** L4: a proxy request that is not the call in progress, or that the routes do not proxy. */
+  notSelected: 'not_selected_for_subagent', // policy-vocabulary: L4, the main process refuses what the worker's routes do not proxy (RUNTIME §1)
+} as const satisfies Record<string, ReasonCode>;
+
+/** Where a call runs, as `checkToolCall` decides it: in the worker, or proxied to the main process. */
+export const DECISIONS = {
+  workerLocal: 'worker-local', // policy-vocabulary: the worker runs the calls decided worker-local (RUNTIME §5)
+  proxy: 'main-process-proxy', // policy-vocabulary: the main process runs the calls decided main-process-proxy (RUNTIME §5)
+  denied: 'denied',
+} as const satisfies Record<string, ToolCallDecision>;
+
+/** A route the projection made runnable: what a sub-agent's model is offered (L0). */
+export function isRunnable(route: Pick<ToolRuntimeRoute, 'route' | 'blockedReason'>): boolean {
+  return route.route !== 'disabled'; // policy-vocabulary: the executor offers a sub-agent only the routes the package made runnable (RUNTIME §1 L0)
+}

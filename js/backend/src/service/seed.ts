@@ -1,0 +1,54 @@
+import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
+import { InjectDataSource } from '@midwayjs/typeorm';
+import { DataSource } from 'typeorm';
+import { withSyncLock } from '../datasource';
+import { readJsonArray } from '../jsonfile';
+import { AgentService, parseAgentInput } from './agent';
+
+/** Why a seed file cannot be used: the message names the file and the entry. */
+export class SeedFileError extends Error {
+  constructor(file: string, detail: string) {
+    super(`NETACLAW_SEED_FILE ${file}: ${detail}`);
+    this.name = 'SeedFileError';
+  }
+}
+
+/**
+ * Example agents for a first look (the demo sets `NETACLAW_SEED_FILE`): a JSON array of AgentInput,
+ * each added as `POST /agent/add` adds it (the same checks) — only when the agent table is empty, so a
+ * database with agents of its own is never touched. Instances started together on one MySQL/MariaDB
+ * database seed under the catalog sync's lock: the second sees the first one's agents.
+ */
+@Provide()
+@Scope(ScopeEnum.Singleton)
+export class SeedService {
+  @Inject()
+  agentService: AgentService;
+
+  @InjectDataSource()
+  dataSource: DataSource;
+
+  /** Adds the file's agents to an empty table: how many were added (0 when there were agents). */
+  async seed(file: string): Promise<number> {
+    const agents = readJsonArray(file, 'agents (AgentInput)', detail => new SeedFileError(file, detail));
+    // every entry checked before the first is added: a bad file adds nothing
+    agents.forEach((input, i) => {
+      try {
+        parseAgentInput(input, `entry [${i}]`, true);
+      } catch (err) {
+        throw new SeedFileError(file, `entry [${i}]: ${(err as Error).message}`);
+      }
+    });
+    return withSyncLock(this.dataSource, 'demo seed', async () => {
+      if ((await this.agentService.repo.count()) > 0) return 0;
+      for (const [i, input] of agents.entries()) {
+        try {
+          await this.agentService.add(input);
+        } catch (err) {
+          throw new SeedFileError(file, `entry [${i}]: ${(err as Error).message}`);
+        }
+      }
+      return agents.length;
+    });
+  }
+}

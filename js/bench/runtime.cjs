@@ -1,0 +1,217 @@
+'use strict';
+// The sub-agent runtime's own costs, each beside the bare operation it is built on, measured with the
+// backend's compiled runtime (js/backend/dist/runtime, `npm --prefix js/backend run build`):
+// - a worker's start to its first decided call (WorkerHost start + one read_file) against a bare
+//   `fork` of an empty script answering one IPC message;
+// - a proxied call's round trip (host.call of a main-process tool: main -> worker -> gate -> proxy ->
+//   main decides again and runs it -> worker -> main) against a bare IPC echo (main -> child -> main);
+// - a sandboxed `bash` (host.call: IPC, the gate, bwrap, the command) against `spawn('sh', ['-c', …])`
+//   of the same command, and against the floor of the sandbox itself: the same bwrap arguments and
+//   command prelude (rt sandbox.js) spawned directly from this process, without the worker and IPC.
+// - a chat turn through the real server (`node bootstrap.js` on SQLite, POST /api/netaclaw/chat) with
+//   the scripted model of the backend's tests answering at once: the turn's wall time against the
+//   model's own time (from its receiving the request to its finishing the answer).
+// Usage: node bench/runtime.cjs [--runs N] [--out file.json]. Prints JSON.
+const { fork, spawn } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const repo = path.resolve(__dirname, '..', '..');
+const dist = path.join(repo, 'js', 'backend', 'dist', 'runtime');
+const rt = name => require(path.join(dist, name));
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+const runs = Number(arg('runs', '15'));
+const outPath = arg('out');
+const policyPackage = require(path.join(repo, 'pkg', 'node', 'netaclaw_tool_policy.js'));
+
+const now = () => Number(process.hrtime.bigint());
+const median = v => [...v].sort((a, b) => a - b)[v.length >> 1];
+const p95 = v => [...v].sort((a, b) => a - b)[Math.min(v.length - 1, Math.ceil(v.length * 0.95) - 1)];
+
+function workspace() {
+  const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-bench-rt-')));
+  fs.writeFileSync(path.join(base, 'a.txt'), 'alpha\nbeta\n');
+  return base;
+}
+
+function services() {
+  return {
+    memory: { async save() { return { id: 1 }; }, async recall() { return []; } },
+    skillsDir: path.join(os.tmpdir(), 'netaclaw-no-skills-here'),
+    boundSkills: async () => [],
+    todos: { set: () => {} },
+  };
+}
+
+function operations(mode) {
+  return {
+    fs: new (rt('operations/fs.js').NodeFileSystemOperations)(),
+    search: new (rt('operations/search.js').NodeSearchOperations)(),
+    process: new (rt('operations/process.js').ShellProcessOperations)(mode),
+  };
+}
+
+/** The package's policy and routes for a session with shell and the planning tools (as the service asks). */
+function diagnose(root) {
+  const d = policyPackage.runtimeDiagnostic({
+    agent: { toolsets: ['base', 'planning'], tools: null },
+    modelCapability: 'text',
+    crewRole: 'sub',
+    sessionCwd: root,
+    shellPermitted: true,
+    writePermitted: false,
+  });
+  return { policy: d.policy, routes: d.routes };
+}
+
+async function startHost(root, shell) {
+  const { WorkerHost } = rt('host.js');
+  const { policy, routes } = diagnose(root);
+  const host = new WorkerHost({ batchId: 1, agentId: 1, policy, routes, driver: 'calls', timeoutMs: 60000, shell, ops: operations(shell), services: services() });
+  await host.start();
+  return host;
+}
+
+/** A child that answers every IPC message with the same message, and says `ready` first. */
+const ECHO = path.join(os.tmpdir(), `netaclaw-bench-echo-${process.pid}.js`);
+fs.writeFileSync(ECHO, "process.on('message', m => process.send(m)); process.send('ready');\n");
+
+function forkReady() {
+  return new Promise((resolve, reject) => {
+    const child = fork(ECHO, [], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+    child.once('message', () => resolve(child));
+    child.once('error', reject);
+  });
+}
+
+function echo(child, message) {
+  return new Promise(resolve => {
+    child.once('message', resolve);
+    child.send(message);
+  });
+}
+
+function sh(command, argv = ['sh', '-c', command]) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.resume();
+    child.stderr.resume();
+    child.once('error', reject);
+    child.once('close', resolve);
+  });
+}
+
+/** Chat turns against the scripted model: turn wall time and the model's own time, per turn. */
+async function chatTurns() {
+  const support = path.join(repo, 'js', 'backend', 'test', 'support');
+  const { withServer } = require(path.join(support, 'server.js'));
+  const { startModel } = require(path.join(support, 'model.js'));
+  const { chat, addAgent, modelEnv } = require(path.join(support, 'chat.js'));
+  const model = await startModel();
+  const modelNs = [];
+  const handle = model.handle.bind(model);
+  model.handle = (req, res) => {
+    const t = now();
+    res.on('finish', () => modelNs.push(now() - t));
+    handle(req, res);
+  };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-bench-chat-'));
+  const turns = [];
+  try {
+    const env = { DB_TYPE: 'sqlite', DB_PATH: path.join(dir, 'netaclaw.sqlite'), DATA_DIR: dir, ...modelEnv(model) };
+    await withServer(env, async s => {
+      const agent = await addAgent(s, { name: 'bench', systemPrompt: 'You answer briefly.', toolsets: ['base', 'planning'] });
+      for (let i = 0; i < runs * 2 + 2; i++) {
+        model.push({ content: 'ok' });
+        const before = modelNs.length;
+        const t = now();
+        const r = await chat(s, { agentId: agent.id, message: 'hi' });
+        const wall = now() - t;
+        if (r.status !== 200) throw new Error(`chat: ${r.status} ${r.text}`);
+        if (i >= 2) turns.push({ wall, model: modelNs.slice(before).reduce((a, b) => a + b, 0) });
+      }
+    });
+  } finally {
+    await model.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return { turnP50: median(turns.map(t => t.wall)), modelP50: median(turns.map(t => t.model)), overheadP50: median(turns.map(t => t.wall - t.model)), turns: turns.length };
+}
+
+async function main() {
+  const { detectShellMode } = rt('sandbox.js');
+  const shell = (await detectShellMode()).mode;
+  const root = workspace();
+  const out = { runtime: `Node ${process.version}`, runs, shell };
+  try {
+    // 1. A worker's start to its first decided call, against a bare fork answering one message.
+    const start = { worker: [], fork: [] };
+    for (let i = 0; i < runs; i++) {
+      let t = now();
+      const host = await startHost(root, shell);
+      const first = await host.call('read_file', { path: 'a.txt' });
+      start.worker.push(now() - t);
+      await host.kill('bench over');
+      if (!first.ok) throw new Error(`read_file failed: ${first.error}`);
+      t = now();
+      const child = await forkReady();
+      await echo(child, { v: 1, type: 'call', seq: 1, name: 'read_file', arguments: { path: 'a.txt' } });
+      start.fork.push(now() - t);
+      child.kill();
+    }
+    out.start = { workerP50: median(start.worker), workerP95: p95(start.worker), forkP50: median(start.fork), forkP95: p95(start.fork) };
+
+    // 2. A proxied call against a bare IPC echo; 3. sandboxed bash against spawn('sh').
+    const host = await startHost(root, shell);
+    const child = await forkReady();
+    try {
+      const proxied = (await host.call('todo', { items: [{ text: 'bench', done: false }] }));
+      if (proxied.decision !== 'main-process-proxy') throw new Error(`todo was not proxied: ${JSON.stringify(proxied)}`);
+      const bash = await host.call('bash', { command: 'true' });
+      const sandbox = rt('sandbox.js');
+      const bwrap = [sandbox.bwrapExecutable(), ...sandbox.bwrapArgs({ roots: [root], readonly: true, cwd: root }), '--', ...sandbox.sandboxCommand('true')];
+      const rounds = { proxy: [], echo: [], bash: [], sh: [], bwrap: [] };
+      for (let i = 0; i < runs * 4; i++) {
+        let t = now();
+        await host.call('todo', { items: [{ text: 'bench', done: false }] });
+        rounds.proxy.push(now() - t);
+        t = now();
+        await echo(child, { v: 1, type: 'proxy', id: i, seq: i, name: 'todo', arguments: { items: [{ text: 'bench', done: false }] } });
+        rounds.echo.push(now() - t);
+        t = now();
+        const b = await host.call('bash', { command: 'true' });
+        rounds.bash.push(now() - t);
+        if (!b.ok) throw new Error(`bash failed: ${b.error}`);
+        t = now();
+        await sh('true');
+        rounds.sh.push(now() - t);
+        if (shell === 'bwrap') {
+          t = now();
+          await sh('true', bwrap);
+          rounds.bwrap.push(now() - t);
+        }
+      }
+      out.proxy = { callP50: median(rounds.proxy), echoP50: median(rounds.echo) };
+      out.bash = { decision: bash.decision, sandboxedP50: median(rounds.bash), shP50: median(rounds.sh), bwrapP50: rounds.bwrap.length ? median(rounds.bwrap) : null };
+    } finally {
+      child.kill();
+      await host.kill('bench over');
+    }
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(ECHO, { force: true });
+  }
+  out.chat = await chatTurns();
+  const text = JSON.stringify(out, null, 2);
+  if (outPath) fs.writeFileSync(path.resolve(repo, outPath), text + '\n');
+  console.log(text);
+}
+
+main().catch(e => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,23 @@
+// Data every page of the app shares (the catalog, the model channels): fetched once, kept in one place;
+// a failed fetch is kept as its error text and tried again at the next `load()` (after a login, say).
+import { ref, shallowRef } from 'vue';
+import { errorText } from '../api';
+
+export function shared<T>(fetch: () => Promise<T>) {
+  const value = shallowRef<T | null>(null);
+  const error = ref('');
+  let loading: Promise<void> | null = null;
+  function load(): Promise<void> {
+    loading ??= fetch()
+      .then((v) => {
+        value.value = v;
+        error.value = '';
+      })
+      .catch((e: unknown) => {
+        error.value = errorText(e);
+        loading = null;
+      });
+    return loading;
+  }
+  return { value, error, load };
+}

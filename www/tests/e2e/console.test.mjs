@@ -1,0 +1,122 @@
+// The batch console of the chat page: explicit calls run in a real worker (POST /subagent/run) — one
+// allowed, one denied with the package's label; the tool's JSON Schema as a hint; bad JSON caught in
+// the page (nothing sent); the backend's 400 shown with its message.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { getToolSchema, label } from '@netaclaw/tool-policy';
+import { api, apiData, launch, notesWorkspace, open, pickOption, uniqueName } from './helpers.mjs';
+import { NOTES } from './model-script.mjs';
+
+let browser;
+let work;
+let workspace;
+before(async () => {
+  browser = await launch();
+  workspace = notesWorkspace(NOTES);
+  work = workspace.path;
+});
+after(async () => {
+  await browser?.close();
+  workspace?.remove();
+});
+
+const zh = (group, code) => label(group, code, 'zh-CN');
+
+async function setCall(con, page, i, name, args) {
+  const call = con.getByTestId('console-call').nth(i);
+  await call.getByTestId('console-call-name').click();
+  await pickOption(page, `popper-console-call-${i}`, name);
+  await call.getByTestId('console-call-args').fill(args);
+  return call;
+}
+
+async function batchCount(agentId) {
+  return (await apiData('GET', `/admin/netaclaw/subagent/page?agentId=${agentId}`)).total;
+}
+
+test('the batch console runs calls in a real worker: one allowed, one denied with its label', async () => {
+  const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('console'), toolsets: ['base'] });
+  const page = await open(browser.context, `/agent/chat?agent=${agent.id}`);
+  const con = page.getByTestId('batch-console');
+  await con.waitFor();
+  await con.getByTestId('console-fields').getByTestId('field-cwd').fill(work);
+
+  const first = await setCall(con, page, 0, 'read_file', '{ "path": "notes.txt" }');
+  // the tool's arguments schema, from the catalog, as a hint
+  await first.locator('.el-collapse-item__header').click();
+  const schema = JSON.parse(await first.getByTestId('console-call-schema').innerText());
+  assert.deepEqual(schema, getToolSchema('read_file').parameters);
+
+  await con.getByTestId('console-add').click();
+  await setCall(con, page, 1, 'bash', '{ "command": "cat notes.txt" }');
+  await con.getByTestId('console-run').click();
+
+  const batch = con.getByTestId('console-runs').locator('[data-testid=batch-card]').first();
+  await batch.waitFor();
+  assert.equal(await batch.getAttribute('data-status'), 'completed');
+  const read = batch.locator('[data-testid=tool-card][data-tool=read_file]');
+  assert.equal(await read.getAttribute('data-state'), 'ok');
+  assert.equal((await read.locator('.decision').innerText()).trim(), zh('routes', 'worker-local'));
+  assert.match(await read.getByTestId('tool-card-output').innerText(), new RegExp(NOTES));
+  const bash = batch.locator('[data-testid=tool-card][data-tool=bash]');
+  assert.equal(await bash.getAttribute('data-state'), 'refused');
+  assert.equal((await bash.locator('.tool-card-head > .reason-tag').innerText()).trim(), zh('reasons', 'shell_disabled_by_policy'));
+  await bash.getByTestId('tool-card-denied').waitFor();
+
+  // what the page shows is the stored batch
+  const id = Number(await batch.getAttribute('data-batch'));
+  const info = await apiData('GET', `/admin/netaclaw/subagent/info?id=${id}`);
+  assert.equal(info.driver, 'calls');
+  assert.deepEqual(info.policy.workspaceRoots, [work]);
+  assert.deepEqual(info.calls.map((c) => [c.name, c.decision, c.reason, c.ok]), [
+    ['read_file', 'worker-local', null, true],
+    ['bash', 'denied', 'shell_disabled_by_policy', false],
+  ]);
+  assert.deepEqual(browser.errors, []);
+});
+
+test('bad JSON is caught in the page; a 400 from the backend shows its message', async () => {
+  const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('console-bad'), toolsets: ['base'] });
+  const page = await open(browser.context, `/agent/chat?agent=${agent.id}`);
+  const con = page.getByTestId('batch-console');
+  await con.getByTestId('console-fields').getByTestId('field-cwd').fill(work);
+  const before = await batchCount(agent.id);
+
+  await setCall(con, page, 0, 'read_file', '{ "path": ');
+  await con.getByTestId('console-run').click();
+  const error = con.getByTestId('console-error');
+  await error.waitFor();
+  let expected = '';
+  try {
+    JSON.parse('{ "path": ');
+  } catch (e) {
+    expected = e.message;
+  }
+  assert.ok((await error.innerText()).includes(expected), await error.innerText());
+  assert.match(await error.innerText(), /JSON/);
+
+  // JSON, but not an object: a message of its own
+  const badJson = await error.innerText();
+  await con.getByTestId('console-call').first().getByTestId('console-call-args').fill('["notes.txt"]');
+  await con.getByTestId('console-run').click();
+  await page.waitForFunction((prev) => {
+    const text = document.querySelector('[data-testid=console-error]')?.textContent ?? '';
+    return text !== '' && !text.includes(prev);
+  }, badJson.trim());
+  assert.equal(await batchCount(agent.id), before, 'nothing was sent');
+
+  // a relative working directory: the backend answers 400 invalid_input, shown with its message
+  await con.getByTestId('console-call').first().getByTestId('console-call-args').fill('{ "path": "notes.txt" }');
+  await con.getByTestId('console-fields').getByTestId('field-cwd').fill('relative/dir');
+  const direct = await api('POST', '/admin/netaclaw/subagent/run', {
+    agentId: agent.id,
+    sessionCwd: 'relative/dir',
+    calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }],
+  });
+  assert.equal(direct.status, 400);
+  await con.getByTestId('console-run').click();
+  await page.waitForFunction(() => (document.querySelector('[data-testid=console-error]')?.textContent ?? '').includes('invalid_input'));
+  assert.ok((await error.innerText()).includes(direct.body.error.message), await error.innerText());
+  assert.equal(await batchCount(agent.id), before);
+  assert.deepEqual(browser.errors, []);
+});

@@ -1,0 +1,86 @@
+// The script of the scripted OpenAI-compatible model the e2e run starts (js/backend/test/support/
+// model.js, on loopback: it stands for the external model service). It answers from what it is sent,
+// so every test and every session gets the same conversation for the same message:
+// - the user's message picks the scenario (MESSAGES), the number of model turns since that message
+//   picks the step;
+// - a sub-agent is recognized by its task (TASK), the first user message of its own conversation;
+// - answers quote the tool results they were given, so a page showing the answer shows what really ran.
+// Anything else gets a short echo.
+
+/** The content of notes.txt in the workspaces the tests make. */
+export const NOTES = 'hello from the e2e workspace';
+
+export const MESSAGES = {
+  /** read_file (runs), write_file (denied: writes not permitted), memory_save (not offered). */
+  read: 'What is in notes.txt?',
+  /** delegate_task to a sub-agent, which lists, reads and tries bash (denied: no shell). */
+  delegate: 'Ask a sub-agent to look at the workspace.',
+  /** The model stays silent for a minute (a turn to cancel). */
+  slow: 'Think about it for a long while.',
+};
+
+export const TASK = 'List the workspace and read notes.txt.';
+export const SUB_TOOLS = ['list_dir', 'read_file', 'bash'];
+/** How long the sub-agent's model calls take: the page has time to show the batch running. */
+export const SUB_STALL_MS = 2500;
+
+/** The text of a message (a string, or an array of text parts). */
+function text(m) {
+  if (typeof m?.content === 'string') return m.content;
+  if (Array.isArray(m?.content)) return m.content.map((p) => p.text ?? '').join('');
+  return '';
+}
+
+/** The current turn: the last user message, and what came after it (assistant turns, tool results). */
+function currentTurn(messages) {
+  let i = messages.length - 1;
+  while (i >= 0 && messages[i].role !== 'user') i--;
+  const after = i >= 0 ? messages.slice(i + 1) : [];
+  return {
+    message: i >= 0 ? text(messages[i]) : '',
+    step: after.filter((m) => m.role === 'assistant').length,
+    results: after.filter((m) => m.role === 'tool').map(text),
+  };
+}
+
+/** The model's answer to one request (a turn of ScriptedModel). */
+export function respond(body) {
+  const { message, step, results } = currentTurn(body?.messages ?? []);
+  if (message === TASK) {
+    if (step === 0) {
+      return {
+        stallMs: SUB_STALL_MS,
+        toolCalls: [
+          { id: 'sub_list', name: 'list_dir', arguments: {} },
+          { id: 'sub_read', name: 'read_file', arguments: { path: 'notes.txt' } },
+          { id: 'sub_bash', name: 'bash', arguments: { command: 'cat notes.txt' } },
+        ],
+      };
+    }
+    return { stallMs: SUB_STALL_MS, chunks: ['The workspace holds notes.txt, ', `which says: ${(results[1] ?? '').trim()}`] };
+  }
+  if (message === MESSAGES.read) {
+    if (step === 0) {
+      return {
+        chunks: ['Let me ', 'look at ', 'notes.txt.'],
+        toolCalls: [
+          { id: 'read_1', name: 'read_file', arguments: { path: 'notes.txt' } },
+          { id: 'write_1', name: 'write_file', arguments: { path: 'copy.txt', content: 'copy' } },
+          { id: 'mem_1', name: 'memory_save', arguments: { content: 'the notes were read' } },
+        ],
+      };
+    }
+    return { chunks: ['notes.txt says: ', (results[0] ?? '').trim()] };
+  }
+  if (message === MESSAGES.delegate) {
+    if (step === 0) {
+      return {
+        chunks: ['I will ask ', 'a sub-agent.'],
+        toolCalls: [{ id: 'delegate_1', name: 'delegate_task', arguments: { task: TASK, tools: SUB_TOOLS } }],
+      };
+    }
+    return { chunks: ['The sub-agent reported: ', (results[0] ?? '').replace(/^\[sub-agent batch \d+\]\n/, '')] };
+  }
+  if (message === MESSAGES.slow) return { stallMs: 60_000, content: 'Finally.' };
+  return { content: `(scripted model) You said: ${message}` };
+}
