@@ -1,14 +1,15 @@
 /**
  * The TypeORM data source of the backend (config.default.ts: `customDataSourceClass`). Same as
  * TypeORM's, plus:
- * - the schema sync (`synchronize`) runs under the cross-instance sync lock, so instances started
- *   at the same moment on one MySQL/MariaDB database do not race to create tables and indexes;
+ * - the migrations (MySQL/MariaDB) and the schema sync (`synchronize`, SQLite) run under the
+ *   cross-instance sync lock, so instances started at the same moment on one MySQL/MariaDB database do
+ *   not race to create tables and indexes;
  * - while the database monitor says the database is gone, every query fails at once with
  *   DatabaseUnavailableError (→ 503) instead of waiting for a connection attempt of its own;
  * - `ping()` is the monitor's probe.
  */
 import * as crypto from 'crypto';
-import { DataSource, DataSourceOptions, QueryRunner, ReplicationMode } from 'typeorm';
+import { DataSource, DataSourceOptions, Migration, QueryRunner, ReplicationMode } from 'typeorm';
 import { DatabaseBusyError, DatabaseUnavailableError, dbMonitor } from './dbhealth';
 import { DB_LOCK_TIMEOUT_SECONDS } from './settings';
 
@@ -37,6 +38,22 @@ export class NetaClawDataSource extends DataSource {
 
   async synchronize(dropBeforeSync = false): Promise<void> {
     await withSyncLock(this, 'schema sync', () => super.synchronize(dropBeforeSync));
+  }
+
+  /**
+   * The migrations (MySQL/MariaDB, at start): under the sync lock, so that instances started together
+   * run each migration once; the others find it recorded and run nothing.
+   */
+  async runMigrations(options?: Parameters<DataSource['runMigrations']>[0]): Promise<Migration[]> {
+    return withSyncLock(this, 'schema migrations', async () => {
+      const ran = await super.runMigrations(options);
+      console.log(
+        ran.length === 0
+          ? '[netaclaw] schema: up to date (no migration to run)'
+          : `[netaclaw] schema: ran ${ran.length} migration(s): ${ran.map(m => m.name).join(', ')}`
+      );
+      return ran;
+    });
   }
 
   async destroy(): Promise<void> {

@@ -28,6 +28,10 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
           const lines = servers.map(s => s.syncLine);
           assert.equal(lines.reduce((n, l) => n + l.inserts, 0), CATALOG.length, JSON.stringify(lines));
           assert.ok(lines.every(l => l.updates === 0 && l.orphans === 0), JSON.stringify(lines));
+          // the schema: one instance ran the migrations, the others waited for the lock and found them run
+          const ran = servers.filter(s => /schema: ran 1 migration\(s\)/.test(s.log())).length;
+          const upToDate = servers.filter(s => /schema: up to date/.test(s.log())).length;
+          assert.deepEqual([ran, upToDate], [1, 2], servers.map(s => s.log()).join('\n----\n'));
           t.diagnostic(`round ${round}: inserts per instance ${lines.map(l => l.inserts).join(' / ')}`);
           const counts = await db.sql('SELECT name, COUNT(*) AS n FROM netaclaw_tool GROUP BY name ORDER BY name');
           assert.deepEqual(
@@ -50,8 +54,12 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
       const db = await backend.fresh();
       const model = await startModel();
       const env = { ...db.env, ...modelEnv(model), NETACLAW_SESSION_LEASE_SECONDS: '3' };
-      const [a, b] = await Promise.all([startServer(env), startServer(env)]);
+      const started = await Promise.allSettled([startServer(env), startServer(env)]);
+      const [a, b] = started.map(r => r.value);
       try {
+        for (const r of started) assert.equal(r.status, 'fulfilled', r.reason?.message);
+        // both applied NETACLAW_MODEL_* at start: one default channel (the second start found the first's)
+        assert.deepEqual((await db.sql('SELECT name, isDefault FROM netaclaw_model_channel')).map(c => [c.name, Number(c.isDefault)]), [['default', 1]]);
         const agent = await addAgent(a, { name: 'shared-session', toolsets: ['base'] });
         model.push({ content: 'first answer' });
         const first = await chat(b, { agentId: agent.id, message: 'hello' });
@@ -109,7 +117,7 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
         const lease = await db.sql('SELECT turnToken FROM netaclaw_session WHERE id = ?', [sessionId]);
         assert.equal(lease[0].turnToken, null, 'the claim is released after the turn');
       } finally {
-        await Promise.all([a.stop(), b.stop()]);
+        await Promise.all([a, b].filter(Boolean).map(s => s.stop()));
         await model.close();
       }
     });

@@ -1,57 +1,7 @@
 import { MidwayConfig } from '@midwayjs/core';
-import { NetaClawAgentEntity } from '../entity/agent';
-import { NetaClawModelChannelEntity } from '../entity/channel';
-import { NetaClawMessageEntity } from '../entity/message';
-import { NetaClawSessionEntity } from '../entity/session';
-import { NetaClawMemoryEntity } from '../entity/memory';
-import { NetaClawSubagentBatchEntity } from '../entity/batch';
-import { NetaClawToolCallEntity } from '../entity/toolcall';
-import { NetaClawToolEntity } from '../entity/tool';
 import { NetaClawDataSource } from '../datasource';
-import { DB, HOST, JSON_BODY_LIMIT, PORT, SQLITE_BUSY_TIMEOUT_MS, TRUST_PROXY } from '../settings';
-
-const entities = [
-  NetaClawToolEntity,
-  NetaClawAgentEntity,
-  NetaClawModelChannelEntity,
-  NetaClawSessionEntity,
-  NetaClawMessageEntity,
-  NetaClawSubagentBatchEntity,
-  NetaClawToolCallEntity,
-  NetaClawMemoryEntity,
-];
-
-function dataSource() {
-  if (DB.kind === 'sqlite') {
-    return {
-      type: 'better-sqlite3',
-      customDataSourceClass: NetaClawDataSource,
-      database: DB.path,
-      // WAL: another process may read the file (a backup, a report) while the backend writes, and the
-      // backend's writes never wait for such a reader. The busy timeout: a write that finds the file
-      // locked by another process waits up to this long instead of failing with SQLITE_BUSY.
-      enableWAL: true,
-      timeout: SQLITE_BUSY_TIMEOUT_MS,
-      synchronize: true,
-      logging: false,
-      entities,
-    };
-  }
-  return {
-    type: DB.type,
-    customDataSourceClass: NetaClawDataSource,
-    connectorPackage: 'mysql2',
-    host: DB.host,
-    port: DB.port,
-    username: DB.user,
-    password: DB.password,
-    database: DB.database,
-    charset: 'utf8mb4',
-    synchronize: true,
-    logging: false,
-    entities,
-  };
-}
+import { dataSourceOptions } from '../dboptions';
+import { HOST, JSON_BODY_LIMIT, PORT, TRUST_PROXY } from '../settings';
 
 export default {
   // Only used to sign cookies, which this API does not use; Midway requires it to be set.
@@ -75,8 +25,10 @@ export default {
     serverHeartbeatInterval: 30000,
   },
   typeorm: {
+    // the migrations of MySQL/MariaDB (dboptions.ts); Midway drops them unless this is set
+    allowExecuteMigrations: true,
     dataSource: {
-      default: dataSource(),
+      default: { ...dataSourceOptions(), customDataSourceClass: NetaClawDataSource },
     },
   },
   midwayLogger: {

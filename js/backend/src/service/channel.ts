@@ -3,6 +3,7 @@ import { InjectDataSource, InjectEntityModel } from '@midwayjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { NetaClawAgentEntity } from '../entity/agent';
 import { NetaClawModelChannelEntity } from '../entity/channel';
+import { withSyncLock } from '../datasource';
 import { AppError, invalidInput, notFound } from '../errors';
 import { dbWriteLock } from '../mutex';
 import { checkCapability } from '../policy';
@@ -205,23 +206,28 @@ export class ChannelService {
     if ([...env.model].length > 200) throw invalidInput('NETACLAW_MODEL must be at most 200 characters');
     const set: ChannelValues = { baseUrl, model: env.model, capability };
     if (env.apiKey !== undefined) set.apiKey = env.apiKey;
+    // under the sync lock: instances started together on one database create the default channel once
     const result = await dbWriteLock.run(() =>
-      this.dataSource.transaction(async em => {
-        const current =
-          (await em.findOne(NetaClawModelChannelEntity, { where: { isDefault: true } })) ??
-          (await em.findOne(NetaClawModelChannelEntity, { where: { name: 'default' } }));
-        if (current) {
-          await em.update(NetaClawModelChannelEntity, { isDefault: true }, { isDefault: false });
-          await em.update(NetaClawModelChannelEntity, { id: current.id }, { ...set, isDefault: true });
-          return { action: 'updated' as const, id: current.id };
-        }
-        const saved = await em.save(
-          em.create(NetaClawModelChannelEntity, { name: 'default', apiKey: null, ...set, isDefault: true })
-        );
-        return { action: 'created' as const, id: saved.id };
-      })
+      withSyncLock(this.dataSource, 'model channel from NETACLAW_MODEL_*', () => this.applyEnvLocked(set))
     );
     return { action: result.action, channel: channelView(await this.mustGet(result.id)) };
+  }
+
+  private applyEnvLocked(set: ChannelValues): Promise<{ action: 'created' | 'updated'; id: number }> {
+    return this.dataSource.transaction(async em => {
+      const current =
+        (await em.findOne(NetaClawModelChannelEntity, { where: { isDefault: true } })) ??
+        (await em.findOne(NetaClawModelChannelEntity, { where: { name: 'default' } }));
+      if (current) {
+        await em.update(NetaClawModelChannelEntity, { isDefault: true }, { isDefault: false });
+        await em.update(NetaClawModelChannelEntity, { id: current.id }, { ...set, isDefault: true });
+        return { action: 'updated' as const, id: current.id };
+      }
+      const saved = await em.save(
+        em.create(NetaClawModelChannelEntity, { name: 'default', apiKey: null, ...set, isDefault: true })
+      );
+      return { action: 'created' as const, id: saved.id };
+    });
   }
 
   async defaultChannel(): Promise<NetaClawModelChannelEntity | null> {

@@ -158,4 +158,4 @@ function cpuSeconds(pid) {
   return ticks / 100; // USER_HZ
 }
 
-module.exports = { startServer, withServer, call, freePort, cpuSeconds, TOKEN, BACKEND_ROOT };
+module.exports = { startServer, withServer, call, freePort, cpuSeconds, childEnv, TOKEN, BACKEND_ROOT };

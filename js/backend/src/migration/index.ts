@@ -1,0 +1,10 @@
+/**
+ * The migrations of MySQL/MariaDB, in order (run at start under the sync lock: `datasource.ts`). Add a new
+ * one at the end; never change one that has run somewhere.
+ */
+import { Baseline1796093269137 } from './1796093269137-Baseline';
+
+export const MIGRATIONS = [Baseline1796093269137];
+
+/** The table where TypeORM records the migrations that ran. */
+export const MIGRATIONS_TABLE = 'netaclaw_migrations';
