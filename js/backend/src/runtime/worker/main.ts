@@ -46,7 +46,7 @@ function start(init: InitMessage): void {
   if (init.catalog) {
     try {
       // The package checks the catalog as a whole (entries, names unique): a worker never runs on a bad one.
-      policy().syncCatalog(init.catalog, []);
+      policy().syncCatalog(init.catalog as ToolSchema[], []);
     } catch (err) {
       return fatal(`rejected message: init: invalid field catalog: ${(err as Error).message}`);
     }
