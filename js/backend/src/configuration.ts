@@ -1,10 +1,12 @@
 import { App, Configuration, ILifeCycle, IMidwayContainer, Inject } from '@midwayjs/core';
 import * as koa from '@midwayjs/koa';
 import * as typeorm from '@midwayjs/typeorm';
+import * as validate from '@midwayjs/validate';
 import * as ws from '@midwayjs/ws';
 import * as fs from 'fs';
 import * as path from 'path';
 import DefaultConfig from './config/config.default';
+import { EnvelopeFilter } from './filter/envelope';
 import { ErrorFilter } from './filter/error';
 import { AuthMiddleware } from './middleware/auth';
 import { CorsMiddleware } from './middleware/cors';
@@ -23,7 +25,7 @@ import { waitForMysql } from './dbprobe';
 import { DATA_DIR, DB, DB_WAIT_SECONDS, describeDb, HOST, MODEL_ENV, STATIC_DIR, SEED_FILE } from './settings';
 
 @Configuration({
-  imports: [koa, ws, typeorm],
+  imports: [koa, ws, typeorm, validate],
   importConfigs: [{ default: DefaultConfig }],
 })
 export class MainConfiguration implements ILifeCycle {
@@ -63,7 +65,7 @@ export class MainConfiguration implements ILifeCycle {
     this.app.getMiddleware().insertFirst(CorsMiddleware as any);
     this.app.getMiddleware().insertFirst(SecurityHeadersMiddleware as any);
     this.app.useMiddleware(StaticMiddleware);
-    this.app.useFilter([ErrorFilter]);
+    this.app.useFilter([ErrorFilter, EnvelopeFilter]);
     // The chat WebSocket: upgrades are checked (path, token) before the handshake; each connection is
     // handed to the gateway at once, so no message sent right after the handshake is missed.
     const gateway = await container.getAsync(ChatGateway);

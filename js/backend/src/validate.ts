@@ -23,12 +23,15 @@ function typeName(v: unknown): string {
   return typeof v;
 }
 
+/** Whether `value` is a positive integer id: a JSON number, or (from a query string) a string of digits. */
+export function isPositiveId(value: unknown): boolean {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 1;
+  return typeof value === 'string' && /^[1-9]\d{0,15}$/.test(value) && Number.isSafeInteger(Number(value));
+}
+
 /** A positive integer id, given as a JSON number or (from a query string) a string of digits. */
 export function parseId(value: unknown, field: string): number {
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1) return value;
-  if (typeof value === 'string' && /^[1-9]\d{0,15}$/.test(value) && Number.isSafeInteger(Number(value))) {
-    return Number(value);
-  }
+  if (isPositiveId(value)) return Number(value);
   throw invalidInput(`${field} must be a positive integer, got ${JSON.stringify(value) ?? typeName(value)}`);
 }
 

@@ -17,6 +17,15 @@ export default {
     strict: true,
   },
   siteFile: { enable: false },
+  // Request DTOs (src/dto/): a refused body is a 400 invalid_input naming the field (filter/error.ts,
+  // worded by dto/rules.ts). No conversion (a string is not taken for a number or a boolean), unknown
+  // members are left to the service (which ignores them), the first problem is the one reported.
+  validate: {
+    errorStatus: 400,
+    validationOptions: { convert: false, allowUnknown: true, abortEarly: true },
+  },
+  // The validation messages are the backend's (dto/rules.ts): no locale from the request, no cookie.
+  i18n: { writeCookie: false, resolver: false },
   // The WebSocket server shares the HTTP port (the chat gateway at /ws/netaclaw/chat); a message is at
   // most 1 MB, like a REST body.
   webSocket: {

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Inject, Post, Query } from '@midwayjs/core';
+import { AgentPageDTO } from '../dto/page';
 import { AgentService } from '../service/agent';
 
 @Controller('/admin/netaclaw')
@@ -8,32 +9,32 @@ export class AgentController {
 
   @Post('/agent/add')
   async add(@Body() body: unknown) {
-    return { data: await this.agentService.add(body) };
+    return this.agentService.add(body);
   }
 
   @Get('/agent/info')
   async info(@Query() query: Record<string, unknown>) {
-    return { data: await this.agentService.info(query) };
+    return this.agentService.info(query);
   }
 
   @Post('/agent/update')
   async update(@Body() body: unknown) {
-    return { data: await this.agentService.update(body) };
+    return this.agentService.update(body);
   }
 
   @Post('/agent/page')
-  async page(@Body() body: unknown) {
-    return { data: await this.agentService.page(body) };
+  async page(@Body() body: AgentPageDTO) {
+    return this.agentService.page(body);
   }
 
   @Post('/agent/previewPrompt')
   async previewPrompt(@Body() body: unknown) {
-    return { data: await this.agentService.previewPrompt(body) };
+    return this.agentService.previewPrompt(body);
   }
 
   /** Runtime diagnostic lives under /tool (docs/backend-api.md). */
   @Post('/tool/diagnostic')
   async diagnostic(@Body() body: unknown) {
-    return { data: await this.agentService.diagnostic(body) };
+    return this.agentService.diagnostic(body);
   }
 }

@@ -1,4 +1,6 @@
 import { Body, Controller, Get, Inject, Post, Query } from '@midwayjs/core';
+import { ChannelAddDTO, ChannelUpdateDTO, IdDTO } from '../dto/channel';
+import { PageDTO } from '../dto/page';
 import { ChannelService } from '../service/channel';
 
 @Controller('/admin/netaclaw/channel')
@@ -7,27 +9,27 @@ export class ChannelController {
   channelService: ChannelService;
 
   @Post('/page')
-  async page(@Body() body: unknown) {
-    return { data: await this.channelService.page(body) };
+  async page(@Body() body: PageDTO) {
+    return this.channelService.page(body);
   }
 
   @Get('/info')
   async info(@Query() query: Record<string, unknown>) {
-    return { data: await this.channelService.info(query) };
+    return this.channelService.info(query);
   }
 
   @Post('/add')
-  async add(@Body() body: unknown) {
-    return { data: await this.channelService.add(body) };
+  async add(@Body() body: ChannelAddDTO) {
+    return this.channelService.add(body);
   }
 
   @Post('/update')
-  async update(@Body() body: unknown) {
-    return { data: await this.channelService.update(body) };
+  async update(@Body() body: ChannelUpdateDTO) {
+    return this.channelService.update(body);
   }
 
   @Post('/delete')
-  async delete(@Body() body: unknown) {
-    return { data: await this.channelService.delete(body) };
+  async delete(@Body() body: IdDTO) {
+    return this.channelService.delete(body);
   }
 }

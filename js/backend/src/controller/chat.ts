@@ -1,5 +1,6 @@
 import { Body, Controller, Get, Inject, Post, Query } from '@midwayjs/core';
 import { Context } from '@midwayjs/koa';
+import { ChatDTO } from '../dto/chat';
 import { ChatExecutor } from '../service/executor';
 import { SessionService } from '../service/session';
 import { SubagentService } from '../service/subagent';
@@ -14,13 +15,13 @@ export class ChatController {
   executor: ChatExecutor;
 
   @Post('/chat')
-  async chat(@Body() body: unknown) {
+  async chat(@Body() body: ChatDTO) {
     // A client that goes away cancels the turn (the model stream is aborted, running batches killed).
     const abort = new AbortController();
     this.ctx.res.once('close', () => {
       if (!this.ctx.res.writableFinished) abort.abort();
     });
-    return { data: await this.executor.chat(body, () => undefined, abort.signal) };
+    return this.executor.chat(body, () => undefined, abort.signal);
   }
 }
 
@@ -35,12 +36,12 @@ export class SessionController {
 
   @Get('/page')
   async page(@Query() query: Record<string, unknown>) {
-    return { data: await this.sessionService.page(query) };
+    return this.sessionService.page(query);
   }
 
   @Get('/info')
   async info(@Query() query: Record<string, unknown>) {
     const { session, messages } = await this.sessionService.info(query);
-    return { data: { ...session, messages, calls: await this.subagents.sessionCalls(session.id) } };
+    return { ...session, messages, calls: await this.subagents.sessionCalls(session.id) };
   }
 }

@@ -22,6 +22,6 @@ export class HealthController {
     const database = await dbMonitor.check(DB_CHECK_TIMEOUT_MS);
     const data = { status: database === 'up' ? 'ok' : 'degraded', database, shellSandbox: shellSandbox().mode };
     if (data.status !== 'ok') this.ctx.status = 503;
-    return { data };
+    return data;
   }
 }

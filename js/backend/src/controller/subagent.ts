@@ -13,17 +13,17 @@ export class SubagentController {
 
   @Post('/run')
   async run(@Body() body: unknown) {
-    return { data: await this.subagentService.run(body) };
+    return this.subagentService.run(body);
   }
 
   @Get('/page')
   async page(@Query() query: Record<string, unknown>) {
-    return { data: await this.subagentService.page(query) };
+    return this.subagentService.page(query);
   }
 
   @Get('/info')
   async info(@Query() query: Record<string, unknown>) {
-    return { data: await this.subagentService.info(query) };
+    return this.subagentService.info(query);
   }
 
   /**

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Inject, Post, Query } from '@midwayjs/core';
+import { ToolPageDTO } from '../dto/page';
 import { CatalogService } from '../service/catalog';
 import { ToolService } from '../service/tool';
 
@@ -11,38 +12,38 @@ export class ToolController {
   catalogService: CatalogService;
 
   @Post('/page')
-  async page(@Body() body: unknown) {
-    return { data: await this.toolService.page(body) };
+  async page(@Body() body: ToolPageDTO) {
+    return this.toolService.page(body);
   }
 
   @Get('/info')
   async info(@Query() query: Record<string, unknown>) {
-    return { data: await this.toolService.info(query) };
+    return this.toolService.info(query);
   }
 
   @Post('/update')
   async update(@Body() body: unknown) {
-    return { data: await this.toolService.update(body) };
+    return this.toolService.update(body);
   }
 
   @Get('/all')
   async all() {
-    return { data: await this.toolService.all() };
+    return this.toolService.all();
   }
 
   @Post('/sync')
   async sync() {
-    return { data: await this.toolService.sync() };
+    return this.toolService.sync();
   }
 
   /** The merged catalog: builtin tools, then those of NETACLAW_CATALOG_FILE (manifests, catalog order). */
   @Get('/catalog')
   async catalog() {
-    return { data: this.catalogService.manifests() };
+    return this.catalogService.manifests();
   }
 
   @Get('/forAgent')
   async forAgent() {
-    return { data: await this.toolService.forAgent() };
+    return this.toolService.forAgent();
   }
 }

@@ -1,12 +1,12 @@
 import { Catch, ILogger, Logger } from '@midwayjs/core';
 import { Context } from '@midwayjs/koa';
 import { databaseErrorAnswer } from '../dbhealth';
-import { AppError } from '../errors';
+import { AppError, fromValidationError } from '../errors';
 import { JSON_BODY_LIMIT } from '../settings';
 
 /**
  * Turns every error into `{ error: { code, message, errors? } }`. Client mistakes are 4xx (never a
- * 500): our own AppErrors, the package's `invalid_input` errors, and the framework's 4xx (malformed
+ * 500): our own AppErrors, a body a DTO refused (400 `invalid_input` naming the field), the package's `invalid_input` errors, and the framework's 4xx (malformed
  * JSON from the body parser, unknown route, a body over the limit). A database that is gone or busy
  * is a 503 (`database_unavailable`, `database_busy`) with Retry-After. Anything else is a 500
  * `internal_error`, logged.
@@ -17,6 +17,7 @@ export class ErrorFilter {
   logger: ILogger;
 
   async catch(err: unknown, ctx: Context) {
+    err = fromValidationError(err) ?? err;
     const e = err as { status?: number; statusCode?: number; code?: unknown; message?: string };
     let status: number;
     let code: string;

@@ -2,7 +2,9 @@ import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import type { IncomingMessage } from 'http';
 import type { Duplex } from 'stream';
 import type { WebSocket } from 'ws';
-import { AppError } from '../errors';
+import { ValidateService } from '@midwayjs/validate';
+import { ChatDTO } from '../dto/chat';
+import { AppError, fromValidationError } from '../errors';
 import { ChatExecutor } from '../service/executor';
 import { AdminTokenService } from '../service/token';
 import { checkBearer } from '../authlimit';
@@ -38,6 +40,9 @@ function refuse(socket: Duplex, status: number, reason: string, headers: Record<
 export class ChatGateway {
   @Inject()
   executor: ChatExecutor;
+
+  @Inject()
+  validateService: ValidateService;
 
   @Inject()
   adminToken: AdminTokenService;
@@ -82,8 +87,18 @@ export class ChatGateway {
         return error('invalid_input', `unknown message type ${JSON.stringify(type ?? null)}: send "chat" or "cancel"`);
       }
       if (running) return error('busy', 'a chat message is being answered on this connection; wait for done/error or send cancel');
+      const { type: _t, ...body } = msg as Record<string, unknown>;
+      // the same DTO as POST /api/netaclaw/chat
+      let request: ChatDTO;
+      try {
+        request = this.validateService.validate(ChatDTO, body)?.value as ChatDTO;
+      } catch (err) {
+        const refused = fromValidationError(err);
+        if (refused) return error(refused.code, refused.message);
+        console.error('[netaclaw] chat over WebSocket failed:', err);
+        return error('internal_error', 'internal error');
+      }
       const abort = (running = new AbortController());
-      const { type: _t, ...request } = msg as Record<string, unknown>;
       this.executor
         .chat(request, event => send(event), abort.signal)
         .then(

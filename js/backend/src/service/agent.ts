@@ -12,7 +12,6 @@ import {
   Obj,
   optBool,
   optEnum,
-  optInt,
   optNullableString,
   optString,
   optStringArray,
@@ -21,6 +20,7 @@ import {
   stringArray,
   TEXT_MAX_CHARS,
 } from '../validate';
+import { AgentPageDTO } from '../dto/page';
 import { CatalogService } from './catalog';
 import { ChannelService, channelView } from './channel';
 import { parseVersion, staleVersion, updateRow } from '../versioned';
@@ -234,13 +234,12 @@ export class AgentService {
     return this.mustGet(id);
   }
 
-  async page(input: unknown) {
-    const body = requireObject(input, 'request body');
-    const page = optInt(body, 'page', 1, 1_000_000, 1);
-    const size = optInt(body, 'size', 1, 1000, 20);
-    const name = optString(body, 'name');
+  async page(input: AgentPageDTO) {
+    const page = input.page ?? 1;
+    const size = input.size ?? 20;
+    const name = input.name;
     const qb = this.repo.createQueryBuilder('a');
-    if (name !== undefined && name !== '') {
+    if (name !== undefined && name !== null && name !== '') {
       qb.andWhere("a.name LIKE :name ESCAPE '!'", { name: `%${name.replace(/[!%_]/g, c => '!' + c)}%` });
     }
     qb.orderBy('a.id', 'ASC').skip((page - 1) * size).take(size);

@@ -4,11 +4,13 @@ import { DataSource, EntityManager, Repository } from 'typeorm';
 import { NetaClawAgentEntity } from '../entity/agent';
 import { NetaClawModelChannelEntity } from '../entity/channel';
 import { withSyncLock } from '../datasource';
+import { ChannelAddDTO, ChannelUpdateDTO, IdDTO } from '../dto/channel';
+import { PageDTO } from '../dto/page';
 import { AppError, invalidInput, notFound } from '../errors';
 import { dbWriteLock } from '../mutex';
 import { checkCapability } from '../policy';
 import { ModelEnv } from '../settings';
-import { has, Obj, optBool, optInt, optNullableString, optString, parseId, requireObject } from '../validate';
+import { has, Obj, parseId } from '../validate';
 
 /** A channel as the API shows it: the key is never sent back whole. */
 export interface ChannelView {
@@ -69,31 +71,20 @@ interface ChannelValues {
   isDefault?: boolean;
 }
 
-function parseChannelInput(input: unknown, creating: boolean): ChannelValues {
-  const o = requireObject(input, 'request body');
+/**
+ * The columns a validated add or update sets (ChannelAddDTO / ChannelUpdateDTO checked the shape): names
+ * trimmed, the URL checked, the capability checked by the package.
+ */
+function channelValues(o: ChannelAddDTO | ChannelUpdateDTO, creating: boolean): ChannelValues {
   const v: ChannelValues = {};
-  const required = (key: 'name' | 'baseUrl' | 'model', max: number) => {
-    if (!has(o, key)) {
-      if (creating) throw invalidInput(`${key} is required`);
-      return undefined;
-    }
-    const s = optString(o, key, max);
-    if (s === undefined || s.trim() === '') throw invalidInput(`${key} must be a non-empty string`);
-    return s.trim();
-  };
-  const name = required('name', 100);
-  if (name !== undefined) v.name = name;
-  const baseUrl = required('baseUrl', 500);
-  if (baseUrl !== undefined) v.baseUrl = checkBaseUrl(baseUrl, 'baseUrl');
-  const model = required('model', 200);
-  if (model !== undefined) v.model = model;
+  if (o.name !== undefined) v.name = o.name.trim();
+  if (o.baseUrl !== undefined) v.baseUrl = checkBaseUrl(o.baseUrl.trim(), 'baseUrl');
+  if (o.model !== undefined) v.model = o.model.trim();
   // absent: kept (update) / none (add); null or "": removed
-  const apiKey = optNullableString(o, 'apiKey', 1000);
-  if (apiKey !== undefined) v.apiKey = apiKey === null || apiKey.trim() === '' ? null : apiKey.trim();
-  if (has(o, 'capability') && o.capability !== null) v.capability = checkCapability(o.capability, 'capability');
+  if (o.apiKey !== undefined) v.apiKey = o.apiKey === null || o.apiKey.trim() === '' ? null : o.apiKey.trim();
+  if (o.capability !== undefined && o.capability !== null) v.capability = checkCapability(o.capability, 'capability');
   else if (creating) v.capability = 'text';
-  const isDefault = optBool(o, 'isDefault');
-  if (isDefault !== undefined) v.isDefault = isDefault;
+  if (o.isDefault !== undefined) v.isDefault = o.isDefault;
   return v;
 }
 
@@ -114,10 +105,9 @@ export class ChannelService {
   @InjectDataSource()
   dataSource: DataSource;
 
-  async page(input: unknown) {
-    const body = requireObject(input, 'request body');
-    const page = optInt(body, 'page', 1, 1_000_000, 1);
-    const size = optInt(body, 'size', 1, 1000, 20);
+  async page(input: PageDTO) {
+    const page = input.page ?? 1;
+    const size = input.size ?? 20;
     const [list, total] = await this.repo.findAndCount({ order: { id: 'ASC' }, skip: (page - 1) * size, take: size });
     return { list: list.map(channelView), pagination: { page, size, total } };
   }
@@ -127,8 +117,8 @@ export class ChannelService {
     return channelView(await this.mustGet(parseId(query.id, 'id')));
   }
 
-  async add(input: unknown): Promise<ChannelView> {
-    const v = parseChannelInput(input, true);
+  async add(input: ChannelAddDTO): Promise<ChannelView> {
+    const v = channelValues(input, true);
     const id = await dbWriteLock.run(() =>
       this.dataSource.transaction(async em => {
         await this.checkNameFree(em, v.name!, null);
@@ -145,11 +135,9 @@ export class ChannelService {
   }
 
   /** Writes only the fields present; an update without `apiKey` keeps the stored key. */
-  async update(input: unknown): Promise<ChannelView> {
-    const body = requireObject(input, 'request body');
-    if (!has(body, 'id')) throw invalidInput('id is required');
-    const id = parseId(body.id, 'id');
-    const v = parseChannelInput(body, false);
+  async update(input: ChannelUpdateDTO): Promise<ChannelView> {
+    const id = Number(input.id);
+    const v = channelValues(input, false);
     await dbWriteLock.run(() =>
       this.dataSource.transaction(async em => {
         const row = await em.findOneBy(NetaClawModelChannelEntity, { id });
@@ -168,10 +156,8 @@ export class ChannelService {
   }
 
   /** Refused while an agent names the channel; the default passes to the oldest remaining channel. */
-  async delete(input: unknown): Promise<{ id: number; defaultChannelId: number | null }> {
-    const body = requireObject(input, 'request body');
-    if (!has(body, 'id')) throw invalidInput('id is required');
-    const id = parseId(body.id, 'id');
+  async delete(input: IdDTO): Promise<{ id: number; defaultChannelId: number | null }> {
+    const id = Number(input.id);
     return dbWriteLock.run(() =>
       this.dataSource.transaction(async em => {
         const row = await em.findOneBy(NetaClawModelChannelEntity, { id });

@@ -14,8 +14,9 @@ import {
 } from '../runtime/model';
 import { buildSystemPrompt } from '../runtime/prompt';
 import { HISTORY_CHARS, MAX_STEPS } from '../settings';
-import { has, Obj, optString, parseId, requireObject } from '../validate';
-import { AgentService, AgentView, parseSessionFields, SessionFields } from './agent';
+import { Obj } from '../validate';
+import { ChatDTO } from '../dto/chat';
+import { AgentService, AgentView, SessionFields } from './agent';
 
 /** The session fields of a chat (fixed when the session is created). */
 type ChatSessionFields = Required<Omit<SessionFields, 'subagentTools'>>;
@@ -26,7 +27,6 @@ import { BatchHandle, CallRecord, SubagentService } from './subagent';
 import { DECISIONS, isRunnable, RUNTIME_REASONS } from '../runtime/codes';
 
 /** Characters of one user message. */
-export const MESSAGE_MAX_CHARS = 65536;
 /** Characters of one tool call's argument text. */
 export const ARGUMENTS_MAX_CHARS = 65536;
 
@@ -58,16 +58,19 @@ interface ChatRequest {
   session: Omit<SessionFields, 'subagentTools'>;
 }
 
-function parseChatRequest(input: unknown): ChatRequest {
-  const body = requireObject(input, 'request body');
-  if (!has(body, 'agentId') || body.agentId === null) throw invalidInput('agentId is required');
-  const agentId = parseId(body.agentId, 'agentId');
-  if (!has(body, 'message')) throw invalidInput('message is required');
-  const message = optString(body, 'message', MESSAGE_MAX_CHARS);
-  if (message === undefined || message.trim() === '') throw invalidInput('message must be a non-empty string');
-  const sessionId = has(body, 'sessionId') && body.sessionId !== null ? parseId(body.sessionId, 'sessionId') : null;
-  const { subagentTools: _sub, ...session } = parseSessionFields(body, 1000);
-  return { agentId, message, sessionId, session };
+/** The request of a validated chat message (its shape is ChatDTO's). */
+function chatRequest(dto: ChatDTO): ChatRequest {
+  const session: ChatRequest['session'] = {};
+  if (dto.sessionCwd !== undefined) session.sessionCwd = dto.sessionCwd;
+  if (dto.workspaceRoots !== undefined) session.workspaceRoots = dto.workspaceRoots;
+  if (dto.shellPermitted !== undefined) session.shellPermitted = dto.shellPermitted;
+  if (dto.writePermitted !== undefined) session.writePermitted = dto.writePermitted;
+  return {
+    agentId: Number(dto.agentId),
+    message: dto.message,
+    sessionId: dto.sessionId === undefined || dto.sessionId === null ? null : Number(dto.sessionId),
+    session,
+  };
 }
 
 function sessionFieldsOf(s: NetaClawSessionEntity): ChatSessionFields {
@@ -178,11 +181,12 @@ export class ChatExecutor {
   };
 
   /**
-   * Runs one chat turn. Request problems (before anything is stored) throw 400/404; a turn that fails
+   * Runs one chat turn of a validated message (ChatDTO: the controller's pipe and the WebSocket gateway
+   * validate it). Request problems (before anything is stored) throw 400/404; a turn that fails
    * after its session exists throws an AppError with the `sessionId` (the session stays usable).
    */
-  async chat(input: unknown, emit: Emit, signal: AbortSignal): Promise<ChatAnswer> {
-    const req = parseChatRequest(input);
+  async chat(input: ChatDTO, emit: Emit, signal: AbortSignal): Promise<ChatAnswer> {
+    const req = chatRequest(input);
     const agent = await this.agentService.mustGetView(req.agentId);
     let session: NetaClawSessionEntity | null = null;
     if (req.sessionId !== null) {

@@ -7,8 +7,9 @@ import { withSyncLock } from '../datasource';
 import { dbWriteLock } from '../mutex';
 import { policy, ToolGovernanceRowInput, ToolManifest } from '../policy';
 import { syncFaultAt, syncPauseMs } from '../settings';
+import { ToolPageDTO } from '../dto/page';
 import { CatalogService } from './catalog';
-import { checkIntRange, checkTextLimit, has, Obj, optInt, optString, parseId, requireObject } from '../validate';
+import { checkIntRange, checkTextLimit, has, Obj, parseId, requireObject } from '../validate';
 import { parseVersion, staleVersion, updateRow } from '../versioned';
 
 export interface SyncSummary {
@@ -100,20 +101,17 @@ export class ToolService {
     return { inserts: plan.inserts.length, updates: plan.updates.length, orphans: plan.orphans };
   }
 
-  async page(input: unknown) {
-    const body = requireObject(input, 'request body');
-    const page = optInt(body, 'page', 1, 1_000_000, 1);
-    const size = optInt(body, 'size', 1, 1000, 20);
-    const name = optString(body, 'name');
-    const toolset = optString(body, 'toolset');
-    const capability = optString(body, 'capability');
-    const status = has(body, 'status') && body.status !== null ? optInt(body, 'status', 0, 1, 1) : undefined;
+  async page(input: ToolPageDTO) {
+    const page = input.page ?? 1;
+    const size = input.size ?? 20;
+    const { name, toolset, capability } = input;
+    const status = input.status ?? undefined;
     const qb = this.repo.createQueryBuilder('t');
-    if (name !== undefined && name !== '') {
+    if (name !== undefined && name !== null && name !== '') {
       qb.andWhere("t.name LIKE :name ESCAPE '!'", { name: `%${name.replace(/[!%_]/g, c => '!' + c)}%` });
     }
-    if (toolset !== undefined && toolset !== '') qb.andWhere('t.toolset = :toolset', { toolset });
-    if (capability !== undefined && capability !== '') qb.andWhere('t.capability = :capability', { capability });
+    if (toolset !== undefined && toolset !== null && toolset !== '') qb.andWhere('t.toolset = :toolset', { toolset });
+    if (capability !== undefined && capability !== null && capability !== '') qb.andWhere('t.capability = :capability', { capability });
     if (status !== undefined) qb.andWhere('t.status = :status', { status });
     qb.orderBy('t.sort', 'ASC').addOrderBy('t.id', 'ASC').skip((page - 1) * size).take(size);
     const [list, total] = await qb.getManyAndCount();

@@ -1,0 +1,33 @@
+import { Rule } from '@midwayjs/validate';
+import { bool, id, nonBlank, nullable, required, stringList, text } from './rules';
+
+/** The longest chat message, in characters. */
+export const MESSAGE_MAX_CHARS = 65536;
+
+/**
+ * A chat message (POST /api/netaclaw/chat and the WebSocket's `chat`). The session fields are the
+ * session's when it starts; a request that names an existing session may repeat them, not change them
+ * (the executor checks that, and the package checks the paths).
+ */
+export class ChatDTO {
+  @Rule(required(id()))
+  agentId: number | string;
+
+  @Rule(required(nonBlank(MESSAGE_MAX_CHARS)))
+  message: string;
+
+  @Rule(nullable(id()))
+  sessionId?: number | string | null;
+
+  @Rule(nullable(text(1000)))
+  sessionCwd?: string | null;
+
+  @Rule(nullable(stringList()))
+  workspaceRoots?: string[] | null;
+
+  @Rule(bool())
+  shellPermitted?: boolean;
+
+  @Rule(bool())
+  writePermitted?: boolean;
+}

@@ -1,0 +1,103 @@
+/**
+ * The rules of the request DTOs (`@Rule` of @midwayjs/validate, i.e. Joi schemas). They check shape only —
+ * types, lengths, presence; what a value means (a tool, a vocabulary, a path) is the package's or the
+ * service's. Lengths count characters (code points). A refused value is reported by its error code and
+ * context; `validationMessage` words it, naming the field by its path (e.g. `calls[0].name`).
+ */
+import { RuleType } from '@midwayjs/validate';
+import { isPositiveId } from '../validate';
+
+type Schema = RuleType.Schema;
+type CustomHelpers = RuleType.CustomHelpers;
+
+/** `rule` that must be present. */
+export function required<T extends Schema>(rule: T): T {
+  return rule.required() as T;
+}
+
+/** `rule`, or null. */
+export function nullable<T extends Schema>(rule: T): T {
+  return rule.allow(null) as T;
+}
+
+function maxChars(max: number) {
+  return (value: string, helpers: CustomHelpers) =>
+    [...value].length > max ? helpers.error('netaclaw.maxChars', { limit: max }) : value;
+}
+
+/** A string of at most `max` characters (empty allowed). */
+export function text(max: number) {
+  return RuleType.string().allow('').custom(maxChars(max));
+}
+
+/** Any string (empty allowed). */
+export function str() {
+  return RuleType.string().allow('');
+}
+
+/** A string with at least one non-space character, at most `max` characters. */
+export function nonBlank(max: number) {
+  return RuleType.any().custom((value: unknown, helpers: CustomHelpers) =>
+    typeof value === 'string' && /\S/.test(value) ? maxChars(max)(value, helpers) : helpers.error('netaclaw.nonBlank')
+  );
+}
+
+/** A positive integer id: a JSON number, or a string of digits (as a query string carries it). */
+export function id() {
+  return RuleType.any().custom((value: unknown, helpers: CustomHelpers) =>
+    isPositiveId(value) ? value : helpers.error('netaclaw.id')
+  );
+}
+
+/** An integer from `min` to `max`. */
+export function intBetween(min: number, max: number) {
+  return RuleType.any().custom((value: unknown, helpers: CustomHelpers) =>
+    Number.isInteger(value) && (value as number) >= min && (value as number) <= max
+      ? value
+      : helpers.error('netaclaw.intBetween', { min, max })
+  );
+}
+
+export function bool() {
+  return RuleType.boolean();
+}
+
+/** An array of strings. */
+export function stringList() {
+  return RuleType.array().items(RuleType.string());
+}
+
+/** One problem a DTO found: Joi's error code, the field's path, the rule's numbers. */
+export interface RuleProblem {
+  type: string;
+  path: Array<string | number>;
+  context?: { label?: string; limit?: number; min?: number; max?: number };
+}
+
+/** The message of a refused value, naming the field; a body that is not an object is named as such. */
+export function validationMessage(p: RuleProblem): string {
+  if (p.path.length === 0) return 'request body must be a JSON object';
+  const field = p.context?.label ?? p.path.join('.');
+  switch (p.type) {
+    case 'any.required':
+      return `${field} is required`;
+    case 'string.base':
+      return `${field} must be a string`;
+    case 'netaclaw.nonBlank':
+      return `${field} must be a non-empty string`;
+    case 'netaclaw.maxChars':
+      return `${field} must be at most ${p.context?.limit} characters`;
+    case 'netaclaw.id':
+      return `${field} must be a positive integer`;
+    case 'netaclaw.intBetween':
+      return `${field} must be an integer between ${p.context?.min} and ${p.context?.max}`;
+    case 'boolean.base':
+      return `${field} must be a boolean`;
+    case 'array.base':
+      return `${field} must be an array of strings`;
+    case 'object.base':
+      return `${field} must be a JSON object`;
+    default:
+      return `${field} is not valid (${p.type})`;
+  }
+}

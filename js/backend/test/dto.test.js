@@ -1,0 +1,122 @@
+'use strict';
+/**
+ * Request DTOs (@midwayjs/validate, src/dto/) and the `{ data }` envelope (src/filter/envelope.ts): a body
+ * a DTO refuses is a 400 `invalid_input` whose message names the field — on REST and on the chat
+ * WebSocket alike — and nothing is written; values are not converted (a string is not a boolean);
+ * lengths count characters; unknown members are ignored; every answer of a route is `{ data }`, every
+ * error `{ error }`. Shape checks do not depend on the storage: SQLite only.
+ */
+const { describe, test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { startServer, call } = require('./support/server');
+const { sqliteBackend } = require('./support/db');
+const { chat, wsChat } = require('./support/chat');
+
+describe('request DTOs and the answer envelope', () => {
+  let backend;
+  let s;
+  before(async () => {
+    backend = sqliteBackend();
+    s = await startServer((await backend.fresh()).env);
+  });
+  after(async () => {
+    await s?.stop();
+    await backend?.stop();
+  });
+
+  const CHANNEL = { name: 'n', baseUrl: 'http://127.0.0.1:9/v1', model: 'm' };
+
+  test('a refused body: 400 invalid_input naming the field, nothing written', async () => {
+    const added = await call(s, 'POST', '/admin/netaclaw/channel/add', CHANNEL);
+    assert.equal(added.status, 200, added.text);
+    const id = added.body.data.id;
+    const cases = [
+      ['/admin/netaclaw/channel/add', [CHANNEL], /^request body must be a JSON object$/],
+      ['/admin/netaclaw/channel/add', { baseUrl: 'http://x/v1', model: 'm' }, /^name is required$/],
+      ['/admin/netaclaw/channel/add', { ...CHANNEL, name: '  ' }, /^name must be a non-empty string$/],
+      ['/admin/netaclaw/channel/add', { ...CHANNEL, name: 7 }, /^name must be a non-empty string$/],
+      ['/admin/netaclaw/channel/add', { ...CHANNEL, name: 'x'.repeat(101) }, /^name must be at most 100 characters$/],
+      // no conversion: the string "true" is not a boolean
+      ['/admin/netaclaw/channel/add', { ...CHANNEL, name: 'n2', isDefault: 'true' }, /^isDefault must be a boolean$/],
+      ['/admin/netaclaw/channel/add', { ...CHANNEL, name: 'n2', apiKey: 5 }, /^apiKey must be a string$/],
+      ['/admin/netaclaw/channel/update', { model: 'x' }, /^id is required$/],
+      ['/admin/netaclaw/channel/update', { id: 0, model: 'x' }, /^id must be a positive integer$/],
+      ['/admin/netaclaw/channel/update', { id: 1.5, model: 'x' }, /^id must be a positive integer$/],
+      ['/admin/netaclaw/channel/update', { id, model: '' }, /^model must be a non-empty string$/],
+      ['/admin/netaclaw/channel/delete', {}, /^id is required$/],
+      ['/admin/netaclaw/channel/page', { size: 0 }, /^size must be an integer between 1 and 1000$/],
+      ['/admin/netaclaw/channel/page', { page: '2' }, /^page must be an integer between 1 and 1000000$/],
+      ['/admin/netaclaw/agent/page', { name: 3 }, /^name must be a string$/],
+      ['/admin/netaclaw/agent/page', { size: 1001 }, /^size must be an integer between 1 and 1000$/],
+      ['/admin/netaclaw/tool/page', { status: 2 }, /^status must be an integer between 0 and 1$/],
+      ['/admin/netaclaw/tool/page', { toolset: ['base'] }, /^toolset must be a string$/],
+      ['/admin/netaclaw/tool/page', ['base'], /^request body must be a JSON object$/],
+    ];
+    const before = (await call(s, 'POST', '/admin/netaclaw/channel/page', {})).body;
+    for (const [p, body, message] of cases) {
+      const r = await call(s, 'POST', p, body);
+      assert.equal(r.status, 400, `${p} ${JSON.stringify(body).slice(0, 80)} → ${r.text}`);
+      assert.deepEqual(Object.keys(r.body), ['error']);
+      assert.equal(r.body.error.code, 'invalid_input');
+      assert.match(r.body.error.message, message);
+    }
+    assert.deepEqual((await call(s, 'POST', '/admin/netaclaw/channel/page', {})).body, before, 'nothing written');
+  });
+
+  test('what a DTO accepts: an id as a string of digits, unknown members ignored, lengths in characters', async () => {
+    const base = (await call(s, 'POST', '/admin/netaclaw/channel/add', { ...CHANNEL, name: 'accepts' })).body.data;
+    const r = await call(s, 'POST', '/admin/netaclaw/channel/update', {
+      id: String(base.id),
+      model: 'm2',
+      createTime: 'ignored',
+      somethingElse: { ignored: true },
+    });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.data.model, 'm2');
+    // 1000 characters outside the BMP are 2000 UTF-16 units: still 1000 characters
+    const key = '🔑'.repeat(1000);
+    const ok = await call(s, 'POST', '/admin/netaclaw/channel/update', { id: base.id, apiKey: key });
+    assert.equal(ok.status, 200, ok.text);
+    const over = await call(s, 'POST', '/admin/netaclaw/channel/update', { id: base.id, apiKey: key + 'x' });
+    assert.equal(over.status, 400, over.text);
+    assert.match(over.body.error.message, /^apiKey must be at most 1000 characters$/);
+    // the list filters: null is "no filter", as before
+    const tools = await call(s, 'POST', '/admin/netaclaw/tool/page', { page: 1, size: 5, name: null, toolset: 'base', status: null });
+    assert.equal(tools.status, 200, tools.text);
+    assert.ok(tools.body.data.list.length > 0 && tools.body.data.list.every(t => t.toolset === 'base'), tools.text);
+    assert.equal(tools.body.data.pagination.size, 5);
+  });
+
+  test('the chat message: the same DTO on REST and on the WebSocket, nested fields named by their path', async () => {
+    for (const [body, message] of [
+      [{ agentId: 1, message: 'x', workspaceRoots: ['/a', 3] }, /^workspaceRoots\[1\] must be a string$/],
+      [{ agentId: 1, message: 'x', workspaceRoots: '/a' }, /^workspaceRoots must be an array of strings$/],
+      [{ agentId: 1, message: 'x', writePermitted: 1 }, /^writePermitted must be a boolean$/],
+      [{ agentId: 1, message: 'x', sessionId: -3 }, /^sessionId must be a positive integer$/],
+      [{ agentId: 1, message: 'x', sessionCwd: 'd'.repeat(1001) }, /^sessionCwd must be at most 1000 characters$/],
+    ]) {
+      const r = await chat(s, body);
+      assert.equal(r.status, 400, r.text);
+      assert.equal(r.body.error.code, 'invalid_input');
+      assert.match(r.body.error.message, message);
+      const events = await wsChat(s, body);
+      assert.deepEqual(events.map(e => [e.type, e.code, e.message]), [['error', 'invalid_input', r.body.error.message]]);
+    }
+  });
+
+  test('every answer of a route is { data }; errors are { error }; the pages and event streams are not wrapped', async () => {
+    for (const p of ['/health', '/admin/netaclaw/tool/catalog', '/admin/netaclaw/tool/all', '/admin/netaclaw/session/page']) {
+      const r = await call(s, 'GET', p, undefined, p === '/health' ? { token: null } : undefined);
+      assert.equal(r.status, 200, `${p}: ${r.text}`);
+      assert.deepEqual(Object.keys(r.body), ['data'], p);
+    }
+    const catalog = (await call(s, 'GET', '/admin/netaclaw/tool/catalog')).body.data;
+    assert.ok(Array.isArray(catalog) && catalog.some(t => t.name === 'read_file'), 'the value itself, not wrapped twice');
+    const missing = await call(s, 'GET', '/admin/netaclaw/no-such-route');
+    assert.equal(missing.status, 404);
+    assert.deepEqual(Object.keys(missing.body), ['error']);
+    const unknownBatch = await call(s, 'GET', '/admin/netaclaw/subagent/events?id=999999');
+    assert.equal(unknownBatch.status, 404, unknownBatch.text);
+    assert.deepEqual(Object.keys(unknownBatch.body), ['error']);
+  });
+});
