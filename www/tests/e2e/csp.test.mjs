@@ -2,17 +2,16 @@
 // UI (dropdowns, drawer, tabs, transfer, messages) run without a single CSP violation; the policy
 // package's wasm loads ('wasm-unsafe-eval'); an inline script is refused, which shows the check sees
 // violations when there are any.
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, apiData, launch, notesWorkspace, open, scriptedChannel, switchLocale, uniqueName } from './helpers.mjs';
+import { BASE, apiData, forFile, launch, notesWorkspace, open, scriptedChannel, switchLocale, uniqueName } from './helpers.mjs';
 import { MESSAGES, NOTES } from './model-script.mjs';
 
-let browser;
+const browser = forFile(launch);
 const violations = [];
 const consoleCsp = [];
 
 before(async () => {
-  browser = await launch();
   // every document records its securitypolicyviolation events
   await browser.context.addInitScript(() => {
     window.__cspViolations = [];
@@ -23,9 +22,6 @@ before(async () => {
   browser.context.on('console', (msg) => {
     if (/Content Security Policy|Refused to/i.test(msg.text())) consoleCsp.push(msg.text());
   });
-});
-after(async () => {
-  await browser?.close();
 });
 
 async function collect(page) {
