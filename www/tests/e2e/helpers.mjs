@@ -53,7 +53,8 @@ export async function launch() {
 /**
  * Something a whole test file shares: `make()` (a browser, a channel, a workspace) runs before the file's
  * first test and its `close()` or `remove()` after the last; the returned object takes on what `make()`
- * gave once it ran.
+ * gave once it ran. The top-level hooks of a file run side by side (node:test does not wait for one
+ * before it starts the next), so whatever needs the thing made belongs in its `make()` or in a test.
  */
 export function forFile(make) {
   const it = {};
