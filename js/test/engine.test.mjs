@@ -3,15 +3,9 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { ToolPolicyEngine, resolveTools, runtimeDiagnostic, version } from '@netaclaw/tool-policy';
-import { attempt, isPlainObject, loadVectors, vectorsOf } from './lib/golden.mjs';
+import { attempt, isPlainObject, loadVectorsForTests, vectorsOf } from './lib/golden.mjs';
 
-let entries = [];
-let loadError = null;
-try {
-  entries = loadVectors();
-} catch (e) {
-  loadError = e;
-}
+const { vectors: entries, loadError } = loadVectorsForTests();
 
 /** The outcome as comparable text: the answer's JSON, or the error's code and message. */
 function text(outcome) {

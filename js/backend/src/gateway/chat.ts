@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'http';
 import type { Duplex } from 'stream';
 import type { WebSocket } from 'ws';
 import { ValidateService } from '@midwayjs/validate';
+import type { ChatEvent } from '../api-types';
 import { ChatDTO } from '../dto/chat';
 import { AppError, fromValidationError } from '../errors';
 import { ChatExecutor } from '../service/executor';
@@ -66,7 +67,7 @@ export class ChatGateway {
 
   attach(ws: WebSocket) {
     let running: AbortController | null = null;
-    const send = (event: object) => {
+    const send = (event: ChatEvent) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(event));
     };
     const error = (code: string, message: string, sessionId: number | null = null) =>

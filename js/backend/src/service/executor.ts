@@ -17,39 +17,23 @@ import { HISTORY_CHARS, MAX_STEPS } from '../settings';
 import { Obj } from '../validate';
 import { ChatDTO } from '../dto/chat';
 import { AgentService, AgentView, SessionFields } from './agent';
-
-/** The session fields of a chat (fixed when the session is created). */
-type ChatSessionFields = Required<Omit<SessionFields, 'subagentTools'>>;
 import { CatalogService } from './catalog';
 import { ChannelService } from './channel';
 import { messageChars, sessionBusy, SessionService, TurnClaim } from './session';
 import { BatchHandle, CallRecord, SubagentService } from './subagent';
 import { DECISIONS, isRunnable, RUNTIME_REASONS } from '../runtime/codes';
+import type { ChatAnswer, ChatSessionFields, ChatTurnEvent } from '../api-types';
 
-/** Characters of one user message. */
 /** Characters of one tool call's argument text. */
 export const ARGUMENTS_MAX_CHARS = 65536;
 
 /** A tool call as the chat answer and the stream show it: the runtime's record, with the model's call id. */
 export type ToolCallView = Omit<CallRecord, 'seq'> & { id: string };
 
-export interface ChatAnswer {
-  sessionId: number;
-  reply: string;
-  toolCalls: ToolCallView[];
-  batchIds: number[];
-  /** `stop` (answered without calls), `length` (reply cut at the limit), `step_limit`. */
-  stopReason: 'stop' | 'length' | 'step_limit';
-}
+export type { ChatAnswer, ChatEvent } from '../api-types';
 
-/** The stream of a chat turn (RUNTIME §6); `done` and `error` are sent by the gateway. */
-export type ChatEvent =
-  | { type: 'delta'; sessionId: number; batchId: number | null; text: string }
-  | { type: 'tool-call'; sessionId: number; batchId: number | null; id: string; name: string; arguments: unknown }
-  | ({ type: 'tool-result'; sessionId: number; batchId: number | null } & ToolCallView)
-  | { type: 'batch'; sessionId: number; batchId: number; status: string; task: string; reply?: string; error?: string };
-
-export type Emit = (event: ChatEvent) => void;
+/** Sends an event of the running turn (`done` and `error` are sent by the gateway). */
+export type Emit = (event: ChatTurnEvent) => void;
 
 interface ChatRequest {
   agentId: number;
