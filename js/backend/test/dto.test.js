@@ -51,6 +51,20 @@ describe('request DTOs and the answer envelope', () => {
       ['/admin/netaclaw/tool/page', { status: 2 }, /^status must be an integer between 0 and 1$/],
       ['/admin/netaclaw/tool/page', { toolset: ['base'] }, /^toolset must be a string$/],
       ['/admin/netaclaw/tool/page', ['base'], /^request body must be a JSON object$/],
+      ['/admin/netaclaw/agent/add', { toolsets: ['base'] }, /^name is required$/],
+      ['/admin/netaclaw/agent/add', { name: 'a'.repeat(101) }, /^name must be at most 100 characters$/],
+      ['/admin/netaclaw/agent/add', { name: 'a', skills: [1] }, /^skills\[0\] must be a string$/],
+      ['/admin/netaclaw/agent/add', { name: 'a', tools: 'grep' }, /^tools must be a JSON object$/],
+      ['/admin/netaclaw/agent/add', { name: 'a', tools: { disabled: 'grep' } }, /^tools\.disabled must be an array of strings$/],
+      ['/admin/netaclaw/agent/add', { name: 'a', tools: { enabled: [] } }, /^tools\.enabled is not supported \(only tools\.disabled\)$/],
+      ['/admin/netaclaw/agent/add', { name: 'a', memoryEnabled: 'yes' }, /^memoryEnabled must be a boolean$/],
+      ['/admin/netaclaw/agent/add', { name: 'a', modelChannelId: 0 }, /^modelChannelId must be a positive integer$/],
+      // a vocabulary is the package's: the DTO lets the value through, the service refuses it
+      ['/admin/netaclaw/agent/add', { name: 'a', crewRole: 'captain' }, /^crewRole must be one of .*master/],
+      ['/admin/netaclaw/agent/update', { name: 'b' }, /^id is required$/],
+      ['/admin/netaclaw/agent/update', { id: 1, systemPrompt: 5 }, /^systemPrompt must be a string$/],
+      ['/admin/netaclaw/agent/previewPrompt', { agent: 'x' }, /^agent must be a JSON object$/],
+      ['/admin/netaclaw/agent/previewPrompt', { agent: { name: 'd', toolsets: 'base' } }, /^toolsets must be an array of strings$/],
     ];
     const before = (await call(s, 'POST', '/admin/netaclaw/channel/page', {})).body;
     for (const [p, body, message] of cases) {
@@ -85,6 +99,23 @@ describe('request DTOs and the answer envelope', () => {
     assert.equal(tools.status, 200, tools.text);
     assert.ok(tools.body.data.list.length > 0 && tools.body.data.list.every(t => t.toolset === 'base'), tools.text);
     assert.equal(tools.body.data.pagination.size, 5);
+  });
+
+  test('the demo seed goes through the same DTO: a bad entry stops the start, naming it, and adds nothing', async () => {
+    const fs = require('node:fs');
+    const os = require('node:os');
+    const path = require('node:path');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-seed-'));
+    const seedFile = path.join(dir, 'agents.json');
+    fs.writeFileSync(seedFile, JSON.stringify([{ name: 'fine' }, { name: 'bad', skills: 'nope' }]));
+    const db = await backend.fresh();
+    try {
+      const failed = await startServer({ ...db.env, NETACLAW_SEED_FILE: seedFile }, { expectExit: true });
+      assert.match(failed.log(), /agents\.json: entry \[1\]: skills must be an array of strings/);
+      assert.deepEqual(await db.sql('SELECT COUNT(*) AS n FROM netaclaw_agent'), [{ n: 0 }]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('the chat message: the same DTO on REST and on the WebSocket, nested fields named by their path', async () => {

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Inject, Post, Query } from '@midwayjs/core';
+import { AgentAddDTO, AgentUpdateDTO } from '../dto/agent';
 import { AgentPageDTO } from '../dto/page';
 import { AgentService } from '../service/agent';
 
@@ -8,7 +9,7 @@ export class AgentController {
   agentService: AgentService;
 
   @Post('/agent/add')
-  async add(@Body() body: unknown) {
+  async add(@Body() body: AgentAddDTO) {
     return this.agentService.add(body);
   }
 
@@ -18,7 +19,7 @@ export class AgentController {
   }
 
   @Post('/agent/update')
-  async update(@Body() body: unknown) {
+  async update(@Body() body: AgentUpdateDTO) {
     return this.agentService.update(body);
   }
 

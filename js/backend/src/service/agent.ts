@@ -13,13 +13,12 @@ import {
   optBool,
   optEnum,
   optNullableString,
-  optString,
   optStringArray,
   parseId,
   requireObject,
-  stringArray,
-  TEXT_MAX_CHARS,
 } from '../validate';
+import { ValidateService } from '@midwayjs/validate';
+import { AgentAddDTO, AgentFieldsDTO, AgentUpdateDTO } from '../dto/agent';
 import { AgentPageDTO } from '../dto/page';
 import { CatalogService } from './catalog';
 import { ChannelService, channelView } from './channel';
@@ -39,8 +38,7 @@ export type AgentValues = Partial<AgentFields>;
  * The tools an agent's sub-agents may use: null (all the agent gets), or names of the backend's catalog,
  * each once (400 naming the first that is not).
  */
-function parseSubagentTools(o: Obj): string[] | null | undefined {
-  const tools = optStringArray(o, 'subagentTools');
+function checkSubagentTools(tools: string[] | null | undefined): string[] | null | undefined {
   if (!tools) return tools;
   const catalog = activeCatalog() ?? null;
   const seen = new Set<string>();
@@ -55,46 +53,33 @@ function parseSubagentTools(o: Obj): string[] | null | undefined {
 }
 
 /**
- * Checks an AgentInput and returns the columns it sets (absent keys are left out; keys that are not
- * agent fields — id, createTime, … — are ignored).
+ * The columns a validated AgentInput sets (AgentFieldsDTO checked its shape; absent keys are left out,
+ * keys that are not agent fields — id, createTime, … — are ignored). The capability and crew role are
+ * checked against the package's vocabularies, the sub-agent tools against the catalog.
  */
-export function parseAgentInput(input: unknown, what: string, requireName: boolean): AgentValues {
-  const o = requireObject(input, what);
+export function agentValues(o: AgentFieldsDTO): AgentValues {
   const v: AgentValues = {};
-  if (has(o, 'name')) {
-    const name = optString(o, 'name', 100);
-    if (name === undefined || name.trim() === '') throw invalidInput('name must be a non-empty string');
-    v.name = name;
-  } else if (requireName) {
-    throw invalidInput('name is required');
-  }
-  const systemPrompt = optNullableString(o, 'systemPrompt', TEXT_MAX_CHARS);
-  if (systemPrompt !== undefined) v.systemPrompt = systemPrompt;
-  const cap = optEnum(o, 'modelCapability', vocabulary().capability);
+  if (o.name !== undefined) v.name = o.name;
+  if (o.systemPrompt !== undefined) v.systemPrompt = o.systemPrompt;
+  const cap = optEnum(o as unknown as Obj, 'modelCapability', vocabulary().capability);
   if (cap !== undefined) v.modelCapability = cap;
-  const mem = has(o, 'memoryEnabled') && o.memoryEnabled === null ? false : optBool(o, 'memoryEnabled');
-  if (mem !== undefined) v.memoryEnabled = mem;
-  const skills = optStringArray(o, 'skills');
-  if (skills !== undefined) v.skills = skills ?? [];
-  const role = optEnum(o, 'crewRole', vocabulary().crewRole);
+  if (o.memoryEnabled !== undefined) v.memoryEnabled = o.memoryEnabled ?? false;
+  if (o.skills !== undefined) v.skills = o.skills ?? [];
+  const role = optEnum(o as unknown as Obj, 'crewRole', vocabulary().crewRole);
   if (role !== undefined) v.crewRole = role;
-  const toolsets = optStringArray(o, 'toolsets');
-  if (toolsets !== undefined) v.toolsets = toolsets;
-  if (has(o, 'tools')) {
+  if (o.toolsets !== undefined) v.toolsets = o.toolsets;
+  if (o.tools !== undefined) {
     if (o.tools === null) {
       v.tools = null;
     } else {
-      const t = requireObject(o.tools, 'tools');
-      for (const k of Object.keys(t)) {
+      for (const k of Object.keys(o.tools)) {
         if (k !== 'disabled') throw invalidInput(`tools.${k} is not supported (only tools.disabled)`);
       }
-      v.tools = has(t, 'disabled') && t.disabled !== null ? { disabled: stringArray(t.disabled, 'tools.disabled') } : {};
+      v.tools = o.tools.disabled !== undefined && o.tools.disabled !== null ? { disabled: o.tools.disabled } : {};
     }
   }
-  if (has(o, 'modelChannelId')) {
-    v.modelChannelId = o.modelChannelId === null ? null : parseId(o.modelChannelId, 'modelChannelId');
-  }
-  const subagentTools = parseSubagentTools(o);
+  if (o.modelChannelId !== undefined) v.modelChannelId = o.modelChannelId === null ? null : Number(o.modelChannelId);
+  const subagentTools = checkSubagentTools(o.subagentTools);
   if (subagentTools !== undefined) v.subagentTools = subagentTools;
   return v;
 }
@@ -157,6 +142,9 @@ function agentView(a: AgentValues | NetaClawAgentEntity): AgentView {
 @Provide()
 @Scope(ScopeEnum.Singleton)
 export class AgentService {
+  @Inject()
+  validateService: ValidateService;
+
   @InjectEntityModel(NetaClawAgentEntity)
   repo: Repository<NetaClawAgentEntity>;
 
@@ -169,8 +157,8 @@ export class AgentService {
   @Inject()
   channelService: ChannelService;
 
-  async add(input: unknown): Promise<NetaClawAgentEntity> {
-    const v = parseAgentInput(input, 'request body', true);
+  async add(input: AgentAddDTO): Promise<NetaClawAgentEntity> {
+    const v = agentValues(input);
     if (v.modelChannelId) await this.channelService.checkExists(v.modelChannelId, 'modelChannelId');
     const entity = this.repo.create({ ...newAgentFields(), ...v });
     const saved = await dbWriteLock.run(() => this.repo.save(entity));
@@ -186,12 +174,10 @@ export class AgentService {
    * Writes only the fields present in the body. With `version`, an agent that changed since that
    * version → 409 conflict and nothing written.
    */
-  async update(input: unknown): Promise<NetaClawAgentEntity> {
-    const body = requireObject(input, 'request body');
-    if (!has(body, 'id')) throw invalidInput('id is required');
-    const id = parseId(body.id, 'id');
-    const v = parseAgentInput(body, 'request body', false);
-    const version = parseVersion(body);
+  async update(input: AgentUpdateDTO): Promise<NetaClawAgentEntity> {
+    const id = Number(input.id);
+    const v = agentValues(input);
+    const version = parseVersion(input as unknown as Obj);
     const row = await this.mustGet(id);
     if (v.modelChannelId) await this.channelService.checkExists(v.modelChannelId, 'modelChannelId');
     if (version !== undefined && version !== row.version) throw staleVersion(`agent ${id}`, version, row);
@@ -216,13 +202,19 @@ export class AgentService {
     return { list, pagination: { page, size, total } };
   }
 
+  /** A draft agent of a request (`agent`), checked as the body of POST /agent/add would be, less the name. */
+  checkDraft(value: unknown): AgentFieldsDTO {
+    requireObject(value, 'agent');
+    return (this.validateService.validate(AgentFieldsDTO, value)?.value ?? value) as AgentFieldsDTO;
+  }
+
   /**
    * The agent named by a request: `agent` (a draft AgentInput) when given, else the stored agent
    * `idKey`. `optional` allows neither (a legacy agent with every default).
    */
   async agentFromRequest(body: Obj, idKey: string, optional: boolean): Promise<AgentView> {
     if (has(body, 'agent') && body.agent !== null) {
-      return agentView(parseAgentInput(body.agent, 'agent', false));
+      return agentView(agentValues(this.checkDraft(body.agent)));
     }
     if (has(body, idKey) && body[idKey] !== null) {
       return agentView(await this.mustGet(parseId(body[idKey], idKey)));

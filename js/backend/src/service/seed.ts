@@ -3,7 +3,11 @@ import { InjectDataSource } from '@midwayjs/typeorm';
 import { DataSource } from 'typeorm';
 import { withSyncLock } from '../datasource';
 import { readJsonArray } from '../jsonfile';
-import { AgentService, parseAgentInput } from './agent';
+import { ValidateService } from '@midwayjs/validate';
+import { AgentAddDTO } from '../dto/agent';
+import { fromValidationError } from '../errors';
+import { requireObject } from '../validate';
+import { AgentService, agentValues } from './agent';
 
 /** Why a seed file cannot be used: the message names the file and the entry. */
 export class SeedFileError extends Error {
@@ -25,6 +29,9 @@ export class SeedService {
   @Inject()
   agentService: AgentService;
 
+  @Inject()
+  validateService: ValidateService;
+
   @InjectDataSource()
   dataSource: DataSource;
 
@@ -32,23 +39,26 @@ export class SeedService {
   async seed(file: string): Promise<number> {
     const agents = readJsonArray(file, 'agents (AgentInput)', detail => new SeedFileError(file, detail));
     // every entry checked before the first is added: a bad file adds nothing
-    agents.forEach((input, i) => {
+    const checked = agents.map((input, i) => {
       try {
-        parseAgentInput(input, `entry [${i}]`, true);
+        requireObject(input, `entry [${i}]`);
+        const dto = (this.validateService.validate(AgentAddDTO, input)?.value ?? input) as AgentAddDTO;
+        agentValues(dto);
+        return dto;
       } catch (err) {
-        throw new SeedFileError(file, `entry [${i}]: ${(err as Error).message}`);
+        throw new SeedFileError(file, `entry [${i}]: ${(fromValidationError(err) ?? (err as Error)).message}`);
       }
     });
     return withSyncLock(this.dataSource, 'demo seed', async () => {
       if ((await this.agentService.repo.count()) > 0) return 0;
-      for (const [i, input] of agents.entries()) {
+      for (const [i, input] of checked.entries()) {
         try {
           await this.agentService.add(input);
         } catch (err) {
           throw new SeedFileError(file, `entry [${i}]: ${(err as Error).message}`);
         }
       }
-      return agents.length;
+      return checked.length;
     });
   }
 }
