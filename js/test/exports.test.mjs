@@ -28,6 +28,7 @@ import esmDefault, {
   agentResolveInput,
   fromMcpTool,
   ToolPolicyEngine,
+  ToolCallChecker,
 } from '@netaclaw/tool-policy';
 import { FUNCTIONS } from './lib/golden.mjs';
 
@@ -67,6 +68,9 @@ test('ESM: every function of SPEC §5/§7 is exported by name', () => {
   assert.equal(typeof ToolPolicyEngine.prototype.resolve, 'function');
   assert.equal(typeof ToolPolicyEngine.prototype.diagnose, 'function');
   assert.equal(typeof ToolPolicyEngine.prototype.free, 'function');
+  assert.equal(typeof ToolCallChecker.prototype.check, 'function');
+  assert.equal(typeof ToolCallChecker.prototype.checkText, 'function');
+  assert.equal(typeof ToolCallChecker.prototype.free, 'function');
 });
 
 test('ESM: every export of the CommonJS build is a named export too, and nothing internal leaks', () => {

@@ -1,4 +1,5 @@
 // Reads the golden vectors of tests/golden/<function>/<case>.json at run time.
+import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -81,4 +82,27 @@ export function attempt(f) {
 
 export function isPlainObject(v) {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/**
+ * Every vector (`loadVectors`), or none and the error that stopped loading them: a test that needs
+ * vectors then throws it, rather than the whole file failing to load.
+ */
+export function loadVectorsOrError() {
+  try {
+    return { entries: loadVectors(), loadError: null };
+  } catch (e) {
+    return { entries: [], loadError: e };
+  }
+}
+
+/**
+ * An outcome of `attempt` as comparable text: the answer's JSON, or the error's code and message (an
+ * `Error`, never a trap).
+ */
+export function outcomeText(outcome) {
+  if (outcome.ok) return `ok ${JSON.stringify(outcome.value)}`;
+  const e = outcome.error;
+  assert.ok(e instanceof Error && !(e instanceof WebAssembly.RuntimeError), `threw ${e?.constructor?.name}`);
+  return `error ${e.code} ${e.message}`;
 }
