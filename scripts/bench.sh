@@ -13,7 +13,7 @@ out="$target/bench"
 mkdir -p "$out"
 
 [ "${BENCH_SKIP_BUILD:-0}" = 1 ] || scripts/build-pkg.sh
-[ -d js/node_modules/playwright-core ] || npm --prefix js ci
+[ -d js/node_modules/playwright-core ] && [ -d js/node_modules/@cedar-policy/cedar-wasm ] || npm --prefix js ci
 
 {
   printf '{ "files": ['

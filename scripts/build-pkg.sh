@@ -44,36 +44,9 @@ fs.writeFileSync(file, kept.join('\n'));
 EOF
 done
 
-# Dead entries of the function table. Linking js-sys (tsify's `js` feature depends on it) keeps, for
-# every closure type its declarations name, wasm-bindgen's invoke shim in the table (the address was
-# taken by a describe function that wasm-bindgen then removed), plus js-sys's own future wakers: nothing
-# calls them, since neither glue hands a closure to JavaScript (checked below) and the crate does not
-# use js-sys. Each such entry becomes one function that traps, the table keeping its indices, so that
-# wasm-opt drops the shims (about 600 bytes gzip -9).
-if grep -q -E 'makeMutClosure|makeClosure|CLOSURE_DTORS' pkg/web/netaclaw_tool_policy.js pkg/node/netaclaw_tool_policy.js; then
-  echo "build-pkg: a glue hands closures to JavaScript; the closure shims are live, keep them" >&2
-  exit 1
-fi
-WASM_DIS="$(dirname "$WASM_OPT")/wasm-dis"
-WASM_AS="$(dirname "$WASM_OPT")/wasm-as"
-features="--enable-bulk-memory --enable-reference-types --enable-multivalue --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals"
-wat="$(mktemp -d)/module.wat"
-"$WASM_DIS" "$wasm" -o "$wat"
-node - "$wat" <<'EOF'
-const fs = require('fs');
-const file = process.argv[2];
-const lines = fs.readFileSync(file, 'utf8').split('\n');
-const at = lines.findIndex((l) => l.startsWith(' (elem $0 (table $0) '));
-if (at < 0 || lines.findIndex((l, i) => i > at && l.startsWith(' (elem ')) >= 0) throw new Error('build-pkg: expected one element segment');
-const dead = /\$(wasm_bindgen::convert::closures::_::invoke|js_sys::[A-Za-z_:]+)::h[0-9a-f]+(?=[ )])/g;
-const count = (lines[at].match(dead) || []).length;
-lines[at] = lines[at].replace(dead, '$__dead_table_entry');
-lines.splice(at + 1, 0, ' (func $__dead_table_entry\n  (unreachable)\n )');
-fs.writeFileSync(file, lines.join('\n'));
-console.log(`build-pkg: ${count} dead table entries replaced by one trapping function`);
-EOF
-"$WASM_AS" "$wat" -o "$wasm" $features
-rm -r "$(dirname "$wat")"
+# The function table's entries nothing can call point at one trapping function, so that wasm-opt
+# drops what they held (scripts/drop-dead-table-entries.sh says which and why).
+scripts/drop-dead-table-entries.sh "$wasm" pkg/web/netaclaw_tool_policy.js pkg/node/netaclaw_tool_policy.js
 
 # -Oz to a fixed point; the name, producers and target-features sections are of no use past
 # wasm-bindgen (the release profile keeps symbols so that wasm-bindgen can read the features).
