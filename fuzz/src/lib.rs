@@ -29,6 +29,23 @@ impl Entropy for Bytes<'_> {
     }
 }
 
+/// The whole of a target that calls one function: draws its arguments from `data` with `args`, runs it
+/// (a refusal of a valid input is a finding), and hands the arguments and the answer to `check` (with
+/// the bytes left, for the draws a check makes).
+pub fn fuzz_call(
+    data: &[u8],
+    function: &str,
+    args: impl FnOnce(&mut Bytes, Mode) -> Vec<serde_json::Value>,
+    check: impl FnOnce(&mut Bytes, &[serde_json::Value], &str),
+) {
+    let mut e = Bytes::new(data);
+    let mode = e.mode();
+    let args = args(&mut e, mode);
+    if let Some(text) = run(function, &args, mode) {
+        check(&mut e, &args, &text);
+    }
+}
+
 /// Runs `function` on `args`; in valid mode a refusal is a finding.
 pub fn run(function: &str, args: &[serde_json::Value], mode: Mode) -> Option<String> {
     match checks::call(function, args) {

@@ -299,8 +299,14 @@ fn status<E: Entropy + ?Sized>(e: &mut E, mode: Mode) -> Value {
     }
 }
 
-/// Governance rows, names distinct (in valid mode), mostly catalog tools.
-pub fn governance<E: Entropy + ?Sized>(e: &mut E, mode: Mode, known: &[String]) -> Value {
+/// Rows with distinct names (in valid mode; a repeated one now and then otherwise), mostly names of
+/// `known`: `row` makes the row of each name. Otherwise now and then a wrong value for the whole list.
+fn distinct_rows<E: Entropy + ?Sized>(
+    e: &mut E,
+    mode: Mode,
+    known: &[String],
+    mut row: impl FnMut(&mut E, &str) -> Map<String, Value>,
+) -> Value {
     if mode.spoil(e) {
         return wrong(e);
     }
@@ -313,11 +319,19 @@ pub fn governance<E: Entropy + ?Sized>(e: &mut E, mode: Mode, known: &[String]) 
             continue;
         }
         used.push(row_name.clone());
+        rows.push(Value::Object(row(e, &row_name)));
+    }
+    Value::Array(rows)
+}
+
+/// Governance rows, names distinct (in valid mode), mostly catalog tools.
+pub fn governance<E: Entropy + ?Sized>(e: &mut E, mode: Mode, known: &[String]) -> Value {
+    distinct_rows(e, mode, known, |e, row_name| {
         let mut map = Map::new();
         if chance(e, 1, 4) {
             map.insert("id".into(), number(e));
         }
-        map.insert("name".into(), if mode.spoil(e) { wrong(e) } else { s(&row_name) });
+        map.insert("name".into(), if mode.spoil(e) { wrong(e) } else { s(row_name) });
         maybe(e, &mut map, "label", |e| s(pick(e, &TEXTS)));
         maybe(e, &mut map, "toolset", |e| s(pick(e, &TOOLSETS)));
         if chance(e, 3, 4) {
@@ -331,9 +345,8 @@ pub fn governance<E: Entropy + ?Sized>(e: &mut E, mode: Mode, known: &[String]) 
         if chance(e, 1, 6) {
             map.insert("createTime".into(), s("2024-05-01 12:00:00"));
         }
-        rows.push(Value::Object(map));
-    }
-    Value::Array(rows)
+        map
+    })
 }
 
 fn toolset_list<E: Entropy + ?Sized>(e: &mut E, mode: Mode) -> Value {
@@ -496,23 +509,12 @@ pub fn projection_input<E: Entropy + ?Sized>(e: &mut E, mode: Mode) -> Value {
 
 /// Rows as stored in the table: any values in any field but `name` (distinct strings).
 pub fn sync_rows<E: Entropy + ?Sized>(e: &mut E, mode: Mode, known: &[String]) -> Value {
-    if mode.spoil(e) {
-        return wrong(e);
-    }
-    let n = e.below(mode.max_items + 1);
-    let mut used: Vec<String> = Vec::new();
-    let mut rows = Vec::new();
-    for _ in 0..n {
-        let row_name = name_from(e, known);
-        if used.contains(&row_name) && !mode.spoil(e) {
-            continue;
-        }
-        used.push(row_name.clone());
+    distinct_rows(e, mode, known, |e, row_name| {
         let mut map = Map::new();
         if chance(e, 1, 3) {
             map.insert("id".into(), json!(e.below(100_000)));
         }
-        map.insert("name".into(), if mode.spoil(e) { wrong(e) } else { s(&row_name) });
+        map.insert("name".into(), if mode.spoil(e) { wrong(e) } else { s(row_name) });
         for field in &ROW_FIELDS[1..] {
             match e.below(10) {
                 0..=3 => {}
@@ -523,14 +525,13 @@ pub fn sync_rows<E: Entropy + ?Sized>(e: &mut E, mode: Mode, known: &[String]) -
                     map.insert(field.to_string(), any(e, 1));
                 }
                 _ => {
-                    let v = plausible(e, field, &row_name);
+                    let v = plausible(e, field, row_name);
                     map.insert(field.to_string(), v);
                 }
             }
         }
-        rows.push(Value::Object(map));
-    }
-    Value::Array(rows)
+        map
+    })
 }
 
 /// A value of the right type for a row field.

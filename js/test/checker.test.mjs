@@ -4,9 +4,9 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { ToolCallChecker, builtinCatalog, checkToolCall } from '@netaclaw/tool-policy';
-import { attempt, isPlainObject, loadVectorsOrError, outcomeText as text, vectorsOf } from './lib/golden.mjs';
+import { attempt, isPlainObject, loadVectorsForTests, outcomeText as text, vectorsOf } from './lib/golden.mjs';
 
-const { entries, loadError } = loadVectorsOrError();
+const { vectors: entries, loadError } = loadVectorsForTests();
 
 /** Builds a checker from the input's policy, routes and catalog, then runs `use(checker)`. */
 function withChecker(input, use) {

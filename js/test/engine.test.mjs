@@ -3,9 +3,9 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { ToolPolicyEngine, resolveTools, runtimeDiagnostic, version } from '@netaclaw/tool-policy';
-import { attempt, isPlainObject, loadVectorsOrError, outcomeText as text, vectorsOf } from './lib/golden.mjs';
+import { attempt, isPlainObject, loadVectorsForTests, outcomeText as text, vectorsOf } from './lib/golden.mjs';
 
-const { entries, loadError } = loadVectorsOrError();
+const { vectors: entries, loadError } = loadVectorsForTests();
 
 /** The engine's outcome for one input: construct with { catalog, governance }, then call the rest. */
 function viaEngine(method, input) {

@@ -4,9 +4,9 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { FUNCTIONS, GOLDEN_DIR, attempt, isExportedFunction, loadVectorsOrError } from './lib/golden.mjs';
+import { FUNCTIONS, GOLDEN_DIR, attempt, isExportedFunction, loadVectorsForTests } from './lib/golden.mjs';
 
-const { entries: vectors, loadError } = loadVectorsOrError();
+const { vectors, loadError } = loadVectorsForTests();
 
 // The module object (ESM and CommonJS share it; exports.test.mjs checks the ES entry names them all).
 const policy = createRequire(import.meta.url)('@netaclaw/tool-policy');

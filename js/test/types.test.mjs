@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as policy from '@netaclaw/tool-policy';
-import { FUNCTIONS, isPlainObject, loadVectorsOrError, vectorsOf } from './lib/golden.mjs';
+import { FUNCTIONS, isPlainObject, loadVectorsForTests, vectorsOf } from './lib/golden.mjs';
 import { check, describe, literalsOf, readDeclarations } from './lib/dts.mjs';
 
 const require = createRequire(import.meta.url);
@@ -18,7 +18,7 @@ const decls = readDeclarations(dtsPath);
 const pkgDir = dirname(require.resolve('@netaclaw/tool-policy/package.json'));
 const pkgJson = require('@netaclaw/tool-policy/package.json');
 
-const { entries, loadError } = loadVectorsOrError();
+const { vectors: entries, loadError } = loadVectorsForTests();
 
 function assertFits(problems, what) {
   assert.deepEqual(problems, [], `${what}:\n  ${problems.join('\n  ')}`);

@@ -1,8 +1,22 @@
 // Shapes of the backend's HTTP API (docs/backend-api.md). The policy's own types and vocabularies
-// (Capability, CrewRole, RoutingStrategy, ToolManifest, …) are the package's, never restated here.
+// (Capability, CrewRole, RoutingStrategy, ToolManifest, …) are the package's, and the wire types the
+// backend's services build are its api-types.ts: both are imported, never restated here.
 import type { Capability, CrewRole, RoutingStrategy } from '@netaclaw/tool-policy';
+import type { AgentFields, ChatSessionFields, StoredCall } from '../../js/backend/src/api-types';
 
 export type { Capability, CrewRole, RoutingStrategy };
+export type {
+  BatchPolicy,
+  BatchRecord,
+  BatchRow,
+  BatchStatus,
+  ChannelView,
+  ChatAnswer,
+  ChatEvent,
+  ChatToolCall,
+  StoredCall,
+} from '../../js/backend/src/api-types';
+export { newAgentFields } from '../../js/backend/src/api-types';
 
 /** A `netaclaw_tool` row as the backend returns it. */
 export interface ToolRow {
@@ -27,20 +41,7 @@ export interface ToolRow {
 }
 
 /** The body of agent/add and agent/update (without id). */
-export interface AgentInput {
-  name: string;
-  systemPrompt: string;
-  modelCapability: Capability | null;
-  memoryEnabled: boolean;
-  skills: string[];
-  crewRole: CrewRole | null;
-  toolsets: string[] | null;
-  tools: { disabled?: string[] } | null;
-  /** The model channel; null = the default channel. */
-  modelChannelId: number | null;
-  /** The tools its sub-agents may use; null = every tool the agent gets. */
-  subagentTools: string[] | null;
-}
+export type AgentInput = AgentFields;
 
 export interface AgentRow extends AgentInput {
   id: number;
@@ -70,18 +71,6 @@ export interface PreviewPromptResult {
   modelCapability: string;
 }
 
-/** A model channel as the backend shows it (the key is never sent back). */
-export interface ChannelView {
-  id: number;
-  name: string;
-  baseUrl: string;
-  model: string;
-  capability: Capability;
-  isDefault: boolean;
-  hasApiKey: boolean;
-  apiKeyMasked: string | null;
-}
-
 export interface SyncResult {
   inserts: number;
   updates: number;
@@ -101,12 +90,7 @@ export interface ChannelInput {
 }
 
 /** The session fields of a chat (fixed when its session is created). */
-export interface SessionFields {
-  sessionCwd: string | null;
-  workspaceRoots: string[];
-  shellPermitted: boolean;
-  writePermitted: boolean;
-}
+export type SessionFields = ChatSessionFields;
 
 /** A `netaclaw_session` row. */
 export interface SessionRow {
@@ -142,79 +126,9 @@ export interface SessionMessage {
   createTime?: string;
 }
 
-/** A recorded tool call (`netaclaw_tool_call`): the decision, its reason and what came of it. */
-export interface StoredCall {
-  seq: number;
-  name: string;
-  arguments: unknown;
-  decision: string;
-  reason: string | null;
-  ok: boolean;
-  output?: string;
-  error?: string;
-  durationMs: number;
-}
-
 export interface SessionInfo extends SessionRow {
   messages: SessionMessage[];
   /** The main agent's calls, in order (a sub-agent's are its batch's). */
-  calls: StoredCall[];
-}
-
-/** A tool call of a chat turn: the runtime's record with the model's call id. */
-export interface ChatToolCall extends Omit<StoredCall, 'seq'> {
-  id: string;
-  detail?: string | null;
-}
-
-export interface ChatAnswer {
-  sessionId: number;
-  reply: string;
-  toolCalls: ChatToolCall[];
-  batchIds: number[];
-  stopReason: 'stop' | 'length' | 'step_limit';
-}
-
-/** What the chat WebSocket streams (docs/runtime.md, "The chat gateway"). */
-export type ChatEvent =
-  | { type: 'delta'; sessionId: number; batchId: number | null; text: string }
-  | { type: 'tool-call'; sessionId: number; batchId: number | null; id: string; name: string; arguments: unknown }
-  | ({ type: 'tool-result'; sessionId: number; batchId: number | null } & ChatToolCall)
-  | { type: 'batch'; sessionId: number; batchId: number; status: BatchStatus; task: string; reply?: string; error?: string }
-  | ({ type: 'done' } & ChatAnswer)
-  | { type: 'error'; sessionId: number | null; code: string; message: string };
-
-export type BatchStatus = 'running' | 'completed' | 'failed' | 'killed';
-
-/** The worker policy a batch runs under (the package's, as stored). */
-export interface BatchPolicy {
-  workspaceRoots: string[];
-  allowShell: boolean;
-  readonly: boolean;
-}
-
-/** A `netaclaw_subagent_batch` row (the page and info answers; info adds `calls`). */
-export interface BatchRow {
-  id: number;
-  agentId: number;
-  parentBatchId: number | null;
-  sessionId: string | null;
-  crewRole: string;
-  sessionCwd: string | null;
-  workspaceRoots: string[];
-  shellPermitted: boolean;
-  writePermitted: boolean;
-  policy: BatchPolicy;
-  /** The routes stored with the batch (the package's ToolRuntimeRoute[]). */
-  routes: import('@netaclaw/tool-policy').ToolRuntimeRoute[];
-  driver: 'model' | 'calls';
-  status: BatchStatus;
-  error: string | null;
-  createTime?: string;
-  endTime?: string | null;
-}
-
-export interface BatchRecord extends BatchRow {
   calls: StoredCall[];
 }
 

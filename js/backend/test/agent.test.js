@@ -4,23 +4,17 @@
  * the prompt the model receives, faults and limits. The model is a scripted OpenAI-compatible server on
  * loopback (test/support/model.js); everything else is real.
  */
-const { test, before, after } = require('node:test');
+const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { withServer, call, TOKEN } = require('./support/server');
 const { runOnEveryBackend } = require('./support/suites');
-const { startModel } = require('./support/model');
+const { modelForFile } = require('./support/model');
 const { chat, openWs, wsChat, addAgent, modelEnv, tmpDir } = require('./support/chat');
 const policy = require('@netaclaw/tool-policy');
 
-let model;
-before(async () => {
-  model = await startModel();
-});
-after(async () => {
-  await model.close();
-});
+const model = modelForFile();
 
 async function sessionInfo(s, id) {
   const r = await call(s, 'GET', `/admin/netaclaw/session/info?id=${id}`);

@@ -6,23 +6,17 @@
  * package's), and the demo's example agents (`NETACLAW_SEED_FILE`: only into an empty table, all or
  * nothing). The model is the scripted server on loopback; everything else is real.
  */
-const { test, before, after } = require('node:test');
+const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { withServer, startServer, call } = require('./support/server');
 const { runOnEveryBackend } = require('./support/suites');
-const { startModel } = require('./support/model');
+const { modelForFile } = require('./support/model');
 const { wsChat, addAgent, modelEnv, tmpDir } = require('./support/chat');
 const policy = require('@netaclaw/tool-policy');
 
-let model;
-before(async () => {
-  model = await startModel();
-});
-after(async () => {
-  await model.close();
-});
+const model = modelForFile();
 
 /** The decision of each call of a finished batch: `[name, decision, reason]`. */
 const decisions = batch => batch.calls.map(c => [c.name, c.decision, c.reason]);

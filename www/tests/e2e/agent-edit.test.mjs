@@ -1,19 +1,13 @@
 // Agent 编辑 → 工具配置: a setting changes the reason label; save and reopen restores every field;
 // the preview computed in the browser equals the backend's previewPrompt and diagnostic.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { agentResolveInput, getToolNamesByToolset, label, profileRouteDiff, runtimeDiagnostic } from '@netaclaw/tool-policy';
 import zhCn from 'element-plus/es/locale/lang/zh-cn.mjs';
 import en from 'element-plus/es/locale/lang/en.mjs';
-import { apiData, canonical, countSettles, launch, open, pickOption, screenshot, serverCatalog, switchLocale, uniqueName } from './helpers.mjs';
+import { apiData, canonical, countSettles, forFile, launch, open, pickOption, screenshot, serverCatalog, switchLocale, uniqueName } from './helpers.mjs';
 
-let browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = forFile(launch);
 
 async function droppedReason(page, tool) {
   const row = page.locator(`[data-testid=dropped-tools] .el-table__body-wrapper tr.dropped-row-${tool}`);

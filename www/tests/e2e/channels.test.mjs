@@ -1,24 +1,14 @@
 // 模型渠道: add, edit (the key only ever masked, kept when the field is left empty), make default,
 // delete — a channel an agent uses is refused with the backend's message; the chat page shows an
 // agent's channel, and without any channel says how to configure one while the batch console works.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { catalogInfo } from '@netaclaw/tool-policy';
-import { api, apiData, launch, notesWorkspace, open, pickOption, screenshot, uniqueName } from './helpers.mjs';
+import { api, apiData, forFile, launch, notesWorkspace, open, pickOption, screenshot, uniqueName } from './helpers.mjs';
 import { NOTES } from './model-script.mjs';
 
-let browser;
-let work;
-let workspace;
-before(async () => {
-  browser = await launch();
-  workspace = notesWorkspace(NOTES);
-  work = workspace.path;
-});
-after(async () => {
-  await browser?.close();
-  workspace?.remove();
-});
+const browser = forFile(launch);
+const workspace = forFile(() => notesWorkspace(NOTES));
 
 const KEY = 'sk-e2e-0123456789abcdef';
 
@@ -133,7 +123,7 @@ test('without a model channel the chat page says how to configure one; the batch
 
   // the batch console needs no model
   const con = page.getByTestId('batch-console');
-  await con.getByTestId('console-fields').getByTestId('field-cwd').fill(work);
+  await con.getByTestId('console-fields').getByTestId('field-cwd').fill(workspace.path);
   await con.getByTestId('console-call').first().getByTestId('console-call-name').click();
   await pickOption(page, 'popper-console-call-0', 'read_file');
   await con.getByTestId('console-call').first().getByTestId('console-call-args').fill('{ "path": "notes.txt" }');

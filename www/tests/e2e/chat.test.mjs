@@ -3,27 +3,15 @@
 // is a card with the runtime's decision, the route and the package's reason label; a master delegates
 // and its sub-agent batch shows up live with its stored routes and calls; a past session reloads; a
 // turn can be cancelled.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { label } from '@netaclaw/tool-policy';
-import { apiData, launch, notesWorkspace, open, screenshot, scriptedChannel, switchLocale, uniqueName } from './helpers.mjs';
+import { apiData, forFile, launch, notesWorkspace, open, screenshot, scriptedChannel, switchLocale, uniqueName } from './helpers.mjs';
 import { MESSAGES, NOTES, SUB_TOOLS, TASK } from './model-script.mjs';
 
-let browser;
-let work;
-let workspace;
-let channel;
-before(async () => {
-  channel = await scriptedChannel();
-  browser = await launch();
-  workspace = notesWorkspace(NOTES);
-  work = workspace.path;
-});
-after(async () => {
-  await browser?.close();
-  await channel?.remove();
-  workspace?.remove();
-});
+const channel = forFile(scriptedChannel);
+const browser = forFile(launch);
+const workspace = forFile(() => notesWorkspace(NOTES));
 
 const zh = (group, code) => label(group, code, 'zh-CN');
 const card = (scope, tool) => scope.locator(`[data-testid=tool-card][data-tool=${tool}]`);
@@ -70,7 +58,7 @@ async function checkReadCards(scope) {
 
 test('a chat turn streams its answer; each tool call is a card with its decision, route and reason label; the session reloads', async () => {
   const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('chat'), toolsets: ['base'] });
-  const page = await openChat(agent.id, work);
+  const page = await openChat(agent.id, workspace.path);
   // the agent's channel: the default one, the scripted model
   assert.match(await page.getByTestId('chat-channel').innerText(), new RegExp(`${channel.channel.name}.*${process.env.E2E_MODEL}`, 's'));
   await page.getByTestId('chat-offered').locator('[data-tool=read_file]').waitFor();
@@ -92,7 +80,7 @@ test('a chat turn streams its answer; each tool call is a card with its decision
   assert.ok(sessionId > 0);
   assert.equal(await page.getByTestId('chat-fields').getAttribute('data-readonly'), 'true');
   const stored = await apiData('GET', `/admin/netaclaw/session/info?id=${sessionId}`);
-  assert.equal(stored.sessionCwd, work);
+  assert.equal(stored.sessionCwd, workspace.path);
   assert.deepEqual(
     stored.calls.map((c) => [c.name, c.decision, c.reason]),
     [
@@ -110,7 +98,7 @@ test('a chat turn streams its answer; each tool call is a card with its decision
   assert.match(await again.getByTestId('chat-agent').innerText(), new RegExp(`#${agent.id} `));
   assert.equal(await transcript(again).getByTestId('msg-user').count(), 1);
   assert.match(await transcript(again).getByTestId('msg-assistant').last().innerText(), new RegExp(NOTES));
-  assert.equal(await again.getByTestId('chat-fields').getByTestId('field-cwd').inputValue(), work);
+  assert.equal(await again.getByTestId('chat-fields').getByTestId('field-cwd').inputValue(), workspace.path);
   assert.match(await again.getByTestId('chat-session').innerText(), new RegExp(`#${sessionId} `));
   // in English: the package's English labels
   await switchLocale(again, 'en');
@@ -132,7 +120,7 @@ test('a master delegates: its sub-agent batch appears live with its stored route
     toolsets: ['base', 'planning', 'delegation'],
     crewRole: 'master',
   });
-  const page = await openChat(agent.id, work);
+  const page = await openChat(agent.id, workspace.path);
   await page.getByTestId('chat-offered').locator('[data-tool=delegate_task]').waitFor();
   await send(page, MESSAGES.delegate);
 
@@ -162,7 +150,7 @@ test('a master delegates: its sub-agent batch appears live with its stored route
   const bash = card(done, 'bash');
   assert.equal(await bash.getAttribute('data-state'), 'refused');
   assert.equal((await bash.locator('.tool-card-head > .reason-tag').innerText()).trim(), zh('reasons', 'shell_disabled_by_policy'));
-  assert.match(await done.getByTestId('batch-policy').innerText(), new RegExp(`roots=\\[${work}\\].*shell=false`, 's'));
+  assert.match(await done.getByTestId('batch-policy').innerText(), new RegExp(`roots=\\[${workspace.path}\\].*shell=false`, 's'));
 
   // the routes shown are the ones stored with the batch
   const info = await apiData('GET', `/admin/netaclaw/subagent/info?id=${batchId}`);
@@ -207,7 +195,7 @@ test('a master delegates: its sub-agent batch appears live with its stored route
 
 test('cancel stops a turn; the session goes on', async () => {
   const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('cancel'), toolsets: ['base'] });
-  const page = await openChat(agent.id, work);
+  const page = await openChat(agent.id, workspace.path);
   await send(page, MESSAGES.slow);
   await page.getByTestId('chat-cancel').click();
   const err = transcript(page).getByTestId('msg-error');

@@ -1,17 +1,11 @@
 // Two admins edit the same record: the page saves with the version it loaded; when someone else saved
 // in between, the backend answers 409 conflict, nothing is written, and the page shows the current
 // values and loads them into its form. Saving again from there works.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiData, launch, open, screenshot, uniqueName } from './helpers.mjs';
+import { apiData, forFile, launch, open, screenshot, uniqueName } from './helpers.mjs';
 
-let browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = forFile(launch);
 
 test('tool drawer: a save over a colleague’s newer save is refused, the current values are shown and loaded', async () => {
   const original = await apiData('GET', '/admin/netaclaw/tool/info?name=list_dir');

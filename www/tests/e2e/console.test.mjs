@@ -1,24 +1,14 @@
 // The batch console of the chat page: explicit calls run in a real worker (POST /subagent/run) — one
 // allowed, one denied with the package's label; the tool's JSON Schema as a hint; bad JSON caught in
 // the page (nothing sent); the backend's 400 shown with its message.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getToolSchema, label } from '@netaclaw/tool-policy';
-import { api, apiData, launch, notesWorkspace, open, pickOption, uniqueName } from './helpers.mjs';
+import { api, apiData, forFile, launch, notesWorkspace, open, pickOption, uniqueName } from './helpers.mjs';
 import { NOTES } from './model-script.mjs';
 
-let browser;
-let work;
-let workspace;
-before(async () => {
-  browser = await launch();
-  workspace = notesWorkspace(NOTES);
-  work = workspace.path;
-});
-after(async () => {
-  await browser?.close();
-  workspace?.remove();
-});
+const browser = forFile(launch);
+const workspace = forFile(() => notesWorkspace(NOTES));
 
 const zh = (group, code) => label(group, code, 'zh-CN');
 
@@ -39,7 +29,7 @@ test('the batch console runs calls in a real worker: one allowed, one denied wit
   const page = await open(browser.context, `/agent/chat?agent=${agent.id}`);
   const con = page.getByTestId('batch-console');
   await con.waitFor();
-  await con.getByTestId('console-fields').getByTestId('field-cwd').fill(work);
+  await con.getByTestId('console-fields').getByTestId('field-cwd').fill(workspace.path);
 
   const first = await setCall(con, page, 0, 'read_file', '{ "path": "notes.txt" }');
   // the tool's arguments schema, from the catalog, as a hint
@@ -67,7 +57,7 @@ test('the batch console runs calls in a real worker: one allowed, one denied wit
   const id = Number(await batch.getAttribute('data-batch'));
   const info = await apiData('GET', `/admin/netaclaw/subagent/info?id=${id}`);
   assert.equal(info.driver, 'calls');
-  assert.deepEqual(info.policy.workspaceRoots, [work]);
+  assert.deepEqual(info.policy.workspaceRoots, [workspace.path]);
   assert.deepEqual(info.calls.map((c) => [c.name, c.decision, c.reason, c.ok]), [
     ['read_file', 'worker-local', null, true],
     ['bash', 'denied', 'shell_disabled_by_policy', false],
@@ -79,7 +69,7 @@ test('bad JSON is caught in the page; a 400 from the backend shows its message',
   const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('console-bad'), toolsets: ['base'] });
   const page = await open(browser.context, `/agent/chat?agent=${agent.id}`);
   const con = page.getByTestId('batch-console');
-  await con.getByTestId('console-fields').getByTestId('field-cwd').fill(work);
+  await con.getByTestId('console-fields').getByTestId('field-cwd').fill(workspace.path);
   const before = await batchCount(agent.id);
 
   await setCall(con, page, 0, 'read_file', '{ "path": ');

@@ -2,30 +2,27 @@
 // UI (dropdowns, drawer, tabs, transfer, messages) run without a single CSP violation; the policy
 // package's wasm loads ('wasm-unsafe-eval'); an inline script is refused, which shows the check sees
 // violations when there are any.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, apiData, launch, notesWorkspace, open, scriptedChannel, switchLocale, uniqueName } from './helpers.mjs';
+import { BASE, apiData, forFile, launch, notesWorkspace, open, scriptedChannel, switchLocale, uniqueName } from './helpers.mjs';
 import { MESSAGES, NOTES } from './model-script.mjs';
 
-let browser;
 const violations = [];
 const consoleCsp = [];
 
-before(async () => {
-  browser = await launch();
-  // every document records its securitypolicyviolation events
-  await browser.context.addInitScript(() => {
+// a browser whose every document records its securitypolicyviolation events
+const browser = forFile(async () => {
+  const launched = await launch();
+  await launched.context.addInitScript(() => {
     window.__cspViolations = [];
     document.addEventListener('securitypolicyviolation', (e) => {
       window.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI} ${e.sample}`);
     });
   });
-  browser.context.on('console', (msg) => {
+  launched.context.on('console', (msg) => {
     if (/Content Security Policy|Refused to/i.test(msg.text())) consoleCsp.push(msg.text());
   });
-});
-after(async () => {
-  await browser?.close();
+  return launched;
 });
 
 async function collect(page) {

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const BASE = process.env.E2E_BASE_URL;
@@ -47,6 +48,22 @@ export async function launch() {
       rmSync(userDataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Something a whole test file shares: `make()` (a browser, a channel, a workspace) runs before the file's
+ * first test and its `close()` or `remove()` after the last; the returned object takes on what `make()`
+ * gave once it ran. The top-level hooks of a file run side by side (node:test does not wait for one
+ * before it starts the next), so whatever needs the thing made belongs in its `make()` or in a test.
+ */
+export function forFile(make) {
+  const it = {};
+  before(async () => Object.assign(it, await make()));
+  after(async () => {
+    const release = it.close ?? it.remove;
+    if (release) await release();
+  });
+  return it;
 }
 
 /** Open a page of the app at `hash` (e.g. '/tools'), logged in through `?token=`. */

@@ -3,18 +3,12 @@
 // fixtures/ocr-catalog.json) is synced, shown and governed on the tool page, and on the agent page it is
 // dropped for an agent on a text model channel with capability_mismatch — as the backend's previewPrompt
 // says — and given on a vision channel.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getToolSchema, label } from '@netaclaw/tool-policy';
-import { apiData, launch, open, pickOption, screenshot, serverCatalog, uniqueName, waitToolField } from './helpers.mjs';
+import { apiData, forFile, launch, open, pickOption, screenshot, serverCatalog, uniqueName, waitToolField } from './helpers.mjs';
 
-let browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = forFile(launch);
 
 const OCR = 'vision_ocr';
 const toolRow = (page) => page.locator(`[data-testid=tool-table] .el-table__body-wrapper tr.tool-row-${OCR}`);

@@ -1,16 +1,10 @@
 // The three pages open from the left menu and show their data.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { BASE, TOKEN, apiData, countSettles, launch, open, screenshot, serverCatalog, uniqueName } from './helpers.mjs';
+import { BASE, TOKEN, apiData, countSettles, forFile, launch, open, screenshot, serverCatalog, uniqueName } from './helpers.mjs';
 
-let browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = forFile(launch);
 
 test('the three pages open from the left menu', async () => {
   const name = uniqueName('pages');

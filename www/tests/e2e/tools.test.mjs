@@ -1,19 +1,15 @@
 // Tool 管理: a core tool cannot be disabled (locked switch, refused attempts, in the browser and by
 // the backend); human fields are edited through the drawer; mirror fields are read-only; the 可关闭
 // column and the filters. What is expected is read from the package (catalogInfo, toolRowView, label).
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { catalogInfo, getToolNamesByToolset, label, toolRowView } from '@netaclaw/tool-policy';
-import { api, apiData, countSettles, launch, open, pickOption, screenshot, serverCatalog, switchLocale, waitToolField } from './helpers.mjs';
+import { api, apiData, countSettles, forFile, launch, open, pickOption, screenshot, serverCatalog, switchLocale, waitToolField } from './helpers.mjs';
 
-let browser;
+const browser = forFile(launch);
 let catalog;
 before(async () => {
-  browser = await launch();
   catalog = await serverCatalog();
-});
-after(async () => {
-  await browser?.close();
 });
 
 const row = (page, name) => page.locator(`[data-testid=tool-table] .el-table__body-wrapper tr.tool-row-${name}`);

@@ -2,6 +2,7 @@ import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import type { IncomingMessage } from 'http';
 import type { Duplex } from 'stream';
 import type { WebSocket } from 'ws';
+import type { ChatEvent } from '../api-types';
 import { AppError } from '../errors';
 import { ChatExecutor } from '../service/executor';
 import { AdminTokenService } from '../service/token';
@@ -61,7 +62,7 @@ export class ChatGateway {
 
   attach(ws: WebSocket) {
     let running: AbortController | null = null;
-    const send = (event: object) => {
+    const send = (event: ChatEvent) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(event));
     };
     const error = (code: string, message: string, sessionId: number | null = null) =>

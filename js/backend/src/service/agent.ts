@@ -25,6 +25,7 @@ import { CatalogService } from './catalog';
 import { ChannelService, channelView } from './channel';
 import { parseVersion, staleVersion, updateRow } from '../versioned';
 import { ToolService } from './tool';
+import { AgentFields, newAgentFields } from '../api-types';
 
 /** The package's vocabularies of the agent's enum fields. */
 function vocabulary() {
@@ -32,18 +33,7 @@ function vocabulary() {
 }
 
 /** The agent columns an AgentInput may set. */
-export interface AgentValues {
-  name?: string;
-  systemPrompt?: string | null;
-  modelCapability?: Capability | null;
-  memoryEnabled?: boolean;
-  skills?: string[];
-  crewRole?: CrewRole | null;
-  toolsets?: string[] | null;
-  tools?: { disabled?: string[] } | null;
-  modelChannelId?: number | null;
-  subagentTools?: string[] | null;
-}
+export type AgentValues = Partial<AgentFields>;
 
 /**
  * The tools an agent's sub-agents may use: null (all the agent gets), or names of the backend's catalog,
@@ -135,20 +125,10 @@ export function parseSessionFields(o: Obj, cwdMaxLen?: number): SessionFields {
 }
 
 /** An agent as the resolver sees it (row or draft), with every field defaulted. */
-export interface AgentView {
+export interface AgentView extends Omit<AgentFields, 'name'> {
   /** The stored agent's id; undefined for a draft. */
   id?: number;
   name: string | null;
-  systemPrompt: string | null;
-  modelCapability: Capability | null;
-  memoryEnabled: boolean;
-  skills: string[];
-  crewRole: CrewRole | null;
-  toolsets: string[] | null;
-  tools: { disabled?: string[] } | null;
-  modelChannelId: number | null;
-  /** The tools its sub-agents may use; null = all it gets. */
-  subagentTools: string[] | null;
 }
 
 /** What a run of an agent is made of: its channel, the package's diagnostic, the system prompt. */
@@ -192,18 +172,7 @@ export class AgentService {
   async add(input: unknown): Promise<NetaClawAgentEntity> {
     const v = parseAgentInput(input, 'request body', true);
     if (v.modelChannelId) await this.channelService.checkExists(v.modelChannelId, 'modelChannelId');
-    const entity = this.repo.create({
-      systemPrompt: null,
-      modelCapability: null,
-      memoryEnabled: false,
-      skills: [],
-      crewRole: null,
-      toolsets: null,
-      tools: null,
-      modelChannelId: null,
-      subagentTools: null,
-      ...v,
-    });
+    const entity = this.repo.create({ ...newAgentFields(), ...v });
     const saved = await dbWriteLock.run(() => this.repo.save(entity));
     return this.mustGet(saved.id);
   }

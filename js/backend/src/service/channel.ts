@@ -7,21 +7,11 @@ import { AppError, invalidInput, notFound } from '../errors';
 import { dbWriteLock } from '../mutex';
 import { checkCapability } from '../policy';
 import { ModelEnv } from '../settings';
+import type { ChannelView as ApiChannelView } from '../api-types';
 import { has, Obj, optBool, optInt, optNullableString, optString, parseId, requireObject } from '../validate';
 
-/** A channel as the API shows it: the key is never sent back whole. */
-export interface ChannelView {
-  id: number;
-  name: string;
-  baseUrl: string;
-  model: string;
-  capability: string;
-  isDefault: boolean;
-  hasApiKey: boolean;
-  apiKeyMasked: string | null;
-  createTime: Date;
-  updateTime: Date;
-}
+/** A channel as the services hold it (the wire type, with its timestamps as dates). */
+export type ChannelView = ApiChannelView<Date>;
 
 /** `sk-…3f9a`: the first 3 and the last 4 characters of a key of 12 or more; nothing of a shorter one. */
 export function maskKey(key: string | null): string | null {
@@ -36,7 +26,7 @@ export function channelView(c: NetaClawModelChannelEntity): ChannelView {
     name: c.name,
     baseUrl: c.baseUrl,
     model: c.model,
-    capability: c.capability,
+    capability: c.capability as ChannelView['capability'], // checked by checkCapability when stored
     isDefault: !!c.isDefault,
     hasApiKey: c.apiKey !== null && c.apiKey !== '',
     apiKeyMasked: maskKey(c.apiKey),

@@ -16,14 +16,12 @@ import { buildSystemPrompt } from '../runtime/prompt';
 import { HISTORY_CHARS, MAX_STEPS } from '../settings';
 import { has, Obj, optString, parseId, requireObject } from '../validate';
 import { AgentService, AgentView, parseSessionFields, SessionFields } from './agent';
-
-/** The session fields of a chat (fixed when the session is created). */
-type ChatSessionFields = Required<Omit<SessionFields, 'subagentTools'>>;
 import { CatalogService } from './catalog';
 import { ChannelService } from './channel';
 import { messageChars, SessionService } from './session';
 import { BatchHandle, CallRecord, SubagentService } from './subagent';
 import { DECISIONS, isRunnable, RUNTIME_REASONS } from '../runtime/codes';
+import type { ChatAnswer, ChatSessionFields, ChatTurnEvent } from '../api-types';
 
 /** Characters of one user message. */
 export const MESSAGE_MAX_CHARS = 65536;
@@ -33,23 +31,10 @@ export const ARGUMENTS_MAX_CHARS = 65536;
 /** A tool call as the chat answer and the stream show it: the runtime's record, with the model's call id. */
 export type ToolCallView = Omit<CallRecord, 'seq'> & { id: string };
 
-export interface ChatAnswer {
-  sessionId: number;
-  reply: string;
-  toolCalls: ToolCallView[];
-  batchIds: number[];
-  /** `stop` (answered without calls), `length` (reply cut at the limit), `step_limit`. */
-  stopReason: 'stop' | 'length' | 'step_limit';
-}
+export type { ChatAnswer, ChatEvent } from '../api-types';
 
-/** The stream of a chat turn (RUNTIME §6); `done` and `error` are sent by the gateway. */
-export type ChatEvent =
-  | { type: 'delta'; sessionId: number; batchId: number | null; text: string }
-  | { type: 'tool-call'; sessionId: number; batchId: number | null; id: string; name: string; arguments: unknown }
-  | ({ type: 'tool-result'; sessionId: number; batchId: number | null } & ToolCallView)
-  | { type: 'batch'; sessionId: number; batchId: number; status: string; task: string; reply?: string; error?: string };
-
-export type Emit = (event: ChatEvent) => void;
+/** Sends an event of the running turn (`done` and `error` are sent by the gateway). */
+export type Emit = (event: ChatTurnEvent) => void;
 
 interface ChatRequest {
   agentId: number;

@@ -18,11 +18,13 @@ import { shellSandbox } from '../runtime/sandbox';
 import { MAIN_TOOLS } from '../runtime/tools/main';
 import type { MainServices } from '../runtime/tools/types';
 import { SKILLS_DIR } from '../settings';
+import type { BatchPolicy, BatchRecord as ApiBatchRecord, BatchStatus, StoredCall } from '../api-types';
 import { has, Obj, optInt, parseId, requireObject } from '../validate';
 import { AgentService, parseSessionFields } from './agent';
 import { MemoryService } from './memory';
 
 export type { CallRecord } from '../runtime/host';
+export type { StoredCall } from '../api-types';
 
 /** What the executor (or the admin console) asks for. */
 export interface BatchSpec {
@@ -47,37 +49,8 @@ export interface BatchEvent {
   data: unknown;
 }
 
-export interface BatchRecord {
-  id: number;
-  agentId: number;
-  parentBatchId: number | null;
-  sessionId: string | null;
-  crewRole: string;
-  sessionCwd: string | null;
-  workspaceRoots: string[];
-  shellPermitted: boolean;
-  writePermitted: boolean;
-  policy: unknown;
-  routes: unknown;
-  driver: string;
-  status: string;
-  error: string | null;
-  createTime: Date;
-  endTime: Date | null;
-  calls: StoredCall[];
-}
-
-export interface StoredCall {
-  seq: number;
-  name: string;
-  arguments: unknown;
-  decision: string;
-  reason: string | null;
-  ok: boolean;
-  output?: string;
-  error?: string;
-  durationMs: number;
-}
+/** A batch as the services hold it (the wire type, with its timestamps as dates). */
+export type BatchRecord = ApiBatchRecord<Date>;
 
 export interface BatchHandle {
   id: number;
@@ -141,10 +114,11 @@ function batchView(b: NetaClawSubagentBatchEntity, calls: NetaClawToolCallEntity
     workspaceRoots: b.workspaceRoots ?? [],
     shellPermitted: !!b.shellPermitted,
     writePermitted: !!b.writePermitted,
-    policy: b.policy,
-    routes: b.routes,
-    driver: b.driver,
-    status: b.status,
+    // stored by this service from the types below
+    policy: b.policy as BatchPolicy,
+    routes: b.routes as BatchRecord['routes'],
+    driver: b.driver as BatchRecord['driver'],
+    status: b.status as BatchStatus,
     error: b.error,
     createTime: b.createTime,
     endTime: b.endTime,

@@ -73,17 +73,22 @@ async function mariadbBackend() {
   const root = tmpDir('netaclaw-mariadb-');
   const datadir = path.join(root, 'data');
   const socket = path.join(root, 'mariadb.sock');
+  // a tmpdir of its own: servers of other test files (or other checkouts) bootstrapping at the same moment
+  // must not share /tmp's temporary tables
+  const tmpdir = path.join(root, 'tmp');
+  fs.mkdirSync(tmpdir);
   const port = await freePort();
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const userArgs = asRoot ? ['--user=root'] : [];
   execFileSync(
     bins.install,
-    ['--no-defaults', `--datadir=${datadir}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...userArgs],
+    ['--no-defaults', `--datadir=${datadir}`, `--tmpdir=${tmpdir}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...userArgs],
     { stdio: 'pipe' }
   );
   const serverArgs = [
     '--no-defaults',
     `--datadir=${datadir}`,
+    `--tmpdir=${tmpdir}`,
     `--port=${port}`,
     '--bind-address=127.0.0.1',
     `--socket=${socket}`,

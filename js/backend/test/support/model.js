@@ -183,4 +183,16 @@ async function startModel() {
   return new ScriptedModel().start();
 }
 
-module.exports = { ScriptedModel, startModel };
+/**
+ * One scripted model for a whole test file: started before its first test and closed after its last
+ * (node:test hooks at the top level); the returned instance is usable inside the tests.
+ */
+function modelForFile() {
+  const { before, after } = require('node:test');
+  const model = new ScriptedModel();
+  before(() => model.start());
+  after(() => model.close());
+  return model;
+}
+
+module.exports = { ScriptedModel, startModel, modelForFile };

@@ -1,0 +1,143 @@
+/**
+ * The wire types of the backend's HTTP and WebSocket API (docs/backend-api.md, docs/runtime.md): what the
+ * services answer, and what the pages (www) read, with `import type`. The one place these shapes are
+ * written. No imports but the package's types: the pages load this file as it is, without Midway or
+ * TypeORM. A `Time` parameter is the type of a timestamp: a `Date` in the backend, its JSON string on
+ * the wire (the default).
+ */
+import type { Capability, CrewRole, ToolRuntimeRoute } from '@netaclaw/tool-policy';
+
+/** The fields of an agent an AgentInput sets (agent/add, agent/update, a draft of agent/previewPrompt). */
+export interface AgentFields {
+  name: string;
+  systemPrompt: string | null;
+  modelCapability: Capability | null;
+  memoryEnabled: boolean;
+  skills: string[];
+  crewRole: CrewRole | null;
+  toolsets: string[] | null;
+  tools: { disabled?: string[] } | null;
+  /** The model channel; null = the default channel. */
+  modelChannelId: number | null;
+  /** The tools its sub-agents may use; null = every tool the agent gets. */
+  subagentTools: string[] | null;
+}
+
+/**
+ * The fields of a new agent that its input leaves out (a new agent in the page's form starts from them
+ * too): no prompt, capability or role of its own, memory off, no skills, the default toolsets, nothing
+ * disabled, the default channel, every tool for its sub-agents.
+ */
+export function newAgentFields(): Omit<AgentFields, 'name'> {
+  return {
+    systemPrompt: null,
+    modelCapability: null,
+    memoryEnabled: false,
+    skills: [],
+    crewRole: null,
+    toolsets: null,
+    tools: null,
+    modelChannelId: null,
+    subagentTools: null,
+  };
+}
+
+/** The session fields of a chat (fixed when its session is created). */
+export interface ChatSessionFields {
+  sessionCwd: string | null;
+  workspaceRoots: string[];
+  shellPermitted: boolean;
+  writePermitted: boolean;
+}
+
+/** A model channel as the API shows it: the key is never sent back whole. */
+export interface ChannelView<Time = string> {
+  id: number;
+  name: string;
+  baseUrl: string;
+  model: string;
+  capability: Capability;
+  isDefault: boolean;
+  hasApiKey: boolean;
+  apiKeyMasked: string | null;
+  createTime: Time;
+  updateTime: Time;
+}
+
+/** A recorded tool call (`netaclaw_tool_call`): the decision, its reason and what came of it. */
+export interface StoredCall {
+  seq: number;
+  name: string;
+  arguments: unknown;
+  decision: string;
+  reason: string | null;
+  ok: boolean;
+  output?: string;
+  error?: string;
+  durationMs: number;
+}
+
+export type BatchStatus = 'running' | 'completed' | 'failed' | 'killed';
+
+/** The worker policy a batch runs under (the package's, as stored). */
+export interface BatchPolicy {
+  workspaceRoots: string[];
+  allowShell: boolean;
+  readonly: boolean;
+}
+
+/** A `netaclaw_subagent_batch` row (the page answer; info adds `calls`, see BatchRecord). */
+export interface BatchRow<Time = string> {
+  id: number;
+  agentId: number;
+  parentBatchId: number | null;
+  sessionId: string | null;
+  crewRole: string;
+  sessionCwd: string | null;
+  workspaceRoots: string[];
+  shellPermitted: boolean;
+  writePermitted: boolean;
+  policy: BatchPolicy;
+  /** The routes stored with the batch (the package's ToolRuntimeRoute[]). */
+  routes: ToolRuntimeRoute[];
+  driver: 'model' | 'calls';
+  status: BatchStatus;
+  error: string | null;
+  createTime: Time;
+  endTime: Time | null;
+}
+
+/** A batch with its calls, in order. */
+export interface BatchRecord<Time = string> extends BatchRow<Time> {
+  calls: StoredCall[];
+}
+
+/** A tool call of a chat turn: the runtime's record with the model's call id. */
+export interface ChatToolCall extends Omit<StoredCall, 'seq'> {
+  id: string;
+  /** What the runtime adds to a denial (absent from a stored call). */
+  detail?: string | null;
+}
+
+/** The answer of a chat turn (POST /api/chat, and the `done` event of the WebSocket). */
+export interface ChatAnswer {
+  sessionId: number;
+  reply: string;
+  toolCalls: ChatToolCall[];
+  batchIds: number[];
+  /** `stop` (answered without calls), `length` (reply cut at the limit), `step_limit`. */
+  stopReason: 'stop' | 'length' | 'step_limit';
+}
+
+/** What a chat turn streams while it runs (RUNTIME §6). */
+export type ChatTurnEvent =
+  | { type: 'delta'; sessionId: number; batchId: number | null; text: string }
+  | { type: 'tool-call'; sessionId: number; batchId: number | null; id: string; name: string; arguments: unknown }
+  | ({ type: 'tool-result'; sessionId: number; batchId: number | null } & ChatToolCall)
+  | { type: 'batch'; sessionId: number; batchId: number; status: BatchStatus; task: string; reply?: string; error?: string };
+
+/** What the chat WebSocket sends (docs/runtime.md, "The chat gateway"): the turn's events, then `done` or `error`. */
+export type ChatEvent =
+  | ChatTurnEvent
+  | ({ type: 'done' } & ChatAnswer)
+  | { type: 'error'; sessionId: number | null; code: string; message: string };
