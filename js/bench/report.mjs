@@ -63,6 +63,10 @@ p(`| Rust | ${sh('rustc', ['--version'])} (native: \`[profile.bench]\`, opt-leve
 p(`| Node | ${node.runtime.replace('Node ', '')} |`);
 p(`| Browser | ${browser.runtime} |`);
 p(`| Date | ${new Date().toISOString().slice(0, 10)} |`);
+if (fs.existsSync(path.join(dir, 'load.json'))) {
+  const load = read('load.json');
+  p(`| Load average (1, 5, 15 min) | ${load.start} when the run started, ${load.end} when it ended |`);
+}
 p();
 p('## Package size');
 p();
