@@ -184,10 +184,25 @@ describe('the gate prepares one checker per policy and routes', () => {
       const other = diagnose('/srv/other');
       assert.equal(checkCall({ policy: other.policy, routes, name: 'read_file', arguments: { path: 'f' } }).paths[0].path, '/srv/other/f');
       assert.equal(built, 2);
+      // The same policy with an equal copy of the routes: found by their text, no new checker.
       assert.equal(checkCall({ policy: other.policy, routes: other.routes, name: 'read_file', arguments: { path: 'f' } }).decision, 'worker-local');
+      assert.equal(built, 2);
+      const shell = diagnose('/srv/other', { shell: true });
+      assert.notEqual(JSON.stringify(shell.routes), JSON.stringify(routes));
+      assert.equal(checkCall({ policy: shell.policy, routes: shell.routes, name: 'bash', arguments: { command: 'ls' } }).decision, 'worker-local');
       assert.equal(built, 3);
       assert.equal(checkCall({ policy: other.policy, routes, name: 'read_file', arguments: { path: 'g' } }).paths[0].path, '/srv/other/g');
       assert.equal(built, 3);
+      // A fresh copy of the same policy and routes on every call (the main agent's calls) finds its checker.
+      for (let i = 0; i < 5; i++) {
+        const r = checkCall({ policy: structuredClone(policy), routes: structuredClone(routes), name: 'read_file', arguments: { path: 'h' } });
+        assert.equal(r.paths[0].path, '/srv/gate/h');
+      }
+      assert.equal(built, 3);
+      // A copy that differs is a new checker.
+      const readonly = { ...structuredClone(policy), readonly: !policy.readonly };
+      checkCall({ policy: readonly, routes: structuredClone(routes), name: 'read_file', arguments: { path: 'h' } });
+      assert.equal(built, 4);
     } finally {
       pkg.ToolCallChecker = Original;
     }

@@ -41,22 +41,26 @@ interface PackageCheck {
 
 interface Checker {
   check(call: { name: string; arguments: unknown }): PackageCheck;
-  free(): void;
 }
 
 interface Prepared {
   policy: unknown;
   catalog: unknown;
+  /** The policy and routes as JSON text: how a copy of them is recognized. */
+  text: string;
   checker: Checker;
 }
 
 /**
- * One prepared checker (`ToolCallChecker`: the policy, routes and catalog read once) per routes list: a
- * worker, or the main process for one batch, decides every call against the same policy and routes
- * objects. A new policy, catalog or routes list gets a new checker; one no longer referenced is freed
- * with its routes (the package's classes free their memory when collected).
+ * Prepared checkers (`ToolCallChecker`: the policy, routes and catalog read once). A worker, or the main
+ * process for one batch, decides every call against the same policy and routes objects: found by the
+ * routes list itself. A caller that passes a fresh copy of the same policy and routes on each call (the
+ * main agent's own calls) finds its checker by their JSON text among the last few. A checker no longer
+ * referenced is freed when it is collected (the package's classes register for that).
  */
-const prepared = new WeakMap<object, Prepared>();
+const byRoutes = new WeakMap<object, Prepared>();
+const recent: Prepared[] = [];
+const RECENT = 8;
 
 function checkerFor(input: GateInput): Checker {
   const p = policy() as unknown as { ToolCallChecker?: new (options: unknown) => Checker };
@@ -65,13 +69,19 @@ function checkerFor(input: GateInput): Checker {
   }
   const catalog = activeCatalog();
   const key: object = Array.isArray(input.routes) ? input.routes : [];
-  const known = prepared.get(key);
+  const known = byRoutes.get(key);
   if (known && known.policy === input.policy && known.catalog === catalog) return known.checker;
-  // A package error (a malformed policy or routes) propagates from here; nothing is kept.
-  const checker = new p.ToolCallChecker({ ...(catalog ? { catalog } : {}), policy: input.policy, routes: input.routes });
-  known?.checker.free();
-  prepared.set(key, { policy: input.policy, catalog, checker });
-  return checker;
+  const text = JSON.stringify([input.policy, input.routes]);
+  let found = recent.find(r => r.text === text && r.catalog === catalog);
+  if (!found) {
+    // A package error (a malformed policy or routes) propagates from here; nothing is kept.
+    const checker = new p.ToolCallChecker({ ...(catalog ? { catalog } : {}), policy: input.policy, routes: input.routes });
+    found = { policy: input.policy, catalog, text, checker };
+    recent.unshift(found);
+    recent.length = Math.min(recent.length, RECENT);
+  }
+  byRoutes.set(key, { ...found, policy: input.policy });
+  return found.checker;
 }
 
 /**
