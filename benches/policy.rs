@@ -189,6 +189,16 @@ mod native {
         let mut group = c.benchmark_group("checkToolCall");
         group.bench_function(BenchmarkId::from_parameter("builtin"), |b| b.iter(|| api::call("checkToolCall", black_box(&check)).expect("the input is valid")));
         group.finish();
+
+        // The prepared check (`ToolCallChecker`): the policy, routes and schemas read once, then the call
+        // alone: `check` from a value (`checker.check(call)`), `checkText` from the arguments' JSON text.
+        let checker = api::CallChecker::new(&check[0]).expect("the input is valid");
+        let call = check[0]["call"].clone();
+        let text = call["arguments"].to_string();
+        let mut group = c.benchmark_group("ToolCallChecker");
+        group.bench_function(BenchmarkId::from_parameter("check"), |b| b.iter(|| checker.check_call(Some(black_box(&call))).expect("the call is valid")));
+        group.bench_function(BenchmarkId::from_parameter("checkText"), |b| b.iter(|| checker.check_text(black_box("read_file"), black_box(&text)).expect("the answer prints")));
+        group.finish();
     }
 
     /// An input less its `catalog` and `governance` (what a prepared engine takes per call).

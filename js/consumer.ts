@@ -2,6 +2,7 @@
 // (strict, no emit). It pins the published types: the vocabulary unions are exact, outputs have the
 // declared shapes, optional arguments may be left out, and misuse does not compile.
 import {
+  ToolCallChecker,
   ToolPolicyEngine,
   agentResolveInput,
   buildSubprocessWorkerPolicy,
@@ -26,6 +27,7 @@ import {
   type Capability,
   type CatalogInfo,
   type CheckToolCallInput,
+  type ToolCallCheckerOptions,
   type CrewRole,
   type ExecutionMode,
   type FrontendRoute,
@@ -298,6 +300,20 @@ export function workerPolicy(): ToolRuntimeRoute[] {
     strategies: { bash: strategy },
     notSelectedReasons: { edit: 'disabled_by_agent' },
   });
+}
+
+// ---- a checker prepared once per policy and routes, then one call at a time ----------------------
+export function gatePrepared(name: string, argumentsJson: string): ToolCallCheck[] {
+  const diagnostic = runtimeDiagnostic({ sessionCwd: '/srv/work' });
+  const options: ToolCallCheckerOptions = { policy: diagnostic.policy, routes: diagnostic.routes };
+  const checker = new ToolCallChecker(options);
+  const answers: ToolCallCheck[] = [checker.check({ name, arguments: JSON.parse(argumentsJson) }), checker.checkText(name, argumentsJson)];
+  // @ts-expect-error checkText takes the arguments as JSON text
+  checker.checkText(name, { path: 'a' });
+  // @ts-expect-error a checker needs the routes
+  new ToolCallChecker({ policy: diagnostic.policy });
+  checker.free();
+  return answers;
 }
 
 // ---- one tool call, as the worker and the main process check it --------------------------------

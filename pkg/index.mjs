@@ -28,6 +28,7 @@ export const {
   agentResolveInput,
   fromMcpTool,
   ToolPolicyEngine,
+  ToolCallChecker,
 } = policy;
 
 export default policy;

@@ -12,8 +12,11 @@ target="${CARGO_TARGET_DIR:-target}"
 out="$target/bench"
 mkdir -p "$out"
 
+# The machine is shared: its load average when the run starts and when it ends goes into the report.
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+start_load="$(load)"
 [ "${BENCH_SKIP_BUILD:-0}" = 1 ] || scripts/build-pkg.sh
-[ -d js/node_modules/playwright-core ] || npm --prefix js ci
+[ -d js/node_modules/playwright-core ] && [ -d js/node_modules/@cedar-policy/cedar-wasm ] || npm --prefix js ci
 
 {
   printf '{ "files": ['
@@ -37,4 +40,5 @@ echo "bench: the runtime's own costs (js/backend's compiled runtime)"
 [ -d js/backend/node_modules ] || npm --prefix js/backend ci
 npm --prefix js/backend run build > /dev/null
 node js/bench/runtime.cjs --out "$out/runtime.json" > /dev/null
+printf '{ "start": "%s", "end": "%s" }\n' "$start_load" "$(load)" > "$out/load.json"
 node js/bench/report.mjs --dir "$out" --criterion "$target/criterion" --out BENCHMARKS.md

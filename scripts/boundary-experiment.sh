@@ -27,6 +27,8 @@ cat js/bench/boundary/value_deserialize.rs >> "$work/crate/src/value/list.rs"
 built="$work/target/wasm32-unknown-unknown/release/netaclaw_tool_policy.wasm"
 wasm-bindgen --target web --out-dir "$work/pkg/web" --out-name netaclaw_tool_policy "$built"
 wasm-bindgen --target nodejs --out-dir "$work/pkg/node" --out-name netaclaw_tool_policy "$built"
+# The same dead table entries dropped as in the package's build, so that the sizes compare alike.
+scripts/drop-dead-table-entries.sh "$work/pkg/web/netaclaw_tool_policy_bg.wasm" "$work/pkg/web/netaclaw_tool_policy.js" "$work/pkg/node/netaclaw_tool_policy.js"
 js/node_modules/.bin/wasm-opt -Oz --converge -ocimfs 14 --low-memory-unused --zero-filled-memory \
   --strip-debug --strip-producers --strip-target-features \
   --enable-bulk-memory --enable-reference-types --enable-multivalue \

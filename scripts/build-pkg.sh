@@ -44,6 +44,10 @@ fs.writeFileSync(file, kept.join('\n'));
 EOF
 done
 
+# The function table's entries nothing can call point at one trapping function, so that wasm-opt
+# drops what they held (scripts/drop-dead-table-entries.sh says which and why).
+scripts/drop-dead-table-entries.sh "$wasm" pkg/web/netaclaw_tool_policy.js pkg/node/netaclaw_tool_policy.js
+
 # -Oz to a fixed point; the name, producers and target-features sections are of no use past
 # wasm-bindgen (the release profile keeps symbols so that wasm-bindgen can read the features).
 # The module owns its memory: it starts zeroed, and Rust lays out nothing in its first KiB.

@@ -52,7 +52,7 @@ pub struct ToolCallCheck {
 /// A denial: the reason and its detail.
 type Denied = (ReasonCode, String);
 
-fn deny(reason: ReasonCode, detail: String) -> ToolCallCheck {
+pub fn deny(reason: ReasonCode, detail: String) -> ToolCallCheck {
     ToolCallCheck { decision: ToolCallDecision::Denied, reason: Some(reason), paths: Vec::new(), detail: Some(detail) }
 }
 
@@ -77,6 +77,19 @@ const TYPES: [(&str, &str); 7] =
 /// catalog), `route` the route of that name (absent when the routes do not list it), `policy` with
 /// normalized roots.
 pub fn check_tool_call(name: &str, tool: Option<&ToolManifest>, route: Option<&DynamicRoute>, policy: &WorkerPolicy, arguments: Option<&Value>) -> ToolCallCheck {
+    check_tool_call_with(name, tool, route, policy, arguments, false)
+}
+
+/// Whether a tool's `parameters` schema uses only [`KEYWORDS`] with values of the right shape: what a
+/// prepared check works out once per tool (a schema that does not is checked again on each call, for
+/// the denial naming what is wrong).
+pub fn schema_is_valid(tool: &ToolManifest) -> bool {
+    check_schema(&tool.parameters, &Path::Root("parameters")).is_ok()
+}
+
+/// [`check_tool_call`] knowing beforehand whether the tool's schema is valid (`schema_valid`; false:
+/// checked here). The answer is the same either way.
+pub fn check_tool_call_with(name: &str, tool: Option<&ToolManifest>, route: Option<&DynamicRoute>, policy: &WorkerPolicy, arguments: Option<&Value>, schema_valid: bool) -> ToolCallCheck {
     let (Some(route), Some(tool)) = (route, tool) else {
         return deny(ReasonCode::NotSelectedForSubagent, concat(&["no route for tool ", &quote(name)]));
     };
@@ -97,7 +110,7 @@ pub fn check_tool_call(name: &str, tool: Option<&ToolManifest>, route: Option<&D
     if let Some((_, reason, detail)) = policy_checks.iter().find(|c| c.0) {
         return deny(*reason, (*detail).to_string());
     }
-    match check_arguments(&tool.parameters, arguments, policy) {
+    match check_arguments(&tool.parameters, schema_valid, arguments, policy) {
         Ok(paths) => ToolCallCheck { decision, reason: None, paths, detail: None },
         Err((reason, detail)) => deny(reason, detail),
     }
@@ -112,9 +125,11 @@ struct Marked<'v> {
 }
 
 /// Validates `arguments` against `schema`, then resolves every marked path.
-fn check_arguments(schema: &Value, arguments: Option<&Value>, policy: &WorkerPolicy) -> Result<Vec<ToolCallPath>, Denied> {
+fn check_arguments(schema: &Value, schema_valid: bool, arguments: Option<&Value>, policy: &WorkerPolicy) -> Result<Vec<ToolCallPath>, Denied> {
     let at = Path::Root("arguments");
-    check_schema(schema, &Path::Root("parameters"))?;
+    if !schema_valid {
+        check_schema(schema, &Path::Root("parameters"))?;
+    }
     let arguments = match arguments {
         Some(v @ Value::Object(_)) => v,
         other => return Err(bad(concat(&["arguments: expected an object, got ", type_name(other.unwrap_or(&Value::Null))]))),

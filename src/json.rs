@@ -1029,7 +1029,7 @@ impl Reader<'_> {
         #[cfg(all(target_arch = "wasm32", feature = "wasm"))]
         let magnitude = {
             let _ = (digits, fraction, exponent);
-            js_sys::parse_float(self.slice(start, self.index))
+            crate::json::js::parse_float(self.slice(start, self.index))
         };
         if magnitude.is_infinite() {
             return Err(self.error(Fault::NumberOutOfRange));
@@ -1072,7 +1072,7 @@ mod number {
 
     #[cfg(all(target_arch = "wasm32", feature = "wasm"))]
     fn js_text(value: f64) -> String {
-        js_sys::Number::from(value).to_string_with_radix(10).map(String::from).unwrap_or_default()
+        crate::json::js::number_text(value)
     }
 
     /// `value` (finite) as `serde_json` displays it: the same shortest digits, with a `.0` on integers
@@ -1675,5 +1675,21 @@ mod tests {
         };
         assert_eq!(to_string(&value).unwrap(), reference_to_string(&value));
         assert_eq!(to_string(&"plain").unwrap(), "\"plain\"");
+    }
+}
+
+/// The two JavaScript built-ins the WebAssembly build reads and prints numbers with.
+#[cfg(all(target_arch = "wasm32", feature = "wasm"))]
+mod js {
+    use wasm_bindgen::prelude::*;
+
+    #[wasm_bindgen]
+    extern "C" {
+        /// `parseFloat`: JSON's number text read as JavaScript reads it.
+        #[wasm_bindgen(js_name = parseFloat)]
+        pub fn parse_float(text: &str) -> f64;
+        /// `String(value)`: a number printed as `Number.prototype.toString` prints it.
+        #[wasm_bindgen(js_name = String)]
+        pub fn number_text(value: f64) -> String;
     }
 }

@@ -277,6 +277,54 @@ proptest! {
     }
 }
 
+/// Every builtin tool name, and two names no catalog has.
+fn any_name() -> impl Strategy<Value = String> {
+    let catalog: Value = serde_json::from_str(&api::call("builtinCatalog", &[]).unwrap()).unwrap();
+    let mut names: Vec<String> = catalog.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_string()).collect();
+    names.extend(["nope".to_string(), String::new()]);
+    select(names)
+}
+
+/// Random JSON arguments: objects keyed by the builtins' argument names (and others), with strings
+/// that look like paths, diffs and names, numbers, booleans, arrays and nested objects.
+fn any_arguments() -> impl Strategy<Value = Value> {
+    const KEYS: [&str; 14] = ["path", "content", "command", "timeoutMs", "offset", "limit", "pattern", "items", "text", "done", "name", "patch", "tasks", "extra"];
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        (-3i64..700_000).prop_map(|n| json!(n)),
+        Just(json!(1.5)),
+        path_text().prop_map(Value::String),
+        Just(json!("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n")),
+        Just(json!("")),
+    ];
+    let value = leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec((select(&KEYS[..]), inner), 0..4).prop_map(|entries| Value::Object(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
+        ]
+    });
+    prop_oneof![
+        4 => prop::collection::vec((select(&KEYS[..]), value.clone()), 0..4).prop_map(|entries| Value::Object(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
+        1 => value,
+    ]
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The prepared check (`ToolCallChecker`) answers what `checkToolCall` answers, byte for byte: from
+    /// the call as a value (`check`) and from the arguments' JSON text (`checkText`).
+    #[test]
+    fn the_prepared_check_answers_as_the_stateless_one(p in policy(), name in any_name(), status in select(&STATUSES[..]), others in prop::collection::vec(select(&STATUSES[..]), 1..4), arguments in any_arguments()) {
+        let input = json!({ "policy": policy_json(&p), "routes": routes(&name, status, &others), "call": { "name": name, "arguments": arguments } });
+        let stateless = api::call("checkToolCall", std::slice::from_ref(&input)).unwrap();
+        let checker = api::CallChecker::new(&input).unwrap();
+        prop_assert_eq!(&checker.check_call(Some(&input["call"])).unwrap(), &stateless);
+        prop_assert_eq!(&checker.check_text(&name, &input["call"]["arguments"].to_string()).unwrap(), &stateless);
+    }
+}
+
 #[test]
 fn the_oracle_agrees_with_the_worked_examples() {
     let w = absolute("/srv/w").unwrap();

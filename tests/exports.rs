@@ -63,7 +63,7 @@ fn the_node_esm_entry_exports_the_table() {
         text.push_str(export.name);
         text.push_str(",\n");
     }
-    text.push_str("  ToolPolicyEngine,\n} = policy;\n\nexport default policy;\n");
+    text.push_str("  ToolPolicyEngine,\n  ToolCallChecker,\n} = policy;\n\nexport default policy;\n");
     generated("pkg/index.mjs", &text);
 }
 

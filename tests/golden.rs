@@ -282,3 +282,57 @@ fn the_engine_hands_back_profiles_once_and_routes_per_call() {
     }
     assert!(compared >= 10, "only {compared} vectors compared");
 }
+
+/// The prepared check (`api::CallChecker`, `ToolCallChecker`) on every `checkToolCall` vector: built
+/// from the vector's policy, routes and catalog, it answers the call as `checkToolCall` does (the
+/// same bytes, or the same error), from the call as a value and from its arguments' JSON text.
+#[test]
+fn the_prepared_check_replays_every_check_tool_call_vector() {
+    let mut compared = 0;
+    for file in vector_files("checkToolCall") {
+        let vector = read_vector(&file, "checkToolCall").unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let stateless = run("checkToolCall", &vector.args);
+        let input = as_javascript_passes_it(&vector.args[0]);
+        let checker = match api::CallChecker::new(&input) {
+            Ok(checker) => checker,
+            Err(e) => {
+                assert_eq!(Outcome::Error { code: e.code().to_string(), message: e.message() }, stateless, "{}", file.display());
+                continue;
+            }
+        };
+        let prepared = match checker.check_call(input.get("call").filter(|c| !c.is_null())) {
+            Ok(text) => Outcome::Answer(text),
+            Err(e) => Outcome::Error { code: e.code().to_string(), message: e.message() },
+        };
+        assert_eq!(prepared, stateless, "{}", file.display());
+        if let (Some(name), Outcome::Answer(answer)) = (input["call"]["name"].as_str(), &stateless) {
+            // Absent arguments read as `null`, which is what the text `null` says.
+            let text = input["call"].get("arguments").map_or_else(|| "null".to_string(), |a| json::to_string(a).unwrap());
+            assert_eq!(&checker.check_text(name, &text).unwrap(), answer, "{}", file.display());
+            compared += 1;
+        }
+    }
+    assert!(compared >= 30, "only {compared} vectors compared");
+}
+
+/// `checkText` on text that is not what `JSON.stringify` prints: any JSON the model may send reads as
+/// `JSON.parse` reads it (whitespace, escapes, a repeated key keeps its last value), and text that is
+/// not JSON is a denied call, never an error.
+#[test]
+fn the_prepared_check_reads_the_model_s_text() {
+    let input = serde_json::json!({
+        "policy": { "workspaceRoots": ["/srv/w"], "allowShell": false, "readonly": true },
+        "routes": [{ "name": "read_file", "status": "worker-local", "reasons": [] }],
+    });
+    let checker = api::CallChecker::new(&input).unwrap();
+    let allowed = r#"{"decision":"worker-local","reason":null,"paths":[{"argument":"path","path":"/srv/w/b","write":false}],"detail":null}"#;
+    for text in [" {\n \"path\" : \"b\" } ", r#"{"path":"a","path":"b"}"#, r#"{"path":"\u0062"}"#] {
+        assert_eq!(checker.check_text("read_file", text).unwrap(), allowed, "{text}");
+    }
+    let not_json = r#"{"decision":"denied","reason":"invalid_tool_arguments","paths":[],"detail":"arguments: is not valid JSON (or longer than 32 MiB)"}"#;
+    for text in ["", "{", "{\"path\": \"b\",}", "{\"path\": 1e400}", "nul", "{} {}"] {
+        assert_eq!(checker.check_text("read_file", text).unwrap(), not_json, "{text:?}");
+    }
+    let null = checker.check_text("read_file", "null").unwrap();
+    assert!(null.contains("arguments: expected an object, got null"), "{null}");
+}

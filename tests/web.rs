@@ -8,7 +8,7 @@
 #![cfg(all(target_arch = "wasm32", feature = "wasm"))]
 
 use js_sys::{Array, Function, Object, Reflect, JSON};
-use netaclaw_tool_policy::edge::wasm::{self, ToolPolicyEngine};
+use netaclaw_tool_policy::edge::wasm::{self, ToolCallChecker, ToolPolicyEngine};
 use netaclaw_tool_policy::edge::api;
 use netaclaw_tool_policy::json;
 use netaclaw_tool_policy::json::Value;
@@ -344,6 +344,42 @@ fn engine_resolve_is_resolve_tools_on_every_vector() {
 #[wasm_bindgen_test]
 fn engine_diagnose_is_runtime_diagnostic_on_every_vector() {
     engine_identity("runtimeDiagnostic", "diagnose");
+}
+
+/// `new ToolCallChecker({ policy, routes, catalog })` on every `checkToolCall` vector: `check(call)`
+/// answers what `checkToolCall` answers (the same bytes, or the same error), and so does
+/// `checkText(name, JSON.stringify(arguments))` on every answered call.
+#[wasm_bindgen_test]
+fn the_checker_is_check_tool_call_on_every_vector() {
+    let vectors = vectors_of("checkToolCall");
+    assert!(vectors.len() >= 30, "only {} checkToolCall vectors", vectors.len());
+    let mut texts = 0;
+    for v in &vectors {
+        let args = v.args();
+        let input = arg(&args, 0);
+        let direct = outcome(call("checkToolCall", &args));
+        assert_eq!(direct, v.expected(), "{}", v.file);
+        let call_value = if input.is_object() { Reflect::get(&input, &"call".into()).unwrap() } else { JsValue::UNDEFINED };
+        let checker = match ToolCallChecker::new(input.clone()) {
+            Ok(checker) => checker,
+            Err(e) => {
+                assert_eq!(outcome(Err(e)), direct, "new ToolCallChecker on {}", v.file);
+                continue;
+            }
+        };
+        if call_value.is_undefined() || call_value.is_null() {
+            continue;
+        }
+        assert_eq!(outcome(checker.check(call_value.clone())), direct, "checker.check on {}", v.file);
+        let name = Reflect::get(&call_value, &"name".into()).unwrap();
+        if let (Outcome::Answer(_), true) = (&direct, name.is_string()) {
+            let arguments = Reflect::get(&call_value, &"arguments".into()).unwrap();
+            let text = if arguments.is_undefined() { JsValue::from_str("null") } else { JSON::stringify(&arguments).unwrap().into() };
+            assert_eq!(outcome(checker.check_text(name, text)), direct, "checker.checkText on {}", v.file);
+            texts += 1;
+        }
+    }
+    assert!(texts >= 30, "only {texts} checkText comparisons");
 }
 
 #[wasm_bindgen_test]

@@ -5,18 +5,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { arg, inputsPath, repo, writeResult } from './cli.mjs';
 import { median, runSuite } from './suite.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, '..', '..');
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : fallback;
-};
-const inputsPath = path.resolve(repo, arg('inputs', 'target/bench/inputs.json'));
-const outPath = arg('out');
 const coldRuns = Number(arg('cold-runs', '25'));
+const floorUrl = (file) => pathToFileURL(path.join(repo, 'js', 'bench', 'floor', file)).href;
 
 /** One `isAuthorized` of Cedar: what "one call" is for the comparison. */
 const CEDAR_CALL = `({ principal: { type: 'User', id: 'alice' }, action: { type: 'Action', id: 'read' }, resource: { type: 'File', id: 'a' }, context: {}, policies: { staticPolicies: 'permit(principal, action, resource);' }, entities: [] })`;
@@ -41,6 +35,16 @@ const t1 = process.hrtime.bigint();
 p.runtimeDiagnostic({});
 const t2 = process.hrtime.bigint();
 console.log(JSON.stringify([Number(t1 - t0), Number(t2 - t1)]));`,
+  // The floors of \`import\`: an empty ES module, and one that loads an empty CommonJS file through
+  // \`createRequire\` as the package's ES entry loads its Node glue.
+  emptyImport: `const t0 = process.hrtime.bigint();
+await import(${JSON.stringify(floorUrl('empty.mjs'))});
+const t1 = process.hrtime.bigint();
+console.log(JSON.stringify([Number(t1 - t0), 0]));`,
+  hopImport: `const t0 = process.hrtime.bigint();
+await import(${JSON.stringify(floorUrl('require-hop.mjs'))});
+const t1 = process.hrtime.bigint();
+console.log(JSON.stringify([Number(t1 - t0), 0]));`,
   cedarRequire: `const t0 = process.hrtime.bigint();
 const c = require('@cedar-policy/cedar-wasm/nodejs');
 c.getCedarVersion();
@@ -88,6 +92,4 @@ const result = {
   cold,
   ...suite,
 };
-const text = JSON.stringify(result, null, 2);
-if (outPath) fs.writeFileSync(path.resolve(repo, outPath), text + '\n');
-console.log(text);
+writeResult(result);

@@ -63,6 +63,10 @@ p(`| Rust | ${sh('rustc', ['--version'])} (native: \`[profile.bench]\`, opt-leve
 p(`| Node | ${node.runtime.replace('Node ', '')} |`);
 p(`| Browser | ${browser.runtime} |`);
 p(`| Date | ${new Date().toISOString().slice(0, 10)} |`);
+if (fs.existsSync(path.join(dir, 'load.json'))) {
+  const load = read('load.json');
+  p(`| Load average (1, 5, 15 min) | ${load.start} when the run started, ${load.end} when it ended |`);
+}
 p();
 p('## Package size');
 p();
@@ -124,6 +128,22 @@ for (const kind of ['require', 'import']) {
   p(`| ${node.runtime} | \`${entry}\` (${r.runs} runs) | ${fmtNs(r.readyNs)} | ${fmtNs(r.firstCallNs)} | ${fmtNs(r.totalNs)} | ${fmtNs(cedar.readyNs)} | ${fmtNs(cedar.firstCallNs)} | ${fmtNs(cedar.totalNs)} | ${ratio.toFixed(3)}× (${goal(ratio <= GOALS.coldOverCedar)}) |`);
 }
 p();
+if (node.cold.emptyImport) {
+  const empty = node.cold.emptyImport;
+  const hop = node.cold.hopImport;
+  const ours = node.cold.import;
+  const cedar = node.cold.cedarImport;
+  p('The floor of `import` in the same run: a fresh Node process importing an empty ES module, and one that');
+  p('loads an empty CommonJS file through `createRequire` (what the package\'s ES entry does to share the');
+  p('`require` instance). Every `import` pays the first; "above the floor" subtracts it from both packages.');
+  p();
+  p('| what | load | ours ÷ Cedar above the floor |');
+  p('|---|---:|---:|');
+  p(`| an empty ES module (${empty.runs} runs) | ${fmtNs(empty.readyNs)} | — |`);
+  p(`| an ES module loading an empty CommonJS file with \`createRequire\` (${hop.runs} runs) | ${fmtNs(hop.readyNs)} | — |`);
+  p(`| \`import('@netaclaw/tool-policy')\` + first call, less the empty module | ${fmtNs(ours.totalNs - empty.readyNs)} | ${((ours.totalNs - empty.readyNs) / (cedar.totalNs - empty.readyNs)).toFixed(3)}× |`);
+  p();
+}
 p('A first visit in the browser: a fresh context (nothing cached) opens a page served from 127.0.0.1 whose');
 p('module imports the package; measured from navigation start to the module ready, then its first call.');
 p('The `.wasm` compiles while it streams in (`WebAssembly.instantiateStreaming`, served as');
@@ -144,6 +164,10 @@ if (browser.visit.empty) {
   const r = browser.visit.empty;
   p(`| ${browser.runtime} | the floor: the same page with an empty module, no package (${r.runs} runs) | ${fmtNs(r.readyNs)} | — | — |`);
 }
+for (const kind of browser.moduleOnly ? ['plain', 'hints'] : []) {
+  const r = browser.moduleOnly[kind];
+  p(`| ${browser.runtime} | the module's own cost: ${kind === 'hints' ? 'with preload hints' : 'without hints'} less the empty module, run by run (${r.runs} runs) | ${fmtNs(r.readyNs)} | — | ${goal(r.readyNs / 1e6 <= GOALS.firstVisitMs)} |`);
+}
 for (const [, r] of Object.entries(browser.cold)) {
   p(`| ${browser.runtime} | \`import('/pkg/browser.mjs')\` after load (${r.runs} runs) | ${fmtNs(r.readyNs)} | ${fmtNs(r.firstCallNs)} | — |`);
 }
@@ -155,7 +179,9 @@ p('then `engine.diagnose(perCallInput)`; routes: `engine.diagnoseRoutes(perCallI
 p('(`profiles`) handed back once by `engine.profiles()`. Floor: `JSON.parse(JSON.stringify(x))` of the same input and of');
 p('the answer, what crossing the boundary costs at least (for prepared, of the per-call input and the');
 p('answer). "× native" divides by the native figure of the same work above. Every answer of the engine was');
-p('checked to be byte-identical to the stateless one.');
+p('checked to be byte-identical to the stateless one. The stateless and prepared shapes are timed');
+p('interleaved in 7 rounds, batch beside batch; "stateless ÷ routes" is the median of the ratios of batches');
+p('measured side by side, with the lowest and highest ratio in brackets.');
 p();
 p('| runtime | catalog | answer | stateless | prepared | routes | stateless ÷ routes (goal ≥ 5× on 1,000) | stateless ÷ prepared | stateless × native | routes × native | stateless ÷ floor (goal ≤ 3×) | routes ÷ floor |');
 p('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
@@ -163,11 +189,12 @@ for (const r of [node, browser]) {
   for (const c of Object.keys(CASES)) {
     const x = r.cases[c];
     if (!x.identical || !x.routesIdentical) throw new Error(`${r.runtime} ${c}: the engine's answer differs from the stateless one`);
-    const speedup = x.ns.stateless / x.ns.routes;
+    const speedup = x.speedup ? x.speedup.routes.median : x.ns.stateless / x.ns.routes;
+    const spread = x.speedup ? ` [${x.speedup.routes.min.toFixed(1)}–${x.speedup.routes.max.toFixed(1)}]` : '';
     const overFloor = x.ns.stateless / x.ns.floorStateless;
     const speedGoal = c === 'generated1000' ? ` (${goal(speedup >= GOALS.preparedSpeedup)})` : '';
     p(
-      `| ${r.runtime} | ${CASES[c]} | ${int(x.outputBytes / 1024)} KiB, routes ${int(x.routesBytes / 1024)} KiB | ${fmtNs(x.ns.stateless)} | ${fmtNs(x.ns.prepared)} | ${fmtNs(x.ns.routes)} | ${fmtRatio(speedup)}${speedGoal} | ${fmtRatio(x.ns.stateless / x.ns.prepared)} | ${fmtRatio(x.ns.stateless / native('runtimeDiagnostic_stateless', c))} | ${fmtRatio(x.ns.routes / native('runtimeDiagnostic_routes', c))} | ${fmtRatio(overFloor)} (${goal(overFloor <= GOALS.statelessOverFloor)}) | ${fmtRatio(x.ns.routes / x.ns.floorRoutes)} |`,
+      `| ${r.runtime} | ${CASES[c]} | ${int(x.outputBytes / 1024)} KiB, routes ${int(x.routesBytes / 1024)} KiB | ${fmtNs(x.ns.stateless)} | ${fmtNs(x.ns.prepared)} | ${fmtNs(x.ns.routes)} | ${fmtRatio(speedup)}${spread}${speedGoal} | ${fmtRatio(x.ns.stateless / x.ns.prepared)} | ${fmtRatio(x.ns.stateless / native('runtimeDiagnostic_stateless', c))} | ${fmtRatio(x.ns.routes / native('runtimeDiagnostic_routes', c))} | ${fmtRatio(overFloor)} (${goal(overFloor <= GOALS.statelessOverFloor)}) | ${fmtRatio(x.ns.routes / x.ns.floorRoutes)} |`,
     );
   }
 }
@@ -196,19 +223,34 @@ if (boundary) {
 p('## `checkToolCall` on every tool call');
 p();
 p('One `read_file` call with a relative path, against the routes and policy of a worker with the builtin');
-p('catalog (`checkSuite` in `js/bench/suite.mjs`; the same input natively, through the JSON API). Floor: the');
-p('call `{ name, arguments }` and the answer through `JSON.parse(JSON.stringify(x))`, what any form of the');
-p('check pays to cross a JSON boundary even when the policy and routes are prepared; input floor: the same');
-p('for the whole input. Goal: ≥ 1 M checks/s in Node through the public API.');
+p('catalog (`checkSuite` in `js/bench/suite.mjs`; natively the same input through the JSON API). Stateless:');
+p('`checkToolCall({ policy, routes, call })`, which reads the policy, the routes and the catalog on every');
+p('call. Prepared: `new ToolCallChecker({ policy, routes })` once, then `checker.check(call)`, or');
+p('`checker.checkText(name, argumentsJson)` with the arguments as the JSON text the model sent (natively');
+p('`api::CallChecker::check_call` / `check_text`, answering JSON text). Every answer was checked');
+p('byte-identical to `checkToolCall`\'s. Floors, on the same machine in the same run, interleaved with the');
+p('checks: the call `{ name, arguments }` and the answer through `JSON.parse(JSON.stringify(x))`, what');
+p('`check(call)` pays at least on a JSON boundary; the answer\'s text through `JSON.parse` alone, what');
+p('`checkText` pays at least to hand back a plain object. Medians, with the fastest and slowest batch in');
+p('brackets. Goal: ≥ 1 M checks/s in Node through the public API.');
 p();
-p('| runtime | per check | checks / s | goal ≥ 1 M / s | × native | input floor | call floor | checks / s at the call floor |');
-p('|---|---:|---:|---|---:|---:|---:|---:|');
+p('| runtime | form | per check | checks / s | goal ≥ 1 M / s | × native (same form) | its floor | checks / s at the floor |');
+p('|---|---|---:|---:|---|---:|---:|---:|');
 const nativeCheck = native('checkToolCall', 'builtin');
-p(`| native (criterion, JSON API) | ${fmtNs(nativeCheck)} | ${(1e9 / nativeCheck / 1e6).toFixed(3)} M | — | 1× | — | — | — |`);
+const nativeForm = { checkToolCall: nativeCheck, check: native('ToolCallChecker', 'check'), checkText: native('ToolCallChecker', 'checkText') };
+const FORMS = { checkToolCall: ['`checkToolCall(input)` (stateless)', 'floorInput'], check: ['`checker.check(call)`', 'floorCall'], checkText: ['`checker.checkText(name, argumentsJson)`', 'floorAnswer'] };
+const rateM = (ns) => `${(1e9 / ns / 1e6).toFixed(3)} M`;
+for (const [form, [label]] of Object.entries(FORMS)) p(`| native (criterion) | ${label} | ${fmtNs(nativeForm[form])} | ${rateM(nativeForm[form])} | — | 1× | — | — |`);
 for (const r of [node, browser]) {
   const x = r.checks;
-  const rate = 1e9 / x.ns.checkToolCall;
-  p(`| ${r.runtime} | ${fmtNs(x.ns.checkToolCall)} | ${(rate / 1e6).toFixed(3)} M | ${r === node ? goal(rate >= GOALS.checksPerSecond) : '—'} | ${fmtRatio(x.ns.checkToolCall / nativeCheck)} | ${fmtNs(x.ns.floorInput)} | ${fmtNs(x.ns.floorCall)} | ${(1e9 / x.ns.floorCall / 1e6).toFixed(2)} M |`);
+  if (x.identical === false) throw new Error(`${r.runtime}: the checker's answer differs from checkToolCall's`);
+  for (const [form, [label, floor]] of Object.entries(FORMS)) {
+    if (x.ns[form] === undefined) continue;
+    const rate = 1e9 / x.ns[form];
+    const spread = x.spread ? ` [${fmtNs(x.spread[form].min)}–${fmtNs(x.spread[form].max)}]` : '';
+    const g = r === node && form !== 'checkToolCall' ? goal(rate >= GOALS.checksPerSecond) : '—';
+    p(`| ${r.runtime} | ${label} | ${fmtNs(x.ns[form])}${spread} | ${(rate / 1e6).toFixed(3)} M | ${g} | ${fmtRatio(x.ns[form] / nativeForm[form])} | ${fmtNs(x.ns[floor])} | ${rateM(x.ns[floor])} |`);
+  }
 }
 p();
 const runtime = fs.existsSync(path.join(dir, 'runtime.json')) ? read('runtime.json') : null;
@@ -224,6 +266,11 @@ if (runtime) {
   p(`| the same, p95 | ${fmtNs(runtime.start.workerP95)} | ${fmtNs(runtime.start.forkP95)} | ${fmtRatio(runtime.start.workerP95 / runtime.start.forkP95)} | — |`);
   const proxyRatio = runtime.proxy.callP50 / runtime.proxy.echoP50;
   p(`| a proxied call's round trip (\`todo\`: main → worker → gate → main decides again and runs it → worker → main) | ${fmtNs(runtime.proxy.callP50)} | ${fmtNs(runtime.proxy.echoP50)} (IPC echo to a child) | ${fmtRatio(proxyRatio)} | ≤ 2×: ${goal(proxyRatio <= 2)} |`);
+  if (runtime.proxy.twoEchoesP50) {
+    p(`| the floor of the row above: two IPC echoes one after the other (the call to the worker, its \`proxy\` request) | ${fmtNs(runtime.proxy.twoEchoesP50)} | ${fmtNs(runtime.proxy.echoP50)} | ${fmtRatio(runtime.proxy.twoEchoesP50 / runtime.proxy.echoP50)} | — |`);
+    p(`| the two decisions of a proxied call (the gate's \`ToolCallChecker\`, worker and main process), measured alone | ${fmtNs(runtime.proxy.decisionsP50)} | ${fmtNs(runtime.proxy.echoP50)} | ${fmtRatio(runtime.proxy.decisionsP50 / runtime.proxy.echoP50)} | — |`);
+    p(`| the rest of the round trip: the call less the two echoes and the two decisions (messages checked, the runtime's bookkeeping, running \`todo\`) | ${fmtNs(runtime.proxy.callP50 - runtime.proxy.twoEchoesP50 - runtime.proxy.decisionsP50)} | ${fmtNs(runtime.proxy.echoP50)} | ${fmtRatio((runtime.proxy.callP50 - runtime.proxy.twoEchoesP50 - runtime.proxy.decisionsP50) / runtime.proxy.echoP50)} | — |`);
+  }
   const bashRatio = runtime.bash.sandboxedP50 / runtime.bash.shP50;
   p(`| a sandboxed \`bash\` (\`true\`, through the worker) | ${fmtNs(runtime.bash.sandboxedP50)} | ${fmtNs(runtime.bash.shP50)} (\`spawn('sh', ['-c', 'true'])\`) | ${fmtRatio(bashRatio)} | ≤ 3×: ${goal(bashRatio <= 3)} |`);
   if (runtime.bash.bwrapP50) p(`| the sandbox alone: the same bwrap arguments and prelude spawned from the main process | ${fmtNs(runtime.bash.bwrapP50)} | ${fmtNs(runtime.bash.shP50)} | ${fmtRatio(runtime.bash.bwrapP50 / runtime.bash.shP50)} | the floor of the row above |`);

@@ -174,7 +174,12 @@ async function main() {
       const bash = await host.call('bash', { command: 'true' });
       const sandbox = rt('sandbox.js');
       const bwrap = [sandbox.bwrapExecutable(), ...sandbox.bwrapArgs({ roots: [root], readonly: true, cwd: root }), '--', ...sandbox.sandboxCommand('true')];
-      const rounds = { proxy: [], echo: [], bash: [], sh: [], bwrap: [] };
+      const rounds = { proxy: [], echo: [], echo2: [], decide: [], bash: [], sh: [], bwrap: [] };
+      // The two decisions of a proxied call (the worker's gate, then the main process's), in this process.
+      const { checkCall } = rt('gate.js');
+      const { policy, routes } = diagnose(root);
+      const decide = () => checkCall({ policy, routes, name: 'todo', arguments: { items: [{ text: 'bench', done: false }] } });
+      for (let i = 0; i < 100; i++) decide();
       for (let i = 0; i < runs * 4; i++) {
         let t = now();
         await host.call('todo', { items: [{ text: 'bench', done: false }] });
@@ -182,6 +187,13 @@ async function main() {
         t = now();
         await echo(child, { v: 1, type: 'proxy', id: i, seq: i, name: 'todo', arguments: { items: [{ text: 'bench', done: false }] } });
         rounds.echo.push(now() - t);
+        t = now();
+        await echo(child, { v: 1, type: 'call', seq: i, name: 'todo', arguments: { items: [{ text: 'bench', done: false }] } });
+        await echo(child, { v: 1, type: 'proxy', id: i, seq: i, name: 'todo', arguments: { items: [{ text: 'bench', done: false }] } });
+        rounds.echo2.push(now() - t);
+        t = now();
+        for (let k = 0; k < 100; k++) decide();
+        rounds.decide.push((now() - t) / 50);
         t = now();
         const b = await host.call('bash', { command: 'true' });
         rounds.bash.push(now() - t);
@@ -195,7 +207,7 @@ async function main() {
           rounds.bwrap.push(now() - t);
         }
       }
-      out.proxy = { callP50: median(rounds.proxy), echoP50: median(rounds.echo) };
+      out.proxy = { callP50: median(rounds.proxy), echoP50: median(rounds.echo), twoEchoesP50: median(rounds.echo2), decisionsP50: median(rounds.decide) };
       out.bash = { decision: bash.decision, sandboxedP50: median(rounds.bash), shP50: median(rounds.sh), bwrapP50: rounds.bwrap.length ? median(rounds.bwrap) : null };
     } finally {
       child.kill();

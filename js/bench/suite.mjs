@@ -43,16 +43,27 @@ function roundTrip(...values) {
   for (const v of values) JSON.parse(JSON.stringify(v));
 }
 
-/** Median ns per call of each function of `work`, measured interleaved in rounds. */
-function interleaved(work, now, runs, minBatchMs) {
+/**
+ * Times each function of `work` interleaved: `rounds` rounds, each timing every function in turn
+ * (`runs / rounds` batches each), so that drift in the machine affects them alike. Answers the median ns
+ * per call of each, and `samples`: every batch's ns per call, in the order measured (batch `i` of one
+ * function was measured beside batch `i` of the others).
+ */
+function interleaved(work, now, runs, minBatchMs, rounds = 3) {
   const samples = Object.fromEntries(Object.keys(work).map((k) => [k, []]));
-  const rounds = 3;
   for (let round = 0; round < rounds; round++) {
     for (const [key, fn] of Object.entries(work)) {
       samples[key].push(...timePerCall(now, fn, { runs: Math.ceil(runs / rounds), minBatchMs }));
     }
   }
-  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
+  const ns = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
+  return { ns, samples };
+}
+
+/** The ratio `a ÷ b` batch by batch (batches measured side by side): its median, lowest and highest. */
+export function pairedRatio(a, b) {
+  const ratios = a.map((x, i) => x / b[i]);
+  return { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios), pairs: ratios.length };
 }
 
 /**
@@ -81,7 +92,8 @@ export function runSuite(policy, inputs, now, options = {}) {
       routes: () => engine.diagnoseRoutes(call),
       floorRoutes: () => roundTrip(call, dynamic),
     };
-    const ns = interleaved(work, now, runs, options.minBatchMs ?? 25);
+    // The prepared engine against stateless, robustly: more rounds, each pair of batches side by side.
+    const { ns, samples } = interleaved(work, now, runs, options.minBatchMs ?? 25, options.rounds ?? 7);
     engine.free();
     cases[name] = {
       tools: output.profiles.length,
@@ -91,32 +103,49 @@ export function runSuite(policy, inputs, now, options = {}) {
       identical,
       routesIdentical,
       ns,
+      speedup: { routes: pairedRatio(samples.stateless, samples.routes), prepared: pairedRatio(samples.stateless, samples.prepared) },
     };
   }
   return { cases, checks: checkSuite(policy, now, options) };
 }
 
 /**
- * `checkToolCall` on every tool call: the public function per call on a worker's builtin routes, a
- * small call (`read_file` with a relative path) and the floor of any JSON boundary for it — the call
- * `{ name, arguments }` and the answer through `JSON.parse(JSON.stringify(x))`, which a prepared form
- * taking only the call would still pay.
+ * `checkToolCall` on every tool call: one `read_file` call (a relative path) against a worker's builtin
+ * routes, through the public function (policy and routes read on every call) and through a prepared
+ * `ToolCallChecker` (`check(call)`, and `checkText(name, argumentsJson)` with the text the model sent),
+ * every answer checked byte-identical to the function's. Floors: the whole input and the answer
+ * through `JSON.parse(JSON.stringify(x))`; the call `{ name, arguments }` and the answer the same way,
+ * what `check(call)` pays at least on a JSON boundary; and the answer's text through `JSON.parse` alone,
+ * what `checkText` pays at least to hand back a plain object (its input is already text).
  */
 export function checkSuite(policy, now, options = {}) {
   const runs = options.runs ?? 15;
   const diagnostic = policy.runtimeDiagnostic({ sessionCwd: '/srv/work', shellPermitted: true, writePermitted: true });
   const routes = diagnostic.routes.map(({ name, status, reasons }) => ({ name, status, reasons }));
   const call = { name: 'read_file', arguments: { path: 'src/lib.rs' } };
+  const argumentsJson = JSON.stringify(call.arguments);
   const input = { policy: diagnostic.policy, routes, call };
   const answer = policy.checkToolCall(input);
+  const answerText = JSON.stringify(answer);
+  const checker = new policy.ToolCallChecker({ policy: diagnostic.policy, routes });
+  const identical = JSON.stringify(checker.check(call)) === answerText && JSON.stringify(checker.checkText(call.name, argumentsJson)) === answerText;
   const work = {
     checkToolCall: () => policy.checkToolCall(input),
+    check: () => checker.check(call),
+    checkText: () => checker.checkText('read_file', argumentsJson),
     floorInput: () => roundTrip(input, answer),
     floorCall: () => roundTrip(call, answer),
+    floorAnswer: () => JSON.parse(answerText),
   };
+  const { ns, samples } = interleaved(work, now, runs, options.minBatchMs ?? 25, options.rounds ?? 5);
+  checker.free();
+  const spread = (v) => ({ min: Math.min(...v), max: Math.max(...v) });
   return {
     decision: answer.decision,
+    identical,
     inputBytes: JSON.stringify(input).length,
-    ns: interleaved(work, now, runs, options.minBatchMs ?? 25),
+    answerBytes: answerText.length,
+    ns,
+    spread: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, spread(v)])),
   };
 }

@@ -3,17 +3,9 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { ToolPolicyEngine, resolveTools, runtimeDiagnostic, version } from '@netaclaw/tool-policy';
-import { attempt, isPlainObject, loadVectorsForTests, vectorsOf } from './lib/golden.mjs';
+import { attempt, isPlainObject, loadVectorsForTests, outcomeText as text, vectorsOf } from './lib/golden.mjs';
 
 const { vectors: entries, loadError } = loadVectorsForTests();
-
-/** The outcome as comparable text: the answer's JSON, or the error's code and message. */
-function text(outcome) {
-  if (outcome.ok) return `ok ${JSON.stringify(outcome.value)}`;
-  const e = outcome.error;
-  assert.ok(e instanceof Error && !(e instanceof WebAssembly.RuntimeError), `threw ${e?.constructor?.name}`);
-  return `error ${e.code} ${e.message}`;
-}
 
 /** The engine's outcome for one input: construct with { catalog, governance }, then call the rest. */
 function viaEngine(method, input) {

@@ -10,6 +10,7 @@ const FUNCTIONS = require('./lib/functions.json');
 test('CommonJS: every function of SPEC §5/§7 is exported', () => {
   for (const name of FUNCTIONS) assert.equal(typeof policy[name], 'function', name);
   assert.equal(typeof policy.ToolPolicyEngine, 'function');
+  assert.equal(typeof policy.ToolCallChecker, 'function');
   for (const name of Object.keys(policy)) {
     assert.equal(typeof policy[name], 'function', name);
     assert.ok(!name.startsWith('_') && !/^(init|initSync|memory|wasm)$/.test(name), `internal export ${name}`);
@@ -22,7 +23,7 @@ test('CommonJS: require() twice is the same module', () => {
 
 test('CommonJS and import() are one instance with the same answers', async () => {
   const esm = await import('@netaclaw/tool-policy');
-  for (const name of [...FUNCTIONS, 'ToolPolicyEngine']) assert.equal(esm[name], policy[name], name);
+  for (const name of [...FUNCTIONS, 'ToolPolicyEngine', 'ToolCallChecker']) assert.equal(esm[name], policy[name], name);
   assert.equal(esm.default, policy);
   const input = { agent: { toolsets: [], tools: { disabled: ['todo'] } }, crewRole: 'master' };
   assert.equal(JSON.stringify(esm.resolveTools(input)), JSON.stringify(policy.resolveTools(input)));

@@ -11,14 +11,17 @@ const { default: esmDefault, ToolPolicyEngine, resolveTools, runtimeDiagnostic, 
 const cjs = createRequire(import.meta.url)('@netaclaw/tool-policy');
 
 // The module namespace holds exactly the named exports: the generated function list (from the export
-// table, src/edge/exports.rs), the engine class and the default export.
+// table, src/edge/exports.rs), the two classes and the default export.
 test('ESM: every function of SPEC §5/§7 is exported by name, and nothing else', () => {
   for (const name of FUNCTIONS) assert.equal(typeof esm[name], 'function', name);
-  assert.deepEqual(Object.keys(esm).sort(), [...FUNCTIONS, 'ToolPolicyEngine', 'default'].sort());
+  assert.deepEqual(Object.keys(esm).sort(), [...FUNCTIONS, 'ToolPolicyEngine', 'ToolCallChecker', 'default'].sort());
   assert.equal(typeof ToolPolicyEngine, 'function');
   assert.equal(typeof ToolPolicyEngine.prototype.resolve, 'function');
   assert.equal(typeof ToolPolicyEngine.prototype.diagnose, 'function');
   assert.equal(typeof ToolPolicyEngine.prototype.free, 'function');
+  assert.equal(typeof esm.ToolCallChecker.prototype.check, 'function');
+  assert.equal(typeof esm.ToolCallChecker.prototype.checkText, 'function');
+  assert.equal(typeof esm.ToolCallChecker.prototype.free, 'function');
 });
 
 test('ESM: every export of the CommonJS build is a named export too, and nothing internal leaks', () => {
@@ -32,7 +35,7 @@ test('ESM: every export of the CommonJS build is a named export too, and nothing
 });
 
 test('ESM and CommonJS are one instance', () => {
-  for (const name of [...FUNCTIONS, 'ToolPolicyEngine']) {
+  for (const name of [...FUNCTIONS, 'ToolPolicyEngine', 'ToolCallChecker']) {
     assert.equal(esm[name], cjs[name], name);
     assert.equal(esmDefault[name], cjs[name], name);
   }

@@ -42,12 +42,16 @@ test('the package types point at the declarations of the Node build, which decla
   assert.match(readFileSync(join(pkgDir, 'index.d.ts'), 'utf8'), /export \* from '\.\/node\/netaclaw_tool_policy'/);
   // Declared functions are exactly the runtime's exported functions, which include SPEC §5/§7.
   const cjs = require('@netaclaw/tool-policy');
-  const runtime = Object.keys(cjs).filter((k) => k !== 'ToolPolicyEngine' && typeof cjs[k] === 'function');
+  const classes = ['ToolPolicyEngine', 'ToolCallChecker'];
+  const runtime = Object.keys(cjs).filter((k) => !classes.includes(k) && typeof cjs[k] === 'function');
   assert.deepEqual([...decls.functions.keys()].sort(), runtime.sort());
   for (const name of FUNCTIONS) assert.ok(decls.functions.has(name), `${name} is declared`);
   const engine = decls.classes.get('ToolPolicyEngine');
   assert.ok(engine, 'ToolPolicyEngine is declared');
   for (const m of ['constructor', 'resolve', 'diagnose', 'free']) assert.ok(engine.has(m), m);
+  const checker = decls.classes.get('ToolCallChecker');
+  assert.ok(checker, 'ToolCallChecker is declared');
+  for (const m of ['constructor', 'check', 'checkText', 'free']) assert.ok(checker.has(m), m);
 });
 
 test('the browser build declares the same functions with the same signatures', () => {

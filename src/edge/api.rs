@@ -211,27 +211,79 @@ pub fn to_mcp_annotations_json(manifest: &Value) -> Result<String, Error> {
 
 /// `checkToolCall({ policy, routes, call: { name, arguments }, catalog? })`.
 pub fn check_tool_call_json(value: &Value) -> Result<String, Error> {
-    let map = top(value)?;
-    let catalog = input::catalog(field(map, "catalog"), &ROOT.key("catalog"))?;
-    let policy_path = ROOT.key("policy");
-    let policy = input::worker_policy(field(map, "policy").ok_or_else(|| policy_path.error("is required"))?, &policy_path)?;
-    // Each route names a catalog tool, once.
-    let mut seen = vec![false; catalog.tools().len()];
-    let routes = input::dynamic_routes(map, &ROOT, &mut |_, name| {
-        let at = catalog.position(name).ok_or("no tool of the catalog is named ")?;
-        match seen.get_mut(at) {
-            Some(s) if !*s => {
-                *s = true;
-                Ok(())
+    let checker = CallChecker::read(value, false)?;
+    checker.check_call(field(top(value)?, "call"))
+}
+
+/// A worker's policy and routes read once, with the catalog and every tool's parameter schema checked
+/// once (`ToolCallChecker`): each call is then decided with no reading of anything but the call, and
+/// answered byte-identically to `checkToolCall` with the same policy, routes and catalog.
+#[derive(Clone, Debug)]
+pub struct CallChecker {
+    catalog: Catalog,
+    policy: crate::worker_policy::WorkerPolicy,
+    routes: Vec<crate::explain::DynamicRoute>,
+    /// Whether each catalog tool's `parameters` schema is valid, by position; empty when checked per call.
+    schemas_valid: Vec<bool>,
+}
+
+impl CallChecker {
+    /// Reads `{ policy, routes, catalog? }` (other fields are ignored), as `checkToolCall` reads them.
+    pub fn new(value: &Value) -> Result<CallChecker, Error> {
+        CallChecker::read(value, true)
+    }
+
+    fn read(value: &Value, prepare: bool) -> Result<CallChecker, Error> {
+        let map = top(value)?;
+        let catalog = input::catalog(field(map, "catalog"), &ROOT.key("catalog"))?;
+        let policy_path = ROOT.key("policy");
+        let policy = input::worker_policy(field(map, "policy").ok_or_else(|| policy_path.error("is required"))?, &policy_path)?;
+        // Each route names a catalog tool, once.
+        let mut seen = vec![false; catalog.tools().len()];
+        let routes = input::dynamic_routes(map, &ROOT, &mut |_, name| {
+            let at = catalog.position(name).ok_or("no tool of the catalog is named ")?;
+            match seen.get_mut(at) {
+                Some(s) if !*s => {
+                    *s = true;
+                    Ok(())
+                }
+                _ => Err("duplicate route name "),
             }
-            _ => Err("duplicate route name "),
+        })?;
+        let mut schemas_valid = Vec::new();
+        for tool in catalog.tools().iter().filter(|_| prepare) {
+            schemas_valid.push(crate::call::schema_is_valid(tool));
         }
-    })?;
-    let call_path = ROOT.key("call");
-    let call = object(field(map, "call").ok_or_else(|| call_path.error("is required"))?, &call_path)?;
-    let name = string(call.get("name").unwrap_or(&Value::Null), &call_path.key("name"), 0, usize::MAX)?;
-    let route = routes.iter().find(|r| r.name == name);
-    json::to_string(&crate::call::check_tool_call(name, catalog.get(name), route, &policy, call.get("arguments")))
+        Ok(CallChecker { catalog, policy, routes, schemas_valid })
+    }
+
+    /// Decides a call of `name` with these arguments (absent: `null`).
+    pub fn check(&self, name: &str, arguments: Option<&Value>) -> crate::call::ToolCallCheck {
+        let at = self.catalog.position(name);
+        let tool = at.and_then(|at| self.catalog.tools().get(at));
+        let route = self.routes.iter().find(|r| r.name == name);
+        let schema_valid = at.and_then(|at| self.schemas_valid.get(at)).is_some_and(|v| *v);
+        crate::call::check_tool_call_with(name, tool, route, &self.policy, arguments, schema_valid)
+    }
+
+    /// Reads the call `{ name, arguments }` (named `call` in errors) and answers its decision as JSON.
+    pub fn check_call(&self, call: Option<&Value>) -> Result<String, Error> {
+        let call_path = ROOT.key("call");
+        let call = object(call.ok_or_else(|| call_path.error("is required"))?, &call_path)?;
+        let name = string(call.get("name").unwrap_or(&Value::Null), &call_path.key("name"), 0, usize::MAX)?;
+        json::to_string(&self.check(name, call.get("arguments")))
+    }
+
+    /// Decides a call whose arguments are the JSON text the model sent, as `check` decides the call
+    /// with the arguments `JSON.parse` reads from that text. Text that is not JSON (or longer than the
+    /// input limit, 32 MiB) is a denied call, `invalid_tool_arguments`.
+    pub fn check_text(&self, name: &str, arguments: &str) -> Result<String, Error> {
+        let check = match crate::edge::read::parse_input(arguments) {
+            Ok(value) => self.check(name, Some(&value)),
+            Err(_) => crate::call::deny(crate::vocab::ReasonCode::InvalidToolArguments, String::from("arguments: is not valid JSON (or longer than 32 MiB)")),
+        };
+        json::to_string(&check)
+    }
 }
 
 /// `catalogInfo(catalog?)`.

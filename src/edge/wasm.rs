@@ -3,9 +3,8 @@
 //! `JSON.stringify`), answers as JSON text (`JSON.parse`), so callers get plain objects whose bytes
 //! equal the native answer, and nothing is left behind in wasm memory after a call.
 
-use crate::edge::api::{self, Function, Prepared};
+use crate::edge::api::{self, CallChecker, Function, Prepared};
 use crate::error::Error;
-use js_sys::{Reflect, JSON};
 use crate::value::Value;
 use wasm_bindgen::prelude::*;
 
@@ -132,6 +131,13 @@ export interface CheckToolCallInput {
   catalog?: ToolSchema[] | null;
 }
 
+/** What `ToolCallChecker` holds: the worker's policy and routes (from `runtimeDiagnostic`) and the catalog. */
+export interface ToolCallCheckerOptions {
+  policy: WorkerPolicy;
+  routes: ToolRuntimeRoute[];
+  catalog?: ToolSchema[] | null;
+}
+
 /** The input of `toolRowView`: one `netaclaw_tool` row. */
 export interface ToolRowViewInput {
   row: ToolGovernanceRowInput;
@@ -181,11 +187,29 @@ export interface InvalidInputError extends Error {
 }
 "#;
 
+// The few JavaScript built-ins the bindings use, declared here rather than through `js-sys`: linking
+// `js-sys` keeps the invoke shims of every closure type its declarations name in the function table
+// (never called here), 1,829 bytes of code in the `.wasm`.
+#[wasm_bindgen]
+extern "C" {
+    /// A JavaScript `Error`.
+    #[wasm_bindgen(js_name = Error)]
+    type JsError;
+    #[wasm_bindgen(constructor, js_class = Error)]
+    fn new(message: &str) -> JsError;
+    #[wasm_bindgen(method, getter)]
+    fn message(this: &JsError) -> Option<String>;
+    #[wasm_bindgen(method, setter)]
+    fn set_code(this: &JsError, code: &str);
+    /// `JSON.parse` of an answer (always JSON text).
+    #[wasm_bindgen(catch, js_namespace = JSON, js_name = parse)]
+    fn json_parse(text: &str) -> Result<JsValue, JsValue>;
+}
+
 /// A JS `Error` with `code: 'invalid_input'`.
 fn invalid(error: &Error) -> JsValue {
-    let js = js_sys::Error::new(&error.message());
-    // Setting a property on a fresh Error cannot fail.
-    let _ = Reflect::set(&js, &JsValue::from_str("code"), &JsValue::from_str(Error::CODE));
+    let js = JsError::new(&error.message());
+    js.set_code(Error::CODE);
     js.into()
 }
 
@@ -218,7 +242,7 @@ fn read(value: &JsValue, path: &str) -> Result<Value, JsValue> {
     }
     let text = stringify(value)
         .map_err(|e| {
-            let why = e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).or_else(|| e.as_string()).filter(|w| !w.is_empty());
+            let why = e.dyn_ref::<JsError>().and_then(JsError::message).or_else(|| e.as_string()).filter(|w| !w.is_empty());
             let why = why.unwrap_or_else(|| "JSON.stringify threw".to_string());
             invalid(&Error::invalid(path, crate::text::concat(&["cannot be read as JSON (", &why, ")"])))
         })?
@@ -233,7 +257,7 @@ fn read_input(value: &JsValue) -> Result<Value, JsValue> {
 
 fn answer(result: Result<String, Error>) -> Result<JsValue, JsValue> {
     let text = result.map_err(|e| invalid(&e))?;
-    JSON::parse(&text)
+    json_parse(&text)
 }
 
 #[wasm_bindgen]
@@ -385,4 +409,43 @@ fn engine_call(prepared: &Prepared, input: &JsValue, call: EngineCall) -> Result
         EngineCall::Diagnose => prepared.diagnose(&value).and_then(|r| crate::json::to_string(&r)),
         EngineCall::DiagnoseRoutes => prepared.diagnose_routes(&value),
     })
+}
+
+/// A worker's policy and routes (and the catalog) read once: `check(call)` answers what
+/// `checkToolCall({ policy, routes, catalog, call })` answers, byte for byte, without reading them again.
+#[wasm_bindgen(js_name = ToolCallChecker)]
+pub struct ToolCallChecker {
+    checker: CallChecker,
+}
+
+#[wasm_bindgen(js_class = ToolCallChecker)]
+impl ToolCallChecker {
+    /// Reads `{ policy, routes, catalog? }` as `checkToolCall` reads them.
+    #[wasm_bindgen(constructor)]
+    pub fn new(#[wasm_bindgen(unchecked_param_type = "ToolCallCheckerOptions")] options: JsValue) -> Result<ToolCallChecker, JsValue> {
+        panic_hook();
+        let value = read_input(&options)?;
+        Ok(ToolCallChecker { checker: CallChecker::new(&value).map_err(|e| invalid(&e))? })
+    }
+
+    /// Decides one call `{ name, arguments }`.
+    #[wasm_bindgen(unchecked_return_type = "ToolCallCheck")]
+    pub fn check(&self, #[wasm_bindgen(unchecked_param_type = "ToolCall")] call: JsValue) -> Result<JsValue, JsValue> {
+        let value = read(&call, "call")?;
+        answer(self.checker.check_call(Some(&value)))
+    }
+
+    /// Decides a call of `name` whose arguments are the JSON text the model sent (no `JSON.parse` or
+    /// `JSON.stringify` needed); text that is not JSON is a denied call, `invalid_tool_arguments`.
+    #[wasm_bindgen(js_name = checkText, unchecked_return_type = "ToolCallCheck")]
+    pub fn check_text(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+        #[wasm_bindgen(js_name = argumentsJson, unchecked_param_type = "string")] arguments: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let text = |v: &JsValue, path: &str| v.as_string().ok_or_else(|| invalid(&Error::invalid(path, "expected a string")));
+        let name = text(&name, "name")?;
+        let arguments = text(&arguments, "argumentsJson")?;
+        answer(self.checker.check_text(&name, &arguments))
+    }
 }

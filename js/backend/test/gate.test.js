@@ -143,3 +143,78 @@ describe('the main agent\'s own calls (no worker): every route runs in the main 
     assert.equal(esc.outcome.reason, 'path_outside_workspace');
   });
 });
+
+describe('the gate prepares one checker per policy and routes', () => {
+  const pkg = require('@netaclaw/tool-policy');
+  const { checkCall } = rt('gate.js');
+
+  test('its answers are checkToolCall\'s, call by call', () => {
+    const { policy, routes } = diagnose('/srv/gate', { shell: true, write: false });
+    const calls = [
+      ['read_file', { path: 'a/../b.txt' }],
+      ['read_file', { path: '/etc/passwd' }],
+      ['write_file', { path: 'x', content: 'y' }],
+      ['bash', { command: 'ls' }],
+      ['grep', { pattern: 'x' }],
+      ['todo', { items: [{ text: 'a', done: 'no' }] }],
+      ['no_such_tool', {}],
+      ['read_file', undefined],
+      ['read_file', 'not an object'],
+    ];
+    for (const [name, args] of calls) {
+      const expected = pkg.checkToolCall({ policy, routes, call: { name, arguments: args === undefined ? null : args } });
+      const r = checkCall({ policy, routes, name, arguments: args });
+      assert.equal(JSON.stringify(r), JSON.stringify({ decision: expected.decision, reason: expected.reason, paths: expected.paths, detail: expected.detail }), name);
+    }
+  });
+
+  test('a checker is built once per routes list and policy, and again for new ones', () => {
+    const Original = pkg.ToolCallChecker;
+    let built = 0;
+    pkg.ToolCallChecker = class extends Original {
+      constructor(options) {
+        super(options);
+        built++;
+      }
+    };
+    try {
+      const { policy, routes } = diagnose('/srv/gate');
+      for (let i = 0; i < 50; i++) assert.equal(checkCall({ policy, routes, name: 'read_file', arguments: { path: `f${i}` } }).paths[0].path, `/srv/gate/f${i}`);
+      assert.equal(built, 1);
+      const other = diagnose('/srv/other');
+      assert.equal(checkCall({ policy: other.policy, routes, name: 'read_file', arguments: { path: 'f' } }).paths[0].path, '/srv/other/f');
+      assert.equal(built, 2);
+      // The same policy with an equal copy of the routes: found by their text, no new checker.
+      assert.equal(checkCall({ policy: other.policy, routes: other.routes, name: 'read_file', arguments: { path: 'f' } }).decision, 'worker-local');
+      assert.equal(built, 2);
+      const shell = diagnose('/srv/other', { shell: true });
+      assert.notEqual(JSON.stringify(shell.routes), JSON.stringify(routes));
+      assert.equal(checkCall({ policy: shell.policy, routes: shell.routes, name: 'bash', arguments: { command: 'ls' } }).decision, 'worker-local');
+      assert.equal(built, 3);
+      assert.equal(checkCall({ policy: other.policy, routes, name: 'read_file', arguments: { path: 'g' } }).paths[0].path, '/srv/other/g');
+      assert.equal(built, 3);
+      // A fresh copy of the same policy and routes on every call (the main agent's calls) finds its checker.
+      for (let i = 0; i < 5; i++) {
+        const r = checkCall({ policy: structuredClone(policy), routes: structuredClone(routes), name: 'read_file', arguments: { path: 'h' } });
+        assert.equal(r.paths[0].path, '/srv/gate/h');
+      }
+      assert.equal(built, 3);
+      // A copy that differs is a new checker.
+      const readonly = { ...structuredClone(policy), readonly: !policy.readonly };
+      checkCall({ policy: readonly, routes: structuredClone(routes), name: 'read_file', arguments: { path: 'h' } });
+      assert.equal(built, 4);
+    } finally {
+      pkg.ToolCallChecker = Original;
+    }
+  });
+
+  test('a malformed policy or routes list throws invalid_input and is not kept', () => {
+    const { policy, routes } = diagnose('/srv/gate');
+    const bad = { ...policy, workspaceRoots: 'not a list' };
+    for (let i = 0; i < 2; i++) {
+      assert.throws(() => checkCall({ policy: bad, routes, name: 'read_file', arguments: { path: 'a' } }), e => e.code === 'invalid_input');
+    }
+    assert.throws(() => checkCall({ policy, routes: [{ name: 'ghost', status: 'worker-local', reasons: [] }], name: 'read_file', arguments: {} }), e => e.code === 'invalid_input');
+    assert.equal(checkCall({ policy, routes, name: 'read_file', arguments: { path: 'a' } }).decision, 'worker-local');
+  });
+});

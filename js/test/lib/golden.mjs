@@ -1,4 +1,5 @@
 // Reads the golden vectors of tests/golden/<function>/<case>.json at run time.
+import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -93,4 +94,15 @@ export function attempt(f) {
 
 export function isPlainObject(v) {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/**
+ * An outcome of `attempt` as comparable text: the answer's JSON, or the error's code and message (an
+ * `Error`, never a trap).
+ */
+export function outcomeText(outcome) {
+  if (outcome.ok) return `ok ${JSON.stringify(outcome.value)}`;
+  const e = outcome.error;
+  assert.ok(e instanceof Error && !(e instanceof WebAssembly.RuntimeError), `threw ${e?.constructor?.name}`);
+  return `error ${e.code} ${e.message}`;
 }

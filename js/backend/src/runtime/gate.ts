@@ -1,7 +1,8 @@
 /**
  * The one gate (L1): every tool call, in the worker and in the main process, is decided by the package's
- * `checkToolCall` against a policy and routes. Nothing here restates a rule; this module only calls the
- * package and shapes its answer for the runtime.
+ * `ToolCallChecker` (what `checkToolCall` answers, the policy and routes read once) against a policy and
+ * routes. Nothing here restates a rule; this module only calls the package and shapes its answer for the
+ * runtime.
  */
 import { activeCatalog, policy, ToolCallDecision } from '../policy';
 
@@ -38,22 +39,59 @@ interface PackageCheck {
   message?: string | null;
 }
 
+interface Checker {
+  check(call: { name: string; arguments: unknown }): PackageCheck;
+}
+
+interface Prepared {
+  policy: unknown;
+  catalog: unknown;
+  /** The policy and routes as JSON text: how a copy of them is recognized. */
+  text: string;
+  checker: Checker;
+}
+
 /**
- * Decides one call. A package error (`invalid_input`: a malformed policy or routes) propagates; the caller
- * turns it into a failed call (fail closed).
+ * Prepared checkers (`ToolCallChecker`: the policy, routes and catalog read once). A worker, or the main
+ * process for one batch, decides every call against the same policy and routes objects: found by the
+ * routes list itself. A caller that passes a fresh copy of the same policy and routes on each call (the
+ * main agent's own calls) finds its checker by their JSON text among the last few. A checker no longer
+ * referenced is freed when it is collected (the package's classes register for that).
  */
-export function checkCall(input: GateInput): GateResult {
-  const p = policy() as unknown as { checkToolCall?: (i: unknown) => PackageCheck };
-  if (typeof p.checkToolCall !== 'function') {
-    throw new Error('the installed @netaclaw/tool-policy has no checkToolCall: rebuild pkg/ (scripts/build-pkg.sh)');
+const byRoutes = new WeakMap<object, Prepared>();
+const recent: Prepared[] = [];
+const RECENT = 8;
+
+function checkerFor(input: GateInput): Checker {
+  const p = policy() as unknown as { ToolCallChecker?: new (options: unknown) => Checker };
+  if (typeof p.ToolCallChecker !== 'function') {
+    throw new Error('the installed @netaclaw/tool-policy has no ToolCallChecker: rebuild pkg/ (scripts/build-pkg.sh)');
   }
   const catalog = activeCatalog();
-  const r = p.checkToolCall({
-    ...(catalog ? { catalog } : {}),
-    policy: input.policy,
-    routes: input.routes,
-    call: { name: input.name, arguments: input.arguments === undefined ? null : input.arguments },
-  });
+  const key: object = Array.isArray(input.routes) ? input.routes : [];
+  const known = byRoutes.get(key);
+  if (known && known.policy === input.policy && known.catalog === catalog) return known.checker;
+  const text = JSON.stringify([input.policy, input.routes]);
+  let found = recent.find(r => r.text === text && r.catalog === catalog);
+  if (!found) {
+    // A package error (a malformed policy or routes) propagates from here; nothing is kept.
+    const checker = new p.ToolCallChecker({ ...(catalog ? { catalog } : {}), policy: input.policy, routes: input.routes });
+    found = { policy: input.policy, catalog, text, checker };
+    recent.unshift(found);
+    recent.length = Math.min(recent.length, RECENT);
+  }
+  byRoutes.set(key, { ...found, policy: input.policy });
+  return found.checker;
+}
+
+/**
+ * Decides one call with the package's `ToolCallChecker`, which answers what `checkToolCall` answers for
+ * the same policy, routes and call. A package error (`invalid_input`: a malformed policy or routes)
+ * propagates; the caller turns it into a failed call (fail closed). The policy and routes are read when
+ * first seen: a caller changes them by passing new objects, never by editing them in place.
+ */
+export function checkCall(input: GateInput): GateResult {
+  const r = checkerFor(input).check({ name: input.name, arguments: input.arguments === undefined ? null : input.arguments });
   return {
     decision: r.decision,
     reason: r.reason ?? null,
