@@ -1,6 +1,7 @@
 /**
- * Small, explicit input checks for request bodies and queries. Every failure is an `invalid_input`
- * AppError (HTTP 400) whose message names the offending field.
+ * The checks the request DTOs do not do: an id outside a DTO (a stored call's agent, a tool update),
+ * an object, a value of one of the package's vocabularies, the storage limits of the tool update. Every
+ * failure is an `invalid_input` AppError (HTTP 400) whose message names the offending field.
  */
 import { invalidInput } from './errors';
 
@@ -35,32 +36,6 @@ export function parseId(value: unknown, field: string): number {
   throw invalidInput(`${field} must be a positive integer, got ${JSON.stringify(value) ?? typeName(value)}`);
 }
 
-export function optInt(o: Obj, key: string, min: number, max: number, def: number): number {
-  if (!has(o, key) || o[key] === null) return def;
-  const v = o[key];
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-    throw invalidInput(`${key} must be an integer between ${min} and ${max}, got ${JSON.stringify(v)}`);
-  }
-  return v;
-}
-
-export function optString(o: Obj, key: string, maxLen?: number): string | undefined {
-  if (!has(o, key) || o[key] === null) return undefined;
-  const v = o[key];
-  if (typeof v !== 'string') throw invalidInput(`${key} must be a string, got ${typeName(v)}`);
-  if (maxLen !== undefined && [...v].length > maxLen) {
-    throw invalidInput(`${key} must be at most ${maxLen} characters`);
-  }
-  return v;
-}
-
-/** string | null; undefined when absent. */
-export function optNullableString(o: Obj, key: string, maxLen?: number): string | null | undefined {
-  if (!has(o, key)) return undefined;
-  if (o[key] === null) return null;
-  return optString(o, key, maxLen);
-}
-
 export function optEnum<T extends string>(o: Obj, key: string, values: readonly T[]): T | null | undefined {
   if (!has(o, key)) return undefined;
   const v = o[key];
@@ -69,28 +44,6 @@ export function optEnum<T extends string>(o: Obj, key: string, values: readonly 
     throw invalidInput(`${key} must be one of ${values.join(', ')} or null, got ${JSON.stringify(v)}`);
   }
   return v as T;
-}
-
-export function optBool(o: Obj, key: string): boolean | undefined {
-  if (!has(o, key)) return undefined;
-  const v = o[key];
-  if (typeof v !== 'boolean') throw invalidInput(`${key} must be a boolean, got ${typeName(v)}`);
-  return v;
-}
-
-export function stringArray(v: unknown, path: string): string[] {
-  if (!Array.isArray(v)) throw invalidInput(`${path} must be an array of strings, got ${typeName(v)}`);
-  v.forEach((item, i) => {
-    if (typeof item !== 'string') throw invalidInput(`${path}[${i}] must be a string, got ${typeName(item)}`);
-  });
-  return v as string[];
-}
-
-/** string[] | null; undefined when absent. */
-export function optStringArray(o: Obj, key: string): string[] | null | undefined {
-  if (!has(o, key)) return undefined;
-  if (o[key] === null) return null;
-  return stringArray(o[key], key);
 }
 
 /**
@@ -112,15 +65,4 @@ export function checkIntRange(value: unknown, field: string): void {
   if (typeof value === 'number' && (value < INT_MIN || value > INT_MAX)) {
     throw invalidInput(`${field} must be between ${INT_MIN} and ${INT_MAX}`);
   }
-}
-
-/** An integer from a query string (digits), or `def` when absent or empty. */
-export function queryInt(q: Obj, key: string, min: number, max: number, def: number): number {
-  if (!has(q, key) || q[key] === '' || q[key] === null) return def;
-  const v = q[key];
-  const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d{1,16}$/.test(v) ? Number(v) : NaN;
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw invalidInput(`${key} must be an integer between ${min} and ${max}, got ${JSON.stringify(v)}`);
-  }
-  return n;
 }

@@ -77,6 +77,92 @@ describe('request DTOs and the answer envelope', () => {
     assert.deepEqual((await call(s, 'POST', '/admin/netaclaw/channel/page', {})).body, before, 'nothing written');
   });
 
+  test('previewPrompt and diagnostic: the session fields by their DTOs, named by their path', async () => {
+    for (const [p, body, message] of [
+      ['/admin/netaclaw/agent/previewPrompt', { agent: { name: 'd' }, workspaceRoots: ['/a', 3] }, /^workspaceRoots\[1\] must be a string$/],
+      ['/admin/netaclaw/agent/previewPrompt', { agent: { name: 'd' }, shellPermitted: 'yes' }, /^shellPermitted must be a boolean$/],
+      ['/admin/netaclaw/agent/previewPrompt', { agent: { name: 'd' }, sessionCwd: '/' + 'd'.repeat(1000) }, /^sessionCwd must be at most 1000 characters$/],
+      ['/admin/netaclaw/agent/previewPrompt', { agent: { name: 'd' }, subagentTools: 'grep' }, /^subagentTools must be an array of strings$/],
+      ['/admin/netaclaw/agent/previewPrompt', { id: 'one' }, /^id must be a positive integer$/],
+      ['/admin/netaclaw/agent/previewPrompt', {}, /^id or agent is required$/],
+      ['/admin/netaclaw/tool/diagnostic', { writePermitted: null }, /^writePermitted must be a boolean$/],
+      ['/admin/netaclaw/tool/diagnostic', { sessionCwd: 5 }, /^sessionCwd must be a string$/],
+      ['/admin/netaclaw/tool/diagnostic', { subagentTools: ['grep', null] }, /^subagentTools\[1\] must be a string$/],
+      ['/admin/netaclaw/tool/diagnostic', { agentId: 0 }, /^agentId must be a positive integer$/],
+      ['/admin/netaclaw/tool/diagnostic', ['x'], /^request body must be a JSON object$/],
+    ]) {
+      const r = await call(s, 'POST', p, body);
+      assert.equal(r.status, 400, `${p} ${JSON.stringify(body).slice(0, 80)} → ${r.text}`);
+      assert.equal(r.body.error.code, 'invalid_input');
+      assert.match(r.body.error.message, message);
+    }
+    const ok = await call(s, 'POST', '/admin/netaclaw/tool/diagnostic', { workspaceRoots: [], shellPermitted: false });
+    assert.equal(ok.status, 200, ok.text);
+  });
+
+  test('the admin run: the spec and its calls by the DTO, named by their path, no batch started', async () => {
+    const agent = (await call(s, 'POST', '/admin/netaclaw/agent/add', { name: 'runner', toolsets: ['base'] })).body.data;
+    const agentId = agent.id;
+    const batches = async () => (await call(s, 'GET', '/admin/netaclaw/subagent/page')).body.data.total;
+    const before = await batches();
+    for (const [body, message] of [
+      [{ calls: [] }, /^agentId is required$/],
+      [{ agentId }, /^calls is required$/],
+      [{ agentId, calls: { name: 'grep' } }, /^calls must be an array$/],
+      [{ agentId, calls: [7] }, /^calls\[0\] must be a JSON object$/],
+      [{ agentId, calls: [{ arguments: {} }] }, /^calls\[0\]\.name must be a non-empty string$/],
+      [{ agentId, calls: [{ name: 'x'.repeat(201) }] }, /^calls\[0\]\.name must be at most 200 characters$/],
+      [{ agentId, calls: [{ name: 'grep' }, { name: 'grep', extra: 1 }] }, /^calls\[1\]\.extra is not a call field \(name, arguments\)$/],
+      [{ agentId, calls: Array.from({ length: 201 }, () => ({ name: 'grep' })) }, /^calls must hold at most 200 items$/],
+      [{ agentId, calls: [], sessionCwd: '/' + 'd'.repeat(4096) }, /^sessionCwd must be at most 4096 characters$/],
+      [{ agentId, calls: [], timeoutMs: '5' }, /^timeoutMs must be an integer between 1 and 600000$/],
+      [{ agentId, calls: [], workspaceRoots: [1] }, /^workspaceRoots\[0\] must be a string$/],
+      [{ agentId, calls: [], sessionId: 's' }, /^sessionId cannot be set on an admin run$/],
+      [{ agentId, calls: [], parent: null }, /^parent cannot be set on an admin run$/],
+    ]) {
+      const r = await call(s, 'POST', '/admin/netaclaw/subagent/run', body);
+      assert.equal(r.status, 400, `${JSON.stringify(body).slice(0, 80)} → ${r.text}`);
+      assert.equal(r.body.error.code, 'invalid_input');
+      assert.match(r.body.error.message, message);
+    }
+    assert.equal(await batches(), before, 'no batch started');
+  });
+
+  test('the GET queries: ids, pages and filters by their DTOs, named by their field', async () => {
+    for (const [p, message] of [
+      ['/admin/netaclaw/session/info', /^id is required$/],
+      ['/admin/netaclaw/session/info?id=abc', /^id must be a positive integer$/],
+      ['/admin/netaclaw/session/page?size=0', /^size must be an integer between 1 and 1000$/],
+      ['/admin/netaclaw/session/page?page=x', /^page must be an integer between 1 and 1000000$/],
+      ['/admin/netaclaw/session/page?page=1&page=2', /^page must be an integer between 1 and 1000000$/],
+      ['/admin/netaclaw/session/page?agentId=-1', /^agentId must be a positive integer$/],
+      ['/admin/netaclaw/subagent/page?size=1001', /^size must be an integer between 1 and 1000$/],
+      ['/admin/netaclaw/subagent/page?sessionId=' + 'x'.repeat(65), /^sessionId must be a string or number of 1 to 64 characters$/],
+      ['/admin/netaclaw/subagent/page?sessionId=a&sessionId=b', /^sessionId must be a string or number of 1 to 64 characters$/],
+      ['/admin/netaclaw/subagent/info?id=0', /^id must be a positive integer$/],
+      ['/admin/netaclaw/subagent/events', /^id is required$/],
+      ['/admin/netaclaw/agent/info?id=1.5', /^id must be a positive integer$/],
+      ['/admin/netaclaw/channel/info', /^id is required$/],
+      ['/admin/netaclaw/tool/info?name=', /^name must be a non-empty string$/],
+      ['/admin/netaclaw/tool/info?name=' + 'x'.repeat(201), /^name must be at most 200 characters$/],
+      ['/admin/netaclaw/tool/info', /^id or name is required$/],
+    ]) {
+      const r = await call(s, 'GET', p);
+      assert.equal(r.status, 400, `${p.slice(0, 80)} → ${r.text}`);
+      assert.deepEqual(Object.keys(r.body), ['error']);
+      assert.equal(r.body.error.code, 'invalid_input');
+      assert.match(r.body.error.message, message);
+    }
+    // an empty filter filters nothing; an empty page is the first
+    const all = await call(s, 'GET', '/admin/netaclaw/session/page?page=&size=&agentId=');
+    assert.equal(all.status, 200, all.text);
+    const batches = await call(s, 'GET', '/admin/netaclaw/subagent/page?page=1&size=2&agentId=&sessionId=');
+    assert.equal(batches.status, 200, batches.text);
+    const read = await call(s, 'GET', '/admin/netaclaw/tool/info?name=read_file');
+    assert.equal(read.status, 200, read.text);
+    assert.equal((await call(s, 'GET', `/admin/netaclaw/tool/info?id=${read.body.data.id}`)).body.data.name, 'read_file');
+  });
+
   test('what a DTO accepts: an id as a string of digits, unknown members ignored, lengths in characters', async () => {
     const base = (await call(s, 'POST', '/admin/netaclaw/channel/add', { ...CHANNEL, name: 'accepts' })).body.data;
     const r = await call(s, 'POST', '/admin/netaclaw/channel/update', {

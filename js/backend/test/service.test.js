@@ -111,6 +111,31 @@ describe('SubagentService (the executor\'s API)', () => {
     await h.finish();
   });
 
+  test('a spec from the executor is checked by the same DTO as an admin run: 400 naming the field, no batch stored', async () => {
+    const count = async () => (await rows('SELECT COUNT(*) AS n FROM netaclaw_subagent_batch'))[0].n;
+    const before = await count();
+    const base = { agentId, crewRole: 'sub', driver: 'model', sessionCwd: ws.root };
+    for (const [spec, message] of [
+      [{ ...base, agentId: undefined }, /^agentId is required$/],
+      [{ ...base, sessionId: '' }, /^sessionId must be a string or number of 1 to 64 characters$/],
+      [{ ...base, sessionId: 'x'.repeat(65) }, /^sessionId must be a string or number of 1 to 64 characters$/],
+      [{ ...base, sessionCwd: '/' + 'd'.repeat(4096) }, /^sessionCwd must be at most 4096 characters$/],
+      [{ ...base, workspaceRoots: [ws.root, 7] }, /^workspaceRoots\[1\] must be a string$/],
+      [{ ...base, timeoutMs: 600001 }, /^timeoutMs must be an integer between 1 and 600000$/],
+      [{ ...base, parent: { workspaceRoots: [ws.root], allowShell: 'no', readonly: true } }, /^parent\.allowShell must be a boolean$/],
+      [{ ...base, parent: { workspaceRoots: [ws.root], allowShell: false } }, /^parent\.readonly is required$/],
+      [{ ...base, driver: 'human' }, /^driver must be model or calls/],
+    ]) {
+      await assert.rejects(svc.start(spec), err => {
+        assert.equal(err.code, 'invalid_input', `${JSON.stringify(spec).slice(0, 100)}: ${err.stack}`);
+        assert.equal(err.status, 400);
+        assert.match(err.message, message);
+        return true;
+      });
+    }
+    assert.equal(await count(), before, 'no batch stored');
+  });
+
   test('runMainTool: the main agent\'s calls, recorded with the session, seq per session', async () => {
     const policy = require('@netaclaw/tool-policy');
     const d = policy.runtimeDiagnostic({

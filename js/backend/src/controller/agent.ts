@@ -1,6 +1,8 @@
 import { Body, Controller, Get, Inject, Post, Query } from '@midwayjs/core';
 import { AgentAddDTO, AgentUpdateDTO } from '../dto/agent';
 import { AgentPageDTO } from '../dto/page';
+import { IdQueryDTO } from '../dto/query';
+import { DiagnosticDTO, PreviewPromptDTO } from '../dto/session';
 import { AgentService } from '../service/agent';
 
 @Controller('/admin/netaclaw')
@@ -14,7 +16,7 @@ export class AgentController {
   }
 
   @Get('/agent/info')
-  async info(@Query() query: Record<string, unknown>) {
+  async info(@Query() query: IdQueryDTO) {
     return this.agentService.info(query);
   }
 
@@ -29,13 +31,13 @@ export class AgentController {
   }
 
   @Post('/agent/previewPrompt')
-  async previewPrompt(@Body() body: unknown) {
+  async previewPrompt(@Body() body: PreviewPromptDTO) {
     return this.agentService.previewPrompt(body);
   }
 
   /** Runtime diagnostic lives under /tool (docs/backend-api.md). */
   @Post('/tool/diagnostic')
-  async diagnostic(@Body() body: unknown) {
+  async diagnostic(@Body() body: DiagnosticDTO) {
     return this.agentService.diagnostic(body);
   }
 }

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Inject, Post, Query } from '@midwayjs/core';
 import { ChannelAddDTO, ChannelUpdateDTO, IdDTO } from '../dto/channel';
 import { PageDTO } from '../dto/page';
+import { IdQueryDTO } from '../dto/query';
 import { ChannelService } from '../service/channel';
 
 @Controller('/admin/netaclaw/channel')
@@ -14,7 +15,7 @@ export class ChannelController {
   }
 
   @Get('/info')
-  async info(@Query() query: Record<string, unknown>) {
+  async info(@Query() query: IdQueryDTO) {
     return this.channelService.info(query);
   }
 

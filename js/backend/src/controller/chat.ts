@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Inject, Post, Query } from '@midwayjs/core';
 import { Context } from '@midwayjs/koa';
 import { ChatDTO } from '../dto/chat';
+import { IdQueryDTO, SessionPageQueryDTO } from '../dto/query';
 import { ChatExecutor } from '../service/executor';
 import { SessionService } from '../service/session';
 import { SubagentService } from '../service/subagent';
@@ -35,12 +36,12 @@ export class SessionController {
   subagents: SubagentService;
 
   @Get('/page')
-  async page(@Query() query: Record<string, unknown>) {
+  async page(@Query() query: SessionPageQueryDTO) {
     return this.sessionService.page(query);
   }
 
   @Get('/info')
-  async info(@Query() query: Record<string, unknown>) {
+  async info(@Query() query: IdQueryDTO) {
     const { session, messages } = await this.sessionService.info(query);
     return { ...session, messages, calls: await this.subagents.sessionCalls(session.id) };
   }

@@ -1,6 +1,8 @@
 import { Body, Controller, Get, Inject, Post, Query } from '@midwayjs/core';
 import { Context } from '@midwayjs/koa';
 import { PassThrough } from 'stream';
+import { BatchPageQueryDTO, IdQueryDTO } from '../dto/query';
+import { SubagentRunDTO } from '../dto/subagent';
 import { SubagentService } from '../service/subagent';
 
 @Controller('/admin/netaclaw/subagent')
@@ -12,17 +14,17 @@ export class SubagentController {
   subagentService: SubagentService;
 
   @Post('/run')
-  async run(@Body() body: unknown) {
+  async run(@Body() body: SubagentRunDTO) {
     return this.subagentService.run(body);
   }
 
   @Get('/page')
-  async page(@Query() query: Record<string, unknown>) {
+  async page(@Query() query: BatchPageQueryDTO) {
     return this.subagentService.page(query);
   }
 
   @Get('/info')
-  async info(@Query() query: Record<string, unknown>) {
+  async info(@Query() query: IdQueryDTO) {
     return this.subagentService.info(query);
   }
 
@@ -31,7 +33,7 @@ export class SubagentController {
    * ones; the stream ends after `done`.
    */
   @Get('/events')
-  async events(@Query() query: Record<string, unknown>) {
+  async events(@Query() query: IdQueryDTO) {
     const stream = new PassThrough();
     let unsubscribe: () => void = () => undefined;
     let closed = false;

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, Inject, Post, Query } from '@midwayjs/core';
 import { ToolPageDTO } from '../dto/page';
+import { ToolInfoQueryDTO } from '../dto/query';
 import { CatalogService } from '../service/catalog';
 import { ToolService } from '../service/tool';
 
@@ -17,7 +18,7 @@ export class ToolController {
   }
 
   @Get('/info')
-  async info(@Query() query: Record<string, unknown>) {
+  async info(@Query() query: ToolInfoQueryDTO) {
     return this.toolService.info(query);
   }
 

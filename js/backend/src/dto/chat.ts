@@ -1,5 +1,6 @@
 import { Rule } from '@midwayjs/validate';
-import { bool, id, nonBlank, nullable, required, stringList, text } from './rules';
+import { ChatSessionDTO } from './session';
+import { id, nonBlank, nullable, required } from './rules';
 
 /** The longest chat message, in characters. */
 export const MESSAGE_MAX_CHARS = 65536;
@@ -9,7 +10,7 @@ export const MESSAGE_MAX_CHARS = 65536;
  * session's when it starts; a request that names an existing session may repeat them, not change them
  * (the executor checks that, and the package checks the paths).
  */
-export class ChatDTO {
+export class ChatDTO extends ChatSessionDTO {
   @Rule(required(id()))
   agentId: number | string;
 
@@ -18,16 +19,4 @@ export class ChatDTO {
 
   @Rule(nullable(id()))
   sessionId?: number | string | null;
-
-  @Rule(nullable(text(1000)))
-  sessionCwd?: string | null;
-
-  @Rule(nullable(stringList()))
-  workspaceRoots?: string[] | null;
-
-  @Rule(bool())
-  shellPermitted?: boolean;
-
-  @Rule(bool())
-  writePermitted?: boolean;
 }

@@ -62,16 +62,69 @@ export function bool() {
   return RuleType.boolean();
 }
 
+/**
+ * `rule`, its refusals reported under other codes (`{ 'any.required': 'netaclaw.nonBlank' }`): one
+ * wording for a field whether it is missing or malformed.
+ */
+export function reworded<T extends Schema>(rule: T, codes: Record<string, string>): T {
+  return rule.error((reports: unknown) =>
+    (reports as Array<{ code: string }>).map(r => {
+      if (codes[r.code]) r.code = codes[r.code];
+      return r;
+    }) as never
+  ) as T;
+}
+
 /** An array of strings. */
 export function stringList() {
-  return RuleType.array().items(RuleType.string());
+  return reworded(RuleType.array().items(RuleType.string()), { 'array.base': 'netaclaw.stringList' });
+}
+
+/** An array of at most `max` items, each checked by `item`. */
+export function list(item: Schema, max: number) {
+  return RuleType.array().items(item).max(max);
+}
+
+/** An object holding at most the fields `rules` names, each checked by its rule. */
+export function closedObject(noun: string, rules: Record<string, Schema>) {
+  const keys = Object.keys(rules);
+  return RuleType.object(rules).custom((value: Record<string, unknown>, helpers: CustomHelpers) => {
+    const extra = Object.keys(value).find(k => !keys.includes(k));
+    return extra === undefined ? value : helpers.error('netaclaw.notAField', { extra, noun, keys: keys.join(', ') });
+  });
+}
+
+/** A field a request of this kind may not carry at all (`where`: e.g. "an admin run"). */
+export function notSettable(where: string) {
+  return RuleType.any().custom((_value: unknown, helpers: CustomHelpers) => helpers.error('netaclaw.notSettable', { where }));
+}
+
+/** The key of a chat session a batch belongs to: a string or number of 1 to 64 characters. */
+export function sessionKey() {
+  return RuleType.any().custom((value: unknown, helpers: CustomHelpers) => {
+    const ok = (typeof value === 'string' || typeof value === 'number') && String(value) !== '' && String(value).length <= 64;
+    return ok ? value : helpers.error('netaclaw.sessionKey');
+  });
+}
+
+/**
+ * An integer from `min` to `max` in a query string (digits; a JSON number too); the empty string is
+ * left as it is (the service reads it as absent). Answers the number.
+ */
+export function queryInt(min: number, max: number) {
+  return RuleType.any()
+    .allow('')
+    .custom((value: unknown, helpers: CustomHelpers) => {
+      const n = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d{1,16}$/.test(value) ? Number(value) : NaN;
+      return Number.isInteger(n) && n >= min && n <= max ? n : helpers.error('netaclaw.intBetween', { min, max });
+    });
 }
 
 /** One problem a DTO found: Joi's error code, the field's path, the rule's numbers. */
 export interface RuleProblem {
   type: string;
   path: Array<string | number>;
-  context?: { label?: string; limit?: number; min?: number; max?: number };
+  context?: { label?: string; limit?: number; min?: number; max?: number; extra?: string; noun?: string; keys?: string; where?: string };
 }
 
 /** The message of a refused value, naming the field; a body that is not an object is named as such. */
@@ -93,8 +146,18 @@ export function validationMessage(p: RuleProblem): string {
       return `${field} must be an integer between ${p.context?.min} and ${p.context?.max}`;
     case 'boolean.base':
       return `${field} must be a boolean`;
-    case 'array.base':
+    case 'netaclaw.stringList':
       return `${field} must be an array of strings`;
+    case 'array.base':
+      return `${field} must be an array`;
+    case 'array.max':
+      return `${field} must hold at most ${p.context?.limit} items`;
+    case 'netaclaw.notAField':
+      return `${field}.${p.context?.extra} is not a ${p.context?.noun} field (${p.context?.keys})`;
+    case 'netaclaw.notSettable':
+      return `${field} cannot be set on ${p.context?.where}`;
+    case 'netaclaw.sessionKey':
+      return `${field} must be a string or number of 1 to 64 characters`;
     case 'object.base':
       return `${field} must be a JSON object`;
     default:

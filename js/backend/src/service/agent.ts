@@ -7,18 +7,12 @@ import { dbWriteLock } from '../mutex';
 import { NetaClawModelChannelEntity } from '../entity/channel';
 import { activeCatalog, Capability, CrewRole, DiagnosticInput, policy, ResolveInput, RuntimeDiagnostic, WorkerPolicy } from '../policy';
 import { BuiltPrompt, buildSystemPrompt } from '../runtime/prompt';
-import {
-  has,
-  Obj,
-  optBool,
-  optEnum,
-  optNullableString,
-  optStringArray,
-  parseId,
-  requireObject,
-} from '../validate';
+import { has, Obj, optEnum, parseId, requireObject } from '../validate';
 import { ValidateService } from '@midwayjs/validate';
 import { AgentAddDTO, AgentFieldsDTO, AgentUpdateDTO } from '../dto/agent';
+import { checkedBy } from '../dto/check';
+import { IdQueryDTO } from '../dto/query';
+import { DiagnosticDTO, PreviewPromptDTO, SessionFieldsDTO } from '../dto/session';
 import { AgentPageDTO } from '../dto/page';
 import { CatalogService } from './catalog';
 import { ChannelService, channelView } from './channel';
@@ -93,20 +87,13 @@ export interface SessionFields {
   writePermitted?: boolean;
 }
 
-/** Reads the session fields of a request (absent ones left out; 400 naming a malformed one). */
-export function parseSessionFields(o: Obj, cwdMaxLen?: number): SessionFields {
-  const out: SessionFields = {};
-  const subagentTools = optStringArray(o, 'subagentTools');
-  if (subagentTools !== undefined) out.subagentTools = subagentTools;
-  const sessionCwd = optNullableString(o, 'sessionCwd', cwdMaxLen);
-  if (sessionCwd !== undefined) out.sessionCwd = sessionCwd;
-  const roots = optStringArray(o, 'workspaceRoots');
-  if (roots !== undefined) out.workspaceRoots = roots;
-  const shell = optBool(o, 'shellPermitted');
-  if (shell !== undefined) out.shellPermitted = shell;
-  const write = optBool(o, 'writePermitted');
-  if (write !== undefined) out.writePermitted = write;
-  return out;
+const SESSION_KEYS = ['subagentTools', 'sessionCwd', 'workspaceRoots', 'shellPermitted', 'writePermitted'] as const;
+
+/** The session fields of a checked request (SessionFieldsDTO), absent ones left out. */
+export function sessionFields(o: SessionFieldsDTO): SessionFields {
+  const out: Obj = {};
+  for (const k of SESSION_KEYS) if (o[k] !== undefined) out[k] = o[k];
+  return out as SessionFields;
 }
 
 /** An agent as the resolver sees it (row or draft), with every field defaulted. */
@@ -165,9 +152,8 @@ export class AgentService {
     return this.mustGet(saved.id);
   }
 
-  async info(query: Obj): Promise<NetaClawAgentEntity> {
-    if (!has(query, 'id')) throw invalidInput('id is required');
-    return this.mustGet(parseId(query.id, 'id'));
+  async info(query: IdQueryDTO): Promise<NetaClawAgentEntity> {
+    return this.mustGet(Number(query.id));
   }
 
   /**
@@ -205,7 +191,7 @@ export class AgentService {
   /** A draft agent of a request (`agent`), checked as the body of POST /agent/add would be, less the name. */
   checkDraft(value: unknown): AgentFieldsDTO {
     requireObject(value, 'agent');
-    return (this.validateService.validate(AgentFieldsDTO, value)?.value ?? value) as AgentFieldsDTO;
+    return checkedBy(this.validateService, AgentFieldsDTO, value);
   }
 
   /**
@@ -288,11 +274,10 @@ export class AgentService {
     return { channel, diagnostic, prompt };
   }
 
-  async previewPrompt(input: unknown) {
-    const body = requireObject(input, 'request body');
-    const agent = await this.agentFromRequest(body, 'id', false);
+  async previewPrompt(body: PreviewPromptDTO) {
+    const agent = await this.agentFromRequest(body as Obj, 'id', false);
     // the session of a chat with this agent (subagentTools belong to the diagnostic, not to a chat)
-    const { subagentTools: _sub, ...session } = parseSessionFields(body, 1000);
+    const { subagentTools: _sub, ...session } = sessionFields(body);
     const { channel, diagnostic, prompt } = await this.prepare(agent, session);
     const resolved = diagnostic.resolved;
     return {
@@ -308,11 +293,10 @@ export class AgentService {
     };
   }
 
-  async diagnostic(input: unknown) {
-    const body = requireObject(input, 'request body');
-    const agent = await this.agentFromRequest(body, 'agentId', true);
+  async diagnostic(body: DiagnosticDTO) {
+    const agent = await this.agentFromRequest(body as Obj, 'agentId', true);
     const channel = await this.channelService.forAgent(agent);
-    const d: DiagnosticInput = { ...(await this.resolverInput(agent, channel)), ...parseSessionFields(body) };
+    const d: DiagnosticInput = { ...(await this.resolverInput(agent, channel)), ...sessionFields(body) };
     return policy().runtimeDiagnostic(d);
   }
 

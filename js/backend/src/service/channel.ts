@@ -11,7 +11,7 @@ import { dbWriteLock } from '../mutex';
 import { checkCapability } from '../policy';
 import { ModelEnv } from '../settings';
 import type { ChannelView as ApiChannelView } from '../api-types';
-import { has, Obj, parseId } from '../validate';
+import { IdQueryDTO } from '../dto/query';
 
 /** A channel as the services hold it (the wire type, with its timestamps as dates). */
 export type ChannelView = ApiChannelView<Date>;
@@ -102,9 +102,8 @@ export class ChannelService {
     return { list: list.map(channelView), pagination: { page, size, total } };
   }
 
-  async info(query: Obj): Promise<ChannelView> {
-    if (!has(query, 'id')) throw invalidInput('id is required');
-    return channelView(await this.mustGet(parseId(query.id, 'id')));
+  async info(query: IdQueryDTO): Promise<ChannelView> {
+    return channelView(await this.mustGet(Number(query.id)));
   }
 
   async add(input: ChannelAddDTO): Promise<ChannelView> {

@@ -5,10 +5,10 @@ import { LessThan, MoreThanOrEqual, In, Repository } from 'typeorm';
 import { NetaClawMessageEntity, StoredToolCall } from '../entity/message';
 import { NetaClawSessionEntity } from '../entity/session';
 import { isUniqueViolation } from '../dbhealth';
-import { AppError, invalidInput, notFound } from '../errors';
+import { AppError, notFound } from '../errors';
 import { dbWriteLock } from '../mutex';
 import { SESSION_LEASE_SECONDS } from '../settings';
-import { has, Obj, parseId, queryInt } from '../validate';
+import { IdQueryDTO, pageOf, SessionPageQueryDTO } from '../dto/query';
 
 export type MessageRole = 'user' | 'assistant' | 'tool' | 'error';
 
@@ -200,11 +200,10 @@ export class SessionService {
   }
 
   /** `?page&size&agentId`: newest activity first. */
-  async page(query: Obj) {
-    const page = queryInt(query, 'page', 1, 1_000_000, 1);
-    const size = queryInt(query, 'size', 1, 1000, 20);
+  async page(query: SessionPageQueryDTO) {
+    const { page, size } = pageOf(query);
     const where: Record<string, unknown> = {};
-    if (has(query, 'agentId') && query.agentId !== '') where.agentId = parseId(query.agentId, 'agentId');
+    if (query.agentId) where.agentId = Number(query.agentId);
     const [list, total] = await this.repo.findAndCount({
       where,
       order: { updateTime: 'DESC', id: 'DESC' },
@@ -215,9 +214,8 @@ export class SessionService {
   }
 
   /** A session with its messages (in order). The calls are added by the caller. */
-  async info(query: Obj) {
-    if (!has(query, 'id')) throw invalidInput('id is required');
-    const id = parseId(query.id, 'id');
+  async info(query: IdQueryDTO) {
+    const id = Number(query.id);
     const session = await this.repo.findOneBy({ id });
     if (!session) throw notFound(`no session with id ${id}`);
     const messages = await this.messages.find({ where: { sessionId: id }, order: { seq: 'ASC' } });

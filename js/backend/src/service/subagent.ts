@@ -7,7 +7,7 @@ import { invalidInput, notFound } from '../errors';
 import { Mutex, dbWriteLock } from '../mutex';
 import { CrewRole, DiagnosticInput, policy } from '../policy';
 import { CallRecord, HostEvent, HostTestOptions, WorkerHost } from '../runtime/host';
-import { BATCH_CALLS_MAX, BATCH_TIMEOUT_DEFAULT_MS, BATCH_TIMEOUT_MAX_MS, cutText, storableJson } from '../runtime/limits';
+import { BATCH_TIMEOUT_DEFAULT_MS, cutText, storableJson } from '../runtime/limits';
 import { NodeFileSystemOperations } from '../runtime/operations/fs';
 import { ShellProcessOperations } from '../runtime/operations/process';
 import { NodeSearchOperations } from '../runtime/operations/search';
@@ -19,8 +19,12 @@ import { MAIN_TOOLS } from '../runtime/tools/main';
 import type { MainServices } from '../runtime/tools/types';
 import { SKILLS_DIR } from '../settings';
 import type { BatchPolicy, BatchRecord as ApiBatchRecord, BatchStatus, StoredCall } from '../api-types';
-import { has, Obj, optInt, parseId, requireObject } from '../validate';
-import { AgentService, parseSessionFields } from './agent';
+import { parseId, requireObject } from '../validate';
+import { AgentService, sessionFields } from './agent';
+import { ValidateService } from '@midwayjs/validate';
+import { checkedBy } from '../dto/check';
+import { BatchPageQueryDTO, IdQueryDTO, pageOf } from '../dto/query';
+import { BatchSpecDTO, SubagentRunDTO } from '../dto/subagent';
 import { MemoryService } from './memory';
 
 export type { CallRecord } from '../runtime/host';
@@ -162,6 +166,9 @@ export class SubagentService {
   @Inject()
   memoryService: MemoryService;
 
+  @Inject()
+  validateService: ValidateService;
+
   private readonly live = new Map<number, LiveBatch>();
   private readonly todos = new Map<string, Array<{ text: string; done: boolean }>>();
   private readonly sessionSeq = new Mutex();
@@ -184,32 +191,32 @@ export class SubagentService {
     };
   }
 
-  /** Checks a spec (400 naming the field). */
+  /**
+   * Checks a spec (400 naming the field): its shape by BatchSpecDTO — the same class whether the spec
+   * comes from an admin run or from a delegation of the executor — then the role (the package's
+   * vocabulary) and the driver.
+   */
   parseSpec(input: unknown): BatchSpec {
-    const o = requireObject(input, 'spec');
-    if (!has(o, 'agentId')) throw invalidInput('agentId is required');
+    const o = checkedBy(this.validateService, BatchSpecDTO, requireObject(input, 'spec'));
     const spec: BatchSpec = {
-      agentId: parseId(o.agentId, 'agentId'),
+      agentId: Number(o.agentId),
       crewRole: 'sub',
       driver: 'calls',
     };
-    if (has(o, 'crewRole') && o.crewRole !== null) {
+    if (o.crewRole !== undefined && o.crewRole !== null) {
       const roles: string[] = policy().catalogInfo().vocabulary.crewRole;
       if (!roles.includes(o.crewRole as CrewRole)) throw invalidInput(`crewRole must be one of ${roles.join(', ')}, got ${JSON.stringify(o.crewRole)}`);
       spec.crewRole = o.crewRole as CrewRole;
     }
-    if (has(o, 'driver') && o.driver !== null) {
+    if (o.driver !== undefined && o.driver !== null) {
       if (!DRIVERS.includes(o.driver as Driver)) throw invalidInput(`driver must be model or calls, got ${JSON.stringify(o.driver)}`);
       spec.driver = o.driver as Driver;
     }
-    if (has(o, 'parentBatchId') && o.parentBatchId !== null) spec.parentBatchId = parseId(o.parentBatchId, 'parentBatchId');
-    if (has(o, 'sessionId') && o.sessionId !== null) {
-      if (typeof o.sessionId !== 'string' && typeof o.sessionId !== 'number') throw invalidInput('sessionId must be a string or a number');
-      spec.sessionId = sessionKey(o.sessionId);
-    }
-    Object.assign(spec, parseSessionFields(o, 4096));
-    spec.timeoutMs = optInt(o, 'timeoutMs', 1, BATCH_TIMEOUT_MAX_MS, BATCH_TIMEOUT_DEFAULT_MS);
-    if (has(o, 'parent') && o.parent !== null) spec.parent = checkPolicy(o.parent, 'parent');
+    if (o.parentBatchId !== undefined && o.parentBatchId !== null) spec.parentBatchId = Number(o.parentBatchId);
+    if (o.sessionId !== undefined && o.sessionId !== null) spec.sessionId = sessionKey(o.sessionId);
+    Object.assign(spec, sessionFields(o));
+    spec.timeoutMs = o.timeoutMs ?? BATCH_TIMEOUT_DEFAULT_MS;
+    if (o.parent) spec.parent = { workspaceRoots: [...o.parent.workspaceRoots], allowShell: o.parent.allowShell, readonly: o.parent.readonly };
     return spec;
   }
 
@@ -389,24 +396,8 @@ export class SubagentService {
   }
 
   /** POST /subagent/run: a fresh worker runs the calls in order; answers the finished batch. */
-  async run(input: unknown) {
-    const body = requireObject(input, 'request body');
-    for (const k of ['crewRole', 'driver', 'parent', 'parentBatchId', 'sessionId']) {
-      if (has(body, k)) throw invalidInput(`${k} cannot be set on an admin run`);
-    }
-    if (!has(body, 'calls')) throw invalidInput('calls is required');
-    if (!Array.isArray(body.calls)) throw invalidInput('calls must be an array');
-    if (body.calls.length > BATCH_CALLS_MAX) throw invalidInput(`calls must hold at most ${BATCH_CALLS_MAX} calls`);
-    const calls = (body.calls as unknown[]).map((c, i) => {
-      const o = requireObject(c, `calls[${i}]`);
-      if (typeof o.name !== 'string' || o.name === '' || o.name.length > 200) {
-        throw invalidInput(`calls[${i}].name must be a non-empty string of at most 200 characters`);
-      }
-      for (const k of Object.keys(o)) {
-        if (k !== 'name' && k !== 'arguments') throw invalidInput(`calls[${i}].${k} is not a call field (name, arguments)`);
-      }
-      return { name: o.name, arguments: has(o, 'arguments') ? o.arguments : {} };
-    });
+  async run(body: SubagentRunDTO) {
+    const calls = body.calls.map(c => ({ name: c.name, arguments: c.arguments === undefined ? {} : c.arguments }));
     const spec = this.parseSpec({ ...body, calls: undefined, crewRole: 'sub', driver: 'calls' });
     const handle = await this.start(spec);
     for (const c of calls) {
@@ -420,34 +411,27 @@ export class SubagentService {
     return b;
   }
 
-  async page(query: Obj) {
-    const page = query.page === undefined ? 1 : parseId(query.page, 'page');
-    const size = query.size === undefined ? 20 : parseId(query.size, 'size');
-    if (size > 1000) throw invalidInput('size must be at most 1000');
+  async page(query: BatchPageQueryDTO) {
+    const { page, size } = pageOf(query);
     const qb = this.batches.createQueryBuilder('b');
-    if (has(query, 'agentId') && query.agentId !== '') qb.andWhere('b.agentId = :agentId', { agentId: parseId(query.agentId, 'agentId') });
+    if (query.agentId) qb.andWhere('b.agentId = :agentId', { agentId: Number(query.agentId) });
     // the batches a chat session started (the chat page lists them with the session)
-    if (has(query, 'sessionId') && query.sessionId !== '') {
-      if (typeof query.sessionId !== 'string') throw invalidInput('sessionId must be given once');
-      qb.andWhere('b.sessionId = :sessionId', { sessionId: sessionKey(query.sessionId) });
-    }
+    if (query.sessionId) qb.andWhere('b.sessionId = :sessionId', { sessionId: String(query.sessionId) });
     qb.orderBy('b.id', 'DESC').skip((page - 1) * size).take(size);
     const [rows, total] = await qb.getManyAndCount();
     return { list: rows.map(r => { const { calls: _c, ...rest } = batchView(r, []); void _c; return rest; }), total };
   }
 
-  async info(query: Obj): Promise<BatchRecord> {
-    if (!has(query, 'id')) throw invalidInput('id is required');
-    return this.record(parseId(query.id, 'id'));
+  async info(query: IdQueryDTO): Promise<BatchRecord> {
+    return this.record(Number(query.id));
   }
 
   /**
    * The events of a batch: past ones first, then live ones until `done`. A batch that is no longer
    * running is replayed from the database (batch, its calls, done).
    */
-  async subscribe(query: Obj, listener: (e: BatchEvent) => void): Promise<() => void> {
-    if (!has(query, 'id')) throw invalidInput('id is required');
-    const id = parseId(query.id, 'id');
+  async subscribe(query: IdQueryDTO, listener: (e: BatchEvent) => void): Promise<() => void> {
+    const id = Number(query.id);
     const live = this.live.get(id);
     if (live) return live.subscribe(listener);
     const r = await this.record(id);

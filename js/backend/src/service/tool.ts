@@ -8,6 +8,7 @@ import { dbWriteLock } from '../mutex';
 import { policy, ToolGovernanceRowInput, ToolManifest } from '../policy';
 import { syncFaultAt, syncPauseMs } from '../settings';
 import { ToolPageDTO } from '../dto/page';
+import { ToolInfoQueryDTO } from '../dto/query';
 import { CatalogService } from './catalog';
 import { checkIntRange, checkTextLimit, has, Obj, parseId, requireObject } from '../validate';
 import { parseVersion, staleVersion, updateRow } from '../versioned';
@@ -118,12 +119,9 @@ export class ToolService {
     return { list, pagination: { page, size, total } };
   }
 
-  async info(query: Obj): Promise<NetaClawToolEntity> {
-    if (has(query, 'id')) return this.mustGet({ id: parseId(query.id, 'id') });
-    if (has(query, 'name')) {
-      if (typeof query.name !== 'string' || query.name === '') throw invalidInput('name must be a non-empty string');
-      return this.mustGet({ name: query.name });
-    }
+  async info(query: ToolInfoQueryDTO): Promise<NetaClawToolEntity> {
+    if (query.id !== undefined) return this.mustGet({ id: Number(query.id) });
+    if (query.name !== undefined) return this.mustGet({ name: query.name });
     throw invalidInput('id or name is required');
   }
 
