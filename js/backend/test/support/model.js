@@ -55,6 +55,18 @@ class ScriptedModel {
     this.problems = [];
   }
 
+  /**
+   * Whether recorded request i (negative counts from the end) was aborted by the client, waiting up to
+   * `ms` for the close to arrive: the backend aborts its request before it answers its own client, but
+   * the socket's close reaches this server a moment later.
+   */
+  async aborted(i = -1, ms = 5000) {
+    const r = this.requests.at(i);
+    const deadline = Date.now() + ms;
+    while (r && !r.aborted && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 20));
+    return Boolean(r?.aborted);
+  }
+
   /** The tool names offered in recorded request i (negative counts from the end). */
   offered(i = -1) {
     const r = this.requests.at(i);
