@@ -4,26 +4,31 @@
 // - a worker's start to its first decided call (WorkerHost start + one read_file) against a bare
 //   `fork` of an empty script answering one IPC message;
 // - a proxied call's round trip (host.call of a main-process tool: main -> worker -> gate -> proxy ->
-//   main decides again and runs it -> worker -> main) against a bare IPC echo (main -> child -> main);
+//   main decides again, runs it and answers the caller; the worker's own `result` follows off the path)
+//   against a bare IPC echo (main -> child -> main) of the same messages: the call out, a message of the
+//   same size back (the proxy request carries the call's name and arguments). The two alternate, first one
+//   then the other, in a loop of their own (no process spawned between them), after a warm-up; each starts
+//   once the previous exchange is over (the worker's `result` included);
 // - a sandboxed `bash` (host.call: IPC, the gate, bwrap, the command) against `spawn('sh', ['-c', …])`
 //   of the same command, and against the floor of the sandbox itself: the same bwrap arguments and
 //   command prelude (rt sandbox.js) spawned directly from this process, without the worker and IPC.
 // - a chat turn through the real server (`node bootstrap.js` on SQLite, POST /api/netaclaw/chat) with
 //   the scripted model of the backend's tests answering at once: the turn's wall time against the
 //   model's own time (from its receiving the request to its finishing the answer).
-// Usage: node bench/runtime.cjs [--runs N] [--out file.json]. Prints JSON.
+// Usage: node bench/runtime.cjs [--runs N] [--out file.json] [--dist js/backend/dist/runtime]. Prints JSON.
 const { fork, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
 const repo = path.resolve(__dirname, '..', '..');
-const dist = path.join(repo, 'js', 'backend', 'dist', 'runtime');
-const rt = name => require(path.join(dist, name));
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : fallback;
 };
+// --dist: another build of the runtime (e.g. an earlier commit's, to compare before and after).
+const dist = path.resolve(arg('dist', path.join(repo, 'js', 'backend', 'dist', 'runtime')));
+const rt = name => require(path.join(dist, name));
 const runs = Number(arg('runs', '15'));
 const outPath = arg('out');
 const policyPackage = require(path.join(repo, 'pkg', 'node', 'netaclaw_tool_policy.js'));
@@ -169,32 +174,73 @@ async function main() {
     const host = await startHost(root, shell);
     const child = await forkReady();
     try {
-      const proxied = (await host.call('todo', { items: [{ text: 'bench', done: false }] }));
-      if (proxied.decision !== 'main-process-proxy') throw new Error(`todo was not proxied: ${JSON.stringify(proxied)}`);
-      const bash = await host.call('bash', { command: 'true' });
-      const sandbox = rt('sandbox.js');
-      const bwrap = [sandbox.bwrapExecutable(), ...sandbox.bwrapArgs({ roots: [root], readonly: true, cwd: root }), '--', ...sandbox.sandboxCommand('true')];
-      const rounds = { proxy: [], echo: [], echo2: [], decide: [], bash: [], sh: [], bwrap: [] };
+      const args = { items: [{ text: 'bench', done: false }] };
+      // The worker's own `result` of a proxied call comes after the host has answered the caller: the
+      // next exchange starts once it is in, so that neither side of the comparison pays for it.
+      const worker = host['child'];
+      const workerResult = () =>
+        new Promise(resolve => {
+          const on = m => {
+            if (m && m.type === 'result') {
+              worker.off('message', on);
+              resolve(now());
+            }
+          };
+          worker.on('message', on);
+        });
+      const proxyRound = async () => {
+        const done = workerResult();
+        const t = now();
+        const r = await host.call('todo', args);
+        const answered = now();
+        const finished = await done;
+        if (!r.ok || r.decision !== 'main-process-proxy') throw new Error(`todo was not proxied: ${JSON.stringify(r)}`);
+        return { call: answered - t, worker: finished - t };
+      };
+      const echoRound = async i => {
+        const t = now();
+        await echo(child, { v: 1, type: 'call', seq: i, name: 'todo', arguments: args });
+        return now() - t;
+      };
       // The two decisions of a proxied call (the worker's gate, then the main process's), in this process.
       const { checkCall } = rt('gate.js');
       const { policy, routes } = diagnose(root);
-      const decide = () => checkCall({ policy, routes, name: 'todo', arguments: { items: [{ text: 'bench', done: false }] } });
+      const decide = () => checkCall({ policy, routes, name: 'todo', arguments: args });
       for (let i = 0; i < 100; i++) decide();
+      const calls = { proxy: [], worker: [], echo: [], decide: [] };
+      const warm = 50;
+      for (let i = 0; i < warm + runs * 20; i++) {
+        let p, e;
+        if (i % 2 === 0) {
+          p = await proxyRound();
+          e = await echoRound(i);
+        } else {
+          e = await echoRound(i);
+          p = await proxyRound();
+        }
+        const t = now();
+        for (let k = 0; k < 100; k++) decide();
+        if (i < warm) continue;
+        calls.proxy.push(p.call);
+        calls.worker.push(p.worker);
+        calls.echo.push(e);
+        calls.decide.push((now() - t) / 50);
+      }
+      out.proxy = {
+        rounds: calls.proxy.length,
+        callP50: median(calls.proxy),
+        echoP50: median(calls.echo),
+        ratioP50: median(calls.proxy.map((c, i) => c / calls.echo[i])),
+        decisionsP50: median(calls.decide),
+        workerResultP50: median(calls.worker),
+      };
+
+      const bash = await host.call('bash', { command: 'true' });
+      const sandbox = rt('sandbox.js');
+      const bwrap = [sandbox.bwrapExecutable(), ...sandbox.bwrapArgs({ roots: [root], readonly: true, cwd: root }), '--', ...sandbox.sandboxCommand('true')];
+      const rounds = { bash: [], sh: [], bwrap: [] };
       for (let i = 0; i < runs * 4; i++) {
         let t = now();
-        await host.call('todo', { items: [{ text: 'bench', done: false }] });
-        rounds.proxy.push(now() - t);
-        t = now();
-        await echo(child, { v: 1, type: 'proxy', id: i, seq: i, name: 'todo', arguments: { items: [{ text: 'bench', done: false }] } });
-        rounds.echo.push(now() - t);
-        t = now();
-        await echo(child, { v: 1, type: 'call', seq: i, name: 'todo', arguments: { items: [{ text: 'bench', done: false }] } });
-        await echo(child, { v: 1, type: 'proxy', id: i, seq: i, name: 'todo', arguments: { items: [{ text: 'bench', done: false }] } });
-        rounds.echo2.push(now() - t);
-        t = now();
-        for (let k = 0; k < 100; k++) decide();
-        rounds.decide.push((now() - t) / 50);
-        t = now();
         const b = await host.call('bash', { command: 'true' });
         rounds.bash.push(now() - t);
         if (!b.ok) throw new Error(`bash failed: ${b.error}`);
@@ -207,7 +253,6 @@ async function main() {
           rounds.bwrap.push(now() - t);
         }
       }
-      out.proxy = { callP50: median(rounds.proxy), echoP50: median(rounds.echo), twoEchoesP50: median(rounds.echo2), decisionsP50: median(rounds.decide) };
       out.bash = { decision: bash.decision, sandboxedP50: median(rounds.bash), shP50: median(rounds.sh), bwrapP50: rounds.bwrap.length ? median(rounds.bwrap) : null };
     } finally {
       child.kill();

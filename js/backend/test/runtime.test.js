@@ -415,6 +415,79 @@ describe('L4: a forged proxy request that does not match the call in progress', 
   });
 });
 
+describe('L4: a proxied call is answered by the main process', () => {
+  let ws;
+  before(() => (ws = workspace()));
+  after(() => ws.cleanup());
+  const todo = (extra = {}) => ({ act: 'forge', name: 'todo', arguments: { items: [{ text: 'one', done: false }] }, ...extra });
+
+  test('the record is the main process\'s outcome; the worker\'s result must repeat it, or the batch fails', async () => {
+    const { policy, routes } = diagnose(ws.root);
+    const svc = services();
+    const { host, events } = await startHost({ policy, routes, svc, test: { workerModule: FIXTURE_WORKER } });
+    try {
+      const fair = await host.call('todo', todo());
+      assert.equal(fair.decision, 'main-process-proxy');
+      assert.equal(fair.ok, true, fair.error);
+      assert.equal(fair.output, '[ ] one');
+      // the worker repeated the answer: the batch goes on
+      assert.equal((await host.call('x', { act: 'fine' })).ok, true);
+      assert.equal(host.status, null);
+      // a worker that reports another outcome than the main process's: the caller has the main process's
+      // answer, and the batch ends on the worker's claim
+      const lied = await host.call('todo', todo({ relay: 'lie' }));
+      assert.equal(lied.ok, true);
+      assert.equal(lied.output, '[ ] one');
+      const end = await host.ended$();
+      assert.equal(end.status, 'failed');
+      assert.match(end.error, /worker broke the protocol: its result for call 3 is not the main process's answer \(output\)/);
+      assert.deepEqual(
+        events.filter(e => e.type === 'result').map(e => [e.record.seq, e.record.ok, e.record.output]),
+        [[1, true, '[ ] one'], [2, true, 'fine'], [3, true, '[ ] one']],
+        'every answered call is kept'
+      );
+      await assert.rejects(host.call('x', { act: 'fine' }), /batch ended \(failed\)/);
+    } finally {
+      await host.kill('test over');
+    }
+  });
+
+  test('a worker that skips its result and answers the next call: failed, the answered call kept', async () => {
+    const { policy, routes } = diagnose(ws.root);
+    const { host, events } = await startHost({ policy, routes, test: { workerModule: FIXTURE_WORKER } });
+    try {
+      assert.equal((await host.call('todo', todo({ relay: 'none' }))).ok, true);
+      await assert.rejects(host.call('x', { act: 'fine' }), /batch ended \(failed\)/);
+      const end = await host.ended$();
+      assert.match(end.error, /worker broke the protocol: result for call 2 before the result of call 1/);
+      assert.deepEqual(events.filter(e => e.type === 'result').map(e => e.record.seq), [1]);
+    } finally {
+      await host.kill('test over');
+    }
+  });
+
+  test('a second proxy request for the same call is denied: the main process runs a call once', async () => {
+    const { policy, routes } = diagnose(ws.root);
+    const svc = services();
+    let runs = 0;
+    const set = svc.todos.set;
+    svc.todos.set = items => {
+      runs += 1;
+      set(items);
+    };
+    await withHost({ policy, routes, svc, test: { workerModule: FIXTURE_WORKER } }, async (host, events) => {
+      const r = await host.call('todo', todo({ twice: true }));
+      assert.equal(r.ok, true, r.error);
+      const denied = events.filter(e => e.type === 'proxy-denied').map(e => e.record);
+      assert.equal(denied.length, 1);
+      assert.equal(denied[0].reason, 'not_selected_for_subagent');
+      assert.match(denied[0].detail, /a call is run by the main process once|does not match the call in progress/);
+      assert.equal(runs, 1, 'todo ran once');
+      assert.equal((await host.call('x', { act: 'fine' })).ok, true, 'the batch goes on');
+    });
+  });
+});
+
 describe('tool implementations (with real operations, on a temp workspace)', () => {
   let ws;
   let svc;

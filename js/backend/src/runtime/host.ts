@@ -30,6 +30,7 @@ import {
 } from './protocol';
 import { permissionFlags } from './permissions';
 import { runHere, RunnerContext } from './runner';
+import { checkCall, GateResult } from './gate';
 import { ShellMode, systemArgs } from './sandbox';
 import { MAIN_TOOLS } from './tools/main';
 import type { MainServices } from './tools/types';
@@ -82,12 +83,34 @@ export class WorkerError extends Error {}
 
 const WORKER_MODULE = path.join(__dirname, 'worker', 'main.js');
 
-type Pending = { seq: number; name: string; resolve: (r: CallRecord) => void; proxied?: boolean };
+type Pending = {
+  seq: number;
+  name: string;
+  /** When the host sent the call (Date.now()): a call answered by the host lasts from here. */
+  sentAt: number;
+  /** The call's record; null when the batch ended first. */
+  resolve: (r: CallRecord | null) => void;
+  proxied?: boolean;
+  /**
+   * For a tool the host's routes send to the main process: the host's gate decision for this call, made
+   * while the worker decides, with the arguments' JSON text it was made for (used only for a proxy request
+   * with the same name and the same arguments).
+   */
+  early?: { text: string; gate: GateResult };
+};
+
+/** The fields of a worker's result that must repeat the host's answer to its proxy request. */
+const RELAYED = ['decision', 'reason', 'detail', 'ok', 'output', 'error'] as const;
 
 export class WorkerHost {
   private child: ChildProcess | null = null;
   private seq = 0;
   private pending: Pending | null = null;
+  /**
+   * A call the host answered itself (its proxy request, run here): the worker still owes its `result`,
+   * which must repeat the host's answer and come before anything about a later call.
+   */
+  private relay: { seq: number; outcome: CallOutcome } | null = null;
   private chain: Promise<unknown> = Promise.resolve();
   private ended: { status: 'completed' | 'failed' | 'killed'; error: string | null } | null = null;
   private endWaiters: Array<() => void> = [];
@@ -100,6 +123,8 @@ export class WorkerHost {
   private fdWindowStart = Date.now();
   private fdWindowCount = 0;
   private readonly main: RunnerContext;
+  /** The tools the host's routes make `main-process-proxy` (the package's answer, read once). */
+  private readonly proxied: ReadonlySet<string>;
   private readyResolve: (() => void) | null = null;
 
   constructor(private readonly opts: HostOptions) {
@@ -113,6 +138,8 @@ export class WorkerHost {
       agentId: opts.agentId,
       services: opts.services,
     };
+    const routes = Array.isArray(this.main.routes) ? (this.main.routes as Array<{ name?: unknown; route?: unknown }>) : [];
+    this.proxied = new Set(routes.filter(r => r && r.route === DECISIONS.proxy && typeof r.name === 'string').map(r => r.name as string));
   }
 
   get status() {
@@ -196,7 +223,31 @@ export class WorkerHost {
     this.emit({ type: 'started', pid: child.pid ?? 0 });
   }
 
+  /** A message sent once the caller has its answer (see `sendAfter`); null when none waits. */
+  private later: Message | null = null;
+
+  /**
+   * Sends `m` once the current turn's promise callbacks have run (the caller's continuation among them),
+   * before any other message: the channel's order is kept.
+   */
+  private sendAfter(m: Message): void {
+    this.flush();
+    this.later = m;
+    setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    const m = this.later;
+    this.later = null;
+    if (m) this.write(m);
+  }
+
   private send(m: Message): void {
+    this.flush();
+    this.write(m);
+  }
+
+  private write(m: Message): void {
     const child = this.child;
     if (!child || !child.connected) return;
     try {
@@ -232,6 +283,7 @@ export class WorkerHost {
       return;
     }
     if (m.type === 'fd') return this.onFd(m.id, m.fd);
+    if (this.relay && (m.type === 'result' || m.type === 'proxy')) return this.onRelay(m);
     // Flood control: messages the host did not ask for. The answer to the call in progress (its result,
     // and its first proxy request) is paced by the host, which sends one call at a time.
     const solicited =
@@ -262,7 +314,7 @@ export class WorkerHost {
       case 'result':
         return this.onResult(m);
       case 'proxy':
-        void this.onProxy(m);
+        void this.onProxy(m, solicited);
         return;
       case 'error':
         this.terminate('failed', `worker error: ${cutText(m.message, 4096)}`);
@@ -296,6 +348,26 @@ export class WorkerHost {
       });
   }
 
+  /**
+   * The worker's `result` for a call the host already answered (a proxied call: the host ran it and
+   * resolved the call with its own outcome, so the caller does not wait for this message). It must be
+   * for that call and say what the host answered; anything else breaks the protocol.
+   */
+  private onRelay(m: ResultMessage | ProxyMessage): void {
+    const owed = this.relay!;
+    this.relay = null;
+    if (m.type !== 'result' || m.seq !== owed.seq) {
+      this.terminate('failed', `worker broke the protocol: ${m.type} for call ${m.seq} before the result of call ${owed.seq}`);
+      return;
+    }
+    const o = owed.outcome as unknown as Record<string, unknown>;
+    const r = m as unknown as Record<string, unknown>;
+    const differs = RELAYED.find(k => o[k] !== r[k]);
+    if (differs) {
+      this.terminate('failed', `worker broke the protocol: its result for call ${m.seq} is not the main process's answer (${differs})`);
+    }
+  }
+
   private onResult(m: ResultMessage): void {
     const p = this.pending;
     if (!p || p.seq !== m.seq) {
@@ -322,15 +394,19 @@ export class WorkerHost {
    * belong to the call in progress, and the host's gate must make it `main-process-proxy`; anything else
    * is denied and reported (`proxy-denied`), whatever the worker claims.
    */
-  private async onProxy(m: ProxyMessage): Promise<void> {
+  private async onProxy(m: ProxyMessage, first: boolean): Promise<void> {
     const p = this.pending;
     let outcome: CallOutcome;
     const started = Date.now();
-    if (!p || p.seq !== m.seq || p.name !== m.name) {
+    const own = first && p !== null && p.seq === m.seq && p.name === m.name;
+    if (!own) {
+      const repeated = !first && p !== null && p.seq === m.seq;
       outcome = {
         decision: 'denied',
         reason: RUNTIME_REASONS.notSelected,
-        detail: `proxy request for ${m.name} (call ${m.seq}) does not match the call in progress`,
+        detail: repeated
+          ? `a second proxy request for ${m.name} (call ${m.seq}): a call is run by the main process once`
+          : `proxy request for ${m.name} (call ${m.seq}) does not match the call in progress`,
         ok: false,
         error: 'proxy request does not match the call in progress',
         durationMs: 0,
@@ -338,7 +414,8 @@ export class WorkerHost {
     } else {
       let r;
       try {
-        r = await runHere(this.main, DECISIONS.proxy, m.name, m.arguments);
+        const early = p!.early;
+        r = await runHere(this.main, DECISIONS.proxy, m.name, m.arguments, early && early.text === JSON.stringify(m.arguments) ? early.gate : undefined);
       } catch (err) {
         r = null;
         outcome = {
@@ -367,7 +444,34 @@ export class WorkerHost {
     if (outcome.decision === 'denied') {
       this.emit({ type: 'proxy-denied', record: { seq: m.seq, name: m.name, arguments: m.arguments, ...outcome } });
     }
-    this.send(message({ type: 'proxy-result', id: m.id, ...outcome }));
+    // The host ran (or refused) the call itself: it answers the caller now, with its own outcome, and
+    // does not wait for the worker to repeat it (the worker's `result` is checked when it comes). The
+    // worker's answer leaves right after the caller's continuation, before any later message.
+    if (!own || !p || this.pending !== p) {
+      this.send(message({ type: 'proxy-result', id: m.id, ...outcome }));
+    } else {
+      this.sendAfter(message({ type: 'proxy-result', id: m.id, ...outcome }));
+      this.pending = null;
+      this.relay = { seq: m.seq, outcome };
+      p.resolve({
+        seq: p.seq,
+        name: p.name,
+        arguments: undefined,
+        ...outcome,
+        ...(outcome.output !== undefined ? { output: cutText(outcome.output) } : {}),
+        durationMs: Date.now() - p.sentAt,
+      });
+    }
+  }
+
+  /** The host's gate decision for a call it sends (undefined when it cannot be made now: decided later). */
+  private earlyGate(name: string, args: unknown): { text: string; gate: GateResult } | undefined {
+    try {
+      const a = args === undefined ? null : args;
+      return { text: JSON.stringify(a), gate: checkCall({ policy: this.main.policy, routes: this.main.routes, name, arguments: a }) };
+    } catch {
+      return undefined;
+    }
   }
 
   /** Runs one call in the worker (calls are queued: one at a time, in order). */
@@ -377,9 +481,11 @@ export class WorkerHost {
       if (this.ended) throw new WorkerError(`batch ended (${this.ended.status}): ${this.ended.error ?? ''}`);
       this.emit({ type: 'call', seq, name, arguments: args });
       const record = await new Promise<CallRecord | null>(resolve => {
-        this.pending = { seq, name, resolve };
-        this.whenEnded().then(() => resolve(null));
+        const pending: Pending = { seq, name, resolve, sentAt: Date.now() };
+        this.pending = pending;
         this.send(message({ type: 'call', seq, name, arguments: args === undefined ? null : args }));
+        // L4 decides the call it sent while the worker decides it too (see onProxy).
+        if (this.pending === pending && this.proxied.has(name)) pending.early = this.earlyGate(name, args);
       });
       if (!record) throw new WorkerError(`batch ended (${this.ended!.status}) during call ${seq}: ${this.ended!.error ?? ''}`);
       record.arguments = args;
@@ -439,6 +545,10 @@ export class WorkerHost {
   private cleanup(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    // The call in progress, if any, ends with the batch.
+    const p = this.pending;
+    this.pending = null;
+    p?.resolve(null);
     const waiters = this.endWaiters;
     this.endWaiters = [];
     for (const w of waiters) w();

@@ -36,10 +36,13 @@ function denied(reason: string, detail: string | null, started: number): CallOut
  * The decision for a call: the gate's, unless the host symlink check or the shell sandbox denies it.
  * A gate error (malformed policy or routes) is a denial too: fail closed.
  */
-export async function decide(ctx: RunnerContext, name: string, args: unknown): Promise<GateResult> {
+export async function decide(ctx: RunnerContext, name: string, args: unknown, early?: GateResult): Promise<GateResult> {
   const layers = ctx.layers ?? ALL_ON;
   let gate: GateResult;
-  if (layers.gate) {
+  if (layers.gate && early) {
+    // the gate's answer for this very call, with this context's policy and routes, computed beforehand
+    gate = early;
+  } else if (layers.gate) {
     try {
       gate = checkCall({ policy: ctx.policy, routes: ctx.routes, name, arguments: args });
     } catch (err) {
@@ -132,17 +135,20 @@ export async function execute(ctx: RunnerContext, gate: GateResult, name: string
   }
 }
 
-/** Decide, then run here when the decision is `here`; anything else is returned undecided-for-here. */
+/**
+ * Decide, then run here when the decision is `here`; anything else is returned undecided-for-here.
+ * `early`: the gate's answer (`checkCall` with the context's policy and routes) for this same name and
+ * arguments, when the caller already has it; the symlink and sandbox checks are made here all the same.
+ */
 export async function runHere(
   ctx: RunnerContext,
   here: typeof DECISIONS.workerLocal | typeof DECISIONS.proxy | 'any',
   name: string,
   args: unknown,
-  onDecided?: (gate: GateResult) => void
+  early?: GateResult
 ): Promise<{ gate: GateResult; outcome: CallOutcome | null }> {
   const started = Date.now();
-  const gate = await decide(ctx, name, args);
-  onDecided?.(gate);
+  const gate = await decide(ctx, name, args, early);
   if (gate.decision === 'denied') {
     return { gate, outcome: denied(gate.reason ?? RUNTIME_REASONS.invalidArguments, gate.detail, started) };
   }
