@@ -67,8 +67,9 @@ test('a chat turn streams its answer; each tool call is a card with its decision
   await send(page, MESSAGES.read);
   const answer = transcript(page).getByTestId('msg-assistant').filter({ hasText: 'notes.txt says:' });
   await answer.waitFor();
-  assert.match(await answer.innerText(), new RegExp(`notes.txt says: ${NOTES}`));
+  // the answer streams in: read it once the turn is over
   await page.getByTestId('chat-answering').waitFor({ state: 'detached' });
+  assert.match(await answer.innerText(), new RegExp(`notes.txt says: ${NOTES}`));
   const texts = (await transcript(page).getByTestId('msg-assistant').allInnerTexts()).map((s) => s.trim());
   assert.equal(texts.length, 2);
   assert.match(texts[0], /Let me look at notes\.txt\./);
@@ -176,8 +177,8 @@ test('a master delegates: its sub-agent batch appears live with its stored route
   await transcript(page).getByTestId('msg-assistant').filter({ hasText: 'The sub-agent reported:' }).waitFor();
   assert.equal(await delegate.getAttribute('data-state'), 'ok');
   assert.equal(await delegate.locator(`[data-batch="${batchId}"]`).count(), 1);
-  assert.match(await transcript(page).getByTestId('msg-assistant').last().innerText(), new RegExp(NOTES));
   await page.getByTestId('chat-answering').waitFor({ state: 'detached' });
+  assert.match(await transcript(page).getByTestId('msg-assistant').last().innerText(), new RegExp(NOTES));
   assert.match(await done.getByTestId('batch-reply').innerText(), new RegExp(NOTES));
 
   // the README's picture of the chat page
