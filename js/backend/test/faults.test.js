@@ -12,50 +12,9 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const { bootInProcess } = require('./support/inprocess');
 const { workspace, FIXTURE_WORKER } = require('./support/runtime');
+const { descendants, stillRunning } = require('./support/processes');
 
 const SHELL_PROCESSES_MAX = require('../dist/runtime/limits.js').SHELL_PROCESSES_MAX;
-
-/** Every process on the host: pid → { ppid, start, comm }. */
-function processTable() {
-  const out = new Map();
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    let stat;
-    try {
-      stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-    } catch {
-      continue; // gone meanwhile
-    }
-    const close = stat.lastIndexOf(')');
-    const fields = stat.slice(close + 2).split(' ');
-    out.set(Number(name), { ppid: Number(fields[1]), start: fields[19], comm: stat.slice(stat.indexOf('(') + 1, close) });
-  }
-  return out;
-}
-
-/** The processes below `root` (not itself): [{ pid, start, comm }]. */
-function descendants(root = process.pid) {
-  const table = processTable();
-  const children = new Map();
-  for (const [pid, p] of table) {
-    if (!children.has(p.ppid)) children.set(p.ppid, []);
-    children.get(p.ppid).push(pid);
-  }
-  const out = [];
-  const queue = [...(children.get(root) ?? [])];
-  while (queue.length) {
-    const pid = queue.shift();
-    out.push({ pid, ...table.get(pid) });
-    queue.push(...(children.get(pid) ?? []));
-  }
-  return out;
-}
-
-/** Those of `procs` still running (same pid and start time: not a reused pid). */
-function stillRunning(procs) {
-  const table = processTable();
-  return procs.filter(p => table.get(p.pid)?.start === p.start);
-}
 
 /**
  * Watches the processes below the backend while `fn` runs: every one that was not there before, and the

@@ -10,6 +10,7 @@ const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 const { rt, workspace, operations, services, withHost, startHost, diagnose, FIXTURE_WORKER } = require('./support/runtime');
+const { sandboxesOf, withText, isRunning, waitFor } = require('./support/processes');
 
 const { parseMessage, parseFor } = rt('protocol.js');
 
@@ -308,6 +309,130 @@ describe('L3 alone: bash inside bwrap (gate, symlink check and process permissio
     const probe = await probeBwrap('/nonexistent/bwrap');
     assert.equal(probe.ok, false);
     assert.equal((await probeBwrap()).ok, true, 'bwrap runs on this machine');
+  });
+});
+
+describe('L3: prepared sandboxes (the next sandbox built ahead, one command each)', () => {
+  let ws;
+  before(() => {
+    ws = workspace();
+  });
+  after(() => ws.cleanup());
+  const { PREPARED_COMMAND } = rt('sandbox.js');
+  const { SHELL_PREPARE_IDLE_MS } = rt('limits.js');
+  const { ShellProcessOperations } = rt('operations/process.js');
+  const writable = () => ({ roots: [ws.root], readonly: false, cwd: ws.root });
+  const readOnly = () => ({ roots: [ws.root], readonly: true, cwd: ws.root });
+  // Inside a sandbox, its pid 1 (bwrap) shows what it was started to run: a prepared one, its waiting prelude.
+  const SANDBOX_FACTS =
+    'tr "\\0" " " < /proc/1/cmdline | grep -q "read -r -[N]" && echo RAN-PREPARED || echo RAN-FRESH; ' +
+    '{ true <&3; } 2>/dev/null && echo FD3-OPEN || echo FD3-CLOSED; ' +
+    'cat && echo STDIN-EOF; test -e /tmp/mark && echo SAME-TMP || echo FRESH-TMP; echo x > /tmp/mark; ' +
+    'grep -E "^Cap(Eff|Bnd)" /proc/self/status; cat /proc/sys/kernel/pid_max';
+
+  test('a command runs in the sandbox prepared for exactly its roots and readonly; each sandbox runs one command', async () => {
+    const ops = new ShellProcessOperations('bwrap', undefined, { prepare: true });
+    try {
+      const exec = (spec, command) => ops.exec({ ...spec, command, timeoutMs: 10000 });
+      // nothing prepared yet: a fresh sandbox
+      const first = await exec(writable(), SANDBOX_FACTS);
+      assert.equal(first.exitCode, 0, first.output);
+      assert.match(first.output, /RAN-FRESH/);
+      // the next one is built once the worker is idle, for the same roots and readonly
+      const waiting = await waitFor(() => sandboxesOf(process.pid, PREPARED_COMMAND));
+      assert.equal(waiting.length, 1, 'one sandbox waits');
+      const r = await exec(writable(), `${SANDBOX_FACTS}; echo made > made.txt`);
+      assert.equal(r.exitCode, 0, r.output);
+      assert.match(r.output, /RAN-PREPARED/);
+      assert.match(r.output, /FD3-CLOSED/, 'the descriptor the command came on is closed before it runs');
+      assert.match(r.output, /STDIN-EOF/, 'stdin is /dev/null, not the command pipe');
+      assert.match(r.output, /FRESH-TMP/, 'a private /tmp: not the sandbox of the command before');
+      assert.match(r.output, /CapEff:\s+0+\n/);
+      assert.match(r.output, /CapBnd:\s+0+\n/);
+      assert.match(r.output, /\n512\n/, 'the namespace pid_max');
+      assert.equal(fs.readFileSync(path.join(ws.root, 'made.txt'), 'utf8'), 'made\n');
+      assert.ok(!isRunning(waiting[0]), 'the prepared sandbox ran that command and is gone: never reused');
+      // prepared writable, asked read-only: the prepared one is killed, the command gets a read-only sandbox
+      const next = await waitFor(() => sandboxesOf(process.pid, PREPARED_COMMAND));
+      const ro = await exec(readOnly(), 'tr "\\0" " " < /proc/1/cmdline | grep -q "read -r -[N]" && echo RAN-PREPARED; echo pwned > made.txt');
+      assert.notEqual(ro.exitCode, 0);
+      assert.doesNotMatch(ro.output, /RAN-PREPARED/);
+      assert.match(ro.output, /Read-only file system/);
+      assert.equal(fs.readFileSync(path.join(ws.root, 'made.txt'), 'utf8'), 'made\n');
+      assert.ok(!isRunning(next[0]), 'the sandbox prepared for other binds was killed');
+      // and now prepared read-only: a command in it cannot write either
+      await waitFor(() => sandboxesOf(process.pid, PREPARED_COMMAND));
+      const ro2 = await exec(readOnly(), 'tr "\\0" " " < /proc/1/cmdline | grep -q "read -r -[N]" && echo RAN-PREPARED; echo pwned > made.txt');
+      assert.match(ro2.output, /RAN-PREPARED/);
+      assert.match(ro2.output, /Read-only file system/);
+      assert.equal(fs.readFileSync(path.join(ws.root, 'made.txt'), 'utf8'), 'made\n');
+      // a command a shell cannot hold is refused before any sandbox is given it
+      await assert.rejects(exec(readOnly(), 'echo a\0b'), /NUL byte/);
+      await assert.rejects(exec(readOnly(), 'x'.repeat(200000)), /at most 131071 bytes/);
+    } finally {
+      await ops.close();
+    }
+    assert.deepEqual(sandboxesOf(process.pid), [], 'close() leaves no sandbox');
+    await new Promise(r => setTimeout(r, SHELL_PREPARE_IDLE_MS * 3));
+    assert.deepEqual(sandboxesOf(process.pid), [], 'and none is built after it');
+  });
+
+  test('time limit and output cap hold in a prepared sandbox', async () => {
+    const ops = new ShellProcessOperations('bwrap', undefined, { prepare: true });
+    try {
+      await ops.exec({ ...readOnly(), command: 'true', timeoutMs: 10000 });
+      await waitFor(() => sandboxesOf(process.pid, PREPARED_COMMAND));
+      const t0 = Date.now();
+      const slow = await ops.exec({ ...readOnly(), command: 'sleep 30 & sleep 30; echo never', timeoutMs: 500 });
+      assert.ok(Date.now() - t0 < 10000);
+      assert.equal(slow.timedOut, true);
+      assert.doesNotMatch(slow.output, /never/);
+      await waitFor(() => sandboxesOf(process.pid, PREPARED_COMMAND));
+      const flood = await ops.exec({ ...readOnly(), command: 'yes', timeoutMs: 10000 });
+      assert.equal(flood.killedForOutput, true);
+    } finally {
+      await ops.close();
+    }
+    assert.deepEqual(sandboxesOf(process.pid), []);
+  });
+
+  test('a worker prepares its first sandbox when its routes leave bash to it; none is left after the batch', async () => {
+    const { policy, routes } = diagnose(ws.root, { shell: true });
+    for (const end of ['finish', 'kill']) {
+      const { host } = await startHost({ policy, routes });
+      const worker = host['child'].pid;
+      let finished = false;
+      try {
+        const waiting = await waitFor(() => sandboxesOf(worker, PREPARED_COMMAND));
+        const r = await host.call('bash', { command: 'tr "\\0" " " < /proc/1/cmdline | grep -q "read -r -[N]" && echo RAN-PREPARED; cat a.txt' });
+        assert.equal(r.ok, true, r.error);
+        assert.match(r.output, /RAN-PREPARED\nalpha/);
+        assert.ok(!isRunning(waiting[0]));
+        const again = await waitFor(() => sandboxesOf(worker, PREPARED_COMMAND));
+        assert.equal(again.length, 1);
+        if (end === 'finish') {
+          assert.equal((await host.finish()).status, 'completed');
+          // the worker kills the waiting sandbox and waits for it before it ends the batch
+          assert.ok(!isRunning(again[0]), 'finish: the prepared sandbox is gone when the batch is over');
+        } else {
+          await host.kill('test over');
+          // killed with the worker (bwrap --die-with-parent)
+          await waitFor(() => (isRunning(again[0]) ? [] : [true]));
+        }
+        finished = true;
+        assert.deepEqual(withText(ws.root), [], `${end}: no process left with the batch's root in its command line`);
+      } finally {
+        if (!finished) await host.kill('test over');
+      }
+    }
+  });
+
+  test('a worker whose routes give it no shell prepares nothing', async () => {
+    const { policy, routes } = diagnose(ws.root, { shell: false });
+    await withHost({ policy: { ...policy, allowShell: true }, routes }, async host => {
+      await new Promise(r => setTimeout(r, SHELL_PREPARE_IDLE_MS * 3));
+      assert.deepEqual(sandboxesOf(host['child'].pid), []);
+    });
   });
 });
 

@@ -6,6 +6,13 @@
 export const OUTPUT_MAX_BYTES = 64 * 1024;
 /** A shell child past this much output (stdout + stderr) is killed. */
 export const SHELL_HARD_CAP_BYTES = 8 * 1024 * 1024;
+/** The longest shell command (bytes of UTF-8): what Linux allows one argument of a program (MAX_ARG_STRLEN less its NUL). */
+export const SHELL_COMMAND_MAX_BYTES = 128 * 1024 - 1;
+/**
+ * A worker builds its next shell sandbox once it has run nothing for this long (ms): after its start, and
+ * after each command (operations/process.ts). Calls that follow at once do not compete with it for the CPU.
+ */
+export const SHELL_PREPARE_IDLE_MS = 100;
 /** `bash` time limit: default and maximum. */
 export const SHELL_TIMEOUT_DEFAULT_MS = 30_000;
 export const SHELL_TIMEOUT_MAX_MS = 600_000;

@@ -12,7 +12,7 @@
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { SHELL_PROCESSES_MAX } from './limits';
+import { SHELL_COMMAND_MAX_BYTES, SHELL_PROCESSES_MAX } from './limits';
 
 export type ShellMode = 'bwrap' | 'off' | 'unavailable';
 
@@ -61,18 +61,48 @@ export function systemArgs(): string[] {
 }
 
 /**
- * What runs inside the sandbox for a shell command (after `--`). A short prelude bounds processes before
- * the command starts: it sets the pid namespace's `pid_max` (Linux ≥ 6.14 keeps one per namespace; it
- * needs the capabilities bwrap leaves to a root caller inside its user namespace) and RLIMIT_NPROC
- * (`ulimit -u`, which binds a non-root caller: the kernel never applies it to uid 0), then drops every
- * capability (`setpriv`: empty bounding and inheritable sets, so the command and its children hold none)
- * and runs the command with `bash -c`.
+ * What runs inside the sandbox for a shell command (after `--`). A short `/bin/sh` prelude bounds processes
+ * before the command starts: it sets the pid namespace's `pid_max` (Linux ≥ 6.14 keeps one per namespace;
+ * it needs the capabilities bwrap leaves to a root caller inside its user namespace) and RLIMIT_NPROC
+ * (`ulimit -u`, `ulimit -p` in dash; it binds a non-root caller: the kernel never applies it to uid 0; a
+ * shell that can set neither stops there, exit 126), then drops every capability (`setpriv`: empty
+ * bounding and inheritable sets, so the command and its children hold none) and runs the command with
+ * `bash -c`.
  */
 export function sandboxCommand(command: string, root = isRoot()): string[] {
+  const bounds =
+    '{ ulimit -u "$1" 2>/dev/null || ulimit -p "$1" 2>/dev/null; } || { echo "netaclaw-sandbox: cannot bound processes" >&2; exit 126; }; ';
   const prelude = root
-    ? 'echo "$1" > /proc/sys/kernel/pid_max 2>/dev/null; ulimit -u "$1"; exec /usr/bin/setpriv --bounding-set=-all --inh-caps=-all -- /bin/bash -c "$2"'
-    : 'ulimit -u "$1"; exec /bin/bash -c "$2"';
-  return ['/bin/bash', '-c', prelude, 'netaclaw-sandbox', String(SHELL_PROCESSES_MAX), command];
+    ? `echo "$1" > /proc/sys/kernel/pid_max 2>/dev/null; ${bounds}exec /usr/bin/setpriv --bounding-set=-all --inh-caps=-all -- /bin/bash -c "$2"`
+    : `${bounds}exec /bin/bash -c "$2"`;
+  return ['/bin/sh', '-c', prelude, 'netaclaw-sandbox', String(SHELL_PROCESSES_MAX), command];
+}
+
+/** The descriptor on which a prepared sandbox waits for its command. */
+export const COMMAND_FD = 3;
+
+/**
+ * The command of a prepared sandbox (`sandboxCommand(PREPARED_COMMAND)`): after the prelude (bounds set,
+ * capabilities dropped), a bash waits for the command on descriptor 3 (`preparedInput` of it: its text and
+ * a closing `.`, then end of input), closes that descriptor, and runs the command with `bash -c`, exactly
+ * as `sandboxCommand(command)` would. Input without the closing `.` (cut short, or never sent) runs
+ * nothing: exit 126.
+ */
+export const PREPARED_COMMAND =
+  `IFS= read -r -N ${SHELL_COMMAND_MAX_BYTES + 1} c <&${COMMAND_FD}; exec ${COMMAND_FD}<&-; ` +
+  `[[ $c == *. ]] || { echo "netaclaw-sandbox: no command received" >&2; exit 126; }; exec /bin/bash -c "\${c%.}"`;
+
+/** What is written to a prepared sandbox's descriptor 3 for `command`. */
+export function preparedInput(command: string): string {
+  return `${command}.`;
+}
+
+/** Why a command cannot be run (a NUL byte, or longer than one argument may be), or null. */
+export function commandError(command: string): string | null {
+  if (command.includes('\0')) return 'the command holds a NUL byte, which a shell command cannot hold';
+  const bytes = Buffer.byteLength(command, 'utf8');
+  if (bytes > SHELL_COMMAND_MAX_BYTES) return `the command is ${bytes} bytes; a shell command is at most ${SHELL_COMMAND_MAX_BYTES} bytes`;
+  return null;
 }
 
 function isRoot(): boolean {

@@ -4,6 +4,7 @@
  */
 import { headBytes, READ_DEFAULT_LINES, SEARCH_RESULTS_MAX, SHELL_TIMEOUT_DEFAULT_MS, SHELL_TIMEOUT_MAX_MS, OUTPUT_MAX_BYTES } from '../limits';
 import type { ExecResult } from '../operations/types';
+import type { WorkerPolicyWire } from '../protocol';
 import { gatePath, optInt, optStr, str } from './args';
 import { ToolError, ToolImpl, ToolOutput } from './types';
 
@@ -119,11 +120,17 @@ export function execOutput(r: ExecResult, timeoutMs: number): ToolOutput {
 export const bash: ToolImpl = async (args, ctx) => {
   const command = str(args, 'command');
   const timeoutMs = optInt(args, 'timeoutMs', 1, SHELL_TIMEOUT_MAX_MS) ?? SHELL_TIMEOUT_DEFAULT_MS;
-  const roots = ctx.policy.workspaceRoots;
-  if (roots.length === 0) throw new ToolError('bash needs a workspace root');
-  const r = await ctx.ops.process.exec({ command, cwd: roots[0], roots, readonly: ctx.policy.readonly, timeoutMs });
+  const spec = bashSandbox(ctx.policy);
+  if (!spec) throw new ToolError('bash needs a workspace root');
+  const r = await ctx.ops.process.exec({ command, ...spec, timeoutMs });
   return execOutput(r, timeoutMs);
 };
+
+/** Where `bash` runs for a policy: the roots bound (read-only under `readonly`), in the first; null without a root. */
+export function bashSandbox(policy: WorkerPolicyWire): { cwd: string; roots: string[]; readonly: boolean } | null {
+  const roots = policy.workspaceRoots;
+  return roots.length === 0 ? null : { cwd: roots[0], roots, readonly: policy.readonly };
+}
 
 /** The worker's registry: only tools with a worker implementation. */
 export const LOCAL_TOOLS: Readonly<Record<string, ToolImpl>> = {

@@ -11,7 +11,8 @@ import { ShellProcessOperations } from '../operations/process';
 import { NodeSearchOperations } from '../operations/search';
 import { CallMessage, CallOutcome, FdResultMessage, InitMessage, message, Message, parseFor, ProxyResultMessage } from '../protocol';
 import { runHere, RunnerContext } from '../runner';
-import { LOCAL_TOOLS } from '../tools/local';
+import { bashSandbox, LOCAL_TOOLS } from '../tools/local';
+import { requiresShell } from '../gate';
 import { DECISIONS } from '../codes';
 import { policy, setActiveCatalog, ToolSchema } from '../../policy';
 
@@ -27,6 +28,7 @@ function fatal(text: string): void {
 }
 
 let ctx: RunnerContext | null = null;
+let shell: ShellProcessOperations | null = null;
 let nextProxyId = 1;
 const pendingProxies = new Map<number, (m: ProxyResultMessage) => void>();
 let queue: Promise<void> = Promise.resolve();
@@ -54,13 +56,15 @@ function start(init: InitMessage): void {
     setActiveCatalog(init.catalog as ToolSchema[]);
   }
   setFdResolver(askFd);
+  // one batch, one policy: the next sandbox is built ahead (operations/process.ts)
+  shell = new ShellProcessOperations(init.shell, init.sandboxSystem, { prepare: true });
   ctx = {
     policy: init.policy,
     routes: init.routes,
     ops: {
       fs: new NodeFileSystemOperations(),
       search: new NodeSearchOperations(),
-      process: new ShellProcessOperations(init.shell, init.sandboxSystem),
+      process: shell,
     },
     shell: init.shell,
     tools: LOCAL_TOOLS,
@@ -69,6 +73,13 @@ function start(init: InitMessage): void {
     layers: init.layers,
   };
   send(message({ type: 'event', name: 'ready', data: { pid: process.pid } }));
+  // When the routes leave a shell tool to this worker, its first sandbox is built once it is idle.
+  const spec = bashSandbox(init.policy);
+  const shellHere = init.routes.some(r => {
+    const route = r as { name?: unknown; route?: unknown } | null;
+    return route?.route === DECISIONS.workerLocal && typeof route.name === 'string' && Object.prototype.hasOwnProperty.call(LOCAL_TOOLS, route.name) && requiresShell(route.name);
+  });
+  if (init.shell === 'bwrap' && init.policy.allowShell && spec && shellHere) shell.prepare(spec);
 }
 
 async function handleCall(c: CallMessage): Promise<void> {
@@ -129,7 +140,8 @@ process.on('message', raw => {
     case 'fd-result':
       return settle(pendingFds, m);
     case 'done':
-      queue.then(() => {
+      // the sandbox waiting for a command is killed (and gone) before the batch is over
+      queue.then(() => shell?.close()).then(() => {
         send(message({ type: 'done' }));
         process.disconnect?.();
       });
@@ -138,4 +150,7 @@ process.on('message', raw => {
 });
 
 // The main process went away: nothing left to do.
-process.on('disconnect', () => process.exit(0));
+process.on('disconnect', () => {
+  void shell?.close();
+  process.exit(0);
+});
