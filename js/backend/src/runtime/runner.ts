@@ -52,7 +52,8 @@ export async function decide(ctx: RunnerContext, name: string, args: unknown, ea
     gate = { decision: DECISIONS.workerLocal, reason: null, paths: testPaths(ctx, args), detail: 'gate switched off (test)' };
   }
   if (gate.decision === 'denied') return gate;
-  if (layers.hostCheck) {
+  // (a call without paths has nothing to resolve: no wait)
+  if (layers.hostCheck && gate.paths.length > 0) {
     const denial = await checkRealPaths(gate.paths, ctx.policy.workspaceRoots);
     if (denial) return { decision: 'denied', reason: denial.reason, paths: gate.paths, detail: denial.detail };
   }
@@ -103,7 +104,7 @@ export async function execute(ctx: RunnerContext, gate: GateResult, name: string
   const base = { decision: gate.decision, reason: gate.reason, detail: gate.detail };
   if (!impl) return { ...base, ok: false, error: `no implementation of ${name} here`, durationMs: Date.now() - started };
   const argObj = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
-  const unbound = await skillScopeError(ctx, name, argObj);
+  const unbound = requiresSkillScope(name) ? await skillScopeError(ctx, name, argObj) : null;
   if (unbound) return { ...base, ok: false, error: unbound, durationMs: Date.now() - started };
   try {
     const r = await impl(argObj, {

@@ -1,5 +1,5 @@
 /**
- * L3: the shell sandbox. `bash` (and `execute_skill`) run as `bwrap … -- /bin/bash -c <command>`:
+ * L3: the shell sandbox. `bash` (and `execute_skill`) run as `bwrap … -- <prelude> … /bin/bash -c <command>`:
  * the workspace roots bound (read-only under `readonly`), system folders read-only, a handful of /etc
  * files, private /proc, /dev and /tmp, every namespace unshared (no network, new PID namespace),
  * `--die-with-parent`, `--new-session`, a cleared environment, cwd = the first root.
