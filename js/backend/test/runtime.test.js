@@ -603,12 +603,14 @@ describe('L4: a proxied call is answered by the main process', () => {
     await withHost({ policy, routes, svc, test: { workerModule: FIXTURE_WORKER } }, async (host, events) => {
       const r = await host.call('todo', todo({ twice: true }));
       assert.equal(r.ok, true, r.error);
+      // the second request may come before or after the host has answered the call: either way it is
+      // denied and the batch goes on (the next call's answer comes after it on the channel)
+      assert.equal((await host.call('x', { act: 'fine' })).ok, true, 'the batch goes on');
       const denied = events.filter(e => e.type === 'proxy-denied').map(e => e.record);
       assert.equal(denied.length, 1);
       assert.equal(denied[0].reason, 'not_selected_for_subagent');
-      assert.match(denied[0].detail, /a call is run by the main process once|does not match the call in progress/);
+      assert.match(denied[0].detail, /a call is run by the main process once/);
       assert.equal(runs, 1, 'todo ran once');
-      assert.equal((await host.call('x', { act: 'fine' })).ok, true, 'the batch goes on');
     });
   });
 });

@@ -283,7 +283,10 @@ export class WorkerHost {
       return;
     }
     if (m.type === 'fd') return this.onFd(m.id, m.fd);
-    if (this.relay && (m.type === 'result' || m.type === 'proxy')) return this.onRelay(m);
+    // A call answered by the host: the worker owes its result. A proxy request for that call again is a
+    // repeated request (denied below, as when it comes before the answer); anything else breaks the protocol.
+    const repeated = this.relay !== null && m.type === 'proxy' && m.seq === this.relay.seq;
+    if (this.relay && !repeated && (m.type === 'result' || m.type === 'proxy')) return this.onRelay(m);
     // Flood control: messages the host did not ask for. The answer to the call in progress (its result,
     // and its first proxy request) is paced by the host, which sends one call at a time.
     const solicited =
@@ -400,7 +403,7 @@ export class WorkerHost {
     const started = Date.now();
     const own = first && p !== null && p.seq === m.seq && p.name === m.name;
     if (!own) {
-      const repeated = !first && p !== null && p.seq === m.seq;
+      const repeated = !first && ((p !== null && p.seq === m.seq) || this.relay?.seq === m.seq);
       outcome = {
         decision: 'denied',
         reason: RUNTIME_REASONS.notSelected,

@@ -10,9 +10,11 @@ export const SHELL_HARD_CAP_BYTES = 8 * 1024 * 1024;
 export const SHELL_COMMAND_MAX_BYTES = 128 * 1024 - 1;
 /**
  * A worker builds its next shell sandbox once it has run nothing for this long (ms): after its start, and
- * after each command (operations/process.ts). Calls that follow at once do not compete with it for the CPU.
+ * after each command (operations/process.ts). Calls that follow at once do not compete with it for the CPU
+ * (between a model's turns it is long built), and the processes seen around one command never include the
+ * sandbox of the next.
  */
-export const SHELL_PREPARE_IDLE_MS = 100;
+export const SHELL_PREPARE_IDLE_MS = 250;
 /** `bash` time limit: default and maximum. */
 export const SHELL_TIMEOUT_DEFAULT_MS = 30_000;
 export const SHELL_TIMEOUT_MAX_MS = 600_000;
