@@ -26,6 +26,11 @@ function native(group, name) {
   return JSON.parse(fs.readFileSync(file, 'utf8')).median.point_estimate;
 }
 
+/** [`native`], or `undefined` when criterion has no such figure (a run before the bench existed). */
+function nativeOptional(group, name) {
+  return fs.existsSync(path.join(criterionDir, group, name, 'new', 'estimates.json')) ? native(group, name) : undefined;
+}
+
 function sh(cmd, args) {
   try {
     return execFileSync(cmd, args, { encoding: 'utf8' }).trim();
@@ -227,20 +232,30 @@ p('catalog (`checkSuite` in `js/bench/suite.mjs`; natively the same input throug
 p('`checkToolCall({ policy, routes, call })`, which reads the policy, the routes and the catalog on every');
 p('call. Prepared: `new ToolCallChecker({ policy, routes })` once, then `checker.check(call)`, or');
 p('`checker.checkText(name, argumentsJson)` with the arguments as the JSON text the model sent (natively');
-p('`api::CallChecker::check_call` / `check_text`, answering JSON text). Every answer was checked');
-p('byte-identical to `checkToolCall`\'s. Floors, on the same machine in the same run, interleaved with the');
-p('checks: the call `{ name, arguments }` and the answer through `JSON.parse(JSON.stringify(x))`, what');
-p('`check(call)` pays at least on a JSON boundary; the answer\'s text through `JSON.parse` alone, what');
-p('`checkText` pays at least to hand back a plain object. Medians, with the fastest and slowest batch in');
-p('brackets. Goal: ≥ 1 M checks/s in Node through the public API.');
+p('`api::CallChecker::check_call` / `check_text`, answering JSON text; in WebAssembly the decision crosses');
+p('as its few fields, from which the glue builds the object: natively `decide_call` / `decide_text` then');
+p('`ToolCallCheck::fields`, the rows "fields", which the "× native" column of Node and the browser uses).');
+p('Every answer was checked byte-identical to `checkToolCall`\'s. Floors, on the same machine in the same');
+p('run, interleaved with the checks: the call `{ name, arguments }` and the answer through');
+p('`JSON.parse(JSON.stringify(x))`, what `check(call)` pays at least on a JSON boundary; a fresh plain');
+p('object of the answer\'s shape built from its strings in JavaScript, what `checkText` pays at least to');
+p('hand back a plain object. Medians, with the fastest and slowest batch in brackets. Goal: ≥ 1 M');
+p('checks/s in Node through the public API.');
 p();
 p('| runtime | form | per check | checks / s | goal ≥ 1 M / s | × native (same form) | its floor | checks / s at the floor |');
 p('|---|---|---:|---:|---|---:|---:|---:|');
 const nativeCheck = native('checkToolCall', 'builtin');
-const nativeForm = { checkToolCall: nativeCheck, check: native('ToolCallChecker', 'check'), checkText: native('ToolCallChecker', 'checkText') };
-const FORMS = { checkToolCall: ['`checkToolCall(input)` (stateless)', 'floorInput'], check: ['`checker.check(call)`', 'floorCall'], checkText: ['`checker.checkText(name, argumentsJson)`', 'floorAnswer'] };
+// Natively as JSON text (the JSON API), and as the fields the WebAssembly build answers (the glue builds
+// the object from them): the "× native" of Node and the browser divides by the second where measured.
+const nativeJson = { checkToolCall: nativeCheck, check: native('ToolCallChecker', 'check'), checkText: native('ToolCallChecker', 'checkText') };
+const nativeFields = { check: nativeOptional('ToolCallChecker', 'checkFields'), checkText: nativeOptional('ToolCallChecker', 'checkTextFields') };
+const nativeForm = { ...nativeJson, ...Object.fromEntries(Object.entries(nativeFields).filter(([, ns]) => ns !== undefined)) };
+const FORMS = { checkToolCall: ['`checkToolCall(input)` (stateless)', 'floorInput'], check: ['`checker.check(call)`', 'floorCall'], checkText: ['`checker.checkText(name, argumentsJson)`', 'floorObject'] };
 const rateM = (ns) => `${(1e9 / ns / 1e6).toFixed(3)} M`;
-for (const [form, [label]] of Object.entries(FORMS)) p(`| native (criterion) | ${label} | ${fmtNs(nativeForm[form])} | ${rateM(nativeForm[form])} | — | 1× | — | — |`);
+for (const [form, [label]] of Object.entries(FORMS)) {
+  p(`| native (criterion) | ${label}, JSON text | ${fmtNs(nativeJson[form])} | ${rateM(nativeJson[form])} | — | 1× | — | — |`);
+  if (nativeFields[form] !== undefined) p(`| native (criterion) | ${label}, fields | ${fmtNs(nativeFields[form])} | ${rateM(nativeFields[form])} | — | 1× | — | — |`);
+}
 for (const r of [node, browser]) {
   const x = r.checks;
   if (x.identical === false) throw new Error(`${r.runtime}: the checker's answer differs from checkToolCall's`);
