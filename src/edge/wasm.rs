@@ -199,8 +199,6 @@ extern "C" {
     type JsError;
     #[wasm_bindgen(constructor, js_class = Error)]
     fn new(message: &str) -> JsError;
-    #[wasm_bindgen(method, getter)]
-    fn message(this: &JsError) -> Option<String>;
     #[wasm_bindgen(method, setter)]
     fn set_code(this: &JsError, code: &str);
     /// `JSON.parse` of an answer (always JSON text).
@@ -215,19 +213,28 @@ fn invalid(error: &Error) -> JsValue {
     js.into()
 }
 
-#[wasm_bindgen]
-extern "C" {
-    /// `JSON.stringify` answering the text through linear memory: when it throws (a cycle, a BigInt,
-    /// a throwing getter or Proxy trap) nothing is left behind, whereas an import answering a JS value
-    /// leaves one externref slot taken for each caught exception.
-    #[wasm_bindgen(catch, js_namespace = JSON, js_name = stringify)]
-    fn stringify(value: &JsValue) -> Result<Option<String>, JsValue>;
-}
-
 // The package's own JavaScript, a few lines that the build puts into the glue itself.
 #[wasm_bindgen(inline_js = "export function kindOf(value) {
   const type = typeof value;
   return value === undefined || value === null ? 0 : type === 'function' ? 1 : type === 'symbol' ? 2 : type === 'bigint' ? 3 : 4;
+}
+let thrown;
+export function stringify(value) {
+  try {
+    return JSON.stringify(value);
+  } catch (e) {
+    try {
+      thrown = e instanceof Error && typeof e.message === 'string' ? e.message : typeof e === 'string' ? e : '';
+    } catch {
+      thrown = '';
+    }
+    return undefined;
+  }
+}
+export function stringifyThrew() {
+  const why = thrown;
+  thrown = undefined;
+  return why;
 }
 export function checkAnswer(text) {
   let a = text.indexOf('\\0'), b = text.indexOf('\\0', a + 1);
@@ -250,6 +257,14 @@ extern "C" {
     /// function (1), a symbol (2), a BigInt (3), anything else (4).
     #[wasm_bindgen(js_name = kindOf)]
     fn kind_of(value: &JsValue) -> u32;
+    /// `JSON.stringify`, its text through linear memory; when it throws (a cycle, a BigInt, a throwing
+    /// getter or Proxy trap) it answers nothing and keeps what was thrown for [`stringify_threw`]: no
+    /// exception crosses into WebAssembly, and nothing is left behind.
+    fn stringify(value: &JsValue) -> Option<String>;
+    /// The message of what the last [`stringify`] threw (empty when it was not an `Error` with a
+    /// message, nor a string); nothing when it did not throw.
+    #[wasm_bindgen(js_name = stringifyThrew)]
+    fn stringify_threw() -> Option<String>;
     /// The plain `ToolCallCheck` object from [`crate::call::ToolCallCheck::fields`]: shorter text to
     /// decode than its JSON, and no `JSON.parse`.
     #[wasm_bindgen(js_name = checkAnswer)]
@@ -269,13 +284,13 @@ fn read(value: &JsValue, path: &str) -> Result<Value, JsValue> {
     if let Some(kind) = kind {
         return Err(invalid(&Error::invalid(path, crate::text::concat(&["cannot be read as JSON: got ", kind]))));
     }
-    let text = stringify(value)
-        .map_err(|e| {
-            let why = e.dyn_ref::<JsError>().and_then(JsError::message).or_else(|| e.as_string()).filter(|w| !w.is_empty());
-            let why = why.unwrap_or_else(|| "JSON.stringify threw".to_string());
-            invalid(&Error::invalid(path, crate::text::concat(&["cannot be read as JSON (", &why, ")"])))
-        })?
-        .ok_or_else(|| invalid(&Error::invalid(path, "cannot be read as JSON")))?;
+    let Some(text) = stringify(value) else {
+        let what = match stringify_threw() {
+            Some(why) => crate::text::concat(&["cannot be read as JSON (", if why.is_empty() { "JSON.stringify threw" } else { &why }, ")"]),
+            None => String::from("cannot be read as JSON"),
+        };
+        return Err(invalid(&Error::invalid(path, what)));
+    };
     crate::edge::read::parse_input(&text).map_err(|e| invalid(&Error::invalid(path, e.what())))
 }
 
