@@ -3,7 +3,7 @@
 // instantiate) and first visits in fresh browser contexts. Uses Debian's /usr/bin/chromium through
 // playwright-core, and www's Vite to bundle a page the way www is built.
 // Usage: node bench/browser.mjs [--inputs target/bench/inputs.json] [--out file.json]
-//        [--cold-runs 15] [--visit-runs 41]
+//        [--cold-runs 15] [--visit-runs 61]
 import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
@@ -15,7 +15,7 @@ import { arg, inputsPath, repo, writeResult } from './cli.mjs';
 import { median } from './suite.mjs';
 
 const coldRuns = Number(arg('cold-runs', '15'));
-const visitRuns = Number(arg('visit-runs', '41'));
+const visitRuns = Number(arg('visit-runs', '61'));
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];

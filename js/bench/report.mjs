@@ -172,10 +172,10 @@ if (node.cold.emptyImport) {
   row(`unbundled, without hints (${runs} runs)`, v.plain, ms(v.plain.firstCallNs));
   row(`unbundled, with hints (${runs} runs)`, v.hints, ms(v.hints.firstCallNs));
   row(`the empty page: its module does nothing, no package (${runs} runs)`, v.empty, '—');
-  row('**the module\'s own cost: bundled as www**, less the empty page, run by run', m.bundled, '—', true);
-  row('the module\'s own cost: unbundled, without hints, less the empty page, run by run', m.plain, '—', true);
-  row('the module\'s own cost: unbundled, with hints, less the empty page, run by run', m.hints, '—', true);
-  row('floor: the `.wasm`\'s preloaded request beside the page\'s module, less the empty page, run by run', f.request, '—');
+  row(`**the module's own cost: bundled as www**, less the empty page, run by run (${runs} runs)`, m.bundled, '—', true);
+  row(`the module's own cost: unbundled, without hints, less the empty page, run by run (${runs} runs)`, m.plain, '—', true);
+  row(`the module's own cost: unbundled, with hints, less the empty page, run by run (${runs} runs)`, m.hints, '—', true);
+  row(`floor: the \`.wasm\`'s preloaded request beside the page's module, less the empty page, run by run (${runs} runs)`, f.request, '—');
   p(`| ${browser.runtime} | floor: \`WebAssembly.compile\` of the \`.wasm\`'s bytes (${f.compile.runs} runs) | ${ms(f.compile.readyNs)} | — | — | — |`);
   p();
   p('Other views of the same work: inside the bundled page, from the first statement of its module to the module');
