@@ -4,8 +4,9 @@
 // own fetch rather than fetched a second time.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ROOT, launchChromium, serveStatic } from './lib/static.mjs';
@@ -80,4 +81,35 @@ test('the packed package holds the entry and the one .wasm it loads', () => {
   const files = packed.files.map((f) => f.path);
   assert.ok(files.includes('browser.mjs'), files.join(', '));
   assert.deepEqual(files.filter((f) => f.endsWith('.wasm')), [WASM.slice('/pkg/'.length)]);
+});
+
+test('the build refuses a glue it cannot make one module of, naming what is wrong', () => {
+  const glue = readFileSync(join(ROOT, 'pkg/web/netaclaw_tool_policy.js'), 'utf8');
+  const work = mkdtempSync(join(tmpdir(), 'netaclaw-entry-'));
+  try {
+    const cases = [
+      [`import { x } from './other.js';\n${glue}`, /has an import; the entry cannot be one module/],
+      [`${glue}\nexport { y } from './other.js';\n`, /has an export from another module/],
+      [glue.replace("new URL('netaclaw_tool_policy_bg.wasm', import.meta.url)", "new URL('other.wasm', import.meta.url)"), /expected "new URL\('netaclaw_tool_policy_bg\.wasm', import\.meta\.url\)" once, found 0/],
+      [glue.replace('export { initSync, __wbg_init as default };', 'export { initSync };'), /expected "export \{ initSync, __wbg_init as default \};" once, found 0/],
+    ];
+    for (const [i, [text, message]] of cases.entries()) {
+      const input = join(work, `glue-${i}.js`);
+      const output = join(work, `entry-${i}.mjs`);
+      writeFileSync(input, text);
+      const run = spawnSync(process.execPath, [join(ROOT, 'scripts/browser-entry.mjs'), input, output], { encoding: 'utf8' });
+      assert.notEqual(run.status, 0, `case ${i} was accepted`);
+      assert.match(run.stderr, message);
+      assert.ok(!existsSync(output), `case ${i} wrote ${output}`);
+    }
+    // The glue as built makes the entry the package ships.
+    const output = join(work, 'entry.mjs');
+    const input = join(work, 'glue.js');
+    writeFileSync(input, glue);
+    const run = spawnSync(process.execPath, [join(ROOT, 'scripts/browser-entry.mjs'), input, output], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(readFileSync(output, 'utf8'), readFileSync(join(ROOT, 'pkg/browser.mjs'), 'utf8'));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 });
