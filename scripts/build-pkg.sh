@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the npm package in pkg/: the browser/bundler glue in pkg/web, the Node (CommonJS) glue in
-# pkg/node, and one .wasm (pkg/web/netaclaw_tool_policy_bg.wasm) that both load, optimized for size
-# with binaryen's wasm-opt; then prints its size.
+# Builds the npm package in pkg/: the browser/bundler entry pkg/browser.mjs (the web glue and the
+# entry in one module), the Node (CommonJS) glue in pkg/node, and one .wasm
+# (pkg/web/netaclaw_tool_policy_bg.wasm) that both load, optimized for size with binaryen's wasm-opt;
+# then prints its size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -87,6 +88,10 @@ done
 # The function table's entries nothing can call point at one trapping function, so that wasm-opt
 # drops what they held (scripts/drop-dead-table-entries.sh says which and why).
 scripts/drop-dead-table-entries.sh "$wasm" pkg/web/netaclaw_tool_policy.js pkg/node/netaclaw_tool_policy.js
+
+# The browser entry is one module (the web glue with its init), so that an unbundled import is one
+# module request beside the .wasm rather than entry, then glue, then .wasm.
+node scripts/browser-entry.mjs pkg/web/netaclaw_tool_policy.js pkg/browser.mjs
 
 # -Oz to a fixed point; the name, producers and target-features sections are of no use past
 # wasm-bindgen (the release profile keeps symbols so that wasm-bindgen can read the features).
