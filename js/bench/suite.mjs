@@ -134,11 +134,18 @@ export function checkSuite(policy, now, options = {}) {
   const answer = policy.checkToolCall(input);
   const answerText = JSON.stringify(answer);
   const checker = new policy.ToolCallChecker({ policy: diagnostic.policy, routes });
-  const identical = JSON.stringify(checker.check(call)) === answerText && JSON.stringify(checker.checkText(call.name, argumentsJson)) === answerText;
+  const identical =
+    JSON.stringify(checker.check(call)) === answerText &&
+    JSON.stringify(checker.checkText(call.name, argumentsJson)) === answerText &&
+    checker.checkText(call.name, '').reason === 'invalid_tool_arguments';
   const work = {
     checkToolCall: () => policy.checkToolCall(input),
     check: () => checker.check(call),
     checkText: () => checker.checkText('read_file', argumentsJson),
+    // The least any check through checkText does: arguments that are not JSON (the reader stops at the
+    // first byte, the answer is the fixed denial), through the same boundary (two strings in, the
+    // answer's fields out, the object built in JavaScript).
+    checkTextLeast: () => checker.checkText('read_file', ''),
     floorInput: () => roundTrip(input, answer),
     floorCall: () => roundTrip(call, answer),
     floorAnswer: () => JSON.parse(answerText),
