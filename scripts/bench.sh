@@ -33,6 +33,8 @@ BENCH_INPUTS_OUT="$PWD/$out/inputs.json" cargo bench --bench policy
 echo "bench: Node"
 node js/bench/node.mjs --inputs "$out/inputs.json" --out "$out/node.json" > /dev/null
 echo "bench: headless Chromium"
+# First visits of a page bundled as www is need www's Vite.
+[ -d www/node_modules/vite ] || npm --prefix www ci
 node js/bench/browser.mjs --inputs "$out/inputs.json" --out "$out/browser.json" > /dev/null
 echo "bench: the boundary, JSON text against serde-wasm-bindgen"
 scripts/boundary-experiment.sh

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the npm package in pkg/: the browser/bundler glue in pkg/web, the Node (CommonJS) glue in
-# pkg/node, and one .wasm (pkg/web/netaclaw_tool_policy_bg.wasm) that both load, optimized for size
-# with binaryen's wasm-opt; then prints its size.
+# Builds the npm package in pkg/: the browser/bundler entry pkg/browser.mjs (the web glue and the
+# entry in one module), the Node (CommonJS) glue in pkg/node, and one .wasm
+# (pkg/web/netaclaw_tool_policy_bg.wasm) that both load, optimized for size with binaryen's wasm-opt;
+# then prints its size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,6 +29,46 @@ const to = "require('path').join(__dirname, '..', 'web', 'netaclaw_tool_policy_b
 if (text.split(from).length !== 2) throw new Error(`build-pkg: ${file} does not load the .wasm as expected`);
 fs.writeFileSync(file, text.replace(from, to));
 EOF
+# The glue's JavaScript snippet (`inline_js` in src/edge/wasm.rs: the package's own few functions) goes
+# into the glue itself: no extra module to fetch in a browser, and CommonJS has no `export` to require.
+# The glue imports it by name (`{ f }`) and, for the functions the module imports directly, as a
+# namespace (`import1`); both become the functions defined in the glue.
+for glue in pkg/node/netaclaw_tool_policy.js pkg/web/netaclaw_tool_policy.js; do
+  node - "$glue" <<'EOF'
+const fs = require('fs');
+const path = require('path');
+const file = process.argv[2];
+let text = fs.readFileSync(file, 'utf8');
+const spec = String.raw`(\./snippets/[\w.-]+/inline0\.js)`;
+const named = new RegExp(String.raw`^(?:const \{ [\w, ]+ \} = require\(String\.raw\`${spec}\`\);|import \{ [\w, ]+ \} from '${spec}';)$`, 'm');
+const whole = new RegExp(String.raw`^(?:const (import\d+) = require\("${spec}"\);|import \* as (import\d+) from "${spec}";?)$`, 'm');
+const at = text.match(named) ?? text.match(whole);
+if (!at) throw new Error(`build-pkg: ${file}: no snippet import found`);
+const snippet = at.slice(1).find((s) => s && s.startsWith('./snippets/'));
+const code = fs.readFileSync(path.join(path.dirname(file), snippet), 'utf8');
+if (/\b(import|require)\b/.test(code)) throw new Error(`build-pkg: ${file}: the snippet is not plain functions`);
+const names = [...code.matchAll(/^export function (\w+)\(/gm)].map((m) => m[1]);
+const functions = code.replace(/^export function /gm, 'function ').trimEnd();
+let defined = false;
+for (;;) {
+  const n = text.match(named), w = text.match(whole);
+  if (n) {
+    text = text.replace(n[0], () => (defined ? '' : functions));
+    defined = true;
+  } else if (w) {
+    text = text.replace(w[0], () => `const ${w[1] ?? w[3]} = { ${names.join(', ')} };`);
+  } else break;
+}
+if (!defined) text = functions + '\n' + text;
+// What is left names the snippet only as a key of the import object.
+for (const line of text.split('\n')) {
+  if (line.includes('snippets/') && !/^\s*"\.\/snippets\/[\w.-]+\/inline0\.js": import\d+,$/.test(line)) throw new Error(`build-pkg: ${file}: unexpected snippet reference: ${line}`);
+}
+fs.writeFileSync(file, text);
+EOF
+  rm -rf "$(dirname "$glue")/snippets"
+done
+
 # The types declare `[Symbol.dispose]` only where the consumer's TypeScript library knows it: a
 # consumer targeting es2022 without `esnext.disposable` would otherwise fail (TS2550). The method
 # stays at runtime wherever the JavaScript engine has `Symbol.dispose`; `free()` is always declared.
@@ -47,6 +88,10 @@ done
 # The function table's entries nothing can call point at one trapping function, so that wasm-opt
 # drops what they held (scripts/drop-dead-table-entries.sh says which and why).
 scripts/drop-dead-table-entries.sh "$wasm" pkg/web/netaclaw_tool_policy.js pkg/node/netaclaw_tool_policy.js
+
+# The browser entry is one module (the web glue with its init), so that an unbundled import is one
+# module request beside the .wasm rather than entry, then glue, then .wasm.
+node scripts/browser-entry.mjs pkg/web/netaclaw_tool_policy.js pkg/browser.mjs
 
 # -Oz to a fixed point; the name, producers and target-features sections are of no use past
 # wasm-bindgen (the release profile keeps symbols so that wasm-bindgen can read the features).

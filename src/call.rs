@@ -49,6 +49,30 @@ pub struct ToolCallCheck {
     pub detail: Option<String>,
 }
 
+impl ToolCallCheck {
+    /// The fields, each followed by a NUL character: the decision, the reason (empty: `null`), the
+    /// detail (empty: `null`), then each path's argument, path and write flag (`1` or empty). No field
+    /// holds a NUL character: a path holding one is denied, and details and argument names quote what
+    /// they name (`arguments["a\u0000b"]`). The WebAssembly build hands this text to JavaScript,
+    /// which builds the plain object from it (`edge::wasm`).
+    pub fn fields(&self) -> String {
+        fn add(text: &mut String, field: &str) {
+            text.push_str(field);
+            text.push('\0');
+        }
+        let mut text = String::with_capacity(64);
+        add(&mut text, self.decision.as_str());
+        add(&mut text, self.reason.map_or("", |r| r.as_str()));
+        add(&mut text, self.detail.as_deref().unwrap_or_default());
+        for p in &self.paths {
+            add(&mut text, &p.argument);
+            add(&mut text, &p.path);
+            add(&mut text, if p.write { "1" } else { "" });
+        }
+        text
+    }
+}
+
 /// A denial: the reason and its detail.
 type Denied = (ReasonCode, String);
 
@@ -297,10 +321,7 @@ fn check_schema(schema: &Value, at: &Path) -> Result<(), Denied> {
     for (key, value) in map {
         let here = at.key(key);
         let ok = match key.as_str() {
-            "type" => match value {
-                Value::Array(items) => items.iter().all(|t| t.as_str().is_some_and(type_known)),
-                other => other.as_str().is_some_and(type_known),
-            },
+            "type" => type_names(value).iter().all(|t| t.as_str().is_some_and(type_known)),
             "properties" => {
                 let Value::Object(properties) = value else { return Err(malformed(&here)) };
                 for (name, property) in properties {
@@ -329,6 +350,11 @@ fn check_schema(schema: &Value, at: &Path) -> Result<(), Denied> {
 
 fn malformed(at: &Path) -> Denied {
     bad(concat(&[&at.render(), ": is not a valid value of this schema keyword"]))
+}
+
+/// The value of `type`: a list of type names, or one.
+fn type_names(types: &Value) -> &[Value] {
+    types.as_array().map_or(std::slice::from_ref(types), Vec::as_slice)
 }
 
 fn type_known(name: &str) -> bool {
@@ -367,11 +393,16 @@ fn validate<'v>(schema: &'v Value, value: &'v Value, at: &Path, marked: &mut Vec
     };
     let mark = map.get("x-netaclaw-path").and_then(Value::as_str);
     if let Some(types) = map.get("type") {
-        let mut names: Vec<&str> = types.as_array().map_or_else(Vec::new, |t| t.iter().filter_map(Value::as_str).collect());
-        names.extend(types.as_str());
-        if !names.iter().any(|t| has_type(value, t)) {
-            let wanted: Vec<&str> = names.iter().filter_map(|t| TYPES.iter().find(|(n, _)| n == t).map(|(_, a)| *a)).collect();
-            return fail(&concat(&["expected ", &crate::text::join(&wanted, " or "), ", got ", type_name(value)]));
+        let names = type_names(types);
+        if !names.iter().any(|t| t.as_str().is_some_and(|t| has_type(value, t))) {
+            let mut wanted = String::new();
+            for (_, a) in names.iter().filter_map(|t| TYPES.iter().find(|(n, _)| Some(*n) == t.as_str())) {
+                if !wanted.is_empty() {
+                    wanted.push_str(" or ");
+                }
+                wanted.push_str(a);
+            }
+            return fail(&concat(&["expected ", &wanted, ", got ", type_name(value)]));
         }
     }
     if let Some(Value::Array(options)) = map.get("enum") {
@@ -609,6 +640,32 @@ mod tests {
         ] {
             assert_eq!(diff_files(bad), Err(why), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn fields_are_split_by_nul_characters_that_no_field_holds() {
+        let p = policy(&["/w"], false, false);
+        let nul_key = Catalog::from_schemas(&[crate::catalog::ToolSchema { parameters: Some(std::sync::Arc::new(json!({"type": "object", "properties": {"a\u{0}b": {"type": "string", "x-netaclaw-path": "write"}}}))), ..crate::catalog::ToolSchema::new("t", "x") }]).unwrap();
+        let diff = "--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n";
+        let checks = [
+            check("read_file", LOCAL, &p, json!({"path": "src/a.rs"})),
+            check("patch", PROXY, &p, json!({ "patch": diff })),
+            check("read_file", LOCAL, &p, json!({"path": "a\u{0}b"})),
+            check("read_file", LOCAL, &p, json!({"path": 3, "\u{0}": 1})),
+            check_tool_call("t", nul_key.get("t"), Some(&route("t", PROXY, &[])), &p, Some(&json!({"a\u{0}b": "o"}))),
+            check_tool_call("x\u{0}y", None, None, &p, None),
+        ];
+        for c in &checks {
+            let text = c.fields();
+            let fields: Vec<&str> = text.split('\0').collect();
+            assert_eq!(fields.len(), 4 + 3 * c.paths.len(), "{text:?}");
+            assert_eq!((fields[0], fields[1], fields[2]), (c.decision.as_str(), c.reason.map_or("", |r| r.as_str()), c.detail.as_deref().unwrap_or_default()));
+            for (i, path) in c.paths.iter().enumerate() {
+                assert_eq!(&fields[3 + 3 * i..6 + 3 * i], [path.argument.as_str(), &path.path, if path.write { "1" } else { "" }]);
+            }
+        }
+        assert_eq!(checks[1].paths.len(), 2);
+        assert_eq!(checks[4].paths[0].argument, "[\"a\\u0000b\"]");
     }
 
     #[test]

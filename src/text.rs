@@ -8,7 +8,9 @@ pub fn concat(parts: &[&str]) -> String {
 
 /// The items with `separator` between them.
 pub fn join(items: &[&str], separator: &str) -> String {
-    let mut out = String::new();
+    // Room for a short text from the start: growing a string step by step is much of a short check's
+    // time (a longer text grows as usual).
+    let mut out = String::with_capacity(64);
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             out.push_str(separator);

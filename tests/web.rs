@@ -294,7 +294,10 @@ fn the_bindings_answer_what_the_json_api_answers_inside_the_same_module() {
     let mut compared = 0;
     for v in vectors().iter().filter(|v| v.doc.get("expected").is_some()) {
         let args: Vec<Value> = v.doc["args"].as_array().unwrap().iter().map(|a| json::js_normalize(a.clone())).collect();
-        let native = api::call(v.function(), &args).unwrap_or_else(|e| panic!("{}: {e}", v.file));
+        // In this build the JSON API answers `checkToolCall` as the decision's fields (the binding builds
+        // the object from them); its JSON is `check_tool_call_json`'s.
+        let native = if v.function() == "checkToolCall" { api::check_tool_call_json(&args[0]) } else { api::call(v.function(), &args) };
+        let native = native.unwrap_or_else(|e| panic!("{}: {e}", v.file));
         let native = json::to_string(&json::js_normalize(json::parse(&native).unwrap())).unwrap();
         assert_eq!(outcome(call(v.function(), &v.args())), Outcome::Answer(native), "{}", v.file);
         compared += 1;

@@ -39,6 +39,11 @@ export function timePerCall(now, fn, { runs = 15, minBatchMs = 25 } = {}) {
 }
 
 /** `JSON.parse(JSON.stringify(x))` of each value: what crossing a JSON boundary costs at least. */
+/** A fresh `ToolCallCheck` object with the strings of `check`: the least a call answering one pays. */
+function fresh(check) {
+  return { decision: check.decision, reason: check.reason, paths: check.paths.map((p) => ({ argument: p.argument, path: p.path, write: p.write })), detail: check.detail };
+}
+
 function roundTrip(...values) {
   for (const v of values) JSON.parse(JSON.stringify(v));
 }
@@ -115,8 +120,9 @@ export function runSuite(policy, inputs, now, options = {}) {
  * `ToolCallChecker` (`check(call)`, and `checkText(name, argumentsJson)` with the text the model sent),
  * every answer checked byte-identical to the function's. Floors: the whole input and the answer
  * through `JSON.parse(JSON.stringify(x))`; the call `{ name, arguments }` and the answer the same way,
- * what `check(call)` pays at least on a JSON boundary; and the answer's text through `JSON.parse` alone,
- * what `checkText` pays at least to hand back a plain object (its input is already text).
+ * what `check(call)` pays at least on a JSON boundary; and a fresh plain object of the answer's shape
+ * built in JavaScript from its strings, what `checkText` pays at least to hand back a plain object (its
+ * input is already text; the answer's text through `JSON.parse` is measured beside it).
  */
 export function checkSuite(policy, now, options = {}) {
   const runs = options.runs ?? 15;
@@ -128,14 +134,22 @@ export function checkSuite(policy, now, options = {}) {
   const answer = policy.checkToolCall(input);
   const answerText = JSON.stringify(answer);
   const checker = new policy.ToolCallChecker({ policy: diagnostic.policy, routes });
-  const identical = JSON.stringify(checker.check(call)) === answerText && JSON.stringify(checker.checkText(call.name, argumentsJson)) === answerText;
+  const identical =
+    JSON.stringify(checker.check(call)) === answerText &&
+    JSON.stringify(checker.checkText(call.name, argumentsJson)) === answerText &&
+    checker.checkText(call.name, '').reason === 'invalid_tool_arguments';
   const work = {
     checkToolCall: () => policy.checkToolCall(input),
     check: () => checker.check(call),
     checkText: () => checker.checkText('read_file', argumentsJson),
+    // The least any check through checkText does: arguments that are not JSON (the reader stops at the
+    // first byte, the answer is the fixed denial), through the same boundary (two strings in, the
+    // answer's fields out, the object built in JavaScript).
+    checkTextLeast: () => checker.checkText('read_file', ''),
     floorInput: () => roundTrip(input, answer),
     floorCall: () => roundTrip(call, answer),
     floorAnswer: () => JSON.parse(answerText),
+    floorObject: () => fresh(answer),
   };
   const { ns, samples } = interleaved(work, now, runs, options.minBatchMs ?? 25, options.rounds ?? 5);
   checker.free();

@@ -8,17 +8,15 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, extname, join, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
+import { ROOT, launchChromium, serveStatic } from './lib/static.mjs';
 
 const require = createRequire(import.meta.url);
 const policy = require('@netaclaw/tool-policy');
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const COUNT = Number(process.env.DIFF_COUNT ?? 500);
 const BROWSER_COUNT = Number(process.env.DIFF_BROWSER_COUNT ?? 100);
 const SEED = process.env.DIFF_SEED ?? '20240501';
@@ -147,46 +145,19 @@ test('the replay notices a difference', () => {
   assert.deepEqual(result.mismatches.map((m) => m.index), [1, 2]);
 });
 
-const TYPES = { '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json', '.html': 'text/html' };
-
-/** A static server on 127.0.0.1 for pkg/, the cases and the replay module. */
-async function serve(cases) {
-  const pkg = join(ROOT, 'pkg');
-  const body = JSON.stringify(cases);
-  const replayModule = `export ${replay.toString()}\n`;
-  const server = createServer((req, res) => {
-    const url = new URL(req.url, 'http://127.0.0.1');
-    const send = (status, type, data) => {
-      res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
-      res.end(data);
-    };
-    if (url.pathname === '/') return send(200, 'text/html', '<!doctype html><meta charset="utf-8"><title>differential</title>');
-    if (url.pathname === '/cases.json') return send(200, 'application/json', body);
-    if (url.pathname === '/replay.mjs') return send(200, 'text/javascript', replayModule);
-    if (url.pathname.startsWith('/pkg/')) {
-      const file = resolve(pkg, `.${decodeURIComponent(url.pathname.slice('/pkg'.length))}`);
-      if (file.startsWith(pkg + sep) && existsSync(file)) return send(200, TYPES[extname(file)] ?? 'application/octet-stream', readFileSync(file));
-    }
-    return send(404, 'text/plain', 'not found');
-  });
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  return server;
-}
-
 test('headless Chromium replays the same cases byte-identically', async (t) => {
-  const { chromium } = await import('playwright-core');
   const cases = [...firstPerFunction(valid, BROWSER_COUNT), ...firstPerFunction(mixed, Math.ceil(BROWSER_COUNT / 2))];
-  const server = await serve(cases);
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  const { server, origin } = await serveStatic({
+    '/': { type: 'text/html', body: '<!doctype html><meta charset="utf-8"><title>differential</title>' },
+    '/cases.json': { type: 'application/json', body: JSON.stringify(cases) },
+    '/replay.mjs': { type: 'text/javascript', body: `export ${replay.toString()}\n` },
   });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    const { port } = server.address();
-    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.goto(`${origin}/`);
     const result = await page.evaluate(async () => {
       const policy = await import('/pkg/browser.mjs');
       const { replay } = await import('/replay.mjs');

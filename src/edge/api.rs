@@ -211,8 +211,12 @@ pub fn to_mcp_annotations_json(manifest: &Value) -> Result<String, Error> {
 
 /// `checkToolCall({ policy, routes, call: { name, arguments }, catalog? })`.
 pub fn check_tool_call_json(value: &Value) -> Result<String, Error> {
-    let checker = CallChecker::read(value, false)?;
-    checker.check_call(field(top(value)?, "call"))
+    json::to_string(&check_tool_call_decision(value)?)
+}
+
+/// [`check_tool_call_json`]'s decision, before it is printed.
+pub fn check_tool_call_decision(value: &Value) -> Result<crate::call::ToolCallCheck, Error> {
+    CallChecker::read(value, false)?.decide_call(field(top(value)?, "call"))
 }
 
 /// A worker's policy and routes read once, with the catalog and every tool's parameter schema checked
@@ -268,21 +272,30 @@ impl CallChecker {
 
     /// Reads the call `{ name, arguments }` (named `call` in errors) and answers its decision as JSON.
     pub fn check_call(&self, call: Option<&Value>) -> Result<String, Error> {
+        json::to_string(&self.decide_call(call)?)
+    }
+
+    /// [`CallChecker::check_call`]'s decision, before it is printed.
+    pub fn decide_call(&self, call: Option<&Value>) -> Result<crate::call::ToolCallCheck, Error> {
         let call_path = ROOT.key("call");
         let call = object(call.ok_or_else(|| call_path.error("is required"))?, &call_path)?;
         let name = string(call.get("name").unwrap_or(&Value::Null), &call_path.key("name"), 0, usize::MAX)?;
-        json::to_string(&self.check(name, call.get("arguments")))
+        Ok(self.check(name, call.get("arguments")))
     }
 
     /// Decides a call whose arguments are the JSON text the model sent, as `check` decides the call
     /// with the arguments `JSON.parse` reads from that text. Text that is not JSON (or longer than the
     /// input limit, 32 MiB) is a denied call, `invalid_tool_arguments`.
     pub fn check_text(&self, name: &str, arguments: &str) -> Result<String, Error> {
-        let check = match crate::edge::read::parse_input(arguments) {
+        json::to_string(&self.decide_text(name, arguments))
+    }
+
+    /// [`CallChecker::check_text`]'s decision, before it is printed.
+    pub fn decide_text(&self, name: &str, arguments: &str) -> crate::call::ToolCallCheck {
+        match crate::edge::read::parse_input(arguments) {
             Ok(value) => self.check(name, Some(&value)),
-            Err(_) => crate::call::deny(crate::vocab::ReasonCode::InvalidToolArguments, String::from("arguments: is not valid JSON (or longer than 32 MiB)")),
-        };
-        json::to_string(&check)
+            Err(_) => crate::call::deny(crate::vocab::ReasonCode::InvalidToolArguments, "arguments: is not valid JSON (or longer than 32 MiB)".into()),
+        }
     }
 }
 
@@ -359,7 +372,11 @@ pub fn call_function(function: Function, args: &[Value]) -> Result<String, Error
         Function::ExplainTool => explain_tool_json(arg(0), arg(1), opt(2)),
         Function::ProfileRouteDiff => profile_route_diff_json(arg(0)),
         Function::ToMcpAnnotations => to_mcp_annotations_json(arg(0)),
+        // The WebAssembly build answers the decision's fields, from which JavaScript builds the object.
+        #[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
         Function::CheckToolCall => check_tool_call_json(arg(0)),
+        #[cfg(all(target_arch = "wasm32", feature = "wasm"))]
+        Function::CheckToolCall => check_tool_call_decision(arg(0)).map(|c| c.fields()),
         Function::CatalogInfo => catalog_info_json(opt(0)),
         Function::GetToolSchema => get_tool_schema_json(arg(0), opt(1)),
         Function::GetToolNamesByToolset => get_tool_names_by_toolset_json(arg(0), opt(1)),

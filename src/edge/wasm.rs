@@ -1,7 +1,9 @@
 //! The JavaScript bindings, one per row of the export table ([`crate::edge::exports`]): a thin layer
 //! over [`crate::edge::api`]. Arguments cross as JSON text (read by
 //! `JSON.stringify`), answers as JSON text (`JSON.parse`), so callers get plain objects whose bytes
-//! equal the native answer, and nothing is left behind in wasm memory after a call.
+//! equal the native answer, and nothing is left behind in wasm memory after a call. A call check
+//! (`checkToolCall`, `ToolCallChecker`) answers its decision's few fields instead, from which a few
+//! lines of the package's JavaScript build the same object ([`check_answer`]).
 
 use crate::edge::api::{self, CallChecker, Function, Prepared};
 use crate::error::Error;
@@ -197,8 +199,6 @@ extern "C" {
     type JsError;
     #[wasm_bindgen(constructor, js_class = Error)]
     fn new(message: &str) -> JsError;
-    #[wasm_bindgen(method, getter)]
-    fn message(this: &JsError) -> Option<String>;
     #[wasm_bindgen(method, setter)]
     fn set_code(this: &JsError, code: &str);
     /// `JSON.parse` of an answer (always JSON text).
@@ -213,40 +213,84 @@ fn invalid(error: &Error) -> JsValue {
     js.into()
 }
 
-#[wasm_bindgen]
+// The package's own JavaScript, a few lines that the build puts into the glue itself.
+#[wasm_bindgen(inline_js = "export function kindOf(value) {
+  const type = typeof value;
+  return value === undefined || value === null ? 0 : type === 'function' ? 1 : type === 'symbol' ? 2 : type === 'bigint' ? 3 : 4;
+}
+let thrown;
+export function stringify(value) {
+  try {
+    return JSON.stringify(value);
+  } catch (e) {
+    try {
+      thrown = e instanceof Error && typeof e.message === 'string' ? e.message : typeof e === 'string' ? e : '';
+    } catch {
+      thrown = '';
+    }
+    return undefined;
+  }
+}
+export function stringifyThrew() {
+  const why = thrown;
+  thrown = undefined;
+  return why;
+}
+export function checkAnswer(text) {
+  let a = text.indexOf('\\0'), b = text.indexOf('\\0', a + 1);
+  const decision = text.slice(0, a), reason = b > a + 1 ? text.slice(a + 1, b) : null, paths = [];
+  a = text.indexOf('\\0', b + 1);
+  const detail = a > b + 1 ? text.slice(b + 1, a) : null;
+  while (a + 1 < text.length) {
+    b = text.indexOf('\\0', a + 1);
+    const argument = text.slice(a + 1, b);
+    a = text.indexOf('\\0', b + 1);
+    const path = text.slice(b + 1, a);
+    b = text.indexOf('\\0', a + 1);
+    paths.push({ argument, path, write: b > a + 1 });
+    a = b;
+  }
+  return { decision, reason, paths, detail };
+}")]
 extern "C" {
-    /// `JSON.stringify` answering the text through linear memory: when it throws (a cycle, a BigInt,
-    /// a throwing getter or Proxy trap) nothing is left behind, whereas an import answering a JS value
-    /// leaves one externref slot taken for each caught exception.
-    #[wasm_bindgen(catch, js_namespace = JSON, js_name = stringify)]
-    fn stringify(value: &JsValue) -> Result<Option<String>, JsValue>;
+    /// What [`read`] tells apart before `JSON.stringify`, in one call: `undefined` or `null` (0), a
+    /// function (1), a symbol (2), a BigInt (3), anything else (4).
+    #[wasm_bindgen(js_name = kindOf)]
+    fn kind_of(value: &JsValue) -> u32;
+    /// `JSON.stringify`, its text through linear memory; when it throws (a cycle, a BigInt, a throwing
+    /// getter or Proxy trap) it answers nothing and keeps what was thrown for [`stringify_threw`]: no
+    /// exception crosses into WebAssembly, and nothing is left behind.
+    fn stringify(value: &JsValue) -> Option<String>;
+    /// The message of what the last [`stringify`] threw (empty when it was not an `Error` with a
+    /// message, nor a string); nothing when it did not throw.
+    #[wasm_bindgen(js_name = stringifyThrew)]
+    fn stringify_threw() -> Option<String>;
+    /// The plain `ToolCallCheck` object from [`crate::call::ToolCallCheck::fields`]: shorter text to
+    /// decode than its JSON, and no `JSON.parse`.
+    #[wasm_bindgen(js_name = checkAnswer)]
+    fn check_answer(text: &str) -> JsValue;
 }
 
 /// Reads one argument as JSON. `undefined` is `null`; values JSON cannot hold (functions, symbols)
 /// are absent inside objects; a BigInt, a cycle or a throwing getter is invalid input.
 fn read(value: &JsValue, path: &str) -> Result<Value, JsValue> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(Value::Null);
-    }
-    let kind = if value.is_function() {
-        Some("a function")
-    } else if value.is_symbol() {
-        Some("a symbol")
-    } else if value.is_bigint() {
-        Some("a BigInt")
-    } else {
-        None
+    let kind = match kind_of(value) {
+        0 => return Ok(Value::Null),
+        1 => Some("a function"),
+        2 => Some("a symbol"),
+        3 => Some("a BigInt"),
+        _ => None,
     };
     if let Some(kind) = kind {
         return Err(invalid(&Error::invalid(path, crate::text::concat(&["cannot be read as JSON: got ", kind]))));
     }
-    let text = stringify(value)
-        .map_err(|e| {
-            let why = e.dyn_ref::<JsError>().and_then(JsError::message).or_else(|| e.as_string()).filter(|w| !w.is_empty());
-            let why = why.unwrap_or_else(|| "JSON.stringify threw".to_string());
-            invalid(&Error::invalid(path, crate::text::concat(&["cannot be read as JSON (", &why, ")"])))
-        })?
-        .ok_or_else(|| invalid(&Error::invalid(path, "cannot be read as JSON")))?;
+    let Some(text) = stringify(value) else {
+        let what = match stringify_threw() {
+            Some(why) => crate::text::concat(&["cannot be read as JSON (", if why.is_empty() { "JSON.stringify threw" } else { &why }, ")"]),
+            None => String::from("cannot be read as JSON"),
+        };
+        return Err(invalid(&Error::invalid(path, what)));
+    };
     crate::edge::read::parse_input(&text).map_err(|e| invalid(&Error::invalid(path, e.what())))
 }
 
@@ -303,7 +347,11 @@ fn call(function: Function, args: &[(&JsValue, &str)]) -> Result<JsValue, JsValu
     for (value, path) in args {
         values.push(read(value, path)?);
     }
-    answer(api::call_function(function, &values))
+    let text = api::call_function(function, &values);
+    if function == Function::CheckToolCall {
+        return text.map(|t| check_answer(&t)).map_err(|e| invalid(&e));
+    }
+    answer(text)
 }
 
 /// [`call`] for a function answering a string.
@@ -432,7 +480,7 @@ impl ToolCallChecker {
     #[wasm_bindgen(unchecked_return_type = "ToolCallCheck")]
     pub fn check(&self, #[wasm_bindgen(unchecked_param_type = "ToolCall")] call: JsValue) -> Result<JsValue, JsValue> {
         let value = read(&call, "call")?;
-        answer(self.checker.check_call(Some(&value)))
+        Ok(check_answer(&self.checker.decide_call(Some(&value)).map_err(|e| invalid(&e))?.fields()))
     }
 
     /// Decides a call of `name` whose arguments are the JSON text the model sent (no `JSON.parse` or
@@ -446,6 +494,6 @@ impl ToolCallChecker {
         let text = |v: &JsValue, path: &str| v.as_string().ok_or_else(|| invalid(&Error::invalid(path, "expected a string")));
         let name = text(&name, "name")?;
         let arguments = text(&arguments, "argumentsJson")?;
-        answer(self.checker.check_text(&name, &arguments))
+        Ok(check_answer(&self.checker.decide_text(&name, &arguments).fields()))
     }
 }

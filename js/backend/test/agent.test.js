@@ -306,12 +306,43 @@ function defineTests(backend) {
       const page = (await call(s, 'GET', `/admin/netaclaw/subagent/page?agentId=${agent.id}`)).body.data;
       assert.deepEqual(page.list.map(b => b.id).sort(), [...r.body.data.batchIds].sort());
       assert.ok(page.list.every(b => b.status === 'completed' && b.crewRole === 'sub'));
-      // a malformed task list is the call's error, not a failed turn
-      model.push({ toolCalls: [{ id: 'p2', name: 'delegate_parallel', arguments: { tasks: [] } }] }, { content: 'ok' });
+      // Arguments outside the tool's catalog parameters are denied by the package (checkToolCall), as any
+      // call's are: a denied call, not a failed turn, and no batch is started.
+      const tooMany = Array.from({ length: 11 }, (_, i) => ({ task: `task ${i}` }));
+      model.push(
+        { toolCalls: [
+          { id: 'p2', name: 'delegate_parallel', arguments: { tasks: [] } },
+          { id: 'p3', name: 'delegate_parallel', arguments: { tasks: tooMany } },
+          { id: 'p4', name: 'delegate_task', arguments: { task: 5 } },
+          { id: 'p5', name: 'delegate_task', arguments: { task: 'x', tools: ['read_file'], extra: true } },
+        ] },
+        { content: 'ok' }
+      );
       const bad = await chat(s, { agentId: agent.id, sessionId: r.body.data.sessionId, message: 'again' });
       assert.equal(bad.status, 200, bad.text);
-      assert.equal(bad.body.data.toolCalls[0].ok, false);
-      assert.match(bad.body.data.toolCalls[0].error, /tasks must be a non-empty array/);
+      assert.deepEqual(
+        bad.body.data.toolCalls.map(c => [c.name, c.decision, c.reason, c.ok, c.detail]),
+        [
+          ['delegate_parallel', 'denied', 'invalid_tool_arguments', false, 'arguments.tasks: must not be empty'],
+          ['delegate_parallel', 'denied', 'invalid_tool_arguments', false, 'arguments.tasks: must have at most 10 items'],
+          ['delegate_task', 'denied', 'invalid_tool_arguments', false, 'arguments.task: expected a string, got a number'],
+          ['delegate_task', 'denied', 'invalid_tool_arguments', false, bad.body.data.toolCalls[3].detail],
+        ]
+      );
+      assert.match(bad.body.data.toolCalls[3].detail, /arguments\.extra/);
+      assert.deepEqual(bad.body.data.batchIds, [], 'no batch for a denied delegation');
+      const after = (await call(s, 'GET', `/admin/netaclaw/subagent/page?agentId=${agent.id}`)).body.data;
+      assert.equal(after.list.length, 2, 'still only the two batches of the first turn');
+      // the model was told why, and the session stored each denied call
+      const told = model.requests.at(-1).body.messages.filter(m => m.role === 'tool').map(m => m.content);
+      assert.ok(told.some(t => t.includes('Tool call denied (invalid_tool_arguments)') && t.includes('at most 10 items')), told.join('\n'));
+      const stored = (await sessionInfo(s, r.body.data.sessionId)).calls;
+      assert.deepEqual(stored.slice(-4).map(c => [c.name, c.decision, c.reason]), [
+        ['delegate_parallel', 'denied', 'invalid_tool_arguments'],
+        ['delegate_parallel', 'denied', 'invalid_tool_arguments'],
+        ['delegate_task', 'denied', 'invalid_tool_arguments'],
+        ['delegate_task', 'denied', 'invalid_tool_arguments'],
+      ]);
     });
   });
 

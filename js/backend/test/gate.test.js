@@ -168,6 +168,20 @@ describe('the gate prepares one checker per policy and routes', () => {
     }
   });
 
+  test('arguments JSON cannot print are answered as the package answers them', () => {
+    const { policy, routes } = diagnose('/srv/gate', { shell: true, write: false });
+    const cyclic = {};
+    cyclic.self = cyclic;
+    for (const args of [{ path: 1n }, cyclic]) {
+      assert.throws(() => checkCall({ policy, routes, name: 'read_file', arguments: args }), e => e.code === 'invalid_input');
+    }
+    // A function is no JSON value: the arguments read as absent, as checkToolCall reads them.
+    const r = checkCall({ policy, routes, name: 'read_file', arguments: () => ({ path: 'a' }) });
+    const expected = pkg.checkToolCall({ policy, routes, call: { name: 'read_file', arguments: () => ({ path: 'a' }) } });
+    assert.deepEqual([r.decision, r.reason, r.detail], [expected.decision, expected.reason, expected.detail]);
+    assert.equal(r.detail, 'arguments: expected an object, got null');
+  });
+
   test('a checker is built once per routes list and policy, and again for new ones', () => {
     const Original = pkg.ToolCallChecker;
     let built = 0;

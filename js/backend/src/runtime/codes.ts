@@ -26,6 +26,13 @@ export const DECISIONS = {
   denied: 'denied',
 } as const satisfies Record<string, ToolCallDecision>;
 
+/**
+ * Where the executor runs its own tools (`delegate_task`, `delegate_parallel`): in the main process. Their
+ * arguments are checked by `checkToolCall` against the tool's catalog `parameters`, with the tool's route at
+ * this status, as every other call is checked against its route.
+ */
+export const OWN_TOOL_STATUS = 'main-process-proxied' satisfies ToolRuntimeRoute['status']; // policy-vocabulary: the executor runs its own delegation tools in the main process (RUNTIME §6)
+
 /** A route the projection made runnable: what a sub-agent's model is offered (L0). */
 export function isRunnable(route: Pick<ToolRuntimeRoute, 'route' | 'blockedReason'>): boolean {
   return route.route !== 'disabled'; // policy-vocabulary: the executor offers a sub-agent only the routes the package made runnable (RUNTIME §1 L0)

@@ -21,7 +21,8 @@ import { CatalogService } from './catalog';
 import { ChannelService } from './channel';
 import { messageChars, sessionBusy, SessionService, TurnClaim } from './session';
 import { BatchHandle, CallRecord, SubagentService } from './subagent';
-import { DECISIONS, isRunnable, RUNTIME_REASONS } from '../runtime/codes';
+import { DECISIONS, isRunnable, OWN_TOOL_STATUS, RUNTIME_REASONS } from '../runtime/codes';
+import { checkCall, GateResult } from '../runtime/gate';
 import type { ChatAnswer, ChatSessionFields, ChatTurnEvent } from '../api-types';
 
 /** Characters of one tool call's argument text. */
@@ -365,8 +366,12 @@ export class ChatExecutor {
       view = checked.denied;
       await this.record(sessionId, view);
     } else {
-      const own = this.ownTools[tc.name];
-      if (own) {
+      const own = Object.prototype.hasOwnProperty.call(this.ownTools, tc.name) ? this.ownTools[tc.name] : undefined;
+      const ownCheck = own ? checkOwnCall(sessionPolicy, routes, tc.name, checked.args) : null;
+      if (ownCheck && ownCheck.decision === DECISIONS.denied) {
+        view = { id: tc.id, name: tc.name, arguments: checked.args, decision: DECISIONS.denied, reason: ownCheck.reason, detail: ownCheck.detail, ok: false, durationMs: Date.now() - started };
+        await this.record(sessionId, view);
+      } else if (own) {
         let r: { ok: boolean; output?: string; error?: string };
         try {
           r = await own(ctx, checked.args);
@@ -566,6 +571,21 @@ function parseArguments(text: string): unknown {
     return JSON.parse(raw);
   } catch {
     return raw;
+  }
+}
+
+/**
+ * The package's decision on a call of one of the executor's own tools (delegation): `checkToolCall` with the
+ * session's policy and the tool's route as the executor runs it (in the main process), so its arguments are
+ * checked against the tool's catalog `parameters` (a task's text, at most 10 tasks, tool names) like every
+ * other call's. A gate error is a denial (fail closed).
+ */
+function checkOwnCall(policy: WorkerPolicy, routes: ToolRuntimeRoute[], name: string, args: unknown): GateResult {
+  const route = routes.find(r => r.name === name);
+  try {
+    return checkCall({ policy, routes: route ? [{ ...route, status: OWN_TOOL_STATUS }] : [], name, arguments: args });
+  } catch (err) {
+    return { decision: DECISIONS.denied, reason: RUNTIME_REASONS.invalidArguments, paths: [], detail: `gate error: ${(err as Error).message}` };
   }
 }
 
