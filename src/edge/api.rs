@@ -73,10 +73,16 @@ impl Prepared {
 
     /// `runtimeDiagnostic` without `profiles` ([`Prepared::profiles`] hands them back once), as JSON.
     pub fn diagnose_routes(&self, value: &Value) -> Result<String, Error> {
-        // Without a trace, the routes are printed as they are decided (`write_route`), not built.
+        self.diagnose_json(value, true)
+    }
+
+    /// `runtimeDiagnostic` (without `profiles` when `without_profiles`) as JSON. Without a trace, the
+    /// routes are printed as they are decided (`write_route`), not built: the answer is printed with
+    /// empty `routes` (its last field), and the printed routes go inside those brackets.
+    pub fn diagnose_json(&self, value: &Value, without_profiles: bool) -> Result<String, Error> {
         let mut printed = String::new();
-        let d = self.diagnose_with(value, false, true, Some(&mut printed))?;
-        let mut out = json::to_string(&d.routes_only())?;
+        let d = self.diagnose_with(value, false, without_profiles, Some(&mut printed))?;
+        let mut out = if without_profiles { json::to_string(&d.routes_only())? } else { json::to_string(&d)? };
         if !printed.is_empty() {
             // `…,"routes":[]}` less its `]}`, then the routes.
             out.truncate(out.len().saturating_sub(2));
@@ -125,7 +131,7 @@ pub fn resolve_tools_json(value: &Value) -> Result<String, Error> {
 
 /// `runtimeDiagnostic(input)`.
 pub fn runtime_diagnostic_json(value: &Value) -> Result<String, Error> {
-    json::to_string(&Prepared::new(value)?.diagnose(value)?)
+    Prepared::new(value)?.diagnose_json(value, false)
 }
 
 /// `buildSubprocessWorkerPolicy(input)`.
