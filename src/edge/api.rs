@@ -2,7 +2,7 @@
 //! JSON the JavaScript package returns. The wasm bindings, the golden vectors and the CLI all go
 //! through here, so every runtime gives the same bytes.
 
-use crate::diagnostic::{runtime_diagnostic_with, DiagnosticOptions, RuntimeDiagnostic};
+use crate::diagnostic::{runtime_diagnostic_each, DiagnosticOptions, RuntimeDiagnostic};
 use crate::error::Error;
 use crate::governance::{resolve_tools, Governance, ResolveResult};
 use crate::edge::input;
@@ -12,7 +12,7 @@ use crate::json;
 use crate::path::Path;
 use crate::labels::{label, labels, parse_locale};
 use crate::manifest::{tool_manifest, Catalog};
-use crate::projection::project_runtime_policy;
+use crate::projection::write_route;
 use crate::registry::{sync_catalog, validate_tool_update};
 use crate::worker_policy::{build_bounded_worker_policy, build_subprocess_worker_policy};
 use crate::explain::{explain_tool, profile_route_diff};
@@ -73,23 +73,39 @@ impl Prepared {
 
     /// `runtimeDiagnostic` without `profiles` ([`Prepared::profiles`] hands them back once), as JSON.
     pub fn diagnose_routes(&self, value: &Value) -> Result<String, Error> {
-        let d = self.diagnose_with(value, false, true)?;
-        json::to_string(&d.routes_only())
+        self.diagnose_json(value, true)
+    }
+
+    /// `runtimeDiagnostic` (without `profiles` when `without_profiles`) as JSON. Without a trace, the
+    /// routes are printed as they are decided (`write_route`), not built: the answer is printed with
+    /// empty `routes` (its last field), and the printed routes go inside those brackets.
+    pub fn diagnose_json(&self, value: &Value, without_profiles: bool) -> Result<String, Error> {
+        let mut printed = String::new();
+        let d = self.diagnose_with(value, false, without_profiles, Some(&mut printed))?;
+        let mut out = if without_profiles { json::to_string(&d.routes_only())? } else { json::to_string(&d)? };
+        if !printed.is_empty() {
+            // `…,"routes":[]}` less its `]}`, then the routes.
+            out.truncate(out.len().saturating_sub(2));
+            out.push_str(&printed);
+            out.push_str("]}");
+        }
+        Ok(out)
     }
 
     /// `runtimeDiagnostic`, traced when `force_trace` or the input's `trace` asks for it.
     fn diagnose_traced(&self, value: &Value, force_trace: bool) -> Result<RuntimeDiagnostic, Error> {
-        self.diagnose_with(value, force_trace, false)
+        self.diagnose_with(value, force_trace, false, None)
     }
 
-    fn diagnose_with(&self, value: &Value, force_trace: bool, without_profiles: bool) -> Result<RuntimeDiagnostic, Error> {
+    /// With `printed`, an untraced diagnostic prints its routes there ([`runtime_diagnostic_each`]).
+    fn diagnose_with(&self, value: &Value, force_trace: bool, without_profiles: bool, printed: Option<&mut String>) -> Result<RuntimeDiagnostic, Error> {
         let map = top(value)?;
         let (mut diagnostic_input, roots) = input::diagnostic_input(map, &ROOT)?;
         let trace = input::trace_flag(map, &ROOT)? || force_trace;
         let parent = input::parent_policy(map, &ROOT)?;
         (diagnostic_input.session_cwd, diagnostic_input.workspace_roots) = roots.normalize()?;
         let options = DiagnosticOptions { parent: parent.as_ref(), trace: trace.then_some(&self.sources), without_profiles };
-        Ok(runtime_diagnostic_with(&self.catalog, &self.governance, &diagnostic_input, &options))
+        Ok(runtime_diagnostic_each(&self.catalog, &self.governance, &diagnostic_input, &options, printed))
     }
 
     /// `explainTool` with this catalog and governance.
@@ -115,7 +131,7 @@ pub fn resolve_tools_json(value: &Value) -> Result<String, Error> {
 
 /// `runtimeDiagnostic(input)`.
 pub fn runtime_diagnostic_json(value: &Value) -> Result<String, Error> {
-    json::to_string(&Prepared::new(value)?.diagnose(value)?)
+    Prepared::new(value)?.diagnose_json(value, false)
 }
 
 /// `buildSubprocessWorkerPolicy(input)`.
@@ -143,7 +159,13 @@ pub fn project_runtime_policy_json(value: &Value) -> Result<String, Error> {
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         return json::to_string(&traced_projection(&catalog, &sources, policy, &projection_input, &names));
     }
-    json::to_string(&project_runtime_policy(&catalog, policy, &projection_input))
+    // Each route printed as it is decided (`write_route`: the bytes `project_runtime_policy` prints).
+    let mut out = String::from("[");
+    for (i, tool) in catalog.tools().iter().enumerate() {
+        write_route(&mut out, i > 0, tool, projection_input.route_input(i), policy);
+    }
+    out.push(']');
+    Ok(out)
 }
 
 /// `syncCatalog(catalog, rows)`.

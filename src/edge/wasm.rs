@@ -454,7 +454,7 @@ fn engine_call(prepared: &Prepared, input: &JsValue, call: EngineCall) -> Result
     let value = read_input(input)?;
     answer(match call {
         EngineCall::Resolve => prepared.resolve(&value).and_then(|r| crate::json::to_string(&r)),
-        EngineCall::Diagnose => prepared.diagnose(&value).and_then(|r| crate::json::to_string(&r)),
+        EngineCall::Diagnose => prepared.diagnose_json(&value, false),
         EngineCall::DiagnoseRoutes => prepared.diagnose_routes(&value),
     })
 }
