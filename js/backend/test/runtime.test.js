@@ -377,6 +377,47 @@ describe('L3: prepared sandboxes (the next sandbox built ahead, one command each
     assert.deepEqual(sandboxesOf(process.pid), [], 'and none is built after it');
   });
 
+  test('a descriptor the backend inherited reaches no sandboxed command, fresh or prepared', async () => {
+    // A backend started with a descriptor open without close-on-exec (here fd 7, a pipe its parent
+    // passed): bwrap would pass it on to every sandbox; the prelude closes it before the command runs.
+    const { spawn } = require('node:child_process');
+    const script = `
+      const fs = require('fs');
+      const { ShellProcessOperations } = require(${JSON.stringify(path.resolve(__dirname, '..', 'dist', 'runtime', 'operations', 'process.js'))});
+      const { PREPARED_COMMAND } = require(${JSON.stringify(path.resolve(__dirname, '..', 'dist', 'runtime', 'sandbox.js'))});
+      const { sandboxesOf, waitFor } = require(${JSON.stringify(path.join(__dirname, 'support', 'processes.js'))});
+      (async () => {
+        const st = fs.fstatSync(7);
+        const out = [st.isSocket() || st.isFIFO() ? 'BACKEND-HOLDS-FD7' : 'no pipe at fd 7'];
+        const ops = new ShellProcessOperations('bwrap', undefined, { prepare: true });
+        const spec = { roots: [process.argv[1]], readonly: false, cwd: process.argv[1], timeoutMs: 10000 };
+        const facts = 'grep -qa "read -r -[N]" /proc/1/cmdline && echo RAN-PREPARED || echo RAN-FRESH; ' +
+          'for f in /proc/$$/fd/*; do echo "FD ${'$'}{f##*/}"; done; { true >&7; } 2>/dev/null && echo FD7-OPEN || echo FD7-CLOSED';
+        out.push((await ops.exec({ ...spec, command: facts })).output);
+        await waitFor(() => sandboxesOf(process.pid, PREPARED_COMMAND));
+        out.push((await ops.exec({ ...spec, command: facts })).output);
+        await ops.close();
+        process.stdout.write(JSON.stringify(out));
+      })().catch(e => { console.error(e); process.exit(1); });`;
+    const child = spawn(process.execPath, ['-e', script, ws.root], { stdio: ['ignore', 'pipe', 'pipe', 'ignore', 'ignore', 'ignore', 'ignore', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', d => (stdout += d));
+    child.stderr.on('data', d => (stderr += d));
+    const code = await new Promise(resolve => child.on('exit', resolve));
+    assert.equal(code, 0, stderr);
+    const [held, fresh, prepared] = JSON.parse(stdout);
+    assert.equal(held, 'BACKEND-HOLDS-FD7', 'the backend process does hold the descriptor');
+    assert.match(fresh, /RAN-FRESH/);
+    assert.match(prepared, /RAN-PREPARED/);
+    for (const out of [fresh, prepared]) {
+      assert.match(out, /FD7-CLOSED/, out);
+      // 0, 1, 2 and the one the listing itself opens: nothing else
+      const fds = [...out.matchAll(/^FD (\d+)$/gm)].map(m => Number(m[1]));
+      assert.ok(fds.filter(n => n > 2).length <= 1 && !fds.includes(7), out);
+    }
+  });
+
   test('time limit and output cap hold in a prepared sandbox', async () => {
     const ops = new ShellProcessOperations('bwrap', undefined, { prepare: true });
     try {

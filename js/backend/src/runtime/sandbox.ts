@@ -61,28 +61,30 @@ export function systemArgs(): string[] {
 }
 
 /**
- * What runs inside the sandbox for a shell command (after `--`). A short `/bin/sh` prelude bounds processes
- * before the command starts: it sets the pid namespace's `pid_max` (Linux ≥ 6.14 keeps one per namespace;
- * it needs the capabilities bwrap leaves to a root caller inside its user namespace) and RLIMIT_NPROC
- * (`ulimit -u`, `ulimit -p` in dash; it binds a non-root caller: the kernel never applies it to uid 0; a
- * shell that can set neither stops there, exit 126), then drops every capability (`setpriv`: empty
- * bounding and inheritable sets, so the command and its children hold none) and runs the command with
- * `bash -c`.
+ * What runs inside the sandbox for a shell command (after `--`). A short bash prelude first closes every
+ * descriptor above 2 that the sandbox inherited (bwrap passes on whatever its caller holds without
+ * close-on-exec, such as a descriptor the backend itself inherited), except `keepFd` (a prepared sandbox's
+ * command descriptor); then it bounds processes before the command starts: it sets the pid namespace's
+ * `pid_max` (Linux ≥ 6.14 keeps one per namespace; it needs the capabilities bwrap leaves to a root caller
+ * inside its user namespace) and RLIMIT_NPROC (`ulimit -u`; it binds a non-root caller: the kernel never
+ * applies it to uid 0; a prelude that cannot set it stops there, exit 126), then drops every capability
+ * (`setpriv`: empty bounding and inheritable sets, so the command and its children hold none) and runs the
+ * command with `bash -c`.
  */
-export function sandboxCommand(command: string, root = isRoot()): string[] {
-  const bounds =
-    '{ ulimit -u "$1" 2>/dev/null || ulimit -p "$1" 2>/dev/null; } || { echo "netaclaw-sandbox: cannot bound processes" >&2; exit 126; }; ';
+export function sandboxCommand(command: string, root = isRoot(), keepFd: number | null = null): string[] {
+  const close = 'for f in /proc/self/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && [ "$n" != "$3" ] && eval "exec $n>&-"; done; ';
+  const bounds = 'ulimit -u "$1" 2>/dev/null || { echo "netaclaw-sandbox: cannot bound processes" >&2; exit 126; }; ';
   const prelude = root
-    ? `echo "$1" > /proc/sys/kernel/pid_max 2>/dev/null; ${bounds}exec /usr/bin/setpriv --bounding-set=-all --inh-caps=-all -- /bin/bash -c "$2"`
-    : `${bounds}exec /bin/bash -c "$2"`;
-  return ['/bin/sh', '-c', prelude, 'netaclaw-sandbox', String(SHELL_PROCESSES_MAX), command];
+    ? `${close}echo "$1" > /proc/sys/kernel/pid_max 2>/dev/null; ${bounds}exec /usr/bin/setpriv --bounding-set=-all --inh-caps=-all -- /bin/bash -c "$2"`
+    : `${close}${bounds}exec /bin/bash -c "$2"`;
+  return ['/bin/bash', '-c', prelude, 'netaclaw-sandbox', String(SHELL_PROCESSES_MAX), command, keepFd === null ? '' : String(keepFd)];
 }
 
 /** The descriptor on which a prepared sandbox waits for its command. */
 export const COMMAND_FD = 3;
 
 /**
- * The command of a prepared sandbox (`sandboxCommand(PREPARED_COMMAND)`): after the prelude (bounds set,
+ * The command of a prepared sandbox (`sandboxCommand(PREPARED_COMMAND, root, COMMAND_FD)`): after the prelude (bounds set,
  * capabilities dropped), a bash waits for the command on descriptor 3 (`preparedInput` of it: its text and
  * a closing `.`, then end of input), closes that descriptor, and runs the command with `bash -c`, exactly
  * as `sandboxCommand(command)` would. Input without the closing `.` (cut short, or never sent) runs
