@@ -336,7 +336,7 @@ async function main() {
           t = now();
           await sh('true', [...bwrap, ...sandbox.sandboxCommand('true')]);
           rounds.bwrap.push(now() - t);
-          const waiting = preparedSandbox([...bwrap, ...sandbox.sandboxCommand(sandbox.PREPARED_COMMAND)]);
+          const waiting = preparedSandbox([...bwrap, ...sandbox.preparedSandboxCommand()]);
           await preparedReady(waiting.pid);
           t = now();
           await waiting.run('true');

@@ -94,6 +94,11 @@ export const PREPARED_COMMAND =
   `IFS= read -r -N ${SHELL_COMMAND_MAX_BYTES + 1} c <&${COMMAND_FD}; exec ${COMMAND_FD}<&-; ` +
   `[[ $c == *. ]] || { echo "netaclaw-sandbox: no command received" >&2; exit 126; }; exec /bin/bash -c "\${c%.}"`;
 
+/** What runs inside a prepared sandbox: the prelude keeping its command descriptor, then `PREPARED_COMMAND`. */
+export function preparedSandboxCommand(root = isRoot()): string[] {
+  return sandboxCommand(PREPARED_COMMAND, root, COMMAND_FD);
+}
+
 /** What is written to a prepared sandbox's descriptor 3 for `command`. */
 export function preparedInput(command: string): string {
   return `${command}.`;

@@ -3,9 +3,9 @@ import { OUTPUT_MAX_BYTES, SHELL_HARD_CAP_BYTES, SHELL_PREPARE_IDLE_MS } from '.
 import {
   bwrapArgs,
   bwrapExecutable,
-  COMMAND_FD,
   commandError,
   PREPARED_COMMAND,
+  preparedSandboxCommand,
   preparedInput,
   SANDBOX_PATH,
   sandboxCommand,
@@ -196,7 +196,7 @@ export class ShellProcessOperations implements ProcessOperations {
     if (this.closed) return;
     this.discard();
     try {
-      this.prepared = { key: specKey(spec), shell: this.bwrap(spec, sandboxCommand(PREPARED_COMMAND, undefined, COMMAND_FD), true) };
+      this.prepared = { key: specKey(spec), shell: this.bwrap(spec, preparedSandboxCommand(), true) };
     } catch {
       this.prepared = null;
     }
