@@ -4,7 +4,6 @@ import {
   bwrapArgs,
   bwrapExecutable,
   commandError,
-  PREPARED_COMMAND,
   preparedSandboxCommand,
   preparedInput,
   SANDBOX_PATH,
