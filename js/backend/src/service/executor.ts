@@ -441,22 +441,15 @@ export class ChatExecutor {
 
   // ---- delegation: sub-agent batches driven by a nested model loop ----
 
+  // Both run only after the package's check of the tool's catalog `parameters` (`checkOwnCall`): a task is
+  // `{ task: non-empty string, tools?: tool names }`, and `delegate_parallel` has 1 to 10 of them.
   private async delegateTask(ctx: RunContext, args: Obj) {
-    const task = parseTask(args, 'arguments');
-    const r = await this.runSubagent(ctx, task);
+    const r = await this.runSubagent(ctx, checkedTask(args));
     return r.ok ? { ok: true, output: r.output } : { ok: false, error: r.output };
   }
 
   private async delegateParallel(ctx: RunContext, args: Obj) {
-    if (!Array.isArray(args.tasks) || args.tasks.length === 0) {
-      return { ok: false, error: 'tasks must be a non-empty array of { task, tools? }' };
-    }
-    let tasks: Array<{ task: string; tools: string[] | null }>;
-    try {
-      tasks = args.tasks.map((t, i) => parseTask(t, `tasks[${i}]`));
-    } catch (err) {
-      return { ok: false, error: (err as Error).message };
-    }
+    const tasks = (args.tasks as Obj[]).map(checkedTask);
     const results = await Promise.all(tasks.map(t => this.runSubagent(ctx, t)));
     return {
       ok: results.every(r => r.ok),
@@ -589,13 +582,7 @@ function checkOwnCall(policy: WorkerPolicy, routes: ToolRuntimeRoute[], name: st
   }
 }
 
-function parseTask(v: unknown, path: string): { task: string; tools: string[] | null } {
-  if (!isPlainObject(v)) throw new Error(`${path} must be an object { task, tools? }`);
-  if (typeof v.task !== 'string' || v.task.trim() === '') throw new Error(`${path}.task must be a non-empty string`);
-  let tools: string[] | null = null;
-  if (v.tools !== undefined && v.tools !== null) {
-    if (!Array.isArray(v.tools) || v.tools.some(t => typeof t !== 'string')) throw new Error(`${path}.tools must be an array of tool names`);
-    tools = v.tools as string[];
-  }
-  return { task: v.task, tools };
+/** A task of a delegation call, as the package's check of the tool's parameters let it through. */
+function checkedTask(v: Obj): { task: string; tools: string[] | null } {
+  return { task: v.task as string, tools: Array.isArray(v.tools) ? (v.tools as string[]) : null };
 }
