@@ -162,31 +162,36 @@ fn check_arguments(schema: &Value, schema_valid: bool, arguments: Option<&Value>
     validate(schema, arguments, &at, &mut marked)?;
     let mut paths = Vec::new();
     for m in marked {
-        let detail_at = if m.argument.is_empty() { String::from("arguments") } else { concat(&["arguments", if m.argument.starts_with('[') { "" } else { "." }, &m.argument]) };
+        // Where a denial names the argument; printed only for a denial.
+        let at = |what: &str| concat(&["arguments", if m.argument.is_empty() || m.argument.starts_with('[') { "" } else { "." }, &m.argument, ": ", what]);
         let write = m.mark != "read";
         match m.mark {
-            "name" | "relative" => plain(m.text.unwrap_or_default(), m.mark == "name").map_err(|what| bad(concat(&[&detail_at, ": ", what])))?,
+            "name" | "relative" => plain(m.text.unwrap_or_default(), m.mark == "name").map_err(|what| bad(at(what)))?,
             "diff" => {
-                let files = diff_files(m.text.unwrap_or_default()).map_err(|what| bad(concat(&[&detail_at, ": ", what])))?;
+                let files = diff_files(m.text.unwrap_or_default()).map_err(|what| bad(at(what)))?;
                 for file in files {
-                    paths.push(workspace_path(&m.argument, &detail_at, Some(file), write, policy)?);
+                    let path = workspace_path(Some(file), write, policy).map_err(|(reason, what)| (reason, at(&what)))?;
+                    paths.push(ToolCallPath { argument: m.argument.clone(), path, write });
                 }
             }
-            _ => paths.push(workspace_path(&m.argument, &detail_at, m.text, write, policy)?),
+            _ => {
+                let path = workspace_path(m.text, write, policy).map_err(|(reason, what)| (reason, at(&what)))?;
+                paths.push(ToolCallPath { argument: m.argument, path, write });
+            }
         }
     }
     Ok(paths)
 }
 
 /// One workspace path: absolute, or relative to the first root (absent = the first root); inside a
-/// root; not written under `readonly`.
-fn workspace_path(argument: &str, at: &str, text: Option<&str>, write: bool, policy: &WorkerPolicy) -> Result<ToolCallPath, Denied> {
+/// root; not written under `readonly`. A denial's detail is what follows the argument's name.
+fn workspace_path(text: Option<&str>, write: bool, policy: &WorkerPolicy) -> Result<String, Denied> {
     let Some(first) = policy.workspace_roots.first() else {
-        return Err((ReasonCode::WorkspaceRootRequired, concat(&[at, ": a path needs a workspace root, and the policy has none"])));
+        return Err((ReasonCode::WorkspaceRootRequired, "a path needs a workspace root, and the policy has none".into()));
     };
     let text = text.unwrap_or(first);
     if text.contains('\0') {
-        return Err(bad(concat(&[at, ": must not contain a NUL character"])));
+        return Err(bad("must not contain a NUL character".into()));
     }
     let bytes = text.as_bytes();
     let windows_absolute = matches!(bytes, [b'a'..=b'z' | b'A'..=b'Z', b':', b'\\' | b'/', ..]);
@@ -199,24 +204,24 @@ fn workspace_path(argument: &str, at: &str, text: Option<&str>, write: bool, pol
         &joined
     } else if text.starts_with('\\') || bytes.get(1) == Some(&b':') {
         // Windows: root-relative (`\x`), UNC (`\\server`) and drive-relative (`C:x`) paths fail closed.
-        return Err(outside(at, text));
+        return Err(outside(text));
     } else {
         joined = concat(&[first, "\\", text]);
         &joined
     };
-    let path = Root::new(full).map_err(|e| bad(concat(&[at, ": ", &e.what()])))?;
+    let path = Root::new(full).map_err(|e| bad(e.what()))?;
     if !policy.workspace_roots.iter().any(|root| path.within(root)) {
-        return Err(outside(at, &path));
+        return Err(outside(&path));
     }
     let path = path.into_string();
     if write && policy.readonly {
-        return Err((ReasonCode::WriteBlockedByReadonlyPolicy, concat(&[at, ": ", &quote(&path), " would be written, and the policy is readonly"])));
+        return Err((ReasonCode::WriteBlockedByReadonlyPolicy, concat(&[&quote(&path), " would be written, and the policy is readonly"])));
     }
-    Ok(ToolCallPath { argument: argument.to_string(), path, write })
+    Ok(path)
 }
 
-fn outside(at: &str, path: &str) -> Denied {
-    (ReasonCode::PathOutsideWorkspace, concat(&[at, ": ", &quote(path), " is outside every workspace root"]))
+fn outside(path: &str) -> Denied {
+    (ReasonCode::PathOutsideWorkspace, concat(&[&quote(path), " is outside every workspace root"]))
 }
 
 /// A plain name (one path segment: 1–100 characters, no `/`, `\` or NUL, not `.` or `..`), or, when
@@ -431,7 +436,7 @@ fn validate<'v>(schema: &'v Value, value: &'v Value, at: &Path, marked: &mut Vec
     match value {
         Value::String(text) => {
             if let Some(mark) = mark {
-                marked.push(Marked { argument: argument_of(at), text: Some(text), mark });
+                marked.push(Marked { argument: at.render_below_root(), text: Some(text), mark });
             }
             return Ok(());
         }
@@ -469,17 +474,10 @@ fn validate_object<'v>(schema: &'v Map<String, Value>, object: &'v Map<String, V
     // An absent optional workspace path stands for the first root (`list_dir`, `find_files`, `grep`).
     for (name, property) in properties.into_iter().flatten() {
         if let Some(mark) = property.get("x-netaclaw-path").and_then(Value::as_str).filter(|m| !object.contains_key(name.as_str()) && (*m == "read" || *m == "write")) {
-            marked.push(Marked { argument: argument_of(&at.key(name)), text: None, mark });
+            marked.push(Marked { argument: at.key(name).render_below_root(), text: None, mark });
         }
     }
     Ok(())
-}
-
-/// The argument path without its `arguments` root: `path`, `items[0].path`.
-fn argument_of(at: &Path) -> String {
-    let rendered = at.render();
-    let rest = rendered.strip_prefix("arguments").unwrap_or(&rendered);
-    rest.strip_prefix('.').unwrap_or(rest).to_string()
 }
 
 #[cfg(all(test, not(all(target_arch = "wasm32", feature = "wasm"))))]

@@ -30,18 +30,25 @@ impl<'a> Path<'a> {
     /// `agent.toolsets[2]`, `catalog[3].name`, `strategies["a b"]`; `input` for the top level.
     pub fn render(&self) -> String {
         let mut out = String::new();
-        self.render_into(&mut out);
+        self.render_into(&mut out, true);
         if out.is_empty() {
             out.push_str("input");
         }
         out
     }
 
-    fn render_into(&self, out: &mut String) {
+    /// The rendering below the root: `items[0].path` for `arguments.items[0].path`; empty for the root.
+    pub fn render_below_root(&self) -> String {
+        let mut out = String::new();
+        self.render_into(&mut out, false);
+        out
+    }
+
+    fn render_into(&self, out: &mut String, root: bool) {
         match self {
-            Path::Root(name) => out.push_str(name),
+            Path::Root(name) => out.push_str(if root { name } else { "" }),
             Path::Key(parent, key) => {
-                parent.render_into(out);
+                parent.render_into(out, root);
                 if is_identifier(key) {
                     if !out.is_empty() {
                         out.push('.');
@@ -54,7 +61,7 @@ impl<'a> Path<'a> {
                 }
             }
             Path::Index(parent, index) => {
-                parent.render_into(out);
+                parent.render_into(out, root);
                 out.push('[');
                 out.push_str(&decimal(*index as u64));
                 out.push(']');
@@ -94,5 +101,11 @@ mod tests {
         let strategies = root.key("strategies");
         assert_eq!(strategies.key("a b").render(), "strategies[\"a b\"]");
         assert_eq!(strategies.key("q\"\n").render(), "strategies[\"q\\\"\\n\"]");
+        let arguments = Path::Root("arguments");
+        let items = arguments.key("items");
+        assert_eq!(items.index(0).key("path").render_below_root(), "items[0].path");
+        assert_eq!(arguments.index(1).render_below_root(), "[1]");
+        assert_eq!(arguments.key("a b").render_below_root(), "[\"a b\"]");
+        assert_eq!(arguments.render_below_root(), "");
     }
 }

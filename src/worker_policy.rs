@@ -59,6 +59,10 @@ impl Root {
             return Err(RootError::Nul);
         }
         if root.starts_with('/') {
+            // Already normalized (no empty, `.` or `..` segment): taken as it is.
+            if root.as_bytes().split(|b| *b == b'/').skip(1).all(|s| !matches!(s, b"" | b"." | b"..")) {
+                return Ok(Root(root.to_string()));
+            }
             return Ok(Root(join("/", "/", root.split('/'))));
         }
         if root.starts_with("\\\\") {
@@ -147,8 +151,14 @@ fn join<'a>(prefix: &str, separator: &str, parts: impl Iterator<Item = &'a str>)
             other => stack.push(other),
         }
     }
-    let mut out = String::from(prefix);
-    out.push_str(&crate::text::join(&stack, separator));
+    let mut out = String::with_capacity(64);
+    out.push_str(prefix);
+    for (i, part) in stack.iter().enumerate() {
+        if i > 0 {
+            out.push_str(separator);
+        }
+        out.push_str(part);
+    }
     out
 }
 
@@ -278,6 +288,13 @@ mod tests {
         assert_eq!(norm("/srv/./app/").unwrap(), "/srv/app");
         assert_eq!(norm("/a/b/../c/./d/..").unwrap(), "/a/c");
         assert_eq!(norm("/a\\b").unwrap(), "/a\\b");
+    }
+
+    #[test]
+    fn a_normalized_root_is_taken_as_it_is_and_equals_its_normalization() {
+        for root in ["/", "/a", "/srv/work/src/lib.rs", "/a/b.", "/a/..b", "/a/.b/c", "/a\\..\\b", "/a//b", "/a/./b", "/a/../b", "/a/", "/a/.", "/a/..", "//", "/../x"] {
+            assert_eq!(Root::new(root).unwrap().as_str(), join("/", "/", root.split('/')), "{root}");
+        }
     }
 
     #[test]
