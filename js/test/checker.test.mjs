@@ -121,6 +121,29 @@ test('checkText reads the text the model sent; text that is not JSON is a denied
   checker.free();
 });
 
+test('checkText takes any string: long, non-ASCII, lone surrogates, over the input limit, two checkers in turn', () => {
+  const options = (root) => ({ policy: { workspaceRoots: [root], allowShell: false, readonly: true }, routes: [{ name: 'read_file', status: 'worker-local', reasons: [] }] });
+  const a = new ToolCallChecker(options('/srv/a')), b = new ToolCallChecker(options('/srv/b'));
+  const allowed = (path) => ({ decision: 'worker-local', reason: null, paths: [{ argument: 'path', path, write: false }], detail: null });
+  const notJson = { decision: 'denied', reason: 'invalid_tool_arguments', paths: [], detail: 'arguments: is not valid JSON (or longer than 32 MiB)' };
+  const long = 'd/'.repeat(1500) + 'x';
+  for (let round = 0; round < 3; round++) {
+    assert.deepEqual(a.checkText('read_file', '{"path":"b"}'), allowed('/srv/a/b'));
+    assert.deepEqual(b.checkText('read_file', '{"path":"b"}'), allowed('/srv/b/b'));
+    assert.deepEqual(a.checkText('read_file', JSON.stringify({ path: long })), allowed('/srv/a/' + long));
+    assert.deepEqual(b.checkText('read_file', ' '.repeat(200_000) + '{"path":"界/é"}'), allowed('/srv/b/界/é'));
+    // A lone surrogate crosses as U+FFFD, as every string argument does.
+    assert.deepEqual(a.checkText('read_file', '{"path":"c\ud800"}'), allowed('/srv/a/c\ufffd'));
+    assert.deepEqual(a.checkText('read_file\udc00', '{}'), { decision: 'denied', reason: 'not_selected_for_subagent', paths: [], detail: 'no route for tool "read_file\ufffd"' });
+    assert.deepEqual(b.checkText('n'.repeat(300_000), '{}').detail, `no route for tool "${'n'.repeat(300_000)}"`);
+  }
+  // Longer than the input limit (32 MiB): denied without being copied.
+  assert.deepEqual(a.checkText('read_file', ' '.repeat(32 * 1024 * 1024) + '{}'), notJson);
+  assert.deepEqual(a.checkText('read_file', '{"path":"b"}'), allowed('/srv/a/b'));
+  a.free();
+  b.free();
+});
+
 test('bad input throws invalid_input, and a freed checker cannot be used', () => {
   const invalid = (e) => e instanceof Error && e.code === 'invalid_input';
   assert.throws(() => new ToolCallChecker(42), (e) => invalid(e) && e.message.startsWith('input: '));

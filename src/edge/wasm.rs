@@ -251,6 +251,18 @@ export function checkAnswer(text) {
     a = b;
   }
   return { decision, reason, paths, detail };
+}
+let memory;
+const encoder = new TextEncoder(), regions = [];
+export function useMemory(m) {
+  memory = m;
+}
+export function put(slot, value, at, room) {
+  if (typeof value !== 'string') return -1;
+  if (3 * value.length > room) return -2 - 3 * value.length;
+  let region = regions[slot];
+  if (region === undefined || region.byteOffset !== at || region.length !== room) region = regions[slot] = new Uint8Array(memory.buffer, at, room);
+  return encoder.encodeInto(value, region).written;
 }")]
 extern "C" {
     /// What [`read`] tells apart before `JSON.stringify`, in one call: `undefined` or `null` (0), a
@@ -269,6 +281,38 @@ extern "C" {
     /// decode than its JSON, and no `JSON.parse`.
     #[wasm_bindgen(js_name = checkAnswer)]
     fn check_answer(text: &str) -> JsValue;
+    /// Where [`put`] writes: the module's memory (given once, by the first checker made).
+    #[wasm_bindgen(js_name = useMemory)]
+    fn use_memory(memory: &JsValue);
+    /// Writes the string `value` as UTF-8 (`TextEncoder.encodeInto`, lone surrogates as U+FFFD, as
+    /// every string argument crosses) into the `room` bytes at `at`, keeping a view per `slot`, and
+    /// answers the bytes written; -1 when `value` is not a string, `-2 - n` when it may need `n` bytes.
+    fn put(slot: u32, value: &JsValue, at: *mut u8, room: usize) -> i32;
+}
+
+/// Copies the string `value` (`None`: not a string) into `buffer` with [`put`], growing it to what
+/// it needs when that is at most three times `max` bytes (a longer text is `Some(None)`).
+fn take<'b>(buffer: &'b mut Vec<u8>, slot: u32, value: &JsValue, max: usize) -> Option<Option<&'b str>> {
+    // A large buffer is kept for one call only.
+    if buffer.len() > 65_536 {
+        *buffer = Vec::new();
+    }
+    loop {
+        let written = put(slot, value, buffer.as_mut_ptr(), buffer.len());
+        if written == -1 {
+            return None;
+        }
+        if written >= 0 {
+            // SAFETY: the bytes are what `TextEncoder.encodeInto` wrote, UTF-8 by the Encoding
+            // standard (wasm-bindgen takes every string argument so).
+            return Some(Some(unsafe { std::str::from_utf8_unchecked(buffer.get(..written as usize).unwrap_or_default()) }));
+        }
+        let need = (-2 - written) as usize;
+        if need > max.saturating_mul(3) {
+            return Some(None);
+        }
+        *buffer = vec![0; need.max(256)];
+    }
 }
 
 /// Reads one argument as JSON. `undefined` is `null`; values JSON cannot hold (functions, symbols)
@@ -464,6 +508,8 @@ fn engine_call(prepared: &Prepared, input: &JsValue, call: EngineCall) -> Result
 #[wasm_bindgen(js_name = ToolCallChecker)]
 pub struct ToolCallChecker {
     checker: CallChecker,
+    /// The buffers `checkText` copies its two strings into, kept from call to call.
+    buffers: std::cell::Cell<(Vec<u8>, Vec<u8>)>,
 }
 
 #[wasm_bindgen(js_class = ToolCallChecker)]
@@ -473,7 +519,8 @@ impl ToolCallChecker {
     pub fn new(#[wasm_bindgen(unchecked_param_type = "ToolCallCheckerOptions")] options: JsValue) -> Result<ToolCallChecker, JsValue> {
         panic_hook();
         let value = read_input(&options)?;
-        Ok(ToolCallChecker { checker: CallChecker::new(&value).map_err(|e| invalid(&e))? })
+        use_memory(&wasm_bindgen::memory());
+        Ok(ToolCallChecker { checker: CallChecker::new(&value).map_err(|e| invalid(&e))?, buffers: Default::default() })
     }
 
     /// Decides one call `{ name, arguments }`.
@@ -491,9 +538,15 @@ impl ToolCallChecker {
         #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
         #[wasm_bindgen(js_name = argumentsJson, unchecked_param_type = "string")] arguments: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let text = |v: &JsValue, path: &str| v.as_string().ok_or_else(|| invalid(&Error::invalid(path, "expected a string")));
-        let name = text(&name, "name")?;
-        let arguments = text(&arguments, "argumentsJson")?;
-        Ok(check_answer(&self.checker.decide_text(&name, &arguments).fields()))
+        let (mut name_buffer, mut text_buffer) = self.buffers.take();
+        let expected = |path: &str| Err(invalid(&Error::invalid(path, "expected a string")));
+        // Text longer than the input limit is not JSON the checker reads (`decide_text`).
+        let answer = match (take(&mut name_buffer, 0, &name, usize::MAX), take(&mut text_buffer, 1, &arguments, crate::edge::read::limits::MAX_INPUT_BYTES)) {
+            (None, _) => expected("name"),
+            (_, None) => expected("argumentsJson"),
+            (Some(name), Some(text)) => Ok(check_answer(&self.checker.decide_text(name.unwrap_or_default(), text.unwrap_or_default()).fields())),
+        };
+        self.buffers.set((name_buffer, text_buffer));
+        answer
     }
 }
