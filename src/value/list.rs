@@ -88,6 +88,10 @@ impl Map<String, Value> {
     /// An object from its entries in text order: a repeated key keeps its first position and takes
     /// its last value (`n log n`, so that a hostile object of a million keys stays cheap).
     pub fn from_entries(entries: Vec<(String, Value)>) -> Self {
+        // A small object (a tool call's arguments) is compared pair by pair, with nothing allocated.
+        if entries.len() <= 8 && !entries.iter().enumerate().any(|(i, (key, _))| entries.get(..i).unwrap_or_default().iter().any(|(k, _)| k == key)) {
+            return Map { entries };
+        }
         // The first position of each position's key.
         let mut first_of: Vec<usize> = (0..entries.len()).collect();
         let mut repeated = false;
@@ -354,17 +358,23 @@ mod tests {
 
     #[test]
     fn repeated_keys_keep_the_first_position_and_the_last_value_as_serde_json_does() {
-        let keys = ["b", "a", "b", "c", "a", "b", "d"];
-        let entries: Vec<(String, Value)> = keys.iter().enumerate().map(|(i, k)| (k.to_string(), Value::from(i as u64))).collect();
-        let ours = Map::from_entries(entries);
-        let mut theirs = serde_json::Map::new();
-        for (i, k) in keys.iter().enumerate() {
-            theirs.insert(k.to_string(), serde_json::Value::from(i as u64));
+        let read = |keys: &[&str]| {
+            let entries: Vec<(String, Value)> = keys.iter().enumerate().map(|(i, k)| (k.to_string(), Value::from(i as u64))).collect();
+            let ours = Map::from_entries(entries);
+            let mut theirs = serde_json::Map::new();
+            for (i, k) in keys.iter().enumerate() {
+                theirs.insert(k.to_string(), serde_json::Value::from(i as u64));
+            }
+            let ours: Vec<(String, u64)> = ours.iter().map(|(k, v)| (k.clone(), v.as_u64().unwrap())).collect();
+            let theirs: Vec<(String, u64)> = theirs.iter().map(|(k, v)| (k.clone(), v.as_u64().unwrap())).collect();
+            assert_eq!(ours, theirs, "{keys:?}");
+            ours
+        };
+        assert_eq!(read(&["b", "a", "b", "c", "a", "b", "d"]), [("b".to_string(), 5), ("a".to_string(), 4), ("c".to_string(), 3), ("d".to_string(), 6)]);
+        // Small objects are compared pair by pair, larger ones sorted: both alike.
+        for keys in [&["p", "p"][..], &["a", "b", "c", "d", "e", "f", "g", "h"], &["a", "b", "c", "d", "e", "f", "g", "h", "a"], &["x", "b", "c", "d", "e", "f", "g", "h", "i", "j"]] {
+            read(keys);
         }
-        let ours: Vec<(String, u64)> = ours.iter().map(|(k, v)| (k.clone(), v.as_u64().unwrap())).collect();
-        let theirs: Vec<(String, u64)> = theirs.iter().map(|(k, v)| (k.clone(), v.as_u64().unwrap())).collect();
-        assert_eq!(ours, theirs);
-        assert_eq!(ours, [("b".to_string(), 5), ("a".to_string(), 4), ("c".to_string(), 3), ("d".to_string(), 6)]);
         // A map of distinct keys is kept as it is; insert replaces in place.
         let mut m = Map::from_entries(vec![("x".into(), Value::Null), ("y".into(), Value::from(true))]);
         assert_eq!(m.insert("x".into(), Value::from("v")), Some(Value::Null));
