@@ -142,7 +142,8 @@ impl Map<String, Value> {
 
     pub fn get<Q: AsRef<str> + ?Sized>(&self, key: &Q) -> Option<&Value> {
         let key = key.as_ref();
-        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        // Lengths first: most keys of a schema differ in length from the one looked up.
+        self.entries.iter().find(|(k, _)| k.len() == key.len() && k == key).map(|(_, v)| v)
     }
 
     pub fn get_mut<Q: AsRef<str> + ?Sized>(&mut self, key: &Q) -> Option<&mut Value> {
