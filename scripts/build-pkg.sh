@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the npm package in pkg/: the browser/bundler entry pkg/browser.mjs (the web glue and the
-# entry in one module), the Node (CommonJS) glue in pkg/node, and one .wasm
+# entry in one module), the Node ES entry pkg/index.mjs (likewise one module), the Node (CommonJS) glue
+# in pkg/node, and one .wasm
 # (pkg/web/netaclaw_tool_policy_bg.wasm) that both load, optimized for size with binaryen's wasm-opt;
 # then prints its size.
 set -euo pipefail
@@ -104,6 +105,9 @@ node scripts/browser-entry.mjs pkg/web/netaclaw_tool_policy.js pkg/browser.mjs
   --enable-bulk-memory --enable-reference-types --enable-multivalue \
   --enable-nontrapping-float-to-int --enable-sign-ext \
   "$wasm" -o "$wasm"
+# The Node ES entry is one module too (the web glue, instantiated from the .wasm read with fs), sharing
+# its instance with the CommonJS glue through a symbol keyed by the final .wasm's digest.
+node scripts/node-entry.mjs pkg/web/netaclaw_tool_policy.js pkg/node/netaclaw_tool_policy.js "$wasm" pkg/package.json pkg/index.mjs
 printf '{ "type": "commonjs" }\n' > pkg/node/package.json
 printf '{ "type": "module", "sideEffects": false }\n' > pkg/web/package.json
 

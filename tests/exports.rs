@@ -50,24 +50,6 @@ fn the_node_test_function_list_is_the_table() {
 }
 
 #[test]
-fn the_node_esm_entry_exports_the_table() {
-    let mut text = String::from(
-        "// Node ES module entry: the same instance as `require('@netaclaw/tool-policy')`.\n\
-         // Generated from the export table (src/edge/exports.rs) by `EXPORTS_WRITE=1 cargo test --test exports`.\n\
-         import { createRequire } from 'node:module';\n\n\
-         const policy = createRequire(import.meta.url)('./node/netaclaw_tool_policy.js');\n\n\
-         export const {\n",
-    );
-    for export in EXPORTS {
-        text.push_str("  ");
-        text.push_str(export.name);
-        text.push_str(",\n");
-    }
-    text.push_str("  ToolPolicyEngine,\n  ToolCallChecker,\n} = policy;\n\nexport default policy;\n");
-    generated("pkg/index.mjs", &text);
-}
-
-#[test]
 fn every_function_has_golden_vectors_and_every_folder_a_function() {
     let folders: Vec<String> = fs::read_dir(repo("tests/golden")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     for export in EXPORTS {

@@ -135,17 +135,17 @@ for (const kind of ['require', 'import']) {
 p();
 if (node.cold.emptyImport) {
   const empty = node.cold.emptyImport;
-  const hop = node.cold.hopImport;
+  const wasm = node.cold.wasmImport;
   const ours = node.cold.import;
   const cedar = node.cold.cedarImport;
   p('The floor of `import` in the same run: a fresh Node process importing an empty ES module, and one that');
-  p('loads an empty CommonJS file through `createRequire` (what the package\'s ES entry does to share the');
-  p('`require` instance). Every `import` pays the first; "above the floor" subtracts it from both packages.');
+  p('reads the package\'s `.wasm` with `fs` and compiles it (what the package\'s ES entry does before it');
+  p('instantiates and answers). Every `import` pays the first; "above the floor" subtracts it from both packages.');
   p();
   p('| what | load | ours ÷ Cedar above the floor |');
   p('|---|---:|---:|');
   p(`| an empty ES module (${empty.runs} runs) | ${fmtNs(empty.readyNs)} | — |`);
-  p(`| an ES module loading an empty CommonJS file with \`createRequire\` (${hop.runs} runs) | ${fmtNs(hop.readyNs)} | — |`);
+  if (wasm) p(`| an ES module reading the package's \`.wasm\` and compiling it (${wasm.runs} runs) | ${fmtNs(wasm.readyNs)} | — |`);
   p(`| \`import('@netaclaw/tool-policy')\` + first call, less the empty module | ${fmtNs(ours.totalNs - empty.readyNs)} | ${((ours.totalNs - empty.readyNs) / (cedar.totalNs - empty.readyNs)).toFixed(3)}× |`);
   p();
 }

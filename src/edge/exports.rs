@@ -1,6 +1,6 @@
 //! The export table: every function of the package, once. The JSON API's [`Function`] list
 //! (`crate::edge::api`), the JavaScript bindings (`crate::edge::wasm`, each generated from its row)
-//! and, through `tests/exports.rs`, `pkg/index.mjs`, `js/test/lib/functions.json` and the golden
+//! and, through `tests/exports.rs`, `js/test/lib/functions.json` and the golden
 //! folders are all made from or checked against these rows.
 //!
 //! A row: the [`Function`] variant, the binding's Rust name, the JS name, what it answers (`json` with
