@@ -581,7 +581,7 @@ describe("a worker's first call: what does not depend on the call is done while 
     const none = await counting(() => prepareFirstCall(recordingContext(policy, routes, used), () => true));
     assert.deepEqual([none.built, none.checked], [0, []], 'a call already there: nothing is done');
     let turns = 0;
-    const some = await counting(() => prepareFirstCall(recordingContext(policy, routes, used), () => ++turns > 2));
+    const some = await counting(() => prepareFirstCall(recordingContext(policy, routes, used), () => ++turns > 4));
     assert.equal(some.built, 1);
     assert.ok(some.checked.length > 0 && some.checked.length < 2 * routes.length, `${some.checked.length} checks: stopped after its first steps`);
     assert.deepEqual(used, []);

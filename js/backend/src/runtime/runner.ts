@@ -217,6 +217,7 @@ export async function prepareFirstCall(ctx: RunnerContext, stop: () => boolean):
   if (!(await turn())) return;
   quietly(() => requiresShell(''));
   let schemas: Map<string, unknown> = new Map();
+  if (!(await turn())) return;
   quietly(() => {
     const p = policy();
     schemas = new Map((activeCatalog() ?? p.builtinCatalog()).map(s => [s.name, s.parameters]));
