@@ -325,7 +325,9 @@ if (runtime) {
     p(`| a worker's first \`bash\` right after its start (nothing built yet: bwrap and the prelude on the call's path) | ${fmtNs(first.atStartP50)} | ${fmtNs(first.shP50)} | ${fmtRatio(first.atStartP50 / first.shP50)} | ≤ 3×: ${goal(first.atStartP50 / first.shP50 <= 3)} |`);
   }
   if (bash.bwrapP50) p(`| the sandbox alone${prepared ? ', built on the call\'s path' : ''}: the same bwrap arguments and prelude spawned from the main process | ${fmtNs(bash.bwrapP50)} | ${fmtNs(bash.shP50)} | ${fmtRatio(bash.bwrapP50 / bash.shP50)} | the floor of ${prepared ? 'a first call right after start' : 'the row above'} |`);
-  if (bash.preparedP50) p(`| the sandbox alone, prepared: \`true\` handed to a sandbox already waiting, from the main process | ${fmtNs(bash.preparedP50)} | ${fmtNs(bash.shP50)} | ${fmtRatio(bash.preparedP50 / bash.shP50)} | the floor of the following calls |`);
+  if (bash.preparedP50) p(`| the sandbox alone, prepared: \`true\` handed to a sandbox already waiting, from the main process | ${fmtNs(bash.preparedP50)} | ${fmtNs(bash.shP50)} | ${fmtRatio(bash.preparedP50 / bash.shP50)} | the floor of the following calls${first ? ' and of a first call once prepared' : ''} |`);
+  const read = runtime.firstRead;
+  if (read) p(`| a worker's first \`read_file\`, once it has waited as long as for the first \`bash\` above | ${fmtNs(read.idleP50)} | ${fmtNs(read.nextP50)} (its next \`read_file\`, after the same wait) | ${fmtRatio(read.idleP50 / read.nextP50)} | its floor: the same call, with nothing of a first call left to pay |`);
   p(`| a chat turn (POST /api/netaclaw/chat, one model answer, no tool call) | ${fmtNs(runtime.chat.turnP50)} | ${fmtNs(runtime.chat.modelP50)} (the scripted model's own time) | ${fmtRatio(runtime.chat.turnP50 / runtime.chat.modelP50)} (overhead ${fmtNs(runtime.chat.overheadP50)}) | — |`);
   p();
 }

@@ -16,6 +16,8 @@
 //   built; beside them the floors of the sandbox itself, spawned directly from this process without the
 //   worker and IPC: the same bwrap arguments and prelude with the command (rt sandbox.js), and a
 //   sandbox already waiting that is handed the command on its descriptor 3.
+// - a worker's first `read_file` once it has waited (as for the first `bash` once prepared) against its
+//   next `read_file` after the same wait: what a first call still pays over the following ones.
 // - a chat turn through the real server (`node bootstrap.js` on SQLite, POST /api/netaclaw/chat) with
 //   the scripted model of the backend's tests answering at once: the turn's wall time against the
 //   model's own time (from its receiving the request to its finishing the answer).
@@ -251,6 +253,30 @@ async function main() {
       }
       out.firstBash = { atStartP50: median(first.atStart), idleP50: median(first.idle), shP50: median(first.sh) };
     }
+
+    // A worker's first `read_file` once it has waited as long as the bash rows' (its sandbox prepared:
+    // what it does at start done), against its next `read_file` after the same wait: the same work, with
+    // nothing of a first call left to pay.
+    const read = { first: [], next: [] };
+    const idle = async host => {
+      if (shell === 'bwrap') await preparedReady(host['child'].pid);
+      await new Promise(resolve => setTimeout(resolve, 300));
+    };
+    for (let i = 0; i < runs; i++) {
+      const host = await startHost(root, shell);
+      try {
+        for (const key of ['first', 'next']) {
+          await idle(host);
+          const t = now();
+          const r = await host.call('read_file', { path: 'a.txt' });
+          read[key].push(now() - t);
+          if (!r.ok) throw new Error(`read_file failed: ${r.error}`);
+        }
+      } finally {
+        await host.kill('bench over');
+      }
+    }
+    out.firstRead = { idleP50: median(read.first), nextP50: median(read.next) };
 
     // 2. A proxied call against a bare IPC echo; 3. sandboxed bash against spawn('sh').
     const host = await startHost(root, shell);

@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
-const { rt, workspace, operations, services, withHost, startHost, diagnose, FIXTURE_WORKER } = require('./support/runtime');
+const { rt, workspace, operations, services, withHost, startHost, diagnose, snapshot, FIXTURE_WORKER } = require('./support/runtime');
 const { sandboxesOf, withText, isRunning, waitFor } = require('./support/processes');
 
 const { parseMessage, parseFor } = rt('protocol.js');
@@ -474,6 +474,153 @@ describe('L3: prepared sandboxes (the next sandbox built ahead, one command each
       await new Promise(r => setTimeout(r, SHELL_PREPARE_IDLE_MS * 3));
       assert.deepEqual(sandboxesOf(host['child'].pid), []);
     });
+  });
+});
+
+describe("a worker's first call: what does not depend on the call is done while the worker waits", () => {
+  let ws;
+  before(() => {
+    ws = workspace();
+  });
+  after(() => ws.cleanup());
+  const pkg = require('@netaclaw/tool-policy');
+  const { prepareFirstCall } = rt('runner.js');
+  const { checkCall } = rt('gate.js');
+  const { descendants } = require('./support/processes');
+
+  /** The package's checkers made, and the calls checked through them, while `fn` runs. */
+  async function counting(fn) {
+    const Original = pkg.ToolCallChecker;
+    const seen = { built: 0, checked: [] };
+    pkg.ToolCallChecker = class extends Original {
+      constructor(options) {
+        super(options);
+        seen.built++;
+      }
+      checkText(name, text) {
+        seen.checked.push(name);
+        return super.checkText(name, text);
+      }
+      check(call) {
+        seen.checked.push(call.name);
+        return super.check(call);
+      }
+    };
+    try {
+      await fn(seen);
+    } finally {
+      pkg.ToolCallChecker = Original;
+    }
+    return seen;
+  }
+
+  /** A context whose operations, tools and services record any use (none is expected). */
+  function recordingContext(policy, routes, used) {
+    const record = what => () => {
+      used.push(what);
+      throw new Error(`${what} used`);
+    };
+    const recorder = group => new Proxy({}, { get: (_t, key) => record(`${group}.${String(key)}`) });
+    return {
+      policy,
+      routes,
+      ops: { fs: recorder('fs'), search: recorder('search'), process: recorder('process') },
+      shell: 'bwrap',
+      tools: new Proxy({}, { get: (_t, key) => record(`tool ${String(key)}`), has: () => true }),
+      agentId: 1,
+      services: recorder('services'),
+    };
+  }
+
+  const calls = root => [
+    ['read_file', { path: 'a.txt' }],
+    ['read_file', { path: '../outside/secret.txt' }],
+    ['read_file', { path: '/etc/passwd' }],
+    ['write_file', { path: 'new.txt', content: 'x' }],
+    ['list_dir', {}],
+    ['bash', { command: 'ls' }],
+    ['bash', {}],
+    ['todo', { items: [{ text: 'a', done: false }] }],
+    ['memory_save', { content: 'x' }],
+    ['no_such_tool', {}],
+    ['grep', { pattern: 'beta', path: root }],
+  ];
+
+  test('it checks synthetic calls of every routed tool through the checker the calls then use; nothing runs or changes', async () => {
+    // a root of its own: no checker made before for these policy and routes
+    const root = fs.mkdtempSync(path.join(ws.root, 'first-'));
+    const { policy, routes } = diagnose(root, { shell: true, write: true, memoryEnabled: true });
+    const before = snapshot(ws.base);
+    const used = [];
+    const ctx = recordingContext(policy, routes, used);
+    const seen = await counting(async seen => {
+      await prepareFirstCall(ctx, () => false);
+      assert.equal(seen.built, 1, 'the checker of these policy and routes is made');
+      assert.deepEqual(new Set(seen.checked), new Set(routes.map(r => r.name)), 'a synthetic call of every routed tool is checked');
+      // the calls that follow use that checker, and are decided as the package decides them
+      const n = seen.checked.length;
+      for (const [name, args] of calls(root)) {
+        const expected = pkg.checkToolCall({ policy, routes, call: { name, arguments: args } });
+        const r = checkCall({ policy: ctx.policy, routes: ctx.routes, name, arguments: args });
+        assert.equal(JSON.stringify(r), JSON.stringify({ decision: expected.decision, reason: expected.reason, paths: expected.paths, detail: expected.detail }), name);
+      }
+      assert.equal(seen.built, 1, 'no other checker is made');
+      assert.equal(seen.checked.length, n + calls(root).length);
+    });
+    assert.ok(seen.checked.length >= 2 * routes.length);
+    assert.deepEqual(used, [], 'no operation, tool or service is used');
+    assert.deepEqual(snapshot(ws.base), before, 'nothing under the workspace is created, changed or removed');
+    assert.deepEqual(ctx.policy, policy);
+    assert.deepEqual(ctx.routes, routes);
+  });
+
+  test('it gives up as soon as a call has come', async () => {
+    const root = fs.mkdtempSync(path.join(ws.root, 'first-'));
+    const { policy, routes } = diagnose(root, { shell: true });
+    const used = [];
+    const none = await counting(() => prepareFirstCall(recordingContext(policy, routes, used), () => true));
+    assert.deepEqual([none.built, none.checked], [0, []], 'a call already there: nothing is done');
+    let turns = 0;
+    const some = await counting(() => prepareFirstCall(recordingContext(policy, routes, used), () => ++turns > 4));
+    assert.equal(some.built, 1);
+    assert.ok(some.checked.length > 0 && some.checked.length < 2 * routes.length, `${some.checked.length} checks: stopped after its first steps`);
+    assert.deepEqual(used, []);
+  });
+
+  test('a real worker does it once started: nothing is sent, recorded, started or touched; its calls are answered the same', async () => {
+    const { policy, routes } = diagnose(ws.root, { shell: false, write: true, memoryEnabled: true });
+    const before = snapshot(ws.base);
+    const outcomes = [];
+    for (const idle of [false, true]) {
+      const { host, events } = await startHost({ policy, routes, svc: services() });
+      try {
+        const pid = host['child'].pid;
+        if (idle) {
+          // libuv's thread pool, started by the first use of fs.promises, shows that it has been done
+          const threads = () => fs.readdirSync(`/proc/${pid}/task`).length;
+          const atReady = threads();
+          await waitFor(() => (threads() >= atReady + 4 ? [true] : []));
+          await new Promise(r => setTimeout(r, 200));
+          assert.deepEqual(events.map(e => e.type), ['started'], 'nothing but its start is reported');
+          assert.deepEqual(descendants(pid), [], 'the worker started no process');
+          assert.deepEqual(snapshot(ws.base), before, 'nothing under the workspace is created, changed or removed');
+        }
+        const records = [];
+        for (const [name, args] of [...calls(ws.root), ['read_file', { path: 'esc' }], ['list_dir', { path: 'escdir' }]]) {
+          const r = await host.call(name, args);
+          records.push([name, r.decision, r.reason, r.ok, r.output ?? null, r.error ?? null, r.detail ?? null]);
+        }
+        outcomes.push(records);
+      } finally {
+        await host.kill('test over');
+      }
+      // the calls wrote new.txt and saved a memory: start the next worker from the same state
+      fs.rmSync(path.join(ws.root, 'new.txt'), { force: true });
+    }
+    assert.deepEqual(outcomes[1], outcomes[0], 'a worker called at once and one that waited answer alike');
+    const byName = Object.fromEntries(outcomes[1].map(r => [`${r[0]} ${r[1]}`, r]));
+    assert.equal(byName['read_file worker-local'][4], 'alpha\nbeta\ngamma', 'the calls did run');
+    assert.ok(outcomes[1].some(r => r[2] === 'path_outside_workspace'));
   });
 });
 

@@ -112,12 +112,16 @@ export function checkCall(input: GateInput): GateResult {
   };
 }
 
-let shellTools: Set<string> | undefined;
-let skillScopeTools: Set<string> | undefined;
+/** The tools whose manifests say `requiresShell` and `requiresSkillScope`, read in one pass. */
+let flags: { shell: Set<string>; skillScope: Set<string> } | undefined;
 
-function manifests() {
-  const p = policy();
-  return (activeCatalog() ?? p.builtinCatalog()).map(s => p.toolManifest(s));
+function toolFlags(): { shell: Set<string>; skillScope: Set<string> } {
+  if (!flags) {
+    const p = policy();
+    const all = (activeCatalog() ?? p.builtinCatalog()).map(s => p.toolManifest(s));
+    flags = { shell: new Set(all.filter(m => m.requiresShell).map(m => m.name)), skillScope: new Set(all.filter(m => m.requiresSkillScope).map(m => m.name)) };
+  }
+  return flags;
 }
 
 /**
@@ -125,8 +129,7 @@ function manifests() {
  * is denied `shell_sandbox_unavailable` when bwrap cannot run.
  */
 export function requiresShell(name: string): boolean {
-  if (!shellTools) shellTools = new Set(manifests().filter(m => m.requiresShell).map(m => m.name));
-  return shellTools.has(name);
+  return toolFlags().shell.has(name);
 }
 
 /**
@@ -134,6 +137,5 @@ export function requiresShell(name: string): boolean {
  * from the package). Such a call runs only for a skill bound to the agent.
  */
 export function requiresSkillScope(name: string): boolean {
-  if (!skillScopeTools) skillScopeTools = new Set(manifests().filter(m => m.requiresSkillScope).map(m => m.name));
-  return skillScopeTools.has(name);
+  return toolFlags().skillScope.has(name);
 }

@@ -3,6 +3,7 @@
  * implementation through the given operations. The worker and the main process both use it, each with
  * its own registry, operations and copy of the policy and routes.
  */
+import * as fs from 'fs';
 import * as path from 'path';
 import { checkCall, GateResult, requiresShell, requiresSkillScope } from './gate';
 import { cutText, OUTPUT_MAX_BYTES } from './limits';
@@ -13,6 +14,7 @@ import { checkRealPaths } from './realpath';
 import type { ShellMode } from './sandbox';
 import { MainServices, ToolError, ToolImpl } from './tools/types';
 import { DECISIONS, RUNTIME_REASONS } from './codes';
+import { activeCatalog, policy } from '../policy';
 
 export interface RunnerContext {
   policy: WorkerPolicyWire;
@@ -155,4 +157,89 @@ export async function runHere(
   }
   if (here !== 'any' && gate.decision !== here) return { gate, outcome: null };
   return { gate, outcome: await execute(ctx, gate, name, args, started) };
+}
+
+/**
+ * Arguments of the shape a JSON Schema describes, made from the schema alone: every property given the
+ * first of its `enum`, or a value of its `type` (a one-letter string, the `minimum` or 1, false, an empty
+ * list, an object made alike). Only a synthetic call to be checked is made of them (`prepareFirstCall`).
+ */
+function sampleOf(schema: unknown): unknown {
+  const s = schema !== null && typeof schema === 'object' ? (schema as Record<string, unknown>) : {};
+  if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
+  switch (s.type) {
+    case 'string':
+      return 'x';
+    case 'integer':
+    case 'number':
+      return typeof s.minimum === 'number' ? s.minimum : 1;
+    case 'boolean':
+      return false;
+    case 'array':
+      return [];
+    case 'object': {
+      const props = s.properties !== null && typeof s.properties === 'object' ? (s.properties as Record<string, unknown>) : {};
+      return Object.fromEntries(Object.keys(props).map(k => [k, sampleOf(props[k])]));
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * Does ahead, once, the work that a context's first call would otherwise do on its path, none of which
+ * depends on the call, and nothing else:
+ * - the manifests' flags the runner reads (`requiresShell`, `requiresSkillScope`) are read;
+ * - the package's checker for the context's policy and routes is made (the one its calls then use), and
+ *   synthetic calls of each routed tool are checked through it — with empty arguments, and with arguments
+ *   made from the tool's schema (`sampleOf`) — so that the WebAssembly code of a check is compiled (V8
+ *   compiles each function when it is first called). Their answers are dropped: a check only reads its
+ *   inputs (paths are normalized as text, never resolved), and the checker keeps nothing of a call;
+ * - `fs.promises` is loaded and its first use paid (libuv's thread pool is started on its first job, the
+ *   file-handle code compiled) on a file of the runtime's own code, which this process loaded to start:
+ *   resolved, opened, read and closed, never a file of a workspace root.
+ * No tool runs, nothing is written, sent or recorded, and later decisions are the same. A failure changes
+ * nothing either: the first call meets it again and is answered as before (a gate error is a denial).
+ *
+ * It runs while the process is idle: one step per turn of the event loop, and it stops as soon as
+ * `stop()` says so (a call has come, which then does what is left itself), so a call is never kept
+ * waiting longer than one step.
+ */
+export async function prepareFirstCall(ctx: RunnerContext, stop: () => boolean): Promise<void> {
+  const turn = () => new Promise<boolean>(resolve => setImmediate(() => resolve(!stop())));
+  const quietly = (step: () => void) => {
+    try {
+      step();
+    } catch {
+      /* met again, and answered, by the first call */
+    }
+  };
+  if (!(await turn())) return;
+  quietly(() => requiresShell(''));
+  let schemas: Map<string, unknown> = new Map();
+  if (!(await turn())) return;
+  quietly(() => {
+    const p = policy();
+    schemas = new Map((activeCatalog() ?? p.builtinCatalog()).map(s => [s.name, s.parameters]));
+  });
+  for (const r of ctx.routes) {
+    const name = (r as { name?: unknown } | null)?.name;
+    if (typeof name !== 'string') continue;
+    if (!(await turn())) return;
+    quietly(() => checkCall({ policy: ctx.policy, routes: ctx.routes, name, arguments: {} }));
+    quietly(() => checkCall({ policy: ctx.policy, routes: ctx.routes, name, arguments: sampleOf(schemas.get(name)) }));
+  }
+  if (!(await turn())) return;
+  try {
+    await fs.promises.realpath(__dirname);
+    const fh = await fs.promises.open(__filename, 'r');
+    try {
+      await fh.stat();
+      await fh.readFile();
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    /* only time is lost */
+  }
 }

@@ -10,7 +10,7 @@ import { NodeFileSystemOperations } from '../operations/fs';
 import { ShellProcessOperations } from '../operations/process';
 import { NodeSearchOperations } from '../operations/search';
 import { CallMessage, CallOutcome, FdResultMessage, InitMessage, message, Message, parseFor, ProxyResultMessage } from '../protocol';
-import { runHere, RunnerContext } from '../runner';
+import { prepareFirstCall, runHere, RunnerContext } from '../runner';
 import { bashSandbox, LOCAL_TOOLS } from '../tools/local';
 import { requiresShell } from '../gate';
 import { DECISIONS } from '../codes';
@@ -32,6 +32,8 @@ let shell: ShellProcessOperations | null = null;
 let nextProxyId = 1;
 const pendingProxies = new Map<number, (m: ProxyResultMessage) => void>();
 let queue: Promise<void> = Promise.resolve();
+/** Calls received so far. */
+let calls = 0;
 let nextFdId = 1;
 const pendingFds = new Map<number, (m: FdResultMessage) => void>();
 
@@ -80,6 +82,9 @@ function start(init: InitMessage): void {
     return route?.route === DECISIONS.workerLocal && typeof route.name === 'string' && Object.prototype.hasOwnProperty.call(LOCAL_TOOLS, route.name) && requiresShell(route.name);
   });
   if (init.shell === 'bwrap' && init.policy.allowShell && spec && shellHere) shell.prepare(spec);
+  // While it waits for its first call, the work of a first call that does not depend on the call (its
+  // gate's checker made and compiled, ...), given up once a call has come.
+  void prepareFirstCall(ctx, () => calls > 0);
 }
 
 async function handleCall(c: CallMessage): Promise<void> {
@@ -133,6 +138,7 @@ process.on('message', raw => {
       return;
     case 'call':
       if (!ctx) return fatal('rejected message: call before init');
+      calls += 1;
       queue = queue.then(() => handleCall(m as CallMessage)).catch(err => fatal(`call failed: ${(err as Error).stack ?? err}`));
       return;
     case 'proxy-result':
