@@ -285,8 +285,8 @@ function decide(checker, n, t) {
 // `ToolCallChecker.checkText`: both strings written into the checker's buffer (made larger by `room`
 // when they may not fit; a text longer than the input limit, 32 MiB as `limits::MAX_INPUT_BYTES`,
 // is not copied and reads as empty, not JSON), decided by `decide`, which answers where the answer's
-// fields are (their length in 4 bytes, then `ToolCallCheck::fields`), and the plain object built
-// from them.
+// fields are (`ToolCallCheck::fields`, then a 255 byte, which no UTF-8 text holds), and the plain
+// object built from them.
 export function checkTextOf(checker, name, text) {
   if (typeof name !== 'string' || typeof text !== 'string' || checker.__wbg_ptr === 0) return decide(checker, typeof name === 'string' ? -2 : -1, 0);
   if (text.length > 33554432) text = '';
@@ -304,8 +304,7 @@ export function checkTextOf(checker, name, text) {
     checker[at] = wasm.toolcallchecker_room(checker.__wbg_ptr, 256) >>> 0;
   }
   m = bytes();
-  const length = (m[i] | (m[i + 1] << 8) | (m[i + 2] << 16) | (m[i + 3] << 24)) >>> 0;
-  return checkAnswer(decoder.decode(m.subarray(i + 4, i + 4 + length)));
+  return checkAnswer(decoder.decode(m.subarray(i, m.indexOf(255, i))));
 }")]
 extern "C" {
     /// What [`read`] tells apart before `JSON.stringify`, in one call: `undefined` or `null` (0), a
@@ -524,7 +523,8 @@ pub struct ToolCallChecker {
     checker: CallChecker,
     /// The buffer `checkText` writes its two strings into (`room`), kept from call to call.
     buffer: std::cell::Cell<Vec<u8>>,
-    /// The last `checkText` answer's fields, read by the glue's JavaScript after the call.
+    /// The last `checkText` answer's fields, read by the glue's JavaScript after the call (the buffer
+    /// is kept from call to call).
     answer: std::cell::Cell<Vec<u8>>,
 }
 
@@ -560,8 +560,8 @@ impl ToolCallChecker {
     // The method is the glue's JavaScript (`checkTextOf` in the snippet above; `scripts/build-pkg.sh`
     // puts it in place of the generated one): it writes the two strings as UTF-8 into the buffer
     // (`room`), `name` bytes then `arguments` bytes, and calls this export (-1: the name is not a
-    // string, -2: the text is not), which answers where the answer is: its length (4 bytes,
-    // little-endian), then the decision's fields ([`crate::call::ToolCallCheck::fields`]).
+    // string, -2: the text is not), which answers where the decision's fields are
+    // ([`crate::call::ToolCallCheck::fields`]), followed by a 255 byte (no UTF-8 text holds one).
     #[wasm_bindgen(js_name = checkText, unchecked_return_type = "ToolCallCheck")]
     pub fn check_text(
         &self,
@@ -579,10 +579,16 @@ impl ToolCallChecker {
         // removes the generated ones), after writing `name` then `arguments` bytes of UTF-8 from the
         // start of the buffer with `TextEncoder.encodeInto` or, for ASCII, byte by byte.
         let text = |from: usize, to: usize| buffer.get(from..to).map(|b| unsafe { std::str::from_utf8_unchecked(b) }).unwrap_or_default();
-        let fields = self.checker.decide_text(text(0, name), text(name, name.saturating_add(arguments))).fields();
+        let check = self.checker.decide_text(text(0, name), text(name, name.saturating_add(arguments)));
         self.buffer.set(buffer);
-        let mut answer = (fields.len() as u32).to_le_bytes().to_vec();
-        answer.extend_from_slice(fields.as_bytes());
+        let mut answer = self.answer.take();
+        answer.clear();
+        // A large buffer is kept for one answer only.
+        if answer.capacity() > 65_536 {
+            answer = Vec::new();
+        }
+        check.write_fields(&mut answer);
+        answer.push(255);
         let at = answer.as_ptr();
         self.answer.set(answer);
         Ok(at)
