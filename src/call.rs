@@ -202,21 +202,19 @@ fn workspace_path(text: Option<&str>, write: bool, policy: &WorkerPolicy) -> Res
     }
     let bytes = text.as_bytes();
     let windows_absolute = matches!(bytes, [b'a'..=b'z' | b'A'..=b'Z', b':', b'\\' | b'/', ..]);
-    let joined;
     let full = if text.starts_with('/') || windows_absolute {
-        text
+        text.to_string()
     } else if first.starts_with('/') {
         // POSIX: a backslash is an ordinary character of a file name.
-        joined = concat(&[first, "/", text]);
-        &joined
+        concat(&[first, "/", text])
     } else if text.starts_with('\\') || bytes.get(1) == Some(&b':') {
         // Windows: root-relative (`\x`), UNC (`\\server`) and drive-relative (`C:x`) paths fail closed.
         return Err(outside(text));
     } else {
-        joined = concat(&[first, "\\", text]);
-        &joined
+        concat(&[first, "\\", text])
     };
-    let path = Root::new(full).map_err(|e| bad(e.what()))?;
+    // Joined once, and kept as it is when already normalized.
+    let path = Root::from_string(full).map_err(|e| bad(e.what()))?;
     if !policy.workspace_roots.iter().any(|root| path.within(root)) {
         return Err(outside(&path));
     }
