@@ -61,6 +61,15 @@ for (;;) {
   } else break;
 }
 if (!defined) text = functions + '\n' + text;
+// `ToolCallChecker.checkText` is the snippet's `checkTextOf`, which writes the strings into wasm
+// memory itself and calls the exports `checkText` (their byte lengths in, where the answer's fields
+// are out) and `room` directly: the generated methods calling those exports go, so that nothing else
+// can (what the export reads must be the UTF-8 the snippet wrote).
+const generated = /^    checkText\(name, argumentsJson\) \{\n(?:        .*\n)+?    \}\n/m;
+const room = /^    \/\*\*\n(?:     \*.*\n)+?     \*\/\n    room\(size\) \{\n(?:        .*\n)+?    \}\n/m;
+if (!generated.test(text) || !room.test(text) || !names.includes('checkTextOf') || !/\bfunction takeFromExternrefTable0\(/.test(text)) throw new Error(`build-pkg: ${file}: ToolCallChecker's checkText and room not found as expected`);
+text = text.replace(generated, () => '    checkText(name, argumentsJson) {\n        return checkTextOf(this, name, argumentsJson);\n    }\n').replace(room, '');
+if (/\btoolcallchecker_(checkText|room)\(this/.test(text)) throw new Error(`build-pkg: ${file}: a method still calls checkText's exports`);
 // What is left names the snippet only as a key of the import object.
 for (const line of text.split('\n')) {
   if (line.includes('snippets/') && !/^\s*"\.\/snippets\/[\w.-]+\/inline0\.js": import\d+,$/.test(line)) throw new Error(`build-pkg: ${file}: unexpected snippet reference: ${line}`);

@@ -56,20 +56,27 @@ impl ToolCallCheck {
     /// they name (`arguments["a\u0000b"]`). The WebAssembly build hands this text to JavaScript,
     /// which builds the plain object from it (`edge::wasm`).
     pub fn fields(&self) -> String {
-        fn add(text: &mut String, field: &str) {
-            text.push_str(field);
-            text.push('\0');
+        let mut text = Vec::with_capacity(64);
+        self.write_fields(&mut text);
+        // SAFETY: only whole strings and NUL characters were written.
+        unsafe { String::from_utf8_unchecked(text) }
+    }
+
+    /// [`ToolCallCheck::fields`] written at the end of `text` (the WebAssembly `checkText` keeps one
+    /// buffer for its answers).
+    pub fn write_fields(&self, text: &mut Vec<u8>) {
+        fn add(text: &mut Vec<u8>, field: &str) {
+            text.extend_from_slice(field.as_bytes());
+            text.push(0);
         }
-        let mut text = String::with_capacity(64);
-        add(&mut text, self.decision.as_str());
-        add(&mut text, self.reason.map_or("", |r| r.as_str()));
-        add(&mut text, self.detail.as_deref().unwrap_or_default());
+        add(text, self.decision.as_str());
+        add(text, self.reason.map_or("", |r| r.as_str()));
+        add(text, self.detail.as_deref().unwrap_or_default());
         for p in &self.paths {
-            add(&mut text, &p.argument);
-            add(&mut text, &p.path);
-            add(&mut text, if p.write { "1" } else { "" });
+            add(text, &p.argument);
+            add(text, &p.path);
+            add(text, if p.write { "1" } else { "" });
         }
-        text
     }
 }
 
@@ -195,21 +202,19 @@ fn workspace_path(text: Option<&str>, write: bool, policy: &WorkerPolicy) -> Res
     }
     let bytes = text.as_bytes();
     let windows_absolute = matches!(bytes, [b'a'..=b'z' | b'A'..=b'Z', b':', b'\\' | b'/', ..]);
-    let joined;
     let full = if text.starts_with('/') || windows_absolute {
-        text
+        text.to_string()
     } else if first.starts_with('/') {
         // POSIX: a backslash is an ordinary character of a file name.
-        joined = concat(&[first, "/", text]);
-        &joined
+        concat(&[first, "/", text])
     } else if text.starts_with('\\') || bytes.get(1) == Some(&b':') {
         // Windows: root-relative (`\x`), UNC (`\\server`) and drive-relative (`C:x`) paths fail closed.
         return Err(outside(text));
     } else {
-        joined = concat(&[first, "\\", text]);
-        &joined
+        concat(&[first, "\\", text])
     };
-    let path = Root::new(full).map_err(|e| bad(e.what()))?;
+    // Joined once, and kept as it is when already normalized.
+    let path = Root::from_string(full).map_err(|e| bad(e.what()))?;
     if !policy.workspace_roots.iter().any(|root| path.within(root)) {
         return Err(outside(&path));
     }

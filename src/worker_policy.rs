@@ -49,10 +49,15 @@ impl Root {
     /// (`C:x`) and UNC (`\\server\share`) paths are errors, as are paths holding a NUL character or
     /// longer than [`Root::MAX_LEN`].
     pub fn new(root: &str) -> Result<Root, RootError> {
+        Root::from_string(root.to_string())
+    }
+
+    /// [`Root::new`] of a string of its own, kept as it is when already normalized (no copy).
+    pub fn from_string(root: String) -> Result<Root, RootError> {
         if root.is_empty() {
             return Err(RootError::Empty);
         }
-        if crate::text::scalar_count(root, Self::MAX_LEN + 1) > Self::MAX_LEN {
+        if crate::text::scalar_count(&root, Self::MAX_LEN + 1) > Self::MAX_LEN {
             return Err(RootError::TooLong);
         }
         if root.contains('\0') {
@@ -61,12 +66,12 @@ impl Root {
         if root.starts_with('/') {
             // Already normalized (no empty, `.` or `..` segment): taken as it is.
             if root.as_bytes().split(|b| *b == b'/').skip(1).all(|s| !matches!(s, b"" | b"." | b"..")) {
-                return Ok(Root(root.to_string()));
+                return Ok(Root(root));
             }
             return Ok(Root(join("/", "/", root.split('/'))));
         }
         if root.starts_with("\\\\") {
-            return Err(RootError::Unc(root.to_string()));
+            return Err(RootError::Unc(root));
         }
         if let [letter @ (b'a'..=b'z' | b'A'..=b'Z'), b':', b'\\' | b'/', ..] = root.as_bytes() {
             let mut drive = String::with_capacity(3);
@@ -74,7 +79,7 @@ impl Root {
             drive.push_str(":\\");
             return Ok(Root(join(&drive, "\\", root.get(3..).unwrap_or_default().split(['\\', '/']))));
         }
-        Err(RootError::NotAbsolute(root.to_string()))
+        Err(RootError::NotAbsolute(root))
     }
 
     /// The normalized text.

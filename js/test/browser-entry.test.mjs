@@ -16,9 +16,19 @@ const policy = require('@netaclaw/tool-policy');
 const nodeEsm = await import('@netaclaw/tool-policy');
 
 const WASM = '/pkg/web/netaclaw_tool_policy_bg.wasm';
+/** `ToolCallChecker.checkText` (the glue's own JavaScript) on ASCII, non-ASCII, a lone surrogate, long
+ * text, text that is not JSON and a name that is not a string; run in the page and in Node alike. */
+const CHECK_TEXT = `(p) => {
+  const c = new p.ToolCallChecker({ policy: { workspaceRoots: ['/srv/a'], allowShell: false, readonly: true }, routes: [{ name: 'read_file', status: 'worker-local', reasons: [] }] });
+  const answers = [['read_file', '{"path":"src/lib.rs"}'], ['read_file', '{"path":"界/é"}'], ['read_file', '{"path":"c' + String.fromCharCode(0xd800) + '"}'], ['read_file', ' '.repeat(100000) + '{"path":"' + 'd/'.repeat(40000) + '"}'], ['read_file', '{'], ['nope', '{}'], ['read_file', '{"path":3}']].map(([n, t]) => c.checkText(n, t));
+  try { c.checkText(3, '{}'); } catch (e) { answers.push({ code: e.code, message: e.message }); }
+  c.free();
+  return JSON.stringify(answers);
+}`;
 const MODULE = `
 import * as p from '/pkg/browser.mjs';
 window.__result = {
+  checkText: (${CHECK_TEXT})(p),
   keys: Object.keys(p).sort(),
   version: p.version(),
   catalogInfo: JSON.stringify(p.catalogInfo()),
@@ -68,6 +78,8 @@ test('a first visit importing pkg/browser.mjs: the entry and the .wasm, one requ
       assert.deepEqual(result.keys, [...nodeKeys, 'initSync'].sort(), path);
       assert.equal(result.version, policy.version());
       assert.equal(result.catalogInfo, JSON.stringify(policy.catalogInfo()));
+      assert.equal(result.checkText, new Function(`return ${CHECK_TEXT}`)()(policy));
+      assert.match(result.checkText, /"path":"\/srv\/a\/src\/lib.rs"/);
       assert.deepEqual(result.refused, { code: 'invalid_input', message: (() => { try { policy.label('reasons', 'nope'); } catch (e) { return e.message; } })() });
     }
   } finally {

@@ -159,3 +159,8 @@ test('bad input throws invalid_input, and a freed checker cannot be used', () =>
   checker.free();
   assert.throws(() => checker.checkText('x', '{}'), (e) => e instanceof Error && !(e instanceof WebAssembly.RuntimeError));
 });
+
+test('the class has no method but its declared ones: only checkText reaches the exports it writes for', () => {
+  const methods = Object.getOwnPropertyNames(ToolCallChecker.prototype).filter((m) => !m.startsWith('__'));
+  assert.deepEqual(methods.sort(), ['check', 'checkText', 'constructor', 'free']);
+});

@@ -249,6 +249,8 @@ pub struct CallChecker {
     catalog: Catalog,
     policy: crate::worker_policy::WorkerPolicy,
     routes: Vec<crate::explain::DynamicRoute>,
+    /// The position in `routes` of each catalog tool's route, by the tool's position (`usize::MAX`: none).
+    route_at: Vec<usize>,
     /// Whether each catalog tool's `parameters` schema is valid, by position; empty when checked per call.
     schemas_valid: Vec<bool>,
 }
@@ -265,12 +267,12 @@ impl CallChecker {
         let policy_path = ROOT.key("policy");
         let policy = input::worker_policy(field(map, "policy").ok_or_else(|| policy_path.error("is required"))?, &policy_path)?;
         // Each route names a catalog tool, once.
-        let mut seen = vec![false; catalog.tools().len()];
-        let routes = input::dynamic_routes(map, &ROOT, &mut |_, name| {
+        let mut route_at = vec![usize::MAX; catalog.tools().len()];
+        let routes = input::dynamic_routes(map, &ROOT, &mut |i, name| {
             let at = catalog.position(name).ok_or("no tool of the catalog is named ")?;
-            match seen.get_mut(at) {
-                Some(s) if !*s => {
-                    *s = true;
+            match route_at.get_mut(at) {
+                Some(r) if *r == usize::MAX => {
+                    *r = i;
                     Ok(())
                 }
                 _ => Err("duplicate route name "),
@@ -280,14 +282,15 @@ impl CallChecker {
         for tool in catalog.tools().iter().filter(|_| prepare) {
             schemas_valid.push(crate::call::schema_is_valid(tool));
         }
-        Ok(CallChecker { catalog, policy, routes, schemas_valid })
+        Ok(CallChecker { catalog, policy, routes, route_at, schemas_valid })
     }
 
     /// Decides a call of `name` with these arguments (absent: `null`).
     pub fn check(&self, name: &str, arguments: Option<&Value>) -> crate::call::ToolCallCheck {
         let at = self.catalog.position(name);
         let tool = at.and_then(|at| self.catalog.tools().get(at));
-        let route = self.routes.iter().find(|r| r.name == name);
+        // Every route names a catalog tool: a name not in the catalog has none.
+        let route = at.and_then(|at| self.route_at.get(at)).and_then(|r| self.routes.get(*r));
         let schema_valid = at.and_then(|at| self.schemas_valid.get(at)).is_some_and(|v| *v);
         crate::call::check_tool_call_with(name, tool, route, &self.policy, arguments, schema_valid)
     }

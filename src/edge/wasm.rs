@@ -252,17 +252,59 @@ export function checkAnswer(text) {
   }
   return { decision, reason, paths, detail };
 }
-let memory;
-const encoder = new TextEncoder(), regions = [];
+let memory, view;
+const encoder = new TextEncoder(), decoder = new TextDecoder(), at = Symbol('at'), room = Symbol('room');
 export function useMemory(m) {
   memory = m;
 }
-export function put(slot, value, at, room) {
-  if (typeof value !== 'string') return -1;
-  if (3 * value.length > room) return -2 - 3 * value.length;
-  let region = regions[slot];
-  if (region === undefined || region.byteOffset !== at || region.length !== room) region = regions[slot] = new Uint8Array(memory.buffer, at, room);
-  return encoder.encodeInto(value, region).written;
+function bytes() {
+  // A view of memory the module has since grown is detached: its length is 0.
+  if (view === undefined || view.byteLength === 0) view = new Uint8Array(memory.buffer);
+  return view;
+}
+// A string written as UTF-8 (lone surrogates as U+FFFD, as `TextEncoder` writes them) into the bytes
+// from `i` to `end`: short ASCII byte by byte, anything else by `encodeInto`. Answers the bytes written.
+function encode(m, i, end, s) {
+  const n = s.length;
+  if (n > 64) return encoder.encodeInto(s, m.subarray(i, end)).written;
+  for (let k = 0; k < n; k++) {
+    const c = s.charCodeAt(k);
+    if (c > 127) return k + encoder.encodeInto(s.slice(k), m.subarray(i + k, end)).written;
+    m[i + k] = c;
+  }
+  return n;
+}
+// The checker's `checkText` export (`wasm` and `takeFromExternrefTable0` are the glue's, which this
+// code is put into): only this code calls it, and `room`, so that every string it reads is what
+// `encode` wrote.
+function decide(checker, n, t) {
+  const ret = wasm.toolcallchecker_checkText(checker.__wbg_ptr, n, t);
+  if (ret[2]) throw takeFromExternrefTable0(ret[1]);
+  return ret[0] >>> 0;
+}
+// `ToolCallChecker.checkText`: both strings written into the checker's buffer (made larger by `room`
+// when they may not fit; a text longer than the input limit, 32 MiB as `limits::MAX_INPUT_BYTES`,
+// is not copied and reads as empty, not JSON), decided by `decide`, which answers where the answer's
+// fields are (`ToolCallCheck::fields`, then a 255 byte, which no UTF-8 text holds), and the plain
+// object built from them.
+export function checkTextOf(checker, name, text) {
+  if (typeof name !== 'string' || typeof text !== 'string' || checker.__wbg_ptr === 0) return decide(checker, typeof name === 'string' ? -2 : -1, 0);
+  if (text.length > 33554432) text = '';
+  const need = 3 * (name.length + text.length);
+  if (!(checker[room] >= need)) {
+    checker[room] = Math.max(need, 256);
+    checker[at] = wasm.toolcallchecker_room(checker.__wbg_ptr, checker[room]) >>> 0;
+  }
+  let m = bytes();
+  const start = checker[at], end = start + checker[room], n = encode(m, start, end, name), t = encode(m, start + n, end, text);
+  const i = decide(checker, n, t);
+  if (checker[room] > 65536) {
+    // A large buffer is kept for one call only.
+    checker[room] = 256;
+    checker[at] = wasm.toolcallchecker_room(checker.__wbg_ptr, 256) >>> 0;
+  }
+  m = bytes();
+  return checkAnswer(decoder.decode(m.subarray(i, m.indexOf(255, i))));
 }")]
 extern "C" {
     /// What [`read`] tells apart before `JSON.stringify`, in one call: `undefined` or `null` (0), a
@@ -281,38 +323,9 @@ extern "C" {
     /// decode than its JSON, and no `JSON.parse`.
     #[wasm_bindgen(js_name = checkAnswer)]
     fn check_answer(text: &str) -> JsValue;
-    /// Where [`put`] writes: the module's memory (given once, by the first checker made).
+    /// The module's memory, which `checkTextOf` writes into and reads (given by every checker made).
     #[wasm_bindgen(js_name = useMemory)]
     fn use_memory(memory: &JsValue);
-    /// Writes the string `value` as UTF-8 (`TextEncoder.encodeInto`, lone surrogates as U+FFFD, as
-    /// every string argument crosses) into the `room` bytes at `at`, keeping a view per `slot`, and
-    /// answers the bytes written; -1 when `value` is not a string, `-2 - n` when it may need `n` bytes.
-    fn put(slot: u32, value: &JsValue, at: *mut u8, room: usize) -> i32;
-}
-
-/// Copies the string `value` (`None`: not a string) into `buffer` with [`put`], growing it to what
-/// it needs when that is at most three times `max` bytes (a longer text is `Some(None)`).
-fn take<'b>(buffer: &'b mut Vec<u8>, slot: u32, value: &JsValue, max: usize) -> Option<Option<&'b str>> {
-    // A large buffer is kept for one call only.
-    if buffer.len() > 65_536 {
-        *buffer = Vec::new();
-    }
-    loop {
-        let written = put(slot, value, buffer.as_mut_ptr(), buffer.len());
-        if written == -1 {
-            return None;
-        }
-        if written >= 0 {
-            // SAFETY: the bytes are what `TextEncoder.encodeInto` wrote, UTF-8 by the Encoding
-            // standard (wasm-bindgen takes every string argument so).
-            return Some(Some(unsafe { std::str::from_utf8_unchecked(buffer.get(..written as usize).unwrap_or_default()) }));
-        }
-        let need = (-2 - written) as usize;
-        if need > max.saturating_mul(3) {
-            return Some(None);
-        }
-        *buffer = vec![0; need.max(256)];
-    }
 }
 
 /// Reads one argument as JSON. `undefined` is `null`; values JSON cannot hold (functions, symbols)
@@ -508,8 +521,11 @@ fn engine_call(prepared: &Prepared, input: &JsValue, call: EngineCall) -> Result
 #[wasm_bindgen(js_name = ToolCallChecker)]
 pub struct ToolCallChecker {
     checker: CallChecker,
-    /// The buffers `checkText` copies its two strings into, kept from call to call.
-    buffers: std::cell::Cell<(Vec<u8>, Vec<u8>)>,
+    /// The buffer `checkText` writes its two strings into (`room`), kept from call to call.
+    buffer: std::cell::Cell<Vec<u8>>,
+    /// The last `checkText` answer's fields, read by the glue's JavaScript after the call (the buffer
+    /// is kept from call to call).
+    answer: std::cell::Cell<Vec<u8>>,
 }
 
 #[wasm_bindgen(js_class = ToolCallChecker)]
@@ -520,7 +536,7 @@ impl ToolCallChecker {
         panic_hook();
         let value = read_input(&options)?;
         use_memory(&wasm_bindgen::memory());
-        Ok(ToolCallChecker { checker: CallChecker::new(&value).map_err(|e| invalid(&e))?, buffers: Default::default() })
+        Ok(ToolCallChecker { checker: CallChecker::new(&value).map_err(|e| invalid(&e))?, buffer: Default::default(), answer: Default::default() })
     }
 
     /// Decides one call `{ name, arguments }`.
@@ -530,23 +546,51 @@ impl ToolCallChecker {
         Ok(check_answer(&self.checker.decide_call(Some(&value)).map_err(|e| invalid(&e))?.fields()))
     }
 
+    /// The buffer `checkText` writes into, made anew with `size` bytes; answers where it starts.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn room(&self, size: usize) -> *mut u8 {
+        let mut buffer = vec![0; size];
+        let at = buffer.as_mut_ptr();
+        self.buffer.set(buffer);
+        at
+    }
+
     /// Decides a call of `name` whose arguments are the JSON text the model sent (no `JSON.parse` or
     /// `JSON.stringify` needed); text that is not JSON is a denied call, `invalid_tool_arguments`.
+    // The method is the glue's JavaScript (`checkTextOf` in the snippet above; `scripts/build-pkg.sh`
+    // puts it in place of the generated one): it writes the two strings as UTF-8 into the buffer
+    // (`room`), `name` bytes then `arguments` bytes, and calls this export (-1: the name is not a
+    // string, -2: the text is not), which answers where the decision's fields are
+    // ([`crate::call::ToolCallCheck::fields`]), followed by a 255 byte (no UTF-8 text holds one).
     #[wasm_bindgen(js_name = checkText, unchecked_return_type = "ToolCallCheck")]
     pub fn check_text(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
-        #[wasm_bindgen(js_name = argumentsJson, unchecked_param_type = "string")] arguments: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let (mut name_buffer, mut text_buffer) = self.buffers.take();
+        #[wasm_bindgen(unchecked_param_type = "string")] name: i32,
+        #[wasm_bindgen(js_name = argumentsJson, unchecked_param_type = "string")] arguments: usize,
+    ) -> Result<*const u8, JsValue> {
         let expected = |path: &str| Err(invalid(&Error::invalid(path, "expected a string")));
-        // Text longer than the input limit is not JSON the checker reads (`decide_text`).
-        let answer = match (take(&mut name_buffer, 0, &name, usize::MAX), take(&mut text_buffer, 1, &arguments, crate::edge::read::limits::MAX_INPUT_BYTES)) {
-            (None, _) => expected("name"),
-            (_, None) => expected("argumentsJson"),
-            (Some(name), Some(text)) => Ok(check_answer(&self.checker.decide_text(name.unwrap_or_default(), text.unwrap_or_default()).fields())),
+        let name = match name {
+            -1 => return expected("name"),
+            -2 => return expected("argumentsJson"),
+            n => n as usize,
         };
-        self.buffers.set((name_buffer, text_buffer));
-        answer
+        let buffer = self.buffer.take();
+        // SAFETY: only the glue calls this (the class has no method that does: `scripts/build-pkg.sh`
+        // removes the generated ones), after writing `name` then `arguments` bytes of UTF-8 from the
+        // start of the buffer with `TextEncoder.encodeInto` or, for ASCII, byte by byte.
+        let text = |from: usize, to: usize| buffer.get(from..to).map(|b| unsafe { std::str::from_utf8_unchecked(b) }).unwrap_or_default();
+        let check = self.checker.decide_text(text(0, name), text(name, name.saturating_add(arguments)));
+        self.buffer.set(buffer);
+        let mut answer = self.answer.take();
+        answer.clear();
+        // A large buffer is kept for one answer only.
+        if answer.capacity() > 65_536 {
+            answer = Vec::new();
+        }
+        check.write_fields(&mut answer);
+        answer.push(255);
+        let at = answer.as_ptr();
+        self.answer.set(answer);
+        Ok(at)
     }
 }
