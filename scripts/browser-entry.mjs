@@ -5,6 +5,7 @@
 // Bundlers still find the `.wasm` through `new URL('./web/…', import.meta.url)` and emit it as an asset.
 // Usage: node scripts/browser-entry.mjs <web glue .js> <out .mjs> (run by scripts/build-pkg.sh)
 import fs from 'node:fs';
+import { fail, once as onceIn, selfContained } from './glue-text.mjs';
 
 const [glueFile, outFile] = process.argv.slice(2);
 if (!glueFile || !outFile) {
@@ -13,20 +14,11 @@ if (!glueFile || !outFile) {
 }
 const glue = fs.readFileSync(glueFile, 'utf8');
 
-/** Replaces the one occurrence of `from`; anything else means wasm-bindgen's output changed shape. */
-function once(text, from, to) {
-  const parts = text.split(from);
-  if (parts.length !== 2) throw new Error(`browser-entry: ${glueFile}: expected ${JSON.stringify(from)} once, found ${parts.length - 1}`);
-  return parts.join(to);
-}
+const once = (text, from, to) => onceIn('browser-entry', glueFile, text, from, to);
 
 // The glue must load nothing but its `.wasm`: no import, no other use of its own URL.
-for (const [what, re] of [['an import', /^\s*import\b|\bimport\s*\(/m], ['an export from another module', /^\s*export\s.*\bfrom\s/m]]) {
-  if (re.test(glue)) throw new Error(`browser-entry: ${glueFile} has ${what}; the entry cannot be one module`);
-}
-if (glue.split('import.meta.url').length !== 2) throw new Error(`browser-entry: ${glueFile}: expected one use of import.meta.url`);
-
-let entry = once(glue, '/* @ts-self-types="./netaclaw_tool_policy.d.ts" */\n', '');
+let entry = selfContained('browser-entry', glueFile, glue);
+if (glue.split('import.meta.url').length !== 2) fail('browser-entry', glueFile, 'expected one use of import.meta.url');
 // The entry sits one folder above the glue; the `.wasm` stays in web/, the one file both entries load.
 entry = once(entry, "new URL('netaclaw_tool_policy_bg.wasm', import.meta.url)", "new URL('./web/netaclaw_tool_policy_bg.wasm', import.meta.url)");
 // The same exports as `export * from` the glue (its named exports; the init function is not one),

@@ -12,32 +12,22 @@
 // (run by scripts/build-pkg.sh, after the .wasm is final)
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import { fail as failIn, once as onceIn, selfContained } from './glue-text.mjs';
 
 const [webGlue, nodeGlue, wasmFile, packageFile, outFile] = process.argv.slice(2);
 if (!outFile) {
   console.error('usage: node scripts/node-entry.mjs <web glue .js> <node glue .js> <.wasm> <package.json> <out .mjs>');
   process.exit(2);
 }
-const fail = (file, what) => {
-  throw new Error(`node-entry: ${file}: ${what}; wasm-bindgen's output changed shape`);
-};
-/** Replaces the one occurrence of `from`. */
-function once(file, text, from, to) {
-  const parts = text.split(from);
-  if (parts.length !== 2) fail(file, `expected ${JSON.stringify(from)} once, found ${parts.length - 1}`);
-  return parts.join(to);
-}
+const fail = (file, what) => failIn('node-entry', file, `${what}; wasm-bindgen's output changed shape`);
+const once = (file, text, from, to) => onceIn('node-entry', file, text, from, to);
 
 const { version } = JSON.parse(fs.readFileSync(packageFile, 'utf8'));
 const digest = crypto.createHash('sha256').update(fs.readFileSync(wasmFile)).digest('hex').slice(0, 16);
 const key = JSON.stringify(`@netaclaw/tool-policy ${version} ${digest}`);
 
 // The ES entry: the web glue inside one function, its exports made plain declarations.
-let glue = fs.readFileSync(webGlue, 'utf8');
-for (const [what, re] of [['an import', /^\s*import\b|\bimport\s*\(/m], ['an export from another module', /^\s*export\s.*\bfrom\s/m]]) {
-  if (re.test(glue)) fail(webGlue, `it has ${what}`);
-}
-glue = once(webGlue, glue, '/* @ts-self-types="./netaclaw_tool_policy.d.ts" */\n', '');
+let glue = selfContained('node-entry', webGlue, fs.readFileSync(webGlue, 'utf8'));
 glue = once(webGlue, glue, '\nexport { initSync, __wbg_init as default };\n', '\n');
 const names = [...glue.matchAll(/^export (?:function|class) (\w+)\b/gm)].map((m) => m[1]);
 if (names.length === 0) fail(webGlue, 'no exported function or class');
