@@ -168,6 +168,16 @@ describe('the gate prepares one checker per policy and routes', () => {
     }
   });
 
+  test('a caller that has printed the arguments hands the text over, and that text is what is decided', () => {
+    const { policy, routes } = diagnose('/srv/gate', { shell: true, write: false });
+    const args = { path: 'a/../b.txt' };
+    const text = JSON.stringify(args);
+    assert.equal(JSON.stringify(checkCall({ policy, routes, name: 'read_file', arguments: args, argumentsJson: text })), JSON.stringify(checkCall({ policy, routes, name: 'read_file', arguments: args })));
+    // The text is not printed again from the arguments: it alone is checked.
+    const r = checkCall({ policy, routes, name: 'read_file', arguments: args, argumentsJson: '{"path":"/etc/passwd"}' });
+    assert.deepEqual([r.decision, r.reason], ['denied', 'path_outside_workspace']);
+  });
+
   test('arguments JSON cannot print are answered as the package answers them', () => {
     const { policy, routes } = diagnose('/srv/gate', { shell: true, write: false });
     const cyclic = {};

@@ -29,6 +29,8 @@ export interface GateInput {
   routes: unknown[];
   name: string;
   arguments: unknown;
+  /** `JSON.stringify(arguments)`, when the caller has printed it already (it is not printed again). */
+  argumentsJson?: string;
 }
 
 interface PackageCheck {
@@ -97,9 +99,9 @@ export function checkCall(input: GateInput): GateResult {
   // The arguments' JSON text through `checkText` (the package's faster form, the same answer as
   // `check`); arguments JSON cannot print (a BigInt, a cycle, a function) go through `check`, which
   // answers them as the package does.
-  let text: string | undefined;
+  let text = input.argumentsJson;
   try {
-    text = JSON.stringify(args);
+    text ??= JSON.stringify(args);
   } catch {
     text = undefined;
   }

@@ -471,7 +471,8 @@ export class WorkerHost {
   private earlyGate(name: string, args: unknown): { text: string; gate: GateResult } | undefined {
     try {
       const a = args === undefined ? null : args;
-      return { text: JSON.stringify(a), gate: checkCall({ policy: this.main.policy, routes: this.main.routes, name, arguments: a }) };
+      const text = JSON.stringify(a);
+      return { text, gate: checkCall({ policy: this.main.policy, routes: this.main.routes, name, arguments: a, argumentsJson: text }) };
     } catch {
       return undefined;
     }
