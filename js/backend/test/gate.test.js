@@ -168,14 +168,16 @@ describe('the gate prepares one checker per policy and routes', () => {
     }
   });
 
-  test('a caller that has printed the arguments hands the text over, and that text is what is decided', () => {
+  test('checkCallText decides the text it is given, as checkCall decides the arguments that print it', () => {
+    const { checkCallText } = rt('gate.js');
     const { policy, routes } = diagnose('/srv/gate', { shell: true, write: false });
-    const args = { path: 'a/../b.txt' };
-    const text = JSON.stringify(args);
-    assert.equal(JSON.stringify(checkCall({ policy, routes, name: 'read_file', arguments: args, argumentsJson: text })), JSON.stringify(checkCall({ policy, routes, name: 'read_file', arguments: args })));
-    // The text is not printed again from the arguments: it alone is checked.
-    const r = checkCall({ policy, routes, name: 'read_file', arguments: args, argumentsJson: '{"path":"/etc/passwd"}' });
+    for (const [name, args] of [['read_file', { path: 'a/../b.txt' }], ['read_file', { path: '/etc/passwd' }], ['bash', { command: 'ls' }], ['nope', {}], ['read_file', null]]) {
+      assert.equal(JSON.stringify(checkCallText({ policy, routes, name }, JSON.stringify(args))), JSON.stringify(checkCall({ policy, routes, name, arguments: args })), name);
+    }
+    // The model's own text, spelled its way, is read as it is.
+    const r = checkCallText({ policy, routes, name: 'read_file' }, '{ "path" : "../../etc/x" }');
     assert.deepEqual([r.decision, r.reason], ['denied', 'path_outside_workspace']);
+    assert.equal(checkCallText({ policy, routes, name: 'read_file' }, '{').reason, 'invalid_tool_arguments');
   });
 
   test('arguments JSON cannot print are answered as the package answers them', () => {

@@ -29,8 +29,6 @@ export interface GateInput {
   routes: unknown[];
   name: string;
   arguments: unknown;
-  /** `JSON.stringify(arguments)`, when the caller has printed it already (it is not printed again). */
-  argumentsJson?: string;
 }
 
 interface PackageCheck {
@@ -65,7 +63,7 @@ const byRoutes = new WeakMap<object, Prepared>();
 const recent: Prepared[] = [];
 const RECENT = 8;
 
-function checkerFor(input: GateInput): Checker {
+function checkerFor(input: Omit<GateInput, 'arguments'>): Checker {
   const p = policy() as unknown as { ToolCallChecker?: new (options: unknown) => Checker };
   if (typeof p.ToolCallChecker !== 'function') {
     throw new Error('the installed @netaclaw/tool-policy has no ToolCallChecker: rebuild pkg/ (scripts/build-pkg.sh)');
@@ -94,18 +92,30 @@ function checkerFor(input: GateInput): Checker {
  * first seen: a caller changes them by passing new objects, never by editing them in place.
  */
 export function checkCall(input: GateInput): GateResult {
-  const checker = checkerFor(input);
   const args = input.arguments === undefined ? null : input.arguments;
   // The arguments' JSON text through `checkText` (the package's faster form, the same answer as
   // `check`); arguments JSON cannot print (a BigInt, a cycle, a function) go through `check`, which
   // answers them as the package does.
-  let text = input.argumentsJson;
+  let text: string | undefined;
   try {
-    text ??= JSON.stringify(args);
+    text = JSON.stringify(args);
   } catch {
     text = undefined;
   }
-  const r = typeof text === 'string' ? checker.checkText(input.name, text) : checker.check({ name: input.name, arguments: args });
+  if (typeof text === 'string') return checkCallText(input, text);
+  return answer(checkerFor(input).check({ name: input.name, arguments: args }));
+}
+
+/**
+ * Decides a call whose arguments are given as JSON text (what `JSON.stringify` printed, or the text the
+ * model sent): the text is what is decided, and what runs must be what it reads as. The same checker and
+ * answer as `checkCall`.
+ */
+export function checkCallText(input: Omit<GateInput, 'arguments'>, argumentsJson: string): GateResult {
+  return answer(checkerFor(input).checkText(input.name, argumentsJson));
+}
+
+function answer(r: PackageCheck): GateResult {
   return {
     decision: r.decision,
     reason: r.reason ?? null,

@@ -30,7 +30,7 @@ import {
 } from './protocol';
 import { permissionFlags } from './permissions';
 import { runHere, RunnerContext } from './runner';
-import { checkCall, GateResult } from './gate';
+import { checkCallText, GateResult } from './gate';
 import { ShellMode, systemArgs } from './sandbox';
 import { MAIN_TOOLS } from './tools/main';
 import type { MainServices } from './tools/types';
@@ -470,9 +470,11 @@ export class WorkerHost {
   /** The host's gate decision for a call it sends (undefined when it cannot be made now: decided later). */
   private earlyGate(name: string, args: unknown): { text: string; gate: GateResult } | undefined {
     try {
-      const a = args === undefined ? null : args;
-      const text = JSON.stringify(a);
-      return { text, gate: checkCall({ policy: this.main.policy, routes: this.main.routes, name, arguments: a, argumentsJson: text }) };
+      // The text the worker's proxy request must print to take this answer (`onProxy`), decided as it is;
+      // arguments JSON cannot print are decided when the request comes.
+      const text: unknown = JSON.stringify(args === undefined ? null : args);
+      if (typeof text !== 'string') return undefined;
+      return { text, gate: checkCallText({ policy: this.main.policy, routes: this.main.routes, name }, text) };
     } catch {
       return undefined;
     }
