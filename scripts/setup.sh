@@ -28,12 +28,16 @@ if ! command -v wasm-pack >/dev/null; then
   cargo install --locked wasm-pack
 fi
 
-# bubblewrap: the sandbox the backend runs every `bash` tool call in (docs/runtime.md, layer L3). Without it
-# the backend still starts but denies `bash` (shell_sandbox_unavailable).
-if ! command -v bwrap >/dev/null; then
-  log "apt-get install bubblewrap"
+# bubblewrap: the OS sandbox every worker and every `bash` tool call runs in (docs/runtime.md), and
+# python3-seccomp (libseccomp), which builds its seccomp filter. Without them the backend still starts but
+# denies `bash` (shell_sandbox_unavailable) and says so in /health.
+sandbox_need=""
+command -v bwrap >/dev/null || sandbox_need="$sandbox_need bubblewrap"
+/usr/bin/python3 -c 'import seccomp' 2>/dev/null || sandbox_need="$sandbox_need python3-seccomp"
+if [ -n "$sandbox_need" ]; then
+  log "apt-get install$sandbox_need"
   as_root apt-get update
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y bubblewrap
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y $sandbox_need
 fi
 
 # System packages for the test suites.

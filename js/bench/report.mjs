@@ -317,17 +317,13 @@ if (runtime) {
   p(`| the same call until the worker's own \`result\` is in (off the caller's path: the host has answered; one more message) | ${fmtNs(px.workerResultP50)} | ${fmtNs(px.echoP50)} | ${fmtRatio(px.workerResultP50 / px.echoP50)} | — |`);
   const bash = runtime.bash;
   const bashRatio = bash.sandboxedP50 / bash.shP50;
-  const prepared = bash.preparedP50 !== undefined;
-  p(`| a sandboxed \`bash\` (\`true\`, through the worker)${prepared ? ': the following calls, each handed to the sandbox the worker built ahead once idle' : ''} | ${fmtNs(bash.sandboxedP50)} | ${fmtNs(bash.shP50)} (\`spawn('sh', ['-c', 'true'])\`) | ${fmtRatio(bashRatio)} | ≤ 3×: ${goal(bashRatio <= 3)} |`);
+  p(`| a sandboxed \`bash\` (\`true\`, through the worker: IPC, the gate, the prelude's limits, inside the worker's own confined sandbox) | ${fmtNs(bash.sandboxedP50)} | ${fmtNs(bash.shP50)} (\`spawn('sh', ['-c', 'true'])\`) | ${fmtRatio(bashRatio)} | ≤ 3×: ${goal(bashRatio <= 3)} |`);
   const first = runtime.firstBash;
-  if (first) {
-    p(`| a worker's first \`bash\`, once the sandbox it prepares at start is built | ${fmtNs(first.idleP50)} | ${fmtNs(first.shP50)} | ${fmtRatio(first.idleP50 / first.shP50)} | ≤ 3×: ${goal(first.idleP50 / first.shP50 <= 3)} |`);
-    p(`| a worker's first \`bash\` right after its start (nothing built yet: bwrap and the prelude on the call's path) | ${fmtNs(first.atStartP50)} | ${fmtNs(first.shP50)} | ${fmtRatio(first.atStartP50 / first.shP50)} | ≤ 3×: ${goal(first.atStartP50 / first.shP50 <= 3)} |`);
-  }
-  if (bash.bwrapP50) p(`| the sandbox alone${prepared ? ', built on the call\'s path' : ''}: the same bwrap arguments and prelude spawned from the main process | ${fmtNs(bash.bwrapP50)} | ${fmtNs(bash.shP50)} | ${fmtRatio(bash.bwrapP50 / bash.shP50)} | the floor of ${prepared ? 'a first call right after start' : 'the row above'} |`);
-  if (bash.preparedP50) p(`| the sandbox alone, prepared: \`true\` handed to a sandbox already waiting, from the main process | ${fmtNs(bash.preparedP50)} | ${fmtNs(bash.shP50)} | ${fmtRatio(bash.preparedP50 / bash.shP50)} | the floor of the following calls${first ? ' and of a first call once prepared' : ''} |`);
+  if (first) p(`| a worker's first \`bash\` right after its start | ${fmtNs(first.atStartP50)} | ${fmtNs(first.shP50)} | ${fmtRatio(first.atStartP50 / first.shP50)} | ≤ 3×: ${goal(first.atStartP50 / first.shP50 <= 3)} |`);
+  if (bash.preludeP50) p(`| the prelude alone (limits set, the command run), spawned from the main process: what a worker's shell runs | ${fmtNs(bash.preludeP50)} | ${fmtNs(bash.shP50)} | ${fmtRatio(bash.preludeP50 / bash.shP50)} | the floor of the rows above |`);
+  if (bash.bwrapP50) p(`| a confined sandbox of its own (setpriv as the sandbox user, bwrap, seccomp, the prelude), spawned from the main process: what the main agent's \`bash\` runs | ${fmtNs(bash.bwrapP50)} | ${fmtNs(bash.shP50)} | ${fmtRatio(bash.bwrapP50 / bash.shP50)} | its floor |`);
   const read = runtime.firstRead;
-  if (read) p(`| a worker's first \`read_file\`, once it has waited as long as for the first \`bash\` above | ${fmtNs(read.idleP50)} | ${fmtNs(read.nextP50)} (its next \`read_file\`, after the same wait) | ${fmtRatio(read.idleP50 / read.nextP50)} | its floor: the same call, with nothing of a first call left to pay |`);
+  if (read) p(`| a worker's first \`read_file\`, once it has waited 300 ms | ${fmtNs(read.idleP50)} | ${fmtNs(read.nextP50)} (its next \`read_file\`, after the same wait) | ${fmtRatio(read.idleP50 / read.nextP50)} | its floor: the same call, with nothing of a first call left to pay |`);
   p(`| a chat turn (POST /api/netaclaw/chat, one model answer, no tool call) | ${fmtNs(runtime.chat.turnP50)} | ${fmtNs(runtime.chat.modelP50)} (the scripted model's own time) | ${fmtRatio(runtime.chat.turnP50 / runtime.chat.modelP50)} (overhead ${fmtNs(runtime.chat.overheadP50)}) | — |`);
   p();
 }

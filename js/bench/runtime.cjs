@@ -9,15 +9,14 @@
 //   same size back (the proxy request carries the call's name and arguments). The two alternate, first one
 //   then the other, in a loop of their own (no process spawned between them), after a warm-up; each starts
 //   once the previous exchange is over (the worker's `result` included);
-// - a sandboxed `bash` (host.call: IPC, the gate, bwrap, the command) against `spawn('sh', ['-c', …])`
-//   of the same command: the following calls of a worker, each started once the worker has built its
-//   next sandbox (it does so once idle, as between a model's turns), and a worker's first call, right
-//   after its start (the sandbox built on the call's path) and once the sandbox it prepares at start is
-//   built; beside them the floors of the sandbox itself, spawned directly from this process without the
-//   worker and IPC: the same bwrap arguments and prelude with the command (rt sandbox.js), and a
-//   sandbox already waiting that is handed the command on its descriptor 3.
-// - a worker's first `read_file` once it has waited (as for the first `bash` once prepared) against its
-//   next `read_file` after the same wait: what a first call still pays over the following ones.
+// - a sandboxed `bash` (host.call: IPC, the gate, the prelude's limits, the command, inside the worker's
+//   own confined sandbox) against `spawn('sh', ['-c', …])` of the same command: a worker's following
+//   calls, and its first call right after its start; beside them the floors spawned directly from this
+//   process without a worker and IPC: the prelude and the command alone (what a worker's shell runs), and
+//   a confined bwrap sandbox of its own with the prelude (what a main-process `bash` runs: setpriv as the
+//   sandbox user, bwrap, the seccomp filter).
+// - a worker's first `read_file` once it has waited 300 ms against its next `read_file` after the same
+//   wait: what a first call still pays over the following ones.
 // - a chat turn through the real server (`node bootstrap.js` on SQLite, POST /api/netaclaw/chat) with
 //   the scripted model of the backend's tests answering at once: the turn's wall time against the
 //   model's own time (from its receiving the request to its finishing the answer).
@@ -46,6 +45,9 @@ const p95 = v => [...v].sort((a, b) => a - b)[Math.min(v.length - 1, Math.ceil(v
 function workspace() {
   const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-bench-rt-')));
   fs.writeFileSync(path.join(base, 'a.txt'), 'alpha\nbeta\n');
+  // the workspace belongs to the sandbox's user, as an operator gives it
+  const c = rt('confine.js').confinement();
+  if (c) for (const p of [base, path.join(base, 'a.txt')]) fs.chownSync(p, c.identity.uid, c.identity.gid);
   return base;
 }
 
@@ -116,58 +118,22 @@ function sh(command, argv = ['sh', '-c', command]) {
   });
 }
 
-/**
- * Resolves once a process below `parent` waits for a command in a prepared sandbox: the sandbox's bash,
- * started after the prelude (bounds set, capabilities dropped), runs the waiting command.
- */
-async function preparedReady(parent, ms = 10000) {
-  const { PREPARED_COMMAND } = rt('sandbox.js');
-  const until = Date.now() + ms;
-  for (;;) {
-    if (waitingBelow(parent, PREPARED_COMMAND)) return;
-    if (Date.now() > until) throw new Error(`no prepared sandbox below ${parent} after ${ms} ms`);
-    await new Promise(resolve => setTimeout(resolve, 5));
-  }
-}
-
-function waitingBelow(parent, text) {
-  const parents = new Map();
-  const bash = [];
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
+/** A confined sandbox of its own (the main process's way), spawned from this process, running `command`. */
+function confinedSandbox(root, command) {
+  const sandbox = rt('sandbox.js');
+  const cmd = sandbox.confinedCommand(sandbox.bwrapArgs({ roots: [root], readonly: true, cwd: root }), sandbox.sandboxCommand(command));
+  return new Promise((resolve, reject) => {
+    let child;
     try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      parents.set(Number(name), Number(stat.slice(close + 2).split(' ')[1]));
-      if (stat.slice(stat.indexOf('(') + 1, close) === 'bash' && fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(text)) bash.push(Number(name));
-    } catch {
-      /* gone meanwhile */
+      child = spawn(cmd.file, cmd.args, { stdio: ['ignore', 'pipe', 'pipe', 'ignore', cmd.seccompFd] });
+    } finally {
+      sandbox.closeQuietly(cmd.seccompFd);
     }
-  }
-  return bash.some(pid => {
-    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) if (p === parent) return true;
-    return false;
-  });
-}
-
-/** A sandbox spawned from this process waiting for its command on descriptor 3 (the worker's way). */
-function preparedSandbox(argv) {
-  const { preparedInput } = rt('sandbox.js');
-  const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
-  child.stdout.resume();
-  child.stderr.resume();
-  child.stdio[3].on('error', () => undefined);
-  const closed = new Promise((resolve, reject) => {
+    child.stdout.resume();
+    child.stderr.resume();
     child.once('error', reject);
     child.once('close', resolve);
   });
-  return {
-    pid: child.pid,
-    run(command) {
-      child.stdio[3].end(preparedInput(command));
-      return closed;
-    },
-  };
 }
 
 /** Chat turns against the scripted model: turn wall time and the model's own time, per turn. */
@@ -230,38 +196,30 @@ async function main() {
     }
     out.start = { workerP50: median(start.worker), workerP95: p95(start.worker), forkP50: median(start.fork), forkP95: p95(start.fork) };
 
-    // A worker's first `bash`: right after its start (its sandbox built on the call's path), and once the
-    // sandbox it prepares at start is built; each beside `spawn('sh')` measured just before it.
-    const first = { atStart: [], idle: [], sh: [] };
+    // A worker's first `bash`, right after its start, beside `spawn('sh')` measured just before it.
+    const first = { atStart: [], sh: [] };
     if (shell === 'bwrap') {
       for (let i = 0; i < runs; i++) {
-        for (const when of ['atStart', 'idle']) {
-          const host = await startHost(root, shell);
-          try {
-            if (when === 'idle') await preparedReady(host['child'].pid);
-            let t = now();
-            await sh('true');
-            first.sh.push(now() - t);
-            t = now();
-            const b = await host.call('bash', { command: 'true' });
-            first[when].push(now() - t);
-            if (!b.ok) throw new Error(`bash failed: ${b.error}`);
-          } finally {
-            await host.kill('bench over');
-          }
+        const host = await startHost(root, shell);
+        try {
+          let t = now();
+          await sh('true');
+          first.sh.push(now() - t);
+          t = now();
+          const b = await host.call('bash', { command: 'true' });
+          first.atStart.push(now() - t);
+          if (!b.ok) throw new Error(`bash failed: ${b.error}`);
+        } finally {
+          await host.kill('bench over');
         }
       }
-      out.firstBash = { atStartP50: median(first.atStart), idleP50: median(first.idle), shP50: median(first.sh) };
+      out.firstBash = { atStartP50: median(first.atStart), shP50: median(first.sh) };
     }
 
-    // A worker's first `read_file` once it has waited as long as the bash rows' (its sandbox prepared:
-    // what it does at start done), against its next `read_file` after the same wait: the same work, with
-    // nothing of a first call left to pay.
+    // A worker's first `read_file` once it has waited (what it does at start done), against its next
+    // `read_file` after the same wait: the same work, with nothing of a first call left to pay.
     const read = { first: [], next: [] };
-    const idle = async host => {
-      if (shell === 'bwrap') await preparedReady(host['child'].pid);
-      await new Promise(resolve => setTimeout(resolve, 300));
-    };
+    const idle = () => new Promise(resolve => setTimeout(resolve, 300));
     for (let i = 0; i < runs; i++) {
       const host = await startHost(root, shell);
       try {
@@ -345,36 +303,30 @@ async function main() {
 
       const bash = await host.call('bash', { command: 'true' });
       const sandbox = rt('sandbox.js');
-      const bwrap = [sandbox.bwrapExecutable(), ...sandbox.bwrapArgs({ roots: [root], readonly: true, cwd: root }), '--'];
-      const rounds = { bash: [], sh: [], bwrap: [], prepared: [] };
+      const rounds = { bash: [], sh: [], prelude: [], bwrap: [] };
       for (let i = 0; i < runs * 4; i++) {
-        // each round starts once the worker's next sandbox is built (as after a model's turn)
-        await preparedReady(worker.pid);
         let t = now();
         const b = await host.call('bash', { command: 'true' });
         rounds.bash.push(now() - t);
         if (!b.ok) throw new Error(`bash failed: ${b.error}`);
-        await preparedReady(worker.pid);
         t = now();
         await sh('true');
         rounds.sh.push(now() - t);
         if (shell === 'bwrap') {
           t = now();
-          await sh('true', [...bwrap, ...sandbox.sandboxCommand('true')]);
-          rounds.bwrap.push(now() - t);
-          const waiting = preparedSandbox([...bwrap, ...sandbox.preparedSandboxCommand()]);
-          await preparedReady(waiting.pid);
+          await sh('true', sandbox.sandboxCommand('true'));
+          rounds.prelude.push(now() - t);
           t = now();
-          await waiting.run('true');
-          rounds.prepared.push(now() - t);
+          await confinedSandbox(root, 'true');
+          rounds.bwrap.push(now() - t);
         }
       }
       out.bash = {
         decision: bash.decision,
         sandboxedP50: median(rounds.bash),
         shP50: median(rounds.sh),
+        preludeP50: rounds.prelude.length ? median(rounds.prelude) : null,
         bwrapP50: rounds.bwrap.length ? median(rounds.bwrap) : null,
-        preparedP50: rounds.prepared.length ? median(rounds.prepared) : null,
       };
     } finally {
       child.kill();

@@ -21,6 +21,7 @@ import { ChatGateway } from './gateway/chat';
 import { SubagentService } from './service/subagent';
 import { ToolService } from './service/tool';
 import { detectShellMode, setShellSandbox } from './runtime/sandbox';
+import { confinement } from './runtime/confine';
 import { waitForMysql } from './dbprobe';
 import { DATA_DIR, DB, DB_WAIT_SECONDS, describeDb, HOST, MODEL_ENV, STATIC_DIR, SEED_FILE } from './settings';
 
@@ -136,9 +137,14 @@ export class MainConfiguration implements ILifeCycle {
 
     const shell = await detectShellMode();
     setShellSandbox(shell);
-    if (shell.mode === 'bwrap') console.log(`[netaclaw] shell sandbox: bwrap (${shell.detail})`);
+    if (shell.mode === 'bwrap') {
+      const c = confinement()!;
+      console.log(`[netaclaw] shell sandbox: bwrap, as user ${c.identity.user} (uid ${c.identity.uid}), seccomp on; workers and shell commands run inside it (${shell.detail})`);
+      console.log(`[netaclaw] sandbox limits: ${c.limits.detail}`);
+    }
     else if (shell.mode === 'off') console.warn(`[netaclaw] WARNING shell sandbox: OFF (${shell.detail})`);
     else console.warn(`[netaclaw] WARNING shell sandbox: UNAVAILABLE (${shell.detail})`);
+    if (shell.mode !== 'bwrap') console.warn('[netaclaw] WARNING workers run under Node\'s permission model alone (no OS sandbox)');
   }
 
   async onServerReady() {

@@ -47,7 +47,7 @@ function defineSuite(label, makeBackend) {
         assert.equal(rows.todo.toolset, 'planning');
         const h = await call(s, 'GET', '/health', undefined, { token: null });
         assert.equal(h.status, 200);
-        assert.deepEqual(h.body, { data: { status: 'ok', database: 'up', shellSandbox: 'bwrap' } });
+        assert.deepEqual(h.body, { data: { status: 'ok', database: 'up', shellSandbox: 'bwrap', sandbox: { worker: 'bwrap', seccomp: true, limits: 'rlimit' } } });
         assert.match(s.log(), /shell sandbox: bwrap/);
       });
       void first;

@@ -10,7 +10,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { startServer, withServer, call } = require('./support/server');
 const { runOnEveryBackend } = require('./support/suites');
-const { workspace } = require('./support/runtime');
+const { workspace, giveToSandbox } = require('./support/runtime');
 const policy = require('@netaclaw/tool-policy');
 
 const BUILTIN = policy.builtinCatalog();
@@ -150,6 +150,7 @@ function defineTests(backend) {
     const file = writeTemp('tools.json', JSON.stringify([VISION_OCR]));
     const work = fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-catalog-work-'));
     fs.writeFileSync(path.join(work, 'notes.txt'), 'hello\n');
+    giveToSandbox(work);
     await withServer({ ...db.env, NETACLAW_CATALOG_FILE: file }, async s => {
       const agent = (await call(s, 'POST', '/admin/netaclaw/agent/add', { name: 'ocr-batch', toolsets: ['base', 'vision'] })).body.data;
       const r = await call(s, 'POST', '/admin/netaclaw/subagent/run', {

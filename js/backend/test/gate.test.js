@@ -17,7 +17,7 @@ describe('L1 alone: the gate (symlink check, process permissions and sandbox off
 
   test('absolute and .. paths, write under readonly, shell, unselected and unknown tools, bad arguments: denied', async () => {
     const { policy, routes } = diagnose(ws.root);
-    await withHost({ policy, routes, shell: 'off', test: l1 }, async host => {
+    await withHost({ shell: 'off', policy, routes, shell: 'off', test: l1 }, async host => {
       const ok = await host.call('read_file', { path: 'a.txt' });
       assert.equal(ok.decision, 'worker-local');
       assert.equal(ok.ok, true, ok.error);
@@ -44,12 +44,12 @@ describe('L1 alone: the gate (symlink check, process permissions and sandbox off
 
   test('a symlink escape is NOT seen by L1 (the package is pure): the symlink check stops it', async () => {
     const { policy, routes } = diagnose(ws.root);
-    await withHost({ policy, routes, test: l1 }, async host => {
+    await withHost({ shell: 'off', policy, routes, test: l1 }, async host => {
       const r = await host.call('read_file', { path: 'esc' });
       assert.equal(r.decision, 'worker-local');
       assert.match(r.output, /TOP-SECRET/);
     });
-    await withHost({ policy, routes, test: { permission: false } }, async host => {
+    await withHost({ shell: 'off', policy, routes, test: { permission: false } }, async host => {
       const r = await host.call('read_file', { path: 'esc' });
       assert.equal(r.decision, 'denied');
       assert.equal(r.reason, 'path_outside_workspace');
@@ -59,7 +59,7 @@ describe('L1 alone: the gate (symlink check, process permissions and sandbox off
   test('the real worker sends main-process-proxy calls to the main process, which runs them', async () => {
     const { policy, routes } = diagnose(ws.root, { write: true });
     const svc = services();
-    await withHost({ policy, routes, svc }, async (host, events) => {
+    await withHost({ shell: 'off', policy, routes, svc }, async (host, events) => {
       const r = await host.call('write_file', { path: 'proxied.txt', content: 'via the main process' });
       assert.equal(r.decision, 'main-process-proxy');
       assert.equal(r.ok, true, r.error);
@@ -77,7 +77,12 @@ describe('L4: the main process decides every proxy request again', () => {
   let ws;
   before(() => (ws = workspace()));
   after(() => ws.cleanup());
-  const forge = (name, args) => ({ act: 'forge', name, arguments: args });
+  // the fixture sends the next call back as a proxy request, whatever the routes say, with the arguments
+  // the main process sent (a request with other arguments fails the batch: confine.test.js)
+  const forged = async (host, name, args) => {
+    assert.equal((await host.call('x', { act: 'arm', plan: {} })).output, 'armed');
+    return host.call(name, args);
+  };
 
   test('forged requests the routes do not make main-process-proxy are denied and reported', async () => {
     const { policy, routes } = diagnose(ws.root);
@@ -89,12 +94,12 @@ describe('L4: the main process decides every proxy request again', () => {
         ['no_such_tool', {}, 'not_selected_for_subagent'],
       ];
       for (const [name, args, reason] of cases) {
-        const r = await host.call(name, forge(name, args));
+        const r = await forged(host, name, args);
         assert.equal(r.decision, 'denied', name);
         assert.equal(r.reason, reason, name);
       }
       // a worker-local tool is not run by the main process for a worker
-      const local = await host.call('read_file', forge('read_file', { path: 'a.txt' }));
+      const local = await forged(host, 'read_file', { path: 'a.txt' });
       assert.equal(local.decision, 'denied');
       assert.match(local.detail, /not main-process-proxy/);
       const denied = events.filter(e => e.type === 'proxy-denied').map(e => e.record.name);
@@ -108,13 +113,13 @@ describe('L4: the main process decides every proxy request again', () => {
     const { policy, routes } = diagnose(ws.root, { write: true });
     await withHost({ policy, routes, test: { workerModule: FIXTURE_WORKER } }, async host => {
       for (const p of [path.join(ws.outside, 'abs.txt'), '../outside/dots.txt', 'escdir/link.txt', 'esc']) {
-        const r = await host.call('write_file', forge('write_file', { path: p, content: 'pwned' }));
+        const r = await forged(host, 'write_file', { path: p, content: 'pwned' });
         assert.equal(r.decision, 'denied', p);
         assert.equal(r.reason, 'path_outside_workspace', p);
       }
       assert.deepEqual(fs.readdirSync(ws.outside), ['secret.txt']);
       assert.equal(fs.readFileSync(ws.secret, 'utf8'), 'TOP-SECRET\n');
-      const fair = await host.call('write_file', forge('write_file', { path: 'fair.txt', content: 'ok' }));
+      const fair = await forged(host, 'write_file', { path: 'fair.txt', content: 'ok' });
       assert.equal(fair.decision, 'main-process-proxy', 'control: a request the routes allow runs');
       assert.equal(fair.ok, true, fair.error);
       assert.equal(fs.readFileSync(path.join(ws.root, 'fair.txt'), 'utf8'), 'ok');

@@ -65,7 +65,9 @@ describe('SubagentService (the executor\'s API)', () => {
     const h = await svc.start({ agentId, crewRole: 'sub', driver: 'calls', sessionCwd: ws.root }, { workerModule: FIXTURE_WORKER });
     const events = [];
     h.events.subscribe(e => events.push(e));
-    const r = await h.call('write_file', { act: 'forge', name: 'write_file', arguments: { path: 'forged.txt', content: 'x' } });
+    // armed: the fixture sends the next call back as a proxy request, whatever the routes say
+    assert.equal((await h.call('x', { act: 'arm', plan: {} })).output, 'armed');
+    const r = await h.call('write_file', { path: 'forged.txt', content: 'x' });
     assert.equal(r.decision, 'denied');
     assert.equal(r.reason, 'write_blocked_by_readonly_policy');
     const record = await h.finish();
@@ -75,10 +77,11 @@ describe('SubagentService (the executor\'s API)', () => {
     assert.equal(denied[0].data.reason, 'write_blocked_by_readonly_policy');
     const stored = await rows('SELECT seq, name, decision, reason, ok FROM netaclaw_tool_call WHERE batchId = ? ORDER BY id', [h.id]);
     assert.deepEqual(stored.map(x => [x.seq, x.name, x.decision, x.reason, !!x.ok]), [
-      [1, 'write_file', 'denied', 'write_blocked_by_readonly_policy', false],
-      [1, 'write_file', 'denied', 'write_blocked_by_readonly_policy', false],
+      [1, 'x', 'worker-local', null, true],
+      [2, 'write_file', 'denied', 'write_blocked_by_readonly_policy', false],
+      [2, 'write_file', 'denied', 'write_blocked_by_readonly_policy', false],
     ]);
-    assert.equal(record.calls.length, 2, 'the attempt and the call the worker answered');
+    assert.equal(record.calls.length, 3, 'the arming call, the attempt and the call the worker answered');
   });
 
   test('kill(reason): killed with the reason, finished calls kept, later calls rejected', async () => {

@@ -339,7 +339,7 @@ function defineSuite(label, makeBackend) {
       const db = await backend.fresh();
       await withServer({ ...db.env, NETACLAW_BWRAP: '/nonexistent/bwrap' }, async s => {
         const h = await call(s, 'GET', '/health', undefined, { token: null });
-        assert.deepEqual(h.body, { data: { status: 'ok', database: 'up', shellSandbox: 'unavailable' } });
+        assert.deepEqual(h.body, { data: { status: 'ok', database: 'up', shellSandbox: 'unavailable', sandbox: { worker: 'node-permission-only', seccomp: false, limits: 'none' } } });
         assert.match(s.log(), /WARNING shell sandbox: UNAVAILABLE/);
         const agentId = await addAgent(s);
         const r = await call(s, 'POST', '/admin/netaclaw/subagent/run', {
@@ -355,7 +355,7 @@ function defineSuite(label, makeBackend) {
       });
       await withServer({ ...db.env, NETACLAW_SHELL_SANDBOX: 'off' }, async s => {
         const h = await call(s, 'GET', '/health', undefined, { token: null });
-        assert.deepEqual(h.body, { data: { status: 'ok', database: 'up', shellSandbox: 'off' } });
+        assert.deepEqual(h.body, { data: { status: 'ok', database: 'up', shellSandbox: 'off', sandbox: { worker: 'node-permission-only', seccomp: false, limits: 'none' } } });
         assert.match(s.log(), /WARNING shell sandbox: OFF/);
       });
     });

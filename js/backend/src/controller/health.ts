@@ -2,6 +2,7 @@ import { Controller, Get, Inject } from '@midwayjs/core';
 import { Context } from '@midwayjs/koa';
 import { dbMonitor } from '../dbhealth';
 import { shellSandbox } from '../runtime/sandbox';
+import { confinement } from '../runtime/confine';
 
 /** A live database check answers within this bound (a server that stopped answering counts as down). */
 const DB_CHECK_TIMEOUT_MS = 2000;
@@ -15,12 +16,24 @@ export class HealthController {
    * Listening means the startup catalog sync succeeded. 200 `{ status: 'ok', database: 'up', shellSandbox }`,
    * or 503 `{ status: 'degraded', database: 'down', shellSandbox }` while the database is unreachable.
    * `shellSandbox`: `bwrap` (shell tools run sandboxed), `unavailable` (they are denied) or `off` (the
-   * operator switched the sandbox off: they run unconfined).
+   * operator switched the sandbox off: they run unconfined). `sandbox`: where workers run (`bwrap`: inside
+   * the confined sandbox, with seccomp, `limits: 'rlimit'` when no cgroup v2 is delegated;
+   * `node-permission-only` when the OS sandbox is not available — the start log says why).
    */
   @Get('/health')
   async health() {
     const database = await dbMonitor.check(DB_CHECK_TIMEOUT_MS);
-    const data = { status: database === 'up' ? 'ok' : 'degraded', database, shellSandbox: shellSandbox().mode };
+    const c = confinement();
+    const data = {
+      status: database === 'up' ? 'ok' : 'degraded',
+      database,
+      shellSandbox: shellSandbox().mode,
+      // where workers and shells run (the reasons and details are in the start log, not on this open endpoint)
+      sandbox:
+        shellSandbox().mode === 'bwrap' && c
+          ? { worker: 'bwrap', seccomp: true, limits: c.limits.mode }
+          : { worker: 'node-permission-only', seccomp: false, limits: 'none' },
+    };
     if (data.status !== 'ok') this.ctx.status = 503;
     return data;
   }

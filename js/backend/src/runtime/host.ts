@@ -4,11 +4,13 @@
  * OWN copy of the policy and routes (and the same symlink check), and kills the worker on the batch time
  * limit, a crash, a protocol violation or a flood. Nothing a worker sends can throw in the main process.
  */
-import { ChildProcess, fork } from 'child_process';
+import { ChildProcess, fork, spawn } from 'child_process';
 import * as path from 'path';
 import * as fs from 'fs';
+import * as os from 'os';
 import {
   FD_CHECKS_PER_SECOND,
+  IPC_BYTES_PER_SECOND,
   IPC_MESSAGE_MAX_BYTES,
   IPC_MESSAGES_PER_SECOND,
   OUTPUT_MAX_BYTES,
@@ -28,10 +30,11 @@ import {
   WorkerLayers,
   WorkerPolicyWire,
 } from './protocol';
-import { permissionFlags } from './permissions';
+import { codeReadPaths, permissionFlags } from './permissions';
 import { runHere, RunnerContext } from './runner';
 import { checkCallText, GateResult } from './gate';
-import { ShellMode, systemArgs } from './sandbox';
+import { closeQuietly, confinedCommand, ShellMode, workerBwrapArgs } from './sandbox';
+import { confinement, confinementFailure, stageReads } from './confine';
 import { MAIN_TOOLS } from './tools/main';
 import type { MainServices } from './tools/types';
 import { DECISIONS, RUNTIME_REASONS } from './codes';
@@ -81,6 +84,22 @@ export interface HostOptions {
 
 export class WorkerError extends Error {}
 
+/** The name of signal number `n` (SIGKILL for 9), or null. */
+function signalName(n: number): string | null {
+  const found = Object.entries(os.constants.signals).find(([, v]) => v === n);
+  return found ? found[0] : null;
+}
+
+/** JSON text of a value, or null when JSON cannot print it. */
+function jsonText(v: unknown): string | null {
+  try {
+    const t: unknown = JSON.stringify(v);
+    return typeof t === 'string' ? t : null;
+  } catch {
+    return null;
+  }
+}
+
 const WORKER_MODULE = path.join(__dirname, 'worker', 'main.js');
 
 type Pending = {
@@ -97,6 +116,12 @@ type Pending = {
    * with the same name and the same arguments).
    */
   early?: { text: string; gate: GateResult };
+  /**
+   * The arguments as the host sent them, and their JSON text: a proxied call runs exactly these, and a
+   * proxy request whose arguments print otherwise breaks the protocol.
+   */
+  args: unknown;
+  text: string | null;
 };
 
 /** The fields of a worker's result that must repeat the host's answer to its proxy request. */
@@ -120,8 +145,13 @@ export class WorkerHost {
   private stderrTail = '';
   private windowStart = Date.now();
   private windowCount = 0;
+  private windowBytes = 0;
   private fdWindowStart = Date.now();
   private fdWindowCount = 0;
+  /** The worker's own pid on the host (inside its sandbox it is a descendant of bwrap), found once. */
+  private workerPid: number | null = null;
+  /** Whether the worker runs inside its confined bwrap sandbox. */
+  private sandboxed = false;
   private readonly main: RunnerContext;
   /** The tools the host's routes make `main-process-proxy` (the package's answer, read once). */
   private readonly proxied: ReadonlySet<string>;
@@ -160,15 +190,27 @@ export class WorkerHost {
     let child: ChildProcess;
     try {
       const execArgv = ['--disable-warning=ExperimentalWarning', `--max-old-space-size=${WORKER_HEAP_MAX_MB}`];
-      if (test.permission !== false) {
-        execArgv.push(...permissionFlags(this.opts.policy, test.workerModule ? [test.workerModule] : []));
+      const extraReads = test.workerModule ? [test.workerModule] : [];
+      if (test.permission !== false) execArgv.push(...permissionFlags(this.opts.policy, extraReads));
+      const module = test.workerModule ?? WORKER_MODULE;
+      const env = { NODE_ENV: process.env.NODE_ENV ?? 'production' };
+      if (this.opts.shell === 'bwrap') {
+        // The worker runs inside its own confined sandbox (as the sandbox user, no network, seccomp):
+        // Node's permission model (L2) is a second layer inside it.
+        const node = fs.realpathSync(process.execPath);
+        const c = confinement();
+        if (!c) throw new Error(`the sandbox cannot be confined: ${confinementFailure()}`);
+        const reads = stageReads(c, [...(node.startsWith('/usr/') ? [] : [node]), ...codeReadPaths(), ...extraReads]);
+        const cmd = confinedCommand(workerBwrapArgs(this.opts.policy.workspaceRoots, this.opts.policy.readonly, reads), [node, ...execArgv, module]);
+        try {
+          child = spawn(cmd.file, cmd.args, { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc', cmd.seccompFd], serialization: 'json', cwd: '/' });
+        } finally {
+          closeQuietly(cmd.seccompFd);
+        }
+        this.sandboxed = true;
+      } else {
+        child = fork(module, [], { execArgv, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], serialization: 'json' });
       }
-      child = fork(test.workerModule ?? WORKER_MODULE, [], {
-        execArgv,
-        env: { NODE_ENV: process.env.NODE_ENV ?? 'production' },
-        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-        serialization: 'json',
-      });
     } catch (err) {
       this.terminate('failed', `cannot start the worker: ${(err as Error).message}`);
       throw new WorkerError(this.ended!.error ?? 'cannot start the worker');
@@ -190,7 +232,9 @@ export class WorkerHost {
     // 'close': after the exit AND the end of its output, so that the last words on stderr are in.
     child.on('close', (code, signal) => {
       if (this.ended) return;
-      const how = signal ? `signal ${signal}` : `code ${code}`;
+      // inside its sandbox, a worker killed by a signal is reported by bwrap as exit code 128 + the signal
+      const inner = this.sandboxed && code !== null && code > 128 ? signalName(code - 128) : null;
+      const how = signal ? `signal ${signal}` : inner ? `signal ${inner}` : `code ${code}`;
       // Node prints this before it aborts on a full heap.
       if (/heap limit|heap out of memory/i.test(this.stderrTail)) {
         this.terminate('failed', `worker ran out of memory (its heap is limited to ${WORKER_HEAP_MAX_MB} MB) and died (${how})`);
@@ -210,8 +254,9 @@ export class WorkerHost {
       routes: this.opts.routes,
       driver: this.opts.driver,
       limits: { timeoutMs: this.opts.timeoutMs, outputBytes: OUTPUT_MAX_BYTES },
-      shell: this.opts.shell,
-      sandboxSystem: this.opts.shell === 'bwrap' ? systemArgs() : [],
+      // inside its sandbox a worker's shells are its children, in the same sandbox
+      shell: this.sandboxed ? 'sandboxed' : this.opts.shell,
+      sandboxSystem: [],
       ...(activeCatalog() ? { catalog: activeCatalog() } : {}),
       ...(test.gate === false || test.hostCheck === false
         ? { layers: { gate: test.gate !== false, hostCheck: test.hostCheck !== false } satisfies WorkerLayers }
@@ -298,10 +343,16 @@ export class WorkerHost {
       if (now - this.windowStart >= 1000) {
         this.windowStart = now;
         this.windowCount = 0;
+        this.windowBytes = 0;
       }
       this.windowCount += 1;
+      this.windowBytes += size;
       if (this.windowCount > IPC_MESSAGES_PER_SECOND) {
         this.terminate('failed', `worker flooded the channel (more than ${IPC_MESSAGES_PER_SECOND} messages a second): killed`);
+        return;
+      }
+      if (this.windowBytes > IPC_BYTES_PER_SECOND) {
+        this.terminate('failed', `worker flooded the channel (more than ${IPC_BYTES_PER_SECOND} bytes a second): killed`);
         return;
       }
     }
@@ -342,13 +393,51 @@ export class WorkerHost {
       this.terminate('failed', this.pending ? `worker flooded the channel (more than ${FD_CHECKS_PER_SECOND} descriptor checks a second): killed` : 'worker broke the protocol: a descriptor check outside a call');
       return;
     }
-    const pid = this.child?.pid;
+    const pid = this.hostPid();
     void fs.promises
       .readlink(`/proc/${pid}/fd/${fd}`)
       .catch(() => null)
       .then(p => {
         if (!this.ended) this.send(message({ type: 'fd-result', id, path: p }));
       });
+  }
+
+  /**
+   * The worker's pid on the host: the child itself, or — inside its sandbox — the first process below
+   * bwrap that runs the Node binary (bwrap's own init in the pid namespace, then the worker).
+   */
+  private hostPid(): number | null {
+    const top = this.child?.pid ?? null;
+    if (!this.sandboxed || top === null) return top;
+    if (this.workerPid !== null) return this.workerPid;
+    let node: string;
+    try {
+      node = fs.realpathSync(process.execPath);
+    } catch {
+      return null;
+    }
+    let level = [top];
+    for (let depth = 0; depth < 4 && level.length > 0; depth++) {
+      const next: number[] = [];
+      for (const p of level) {
+        let kids: number[] = [];
+        try {
+          kids = fs.readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+        } catch {
+          /* gone */
+        }
+        for (const k of kids) {
+          try {
+            if (fs.readlinkSync(`/proc/${k}/exe`) === node) return (this.workerPid = k);
+          } catch {
+            /* gone */
+          }
+          next.push(k);
+        }
+      }
+      level = next;
+    }
+    return null;
   }
 
   /**
@@ -414,11 +503,16 @@ export class WorkerHost {
         error: 'proxy request does not match the call in progress',
         durationMs: 0,
       };
+    } else if (p!.text === null || jsonText(m.arguments) !== p!.text) {
+      // The main process runs what it sent, never what the worker asks instead: a request whose arguments
+      // differ is a worker that lies, and the batch fails.
+      this.terminate('failed', `worker broke the protocol: its proxy request for call ${m.seq} (${m.name}) carries other arguments than the main process sent`);
+      return;
     } else {
       let r;
       try {
         const early = p!.early;
-        r = await runHere(this.main, DECISIONS.proxy, m.name, m.arguments, early && early.text === JSON.stringify(m.arguments) ? early.gate : undefined);
+        r = await runHere(this.main, DECISIONS.proxy, m.name, structuredClone(p!.args), early && early.text === p!.text ? early.gate : undefined);
       } catch (err) {
         r = null;
         outcome = {
@@ -468,12 +562,11 @@ export class WorkerHost {
   }
 
   /** The host's gate decision for a call it sends (undefined when it cannot be made now: decided later). */
-  private earlyGate(name: string, args: unknown): { text: string; gate: GateResult } | undefined {
+  private earlyGate(name: string, text: string | null): { text: string; gate: GateResult } | undefined {
     try {
-      // The text the worker's proxy request must print to take this answer (`onProxy`), decided as it is;
-      // arguments JSON cannot print are decided when the request comes.
-      const text: unknown = JSON.stringify(args === undefined ? null : args);
-      if (typeof text !== 'string') return undefined;
+      // decided on the text the proxy request must repeat (`onProxy`); arguments JSON cannot print are
+      // decided when the request comes
+      if (text === null) return undefined;
       return { text, gate: checkCallText({ policy: this.main.policy, routes: this.main.routes, name }, text) };
     } catch {
       return undefined;
@@ -487,11 +580,11 @@ export class WorkerHost {
       if (this.ended) throw new WorkerError(`batch ended (${this.ended.status}): ${this.ended.error ?? ''}`);
       this.emit({ type: 'call', seq, name, arguments: args });
       const record = await new Promise<CallRecord | null>(resolve => {
-        const pending: Pending = { seq, name, resolve, sentAt: Date.now() };
+        const pending: Pending = { seq, name, resolve, sentAt: Date.now(), args, text: jsonText(args === undefined ? null : args) };
         this.pending = pending;
         this.send(message({ type: 'call', seq, name, arguments: args === undefined ? null : args }));
         // L4 decides the call it sent while the worker decides it too (see onProxy).
-        if (this.pending === pending && this.proxied.has(name)) pending.early = this.earlyGate(name, args);
+        if (this.pending === pending && this.proxied.has(name)) pending.early = this.earlyGate(name, pending.text);
       });
       if (!record) throw new WorkerError(`batch ended (${this.ended!.status}) during call ${seq}: ${this.ended!.error ?? ''}`);
       record.arguments = args;

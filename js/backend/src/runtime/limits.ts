@@ -8,21 +8,24 @@ export const OUTPUT_MAX_BYTES = 64 * 1024;
 export const SHELL_HARD_CAP_BYTES = 8 * 1024 * 1024;
 /** The longest shell command (bytes of UTF-8): what Linux allows one argument of a program (MAX_ARG_STRLEN less its NUL). */
 export const SHELL_COMMAND_MAX_BYTES = 128 * 1024 - 1;
-/**
- * A worker builds its next shell sandbox once it has run nothing for this long (ms): after its start, and
- * after each command (operations/process.ts). Calls that follow at once do not compete with it for the CPU
- * (between a model's turns it is long built), and the processes seen around one command never include the
- * sandbox of the next.
- */
-export const SHELL_PREPARE_IDLE_MS = 250;
 /** `bash` time limit: default and maximum. */
 export const SHELL_TIMEOUT_DEFAULT_MS = 30_000;
 export const SHELL_TIMEOUT_MAX_MS = 600_000;
 /**
- * Processes one sandboxed shell may hold at once (the pid namespace's `pid_max`, and RLIMIT_NPROC): a fork
- * bomb stops there. (The kernel refuses a `pid_max` below 301.)
+ * Processes (and threads) the sandbox user may hold at once inside one sandbox (RLIMIT_NPROC, set by the
+ * sandbox's prelude): a fork bomb stops there.
  */
 export const SHELL_PROCESSES_MAX = 512;
+/** Address space of one process of a sandboxed shell (RLIMIT_AS, KiB): 4 GiB. */
+export const SHELL_ADDRESS_SPACE_KB = 4 * 1024 * 1024;
+/** The largest file a sandbox may write (RLIMIT_FSIZE, KiB): 1 GiB. */
+export const SHELL_FILE_MAX_KB = 1024 * 1024;
+/** CPU seconds of one process of a sandboxed shell (RLIMIT_CPU); the call's time limit comes first. */
+export const SHELL_CPU_SECONDS = 660;
+/** Bytes a worker may send the main process in one second, unasked (events, repeated requests). */
+export const IPC_BYTES_PER_SECOND = 4 * 1024 * 1024;
+/** Bytes of events a batch keeps for late subscribers; older events beyond it are dropped first. */
+export const BATCH_EVENTS_MAX_BYTES = 8 * 1024 * 1024;
 /** The worker's V8 heap (`--max-old-space-size`, MB): a worker that needs more dies, and its batch fails. */
 export const WORKER_HEAP_MAX_MB = 256;
 /** Batch time limit: default and maximum (the whole worker is killed past it). */

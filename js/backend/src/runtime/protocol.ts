@@ -48,7 +48,7 @@ export type InitMessage = {
   routes: unknown[];
   driver: Driver;
   limits: WorkerLimits;
-  shell: 'bwrap' | 'off' | 'unavailable';
+  shell: 'bwrap' | 'sandboxed' | 'off' | 'unavailable';
   /** The sandbox's system binds, computed by the main process (the worker may not look at /bin or /lib). */
   sandboxSystem: string[];
   /**
@@ -100,7 +100,7 @@ const isDuration: FieldCheck = v => typeof v === 'number' && Number.isFinite(v) 
 const isAny: FieldCheck = () => true;
 const isDecision: FieldCheck = v => (Object.values(DECISIONS) as unknown[]).includes(v);
 const isDriver: FieldCheck = v => v === 'model' || v === 'calls';
-const isShell: FieldCheck = v => v === 'bwrap' || v === 'off' || v === 'unavailable';
+const isShell: FieldCheck = v => v === 'bwrap' || v === 'sandboxed' || v === 'off' || v === 'unavailable';
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
 const isPolicy: FieldCheck = v =>

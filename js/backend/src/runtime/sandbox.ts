@@ -12,9 +12,16 @@
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { SHELL_COMMAND_MAX_BYTES, SHELL_PROCESSES_MAX } from './limits';
+import { SHELL_ADDRESS_SPACE_KB, SHELL_COMMAND_MAX_BYTES, SHELL_CPU_SECONDS, SHELL_FILE_MAX_KB, SHELL_PROCESSES_MAX } from './limits';
+import { confinement, confinementFailure, Confinement, launcher, openSeccomp, setupConfinement } from './confine';
 
-export type ShellMode = 'bwrap' | 'off' | 'unavailable';
+/**
+ * - `bwrap`: shells run in a confined bwrap sandbox of their own;
+ * - `sandboxed`: this process (a worker) already runs inside its confined sandbox: shells run as its
+ *   children, inside the same sandbox, with the prelude's limits;
+ * - `off`: the operator switched the sandbox off; `unavailable`: shells are denied.
+ */
+export type ShellMode = 'bwrap' | 'sandboxed' | 'off' | 'unavailable';
 
 /** /etc files a shell and the usual tools need (never /etc as a whole). */
 const ETC_FILES = [
@@ -35,7 +42,8 @@ export interface SandboxSpec {
   roots: string[];
   readonly: boolean;
   cwd: string;
-  readOnlyBinds?: string[];
+  /** Folders bound read-only: a path, or `[source, destination]` (a staged copy, confine.ts). */
+  readOnlyBinds?: Array<string | [string, string]>;
   /** From systemArgs(); computed here when absent. */
   system?: string[];
 }
@@ -63,45 +71,19 @@ export function systemArgs(): string[] {
 /**
  * What runs inside the sandbox for a shell command (after `--`). A short bash prelude first closes every
  * descriptor above 2 that the sandbox inherited (bwrap passes on whatever its caller holds without
- * close-on-exec, such as a descriptor the backend itself inherited), except `keepFd` (a prepared sandbox's
- * command descriptor); then it bounds processes before the command starts: it sets the pid namespace's
- * `pid_max` (Linux ≥ 6.14 keeps one per namespace; it needs the capabilities bwrap leaves to a root caller
- * inside its user namespace) and RLIMIT_NPROC (`ulimit -u`; it binds a non-root caller: the kernel never
- * applies it to uid 0; a prelude that cannot set it stops there, exit 126), then drops every capability
- * (`setpriv`: empty bounding and inheritable sets, so the command and its children hold none) and runs the
- * command with `bash -c`.
+ * close-on-exec, such as a descriptor the backend itself inherited); then it sets the kernel's limits before the command starts — RLIMIT_NPROC
+ * (`ulimit -u`: processes of the sandbox user), RLIMIT_AS (address space of each process), RLIMIT_FSIZE
+ * (the largest file it may write) and RLIMIT_CPU (CPU seconds of each process); a prelude that cannot set
+ * them stops there, exit 126 — and runs the command with `bash -c`. The sandbox already runs as an
+ * unprivileged user with no capabilities and `no_new_privs` (confine.ts), so nothing is dropped here.
  */
-export function sandboxCommand(command: string, root = isRoot(), keepFd: number | null = null): string[] {
-  const close = 'for f in /proc/self/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && [ "$n" != "$3" ] && eval "exec $n>&-"; done; ';
-  const bounds = 'ulimit -u "$1" 2>/dev/null || { echo "netaclaw-sandbox: cannot bound processes" >&2; exit 126; }; ';
-  const prelude = root
-    ? `${close}echo "$1" > /proc/sys/kernel/pid_max 2>/dev/null; ${bounds}exec /usr/bin/setpriv --bounding-set=-all --inh-caps=-all -- /bin/bash -c "$2"`
-    : `${close}${bounds}exec /bin/bash -c "$2"`;
-  return ['/bin/bash', '-c', prelude, 'netaclaw-sandbox', String(SHELL_PROCESSES_MAX), command, keepFd === null ? '' : String(keepFd)];
-}
-
-/** The descriptor on which a prepared sandbox waits for its command. */
-export const COMMAND_FD = 3;
-
-/**
- * The command of a prepared sandbox (`sandboxCommand(PREPARED_COMMAND, root, COMMAND_FD)`): after the prelude (bounds set,
- * capabilities dropped), a bash waits for the command on descriptor 3 (`preparedInput` of it: its text and
- * a closing `.`, then end of input), closes that descriptor, and runs the command with `bash -c`, exactly
- * as `sandboxCommand(command)` would. Input without the closing `.` (cut short, or never sent) runs
- * nothing: exit 126.
- */
-export const PREPARED_COMMAND =
-  `IFS= read -r -N ${SHELL_COMMAND_MAX_BYTES + 1} c <&${COMMAND_FD}; exec ${COMMAND_FD}<&-; ` +
-  `[[ $c == *. ]] || { echo "netaclaw-sandbox: no command received" >&2; exit 126; }; exec /bin/bash -c "\${c%.}"`;
-
-/** What runs inside a prepared sandbox: the prelude keeping its command descriptor, then `PREPARED_COMMAND`. */
-export function preparedSandboxCommand(root = isRoot()): string[] {
-  return sandboxCommand(PREPARED_COMMAND, root, COMMAND_FD);
-}
-
-/** What is written to a prepared sandbox's descriptor 3 for `command`. */
-export function preparedInput(command: string): string {
-  return `${command}.`;
+export function sandboxCommand(command: string): string[] {
+  const close = 'for f in /proc/self/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done; ';
+  const bounds =
+    `ulimit -u "$1" && ulimit -v ${SHELL_ADDRESS_SPACE_KB} && ulimit -f ${SHELL_FILE_MAX_KB} && ulimit -t ${SHELL_CPU_SECONDS} ` +
+    '|| { echo "netaclaw-sandbox: cannot set the limits" >&2; exit 126; }; ';
+  const prelude = `${close}${bounds}exec /bin/bash -c "$2"`;
+  return ['/bin/bash', '-c', prelude, 'netaclaw-sandbox', String(SHELL_PROCESSES_MAX), command];
 }
 
 /** Why a command cannot be run (a NUL byte, or longer than one argument may be), or null. */
@@ -110,10 +92,6 @@ export function commandError(command: string): string | null {
   const bytes = Buffer.byteLength(command, 'utf8');
   if (bytes > SHELL_COMMAND_MAX_BYTES) return `the command is ${bytes} bytes; a shell command is at most ${SHELL_COMMAND_MAX_BYTES} bytes`;
   return null;
-}
-
-function isRoot(): boolean {
-  return typeof process.getuid === 'function' && process.getuid() === 0;
 }
 
 /** The bwrap arguments (before `--` and the command). Roots are bound after /tmp so a root under /tmp shows. */
@@ -136,9 +114,29 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
     '--dev', '/dev',
     '--tmpfs', '/tmp',
   ];
-  for (const dir of spec.readOnlyBinds ?? []) args.push('--ro-bind', dir, dir);
-  for (const root of spec.roots) args.push(spec.readonly ? '--ro-bind' : '--bind', root, root);
+  for (const b of spec.readOnlyBinds ?? []) args.push('--ro-bind', ...(typeof b === 'string' ? [b, b] : b));
+  for (const root of bindOrder(spec.roots)) args.push(spec.readonly ? '--ro-bind' : '--bind', root, root);
   args.push('--chdir', spec.cwd);
+  return args;
+}
+
+/** Roots in binding order: an outer root before the roots inside it (a later bind shadows an earlier one). */
+export function bindOrder(roots: string[]): string[] {
+  return [...new Set(roots)].sort((a, b) => a.length - b.length || (a < b ? -1 : 1));
+}
+
+/**
+ * The bwrap arguments of a worker's own sandbox: the system folders, the files the worker must read (the
+ * Node binary, its own code, the package; `[source, destination]`, see `stageReads`) read-only, its roots (read-only under `readonly`), private
+ * /proc, /dev and /tmp, every namespace unshared (no network at all, its own pid namespace). The
+ * environment is the one the host gives the process (no `--clearenv`: Node's IPC variables come in it).
+ */
+export function workerBwrapArgs(roots: string[], readonly: boolean, reads: Array<[string, string]>, system?: string[]): string[] {
+  const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--unsetenv', 'PWD', ...(system ?? systemArgs()), '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp'];
+  const sources = new Map(reads.map(([from, to]) => [to, from]));
+  for (const to of bindOrder([...sources.keys()])) args.push('--ro-bind', sources.get(to)!, to);
+  for (const root of bindOrder(roots)) args.push(readonly ? '--ro-bind' : '--bind', root, root);
+  args.push('--chdir', '/');
   return args;
 }
 
@@ -148,19 +146,59 @@ export function bwrapExecutable(): string {
   return v && v.trim() !== '' ? v : 'bwrap';
 }
 
-/** Runs `true` inside the sandbox (roots: a fresh empty temp folder). */
+/** The descriptor on which bwrap reads the seccomp program (`--seccomp 4`). */
+export const SECCOMP_FD = 4;
+
+/**
+ * A confined sandbox's command line: the launcher (setpriv as the sandbox user, `no_new_privs`; confine.ts),
+ * bwrap with `bwrapArguments` and the seccomp filter, then `command`. `seccompFd` is the seccomp program,
+ * opened for this sandbox: pass it as `stdio[SECCOMP_FD]` and close it once the process has started.
+ * Throws when the confinement could not be set up (the callers fail closed).
+ */
+export function confinedCommand(
+  bwrapArguments: string[],
+  command: string[],
+  executable = bwrapExecutable()
+): { file: string; args: string[]; seccompFd: number } {
+  const c: Confinement | null = confinement();
+  if (!c) throw new Error(`the sandbox cannot be confined: ${confinementFailure()}`);
+  const l = launcher(c, executable, SECCOMP_FD);
+  const seccompFd = openSeccomp(c);
+  return { file: l.file, args: [...l.prefix, ...bwrapArguments, ...l.seccomp, '--', ...command], seccompFd };
+}
+
+/** Closes a descriptor handed to a child (quietly: it may be closed already). */
+export function closeQuietly(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    /* closed */
+  }
+}
+
+/** Runs `true` inside the confined sandbox (roots: a fresh empty temp folder). */
 export async function probeBwrap(executable = bwrapExecutable()): Promise<{ ok: boolean; detail: string }> {
   const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'netaclaw-probe-'));
+  // the sandbox user binds it: it must be able to reach it
+  fs.chmodSync(dir, 0o755);
   try {
-    const args = [...bwrapArgs({ roots: [dir], readonly: true, cwd: dir }), '--', ...sandboxCommand('true')];
     return await new Promise(resolve => {
       let err = '';
       let child;
+      let cmd: { file: string; args: string[]; seccompFd: number };
       try {
-        child = spawn(executable, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+        cmd = confinedCommand(bwrapArgs({ roots: [dir], readonly: true, cwd: '/' }), sandboxCommand('true'), executable);
       } catch (e) {
         resolve({ ok: false, detail: (e as Error).message });
         return;
+      }
+      try {
+        child = spawn(cmd.file, cmd.args, { stdio: ['ignore', 'ignore', 'pipe', 'ignore', cmd.seccompFd] });
+      } catch (e) {
+        resolve({ ok: false, detail: (e as Error).message });
+        return;
+      } finally {
+        closeQuietly(cmd.seccompFd);
       }
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       child.stderr!.on('data', d => (err += d).slice(0, 2000));
@@ -189,6 +227,7 @@ export async function detectShellMode(): Promise<{ mode: ShellMode; detail: stri
   if (setting !== '' && setting !== 'bwrap' && setting !== 'auto') {
     throw new Error(`NETACLAW_SHELL_SANDBOX must be bwrap, auto or off, got ${JSON.stringify(process.env.NETACLAW_SHELL_SANDBOX)}`);
   }
+  setupConfinement();
   const probe = await probeBwrap();
   return probe.ok
     ? { mode: 'bwrap', detail: probe.detail }

@@ -7,7 +7,7 @@ import { invalidInput, notFound } from '../errors';
 import { Mutex, dbWriteLock } from '../mutex';
 import { CrewRole, DiagnosticInput, policy } from '../policy';
 import { CallRecord, HostEvent, HostTestOptions, WorkerHost } from '../runtime/host';
-import { BATCH_TIMEOUT_DEFAULT_MS, cutText, storableJson } from '../runtime/limits';
+import { BATCH_EVENTS_MAX_BYTES, BATCH_TIMEOUT_DEFAULT_MS, cutText, storableJson } from '../runtime/limits';
 import { NodeFileSystemOperations } from '../runtime/operations/fs';
 import { ShellProcessOperations } from '../runtime/operations/process';
 import { NodeSearchOperations } from '../runtime/operations/search';
@@ -66,15 +66,29 @@ export interface BatchHandle {
   events: { subscribe(listener: (e: BatchEvent) => void): () => void };
 }
 
-/** The live part of a running batch: its events so far and who listens. */
-class LiveBatch {
+/**
+ * The live part of a running batch: its events so far (for a late subscriber: at most 5,000 and
+ * BATCH_EVENTS_MAX_BYTES of JSON; later ones still reach the listeners, and are stored calls anyway) and
+ * who listens.
+ */
+export class LiveBatch {
   readonly events: BatchEvent[] = [];
   readonly listeners = new Set<(e: BatchEvent) => void>();
   /** Database writes of this batch, in order. */
   readonly writes = new Mutex();
+  private bytes = 0;
 
   push(e: BatchEvent): void {
-    if (this.events.length < 5000) this.events.push(e);
+    let size: number;
+    try {
+      size = Buffer.byteLength(JSON.stringify(e) ?? '', 'utf8');
+    } catch {
+      size = Infinity;
+    }
+    if (this.events.length < 5000 && this.bytes + size <= BATCH_EVENTS_MAX_BYTES) {
+      this.events.push(e);
+      this.bytes += size;
+    }
     for (const l of this.listeners) {
       try {
         l(e);

@@ -75,12 +75,16 @@ function modelEnv(model, extra = {}) {
   return { NETACLAW_MODEL_BASE_URL: model.baseUrl, NETACLAW_MODEL: 'scripted-1', NETACLAW_MODEL_MAX_RETRIES: '0', ...extra };
 }
 
-/** A new temp folder (its real path: the runtime compares real paths), for a session's workspace. */
+/**
+ * A new temp folder (its real path: the runtime compares real paths), for a session's workspace, given to
+ * the sandbox user as an operator gives a workspace to the user its agents run as.
+ */
 function tmpDir(prefix = 'netaclaw-chat-') {
   const fs = require('node:fs');
   const os = require('node:os');
   const path = require('node:path');
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  const { giveToSandbox } = require('./runtime');
+  return giveToSandbox(fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix))));
 }
 
 module.exports = { chat, openWs, wsChat, addAgent, modelEnv, tmpDir };

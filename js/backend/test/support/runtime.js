@@ -8,6 +8,34 @@ const DIST = path.resolve(__dirname, '..', '..', 'dist', 'runtime');
 const rt = name => require(path.join(DIST, name));
 const FIXTURE_WORKER = path.resolve(__dirname, '..', 'fixtures', 'hostile-worker.js');
 
+// The sandbox's user, seccomp program and limits (confine.ts), set up as the backend does at start.
+rt('confine.js').setupConfinement();
+
+/** Who sandboxes run as (the backend's `netaclaw-sandbox` user when the tests run as root). */
+function sandboxUser() {
+  const c = rt('confine.js').confinement();
+  if (!c) throw new Error(`the sandbox cannot be confined here: ${rt('confine.js').confinementFailure()}`);
+  return c.identity;
+}
+
+/**
+ * Gives a workspace folder (and everything in it) to the sandbox user, as an operator gives a workspace
+ * to the user its agents run as, and lets that user pass through the folders above it up to `upTo`.
+ */
+function giveToSandbox(dir, upTo = os.tmpdir()) {
+  const { uid, gid } = sandboxUser();
+  const visit = p => {
+    fs.lchownSync(p, uid, gid);
+    if (fs.lstatSync(p).isDirectory()) for (const name of fs.readdirSync(p)) visit(path.join(p, name));
+  };
+  visit(dir);
+  for (let p = path.dirname(dir); p.startsWith(upTo) && p !== upTo; p = path.dirname(p)) {
+    const mode = fs.statSync(p).mode & 0o777;
+    fs.chmodSync(p, mode | 0o011);
+  }
+  return dir;
+}
+
 /**
  * A workspace in a fresh temp folder: root/ (a.txt, sub/b.md, esc -> ../outside/secret.txt),
  * outside/secret.txt (never to be read), all real paths.
@@ -23,6 +51,7 @@ function workspace() {
   fs.writeFileSync(path.join(outside, 'secret.txt'), 'TOP-SECRET\n');
   fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(root, 'esc'));
   fs.symlinkSync(outside, path.join(root, 'escdir'));
+  giveToSandbox(root);
   return {
     base,
     root,
@@ -138,4 +167,4 @@ function diagnose(root, { shell = false, write = false, toolsets = ['base', 'pla
 /** Every text a call answered (output, error, detail), to look for what must never appear. */
 const callText = r => [r.output, r.error, r.detail].filter(x => typeof x === 'string').join('\n');
 
-module.exports = { rt, workspace, operations, services, startHost, withHost, snapshot, diagnose, callText, FIXTURE_WORKER };
+module.exports = { rt, sandboxUser, giveToSandbox, workspace, operations, services, startHost, withHost, snapshot, diagnose, callText, FIXTURE_WORKER };

@@ -152,6 +152,9 @@ export async function recheck(o: Opened, c: Confinement): Promise<void> {
   if (!there || held.dev !== there.dev || held.ino !== there.ino) throw new OutsideRootsError(`${o.path} changed while it was being listed`);
 }
 
+/** The backend runs as root: files and folders it creates are given to the workspace's owner. */
+export const AS_ROOT = typeof process.getuid === 'function' && process.getuid() === 0;
+
 /** A child of an opened folder, reached through the folder itself. */
 export function child(o: Opened, name: string): string {
   return path.join(o.base, name);
@@ -173,11 +176,20 @@ export async function openOrMakeDir(p: string, c: Confinement): Promise<Opened> 
   const parent = await openOrMakeDir(parentPath, c);
   try {
     const at = child(parent, path.basename(p));
-    await fs.promises.mkdir(at).catch(err => {
-      if (errCode(err) !== 'EEXIST') throw err;
-    });
+    const made = await fs.promises.mkdir(at).then(
+      () => true,
+      err => {
+        if (errCode(err) !== 'EEXIST') throw err;
+        return false;
+      }
+    );
     const fh = await openRaw(at, C.O_RDONLY | C.O_DIRECTORY, false);
-    return await verify(fh, p, c);
+    const opened = await verify(fh, p, c);
+    if (made && AS_ROOT) {
+      const owner = await parent.fh.stat();
+      await opened.fh.chown(owner.uid, owner.gid);
+    }
+    return opened;
   } finally {
     await parent.fh.close().catch(() => undefined);
   }

@@ -1,7 +1,7 @@
 import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { child, confinement, openInside, openOrMakeDir, Opened, recheck, Within } from './confined';
+import { AS_ROOT, child, confinement, openInside, openOrMakeDir, Opened, recheck, Within } from './confined';
 import type { DirEntry, EntryType, FileSystemOperations } from './types';
 
 const C = fs.constants;
@@ -89,6 +89,12 @@ export class NodeFileSystemOperations implements FileSystemOperations {
           const fh = await fs.promises.open(child(dir, tmp), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, mode);
           staged[staged.length - 1].tmp = tmp;
           try {
+            // A file the backend (as root) writes belongs to the owner of the file it replaces, or of the
+            // folder it is written into: a sandbox user that owns the workspace can go on working on it.
+            if (AS_ROOT) {
+              const owner = existing?.isFile() ? existing : await dir.fh.stat();
+              await fh.chown(owner.uid, owner.gid);
+            }
             await fh.writeFile(f.content);
           } finally {
             await fh.close();

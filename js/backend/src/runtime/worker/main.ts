@@ -5,14 +5,14 @@
  * process as `proxy`, and refuses denied calls with their reason. Calls run one at a time, in order.
  * A malformed message is answered with `error` and the worker exits.
  */
+import * as fs from 'fs';
 import { setFdResolver } from '../operations/confined';
 import { NodeFileSystemOperations } from '../operations/fs';
 import { ShellProcessOperations } from '../operations/process';
 import { NodeSearchOperations } from '../operations/search';
 import { CallMessage, CallOutcome, FdResultMessage, InitMessage, message, Message, parseFor, ProxyResultMessage } from '../protocol';
 import { prepareFirstCall, runHere, RunnerContext } from '../runner';
-import { bashSandbox, LOCAL_TOOLS } from '../tools/local';
-import { requiresShell } from '../gate';
+import { LOCAL_TOOLS } from '../tools/local';
 import { DECISIONS } from '../codes';
 import { policy, setActiveCatalog, ToolSchema } from '../../policy';
 
@@ -57,9 +57,21 @@ function start(init: InitMessage): void {
     // the routes were computed from the main process's catalog: the gate decides with the same one
     setActiveCatalog(init.catalog as ToolSchema[]);
   }
+  if (init.shell === 'sandboxed') {
+    // Inside its sandbox the worker is the sandbox's user: a root that user cannot enter is said at once,
+    // not found out call by call as files that seem missing.
+    for (const root of init.policy.workspaceRoots) {
+      try {
+        fs.accessSync(root, fs.constants.R_OK | fs.constants.X_OK);
+      } catch {
+        return fatal(
+          `the workspace root ${root} cannot be read by the sandbox's user (uid ${process.getuid?.()}): give the folder to that user, or set NETACLAW_SANDBOX_USER to a user that can read it`
+        );
+      }
+    }
+  }
   setFdResolver(askFd);
-  // one batch, one policy: the next sandbox is built ahead (operations/process.ts)
-  shell = new ShellProcessOperations(init.shell, init.sandboxSystem, { prepare: true });
+  shell = new ShellProcessOperations(init.shell, init.sandboxSystem);
   ctx = {
     policy: init.policy,
     routes: init.routes,
@@ -75,13 +87,6 @@ function start(init: InitMessage): void {
     layers: init.layers,
   };
   send(message({ type: 'event', name: 'ready', data: { pid: process.pid } }));
-  // When the routes leave a shell tool to this worker, its first sandbox is built once it is idle.
-  const spec = bashSandbox(init.policy);
-  const shellHere = init.routes.some(r => {
-    const route = r as { name?: unknown; route?: unknown } | null;
-    return route?.route === DECISIONS.workerLocal && typeof route.name === 'string' && Object.prototype.hasOwnProperty.call(LOCAL_TOOLS, route.name) && requiresShell(route.name);
-  });
-  if (init.shell === 'bwrap' && init.policy.allowShell && spec && shellHere) shell.prepare(spec);
   // While it waits for its first call, the work of a first call that does not depend on the call (its
   // gate's checker made and compiled, ...), given up once a call has come.
   void prepareFirstCall(ctx, () => calls > 0);
