@@ -202,8 +202,11 @@ function defineTests(backend) {
             // the ancestors up to the backend (or all of them, when it is not among them)
             const all = ancestors(procs, pid);
             const upTo = all.includes(s.child.pid) ? all.slice(0, all.indexOf(s.child.pid) + 1) : all;
-            const chain = upTo.map(a => ({ pid: a, cmdline: (procs.get(a)?.cmdline ?? '').slice(0, 200) }));
-            seen.set(pid, { ppid: p.ppid, cmdline: p.cmdline, chain });
+            const chain = upTo.map(a => {
+              const cmdline = procs.get(a)?.cmdline ?? '';
+              return { pid: a, worker: isWorker(cmdline), cmdline: cmdline.slice(0, 120) };
+            });
+            seen.set(pid, { ppid: p.ppid, cmdline: p.cmdline.slice(0, 120), chain });
           }
         }
         await new Promise(resolve => setTimeout(resolve, 100));
@@ -239,7 +242,7 @@ function defineTests(backend) {
         assert.ok(pids.includes(backendPid), `${pid} runs below the backend: ${JSON.stringify(p)}`);
         assert.notEqual(p.ppid, backendPid, `${pid} is not a child of the backend itself: ${JSON.stringify(p)}`);
         const below = p.chain.slice(0, pids.indexOf(backendPid));
-        assert.ok(below.some(a => isWorker(a.cmdline)), `${pid} runs below the session's worker: ${JSON.stringify(p)}`);
+        assert.ok(below.some(a => a.worker), `${pid} runs below the session's worker: ${JSON.stringify(p)}`);
       }
       t.diagnostic(`${seen.size} process(es) of the command, each below a worker below the backend (${backendPid})`);
     });
