@@ -17,7 +17,7 @@ const path = require('node:path');
 const { withServer, call } = require('./support/server');
 const { runOnEveryBackend } = require('./support/suites');
 const { modelForFile } = require('./support/model');
-const { chat, addAgent, modelEnv, tmpDir } = require('./support/chat');
+const { chat, openWs, addAgent, modelEnv, tmpDir } = require('./support/chat');
 
 const model = modelForFile();
 
@@ -60,52 +60,73 @@ async function sessionInfo(s, id) {
 }
 
 function defineTests(backend) {
-  test('a catastrophic grep pattern of the main agent: /health answers under 200 ms throughout, the call finishes', async t => {
+  test('a catastrophic grep pattern of the main agent: /health answers under 200 ms throughout the call, which finishes', async t => {
     model.reset();
     const db = await backend.fresh();
     const work = tmpDir();
     // lines of a's ending in b: `^(a+)+$` backtracks exponentially on each in a backtracking engine
     fs.writeFileSync(path.join(work, 'aaa.txt'), `${'a'.repeat(4000)}b\n`.repeat(20) + `${'a'.repeat(40)}b\n`);
+    // enough of them (16 MB) that the call lasts while /health is asked many times
+    fs.mkdirSync(path.join(work, 'big'));
+    for (let i = 0; i < 8; i++) fs.writeFileSync(path.join(work, 'big', `a${i}.txt`), `${'a'.repeat(4000)}b\n`.repeat(500));
     await withServer({ ...db.env, ...modelEnv(model) }, async s => {
       const agent = await addAgent(s, { name: 'redos', toolsets: ['base'] });
-      // A server's first chat turn is slower (its code compiled on first use, up to ~200 ms on a busy
-      // machine, with or without tools): one turn without tools first, then the measured one.
+      // A server's first chat turns are slower (their code compiled on first use: up to ~200 ms of the event
+      // loop on a busy machine, before any tool runs): two turns with a harmless grep first.
       for (let i = 0; i < 5; i++) assert.equal((await call(s, 'GET', '/health')).status, 200);
-      model.push({ content: 'hello' });
-      assert.equal((await chat(s, { agentId: agent.id, message: 'hello', sessionCwd: work })).status, 200);
-      model.push(
-        { toolCalls: [{ id: 'g1', name: 'grep', arguments: { pattern: '^(a+)+$', path: 'aaa.txt' } }] },
-        { content: 'searched' }
-      );
+      let sessionId;
+      for (let i = 0; i < 2; i++) {
+        model.push({ toolCalls: [{ id: `w${i}`, name: 'grep', arguments: { pattern: 'b$', path: 'aaa.txt' } }] }, { content: 'warm' });
+        const w = await chat(s, { agentId: agent.id, message: 'warm up', ...(sessionId ? { sessionId } : { sessionCwd: work }) });
+        assert.equal(w.status, 200, w.text);
+        assert.equal(w.body.data.toolCalls[0].ok, true);
+        sessionId = w.body.data.sessionId;
+      }
+      model.push({ toolCalls: [{ id: 'g1', name: 'grep', arguments: { pattern: '^(a+)+$', path: 'big' } }] }, { content: 'searched' });
+      // the turn over the WebSocket: its events say when the call was sent and when its result came
+      const c = openWs(s);
+      await c.opened;
+      const at = {};
+      c.ws.on('message', d => {
+        const e = JSON.parse(d.toString());
+        if (e.type === 'tool-call' || e.type === 'tool-result') at[e.type] = Date.now();
+      });
       let polling = true;
-      const latencies = [];
+      const samples = [];
       const poll = (async () => {
         while (polling) {
           const t0 = Date.now();
           const r = await fetch(`${s.url}/health`, { signal: AbortSignal.timeout(30000) });
           await r.text();
-          latencies.push(Date.now() - t0);
+          samples.push({ start: t0, ms: Date.now() - t0 });
           assert.equal(r.status, 200);
-          await new Promise(resolve => setTimeout(resolve, 25));
+          await new Promise(resolve => setTimeout(resolve, 20));
         }
       })();
       const t0 = Date.now();
-      let r;
+      let done;
       try {
-        r = await chat(s, { agentId: agent.id, message: 'grep it', sessionCwd: work }, { timeoutMs: 20000 });
+        const end = c.next(e => e.type === 'done' || e.type === 'error', 20000);
+        c.send({ type: 'chat', agentId: agent.id, message: 'grep it', sessionId });
+        done = await end;
       } finally {
         polling = false;
         await poll;
+        await c.close();
       }
-      const ms = Date.now() - t0;
-      assert.equal(r.status, 200, r.text);
-      const g = r.body.data.toolCalls[0];
+      assert.equal(done.type, 'done', JSON.stringify(done));
+      const g = done.toolCalls[0];
       assert.deepEqual([g.name, g.decision, g.ok], ['grep', 'worker-local', true], JSON.stringify(g));
-      assert.match(g.output, /^no matches for \^\(a\+\)\+\$ in 1 file/);
-      assert.ok(latencies.length >= 3, `health polled ${latencies.length} times`);
-      const worst = Math.max(...latencies);
-      t.diagnostic(`turn ${ms} ms, grep ${g.durationMs} ms; /health polled ${latencies.length} times: ${latencies.join(' ')} ms`);
-      assert.ok(worst < 200, `/health took ${worst} ms`);
+      assert.match(g.output, /^no matches for \^\(a\+\)\+\$ in 8 file/);
+      // every /health asked while the call ran (from its tool-call event to its tool-result) answered fast
+      const during = samples.filter(x => x.start + x.ms >= at['tool-call'] && x.start <= at['tool-result']);
+      t.diagnostic(
+        `turn ${Date.now() - t0} ms, grep ${g.durationMs} ms; /health during the call: ${during.map(x => x.ms).join(' ')} ms; ` +
+          `over the whole turn: ${samples.map(x => x.ms).join(' ')} ms`
+      );
+      assert.ok(during.length >= 5, `/health asked ${during.length} times during the call`);
+      const worst = Math.max(...during.map(x => x.ms));
+      assert.ok(worst < 200, `/health took ${worst} ms during the call`);
 
       // a pattern the linear-time engine cannot run is a failed call that says why
       model.push(
@@ -118,7 +139,7 @@ function defineTests(backend) {
         },
         { content: 'ok' }
       );
-      const r2 = await chat(s, { agentId: agent.id, message: 'grep more', sessionId: r.body.data.sessionId });
+      const r2 = await chat(s, { agentId: agent.id, message: 'grep more', sessionId });
       assert.equal(r2.status, 200, r2.text);
       const [back, look, fine] = r2.body.data.toolCalls;
       assert.deepEqual([back.ok, look.ok], [false, false]);
@@ -245,6 +266,55 @@ function defineTests(backend) {
         assert.ok(below.some(a => a.worker), `${pid} runs below the session's worker: ${JSON.stringify(p)}`);
       }
       t.diagnostic(`${seen.size} process(es) of the command, each below a worker below the backend (${backendPid})`);
+    });
+  });
+
+  test('a cancelled turn kills its worker and the call in progress; the call is recorded, the session goes on', async () => {
+    model.reset();
+    const db = await backend.fresh();
+    const work = tmpDir();
+    await withServer({ ...db.env, ...modelEnv(model) }, async s => {
+      const agent = await addAgent(s, { name: 'cancel-shell', toolsets: ['base'] });
+      const backendPid = s.child.pid;
+      const marker = `netaclaw-cancel-${process.pid}-${Date.now()}`;
+      model.push({ toolCalls: [{ id: 'b1', name: 'bash', arguments: { command: `sleep 60; echo ${marker}` } }] });
+      const c = openWs(s);
+      await c.opened;
+      const started = c.next(e => e.type === 'tool-call' && e.name === 'bash');
+      const end = c.next(e => e.type === 'error' || e.type === 'done');
+      c.send({ type: 'chat', agentId: agent.id, message: 'sleep', sessionCwd: work, shellPermitted: true });
+      const { sessionId } = await started;
+      // the command is running below the turn's worker
+      let running = false;
+      for (let i = 0; i < 100 && !running; i++) {
+        running = [...processes().values()].some(p => p.cmdline.includes(marker));
+        if (!running) await new Promise(resolve => setTimeout(resolve, 50));
+      }
+      assert.ok(running, 'the command runs');
+      assert.equal(workersBelow(backendPid).length, 1);
+      const t0 = Date.now();
+      c.send({ type: 'cancel' });
+      const e = await end;
+      assert.deepEqual([e.type, e.code], ['error', 'cancelled'], JSON.stringify(e));
+      const result = c.events.find(x => x.type === 'tool-result');
+      assert.equal(result, undefined, 'a cancelled call sends no result');
+      await c.close();
+      for (let i = 0; i < 100 && (workersBelow(backendPid).length || [...processes().values()].some(p => p.cmdline.includes(marker))); i++) {
+        await new Promise(resolve => setTimeout(resolve, 50));
+      }
+      assert.deepEqual(workersBelow(backendPid), [], 'the worker is gone');
+      assert.ok(![...processes().values()].some(p => p.cmdline.includes(marker)), 'the command is gone');
+      assert.ok(Date.now() - t0 < 5000, `ended ${Date.now() - t0} ms after the cancel`);
+      const info = await sessionInfo(s, sessionId);
+      assert.deepEqual(info.calls.map(x => [x.name, x.ok]), [['bash', false]]);
+      assert.match(info.calls[0].error, /the tool worker stopped: the turn was cancelled/);
+      assert.deepEqual(info.messages.map(m => m.role), ['user', 'assistant', 'tool', 'error']);
+      assert.equal(info.messages[2].content, 'Tool call cancelled.');
+      // the session answers again, with a new worker for the new turn
+      model.push({ toolCalls: [{ id: 'l1', name: 'list_dir', arguments: {} }] }, { content: 'listed' });
+      const next = await chat(s, { agentId: agent.id, sessionId, message: 'list' });
+      assert.equal(next.status, 200, next.text);
+      assert.deepEqual([next.body.data.toolCalls[0].decision, next.body.data.toolCalls[0].ok], ['worker-local', true]);
     });
   });
 
