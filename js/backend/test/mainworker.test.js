@@ -209,6 +209,14 @@ function defineTests(backend) {
     });
   });
 
+  /** A fresh database and workspace, a server on them, and an agent with the base tools: `fn({ s, agent, work })`. */
+  async function withBaseAgent(name, fn) {
+    model.reset();
+    const db = await backend.fresh();
+    const work = tmpDir();
+    await withServer({ ...db.env, ...modelEnv(model) }, async s => fn({ s, agent: await addAgent(s, { name, toolsets: ['base'] }), work }));
+  }
+
   /** One main-agent bash turn: its answer, and the processes whose command line holds the command's marker. */
   async function bashTurn(s, agent, work, command) {
     const marker = `netaclaw-marker-${process.pid}-${Date.now()}`;
@@ -248,11 +256,7 @@ function defineTests(backend) {
   }
 
   test('the main agent\'s bash runs in the sandbox below its worker, never as a child of the backend itself', async t => {
-    model.reset();
-    const db = await backend.fresh();
-    const work = tmpDir();
-    await withServer({ ...db.env, ...modelEnv(model) }, async s => {
-      const agent = await addAgent(s, { name: 'shell', toolsets: ['base'] });
+    await withBaseAgent('shell', async ({ s, agent, work }) => {
       const backendPid = s.child.pid;
       const { call: b, seen } = await bashTurn(s, agent, work, 'sleep 2');
       assert.equal(b.ok, true, JSON.stringify(b));
@@ -270,11 +274,7 @@ function defineTests(backend) {
   });
 
   test('a cancelled turn kills its worker and the call in progress; the call is recorded, the session goes on', async () => {
-    model.reset();
-    const db = await backend.fresh();
-    const work = tmpDir();
-    await withServer({ ...db.env, ...modelEnv(model) }, async s => {
-      const agent = await addAgent(s, { name: 'cancel-shell', toolsets: ['base'] });
+    await withBaseAgent('cancel-shell', async ({ s, agent, work }) => {
       const backendPid = s.child.pid;
       const marker = `netaclaw-cancel-${process.pid}-${Date.now()}`;
       model.push({ toolCalls: [{ id: 'b1', name: 'bash', arguments: { command: `sleep 60; echo ${marker}` } }] });
@@ -323,11 +323,7 @@ function defineTests(backend) {
   // as an unprivileged uid (runtime/sandbox.ts) closes it; until then this test is reported as a TODO.
   const asRoot = process.getuid?.() === 0;
   test('the main agent\'s bash cannot open /proc/sys/kernel/core_pattern for writing', { todo: asRoot ? 'the shell sandbox still runs as uid 0 in its user namespace when the backend runs as root' : false }, async () => {
-    model.reset();
-    const db = await backend.fresh();
-    const work = tmpDir();
-    await withServer({ ...db.env, ...modelEnv(model) }, async s => {
-      const agent = await addAgent(s, { name: 'shell', toolsets: ['base'] });
+    await withBaseAgent('shell', async ({ s, agent, work }) => {
       const { call: b } = await bashTurn(s, agent, work, 'if : >> /proc/sys/kernel/core_pattern; then echo CORE-OPENED; else echo CORE-REFUSED; fi');
       assert.match(b.output, /CORE-REFUSED/);
       assert.doesNotMatch(b.output, /CORE-OPENED/);
