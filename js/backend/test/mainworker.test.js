@@ -206,6 +206,17 @@ function defineTests(backend) {
       );
       const rows = await db.sql("SELECT sessionId, batchId, name, decision FROM netaclaw_tool_call WHERE name = 'read_file' AND ok = 1");
       assert.deepEqual(rows.map(x => [String(x.sessionId), x.batchId, x.decision]), [[String(r.body.data.sessionId), null, 'worker-local']]);
+
+      // a tool the governance row sends to the main process: the worker proxies it, the main process runs
+      // it (in linear time too), and the record says so
+      assert.equal((await call(s, 'POST', '/admin/netaclaw/tool/update', { name: 'grep', workerRoutingStrategy: 'force-main-process-proxy' })).status, 200);
+      model.push({ toolCalls: [{ id: 'g1', name: 'grep', arguments: { pattern: '^(i+)+nside', path: 'inside.txt' } }] }, { content: 'found' });
+      const g = await chat(s, { agentId: agent.id, message: 'grep', sessionId: r.body.data.sessionId });
+      assert.equal(g.status, 200, g.text);
+      const gc = g.body.data.toolCalls[0];
+      assert.deepEqual([gc.decision, gc.ok, gc.output], ['main-process-proxy', true, 'inside.txt:1:inside text'], JSON.stringify(gc));
+      const last = (await sessionInfo(s, r.body.data.sessionId)).calls.at(-1);
+      assert.deepEqual([last.seq, last.name, last.decision], [5, 'grep', 'main-process-proxy']);
     });
   });
 
