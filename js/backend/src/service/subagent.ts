@@ -465,12 +465,10 @@ export class SubagentService {
     const pol = checkPolicy(input.policy, 'policy');
     if (!Array.isArray(input.routes)) throw invalidInput('routes must be an array');
     return new SessionWorker({
-      agentId,
       sessionId,
       policy: pol,
       routes: structuredClone(input.routes),
       signal: input.signal,
-      test: input.test,
       host: opts =>
         new WorkerHost({
           ...opts,
@@ -558,12 +556,12 @@ export interface SessionTools {
 }
 
 interface SessionWorkerOptions {
-  agentId: number;
   sessionId: string;
+  /** The session's policy and routes (this process's copy): where a call whose worker failed belongs. */
   policy: WorkerPolicyWire;
   routes: unknown[];
   signal?: AbortSignal;
-  test?: HostTestOptions;
+  /** A new worker host of the session, not started. */
   host(opts: { onEvent: (e: HostEvent) => void }): WorkerHost;
   record(call: Omit<CallRecord, 'seq'>): Promise<CallRecord>;
 }
