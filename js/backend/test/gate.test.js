@@ -127,7 +127,7 @@ describe('L4: the main process decides every proxy request again', () => {
   });
 });
 
-describe('the main agent\'s own calls (no worker): every route runs in the main process', () => {
+describe('the main process\'s runner (what runs a proxied call): every route it is given runs there', () => {
   let ws;
   before(() => (ws = workspace()));
   after(() => ws.cleanup());

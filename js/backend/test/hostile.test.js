@@ -3,7 +3,7 @@
  * Hostile tool arguments (property test, fast-check): every builtin tool the runtime implements gets
  * random and adversarial arguments through the real runner path — gate → host symlink check →
  * implementation — in a real worker (worker-local tools run there, the others are proxied to the main
- * process, which decides them again) and in the main process (the main agent's own calls), while a second
+ * process, which decides them again) and through the main process's own runner (what runs a proxied call), while a second
  * process swaps a folder of the root for a symlink to outside and back. Paths with `..`, symlinks, absolute
  * paths, `\`, NUL bytes, very long paths, Unicode look-alikes, `/proc/self/root`, `/dev/*`; diffs naming
  * outside files; skills that are not bound; shell commands reaching out. After every case: the sibling

@@ -172,7 +172,7 @@ function defineTests(backend) {
         for (const [label, pick] of [
           ['call run in a batch\'s worker (read_file, grep)', r => r.batchId !== null && r.decision === 'worker-local'],
           ['call a batch proxied to the main process (write_file, memory_save)', r => r.batchId !== null && r.decision === 'main-process-proxy'],
-          ['chat call run in the main process (read_file)', r => r.batchId === null],
+          ['chat call run in its session\'s worker (read_file)', r => r.batchId === null],
         ]) {
           t.diagnostic(fmt(label, stats(rows.filter(pick).map(r => Number(r.durationMs)))));
         }

@@ -804,6 +804,42 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
     assert.match(bad.error, /not a valid regular expression/);
   });
 
+  test('grep patterns: matched in linear time, written as for JavaScript; backreferences and lookaround refused', () => {
+    const { linePattern } = rt('regex.js');
+    const cases = [
+      // pattern, line, JavaScript RegExp's answer (the same without flags)
+      ['beta', 'alpha beta', true],
+      ['^beta$', 'alpha beta', false],
+      ['Beta', 'beta', false],
+      ['(?i)Beta', 'BETA', true],
+      ['\\u00e9t\\u00e9', 'un été', true],
+      ['\\u{1F600}', 'smile \u{1F600}', true],
+      ['(?<year>\\d{4})-\\d{2}', 'on 2024-06', true],
+      ['a/b', 'x a/b y', true],
+      ['\\bword\\b', 'a wordy text', false],
+      ['[\\u0041-\\u005A]{3}', 'abcDEF', true],
+    ];
+    for (const [pattern, line, expected] of cases) {
+      assert.equal(linePattern(pattern).test(line), expected, `${pattern} on ${line}`);
+      if (!pattern.startsWith('(?i)')) assert.equal(new RegExp(pattern, 'u').test(line), expected, `control: JavaScript agrees on ${pattern}`);
+    }
+    // linear: a pattern that backtracks exponentially in JavaScript, over a 100,000-character line
+    const t0 = Date.now();
+    assert.equal(linePattern('^(a+)+$').test('a'.repeat(100000) + 'b'), false);
+    assert.ok(Date.now() - t0 < 2000, `took ${Date.now() - t0} ms`);
+    for (const [pattern, why] of [
+      ['(a)\\1', /backreference/],
+      ['(?<x>a)\\k<x>', /backreference/],
+      ['a(?=b)', /look-ahead or look-behind/],
+      ['a(?!b)', /look-ahead or look-behind/],
+      ['(?<=a)b', /look-ahead or look-behind/],
+      ['(?<!a)b', /look-ahead or look-behind/],
+    ]) {
+      assert.throws(() => linePattern(pattern), e => e.name === 'ToolError' && why.test(e.message) && /linear time/.test(e.message), pattern);
+    }
+    assert.throws(() => linePattern('[a'), e => /not a valid regular expression/.test(e.message) && !/backreference|look-ahead/.test(e.message));
+  });
+
   test('bash: output and exit code; a failing command reports its exit code', async () => {
     const r = await run('bash', { command: 'echo hi; echo err >&2' });
     assert.equal(r.ok, true);

@@ -169,6 +169,53 @@ describe('SubagentService (the executor\'s API)', () => {
     await assert.rejects(svc.runMainTool({ ...base, policy: { workspaceRoots: 'x' }, name: 'list_dir', args: {} }), /policy\.workspaceRoots must be an array/);
   });
 
+  test('openSessionTools: one worker for the turn; a fault fails the call and the next starts a new worker; a forged proxy and a cancelled call are recorded', async () => {
+    const policy = require('@netaclaw/tool-policy');
+    const d = policy.runtimeDiagnostic({ agent: { toolsets: ['base'] }, crewRole: 'master', sessionCwd: ws.root, writePermitted: true });
+    const turn = new AbortController();
+    const tools = svc.openSessionTools({ agentId, sessionId: 'turn-1', policy: d.policy, routes: d.routes, signal: turn.signal, test: { workerModule: FIXTURE_WORKER } });
+    const { descendants, withText } = require('./support/processes');
+    const workers = () => {
+      const mine = new Set(descendants().map(p => p.pid));
+      return withText('hostile-worker.js').filter(p => mine.has(p.pid)).length;
+    };
+    assert.equal(workers(), 0, 'no worker before the first call');
+    const first = await tools.call('list_dir', {});
+    assert.deepEqual([first.ok, first.output, first.seq], [true, 'fine', 1]);
+    await tools.call('list_dir', {});
+    assert.equal(workers(), 1, 'one worker serves the calls of the turn');
+    const crash = await tools.call('list_dir', { act: 'crash' });
+    assert.equal(crash.ok, false);
+    assert.match(crash.error, /^the tool worker stopped: worker exited unexpectedly/);
+    const after = await tools.call('list_dir', {});
+    assert.deepEqual([after.ok, after.output], [true, 'fine'], 'the next call started a new worker');
+    // a proxy request for another call: denied by L4, and stored with the session
+    const forged = await tools.call('list_dir', { act: 'forge', seq: 999, name: 'write_file', arguments: { path: 'forged.txt', content: 'x' } });
+    assert.equal(forged.decision, 'denied');
+    assert.ok(!fs.existsSync(path.join(ws.root, 'forged.txt')));
+    // a cancelled turn kills the worker: the call in progress ends, recorded, and the caller is told
+    setTimeout(() => turn.abort(), 300);
+    await assert.rejects(tools.call('list_dir', { act: 'hang' }), /cancelled/);
+    await tools.close();
+    for (let i = 0; i < 50 && workers() > 0; i++) await new Promise(resolve => setTimeout(resolve, 50));
+    assert.equal(workers(), 0, 'no worker left');
+    await assert.rejects(tools.call('list_dir', {}), /cancelled|turn is over/);
+    const stored = await rows("SELECT seq, name, decision, ok, error FROM netaclaw_tool_call WHERE sessionId = 'turn-1' AND batchId IS NULL ORDER BY seq");
+    assert.deepEqual(
+      stored.map(x => [x.seq, x.name, x.decision, !!x.ok]),
+      [
+        [1, 'list_dir', 'worker-local', true],
+        [2, 'list_dir', 'worker-local', true],
+        [3, 'list_dir', 'denied', false],
+        [4, 'list_dir', 'worker-local', true],
+        [5, 'write_file', 'denied', false],
+        [6, 'list_dir', 'denied', false],
+        [7, 'list_dir', 'denied', false],
+      ]
+    );
+    assert.match(stored[6].error, /the tool worker stopped: the turn was cancelled/);
+  });
+
   test('runMainTool: skill tools act only on the skills bound to the agent, read at each call', async () => {
     const policy = require('@netaclaw/tool-policy');
     const d = policy.runtimeDiagnostic({

@@ -31,6 +31,13 @@ export const WORKER_HEAP_MAX_MB = 256;
 /** Batch time limit: default and maximum (the whole worker is killed past it). */
 export const BATCH_TIMEOUT_DEFAULT_MS = 120_000;
 export const BATCH_TIMEOUT_MAX_MS = 600_000;
+/**
+ * A main-agent call in its session's worker: past this the worker is killed and the call fails (the longest
+ * `bash` with its own limit and a margin). The turn's next call starts a new worker.
+ */
+export const MAIN_CALL_TIMEOUT_MS = SHELL_TIMEOUT_MAX_MS + 30_000;
+/** A session's worker lives at most this long (it ends with its turn, long before). */
+export const SESSION_WORKER_MAX_MS = 6 * 60 * 60 * 1000;
 /** One IPC message from a worker larger than this (serialized) is a flood: the worker is killed. */
 export const IPC_MESSAGE_MAX_BYTES = 1024 * 1024;
 /** More than this many messages from a worker within one second is a flood. */

@@ -1,7 +1,7 @@
 /**
  * L2: the Node permission-model flags of a worker, derived from its WorkerPolicy (RUNTIME §1). Reads: each
  * root (as given and its real path), the worker's own compiled code, and the package files it loads (the
- * `node_modules/@netaclaw/tool-policy` symlink and the `pkg/` folder it points to, picomatch). Writes: the
+ * `node_modules/@netaclaw/tool-policy` symlink and the `pkg/` folder it points to, picomatch, re2js). Writes: the
  * roots, only when not `readonly`. `--allow-child-process` only with `allowShell`; never `--allow-worker`,
  * `--allow-addons` or `--allow-wasi`.
  */
@@ -13,14 +13,22 @@ import type { WorkerPolicyWire } from './protocol';
 const DIST = path.resolve(__dirname, '..');
 const BACKEND_ROOT = path.resolve(DIST, '..');
 
+/** The folder of an installed package: the nearest folder above its entry point that holds its package.json. */
 function packageDir(name: string): string {
-  return path.dirname(require.resolve(`${name}/package.json`, { paths: [BACKEND_ROOT] }));
+  let dir = path.dirname(require.resolve(name, { paths: [BACKEND_ROOT] }));
+  for (;;) {
+    const manifest = path.join(dir, 'package.json');
+    if (fs.existsSync(manifest) && JSON.parse(fs.readFileSync(manifest, 'utf8')).name === name) return dir;
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error(`cannot find the folder of the package ${name}`);
+    dir = up;
+  }
 }
 
 /** Every path a worker must read besides its roots. */
 export function codeReadPaths(): string[] {
   const out = new Set<string>([path.join(DIST, 'runtime'), path.join(DIST, 'policy.js'), path.join(BACKEND_ROOT, 'package.json')]);
-  for (const name of ['@netaclaw/tool-policy', 'picomatch']) {
+  for (const name of ['@netaclaw/tool-policy', 'picomatch', 're2js']) {
     const lexical = path.join(BACKEND_ROOT, 'node_modules', name);
     out.add(lexical);
     out.add(fs.realpathSync(packageDir(name)));

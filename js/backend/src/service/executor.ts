@@ -20,7 +20,7 @@ import { AgentService, AgentView, SessionFields } from './agent';
 import { CatalogService } from './catalog';
 import { ChannelService } from './channel';
 import { messageChars, sessionBusy, SessionService, TurnClaim } from './session';
-import { BatchHandle, CallRecord, SubagentService } from './subagent';
+import { BatchHandle, CallRecord, SessionTools, SubagentService } from './subagent';
 import { DECISIONS, isRunnable, OWN_TOOL_STATUS, RUNTIME_REASONS } from '../runtime/codes';
 import { checkCall, GateResult } from '../runtime/gate';
 import type { ChatAnswer, ChatSessionFields, ChatTurnEvent } from '../api-types';
@@ -132,12 +132,14 @@ interface RunContext {
   /** Batches started by this turn (killed on cancel). */
   running: Set<BatchHandle>;
   batchIds: number[];
+  /** The main agent's tools of this turn: one confined worker, opened at the first call that needs it. */
+  tools: SessionTools | null;
 }
 
 /**
  * The agent executor (seed 001 Tasks 7–9; RUNTIME §6): one service that the REST and the WebSocket
  * paths both call. It resolves with the package, builds the layered prompt, offers exactly the resolved
- * tools (L0), streams the model, runs each call (main-process tools through the tool runtime under the
+ * tools (L0), streams the model, runs each call (the tools in the turn's confined worker under the
  * session's policy and routes; `delegate_*` as sub-agent batches), feeds results back until the model
  * answers without calls or the step limit, and records the session, its messages and the calls.
  */
@@ -226,12 +228,13 @@ export class ChatExecutor {
       claim = await this.sessionService.claimTurn(session.id, stop);
       if (!claim) throw sessionBusy(session.id);
     }
-    const ctx: RunContext = { agent, session, fields, channel, signal: turn.signal, emit, running: new Set(), batchIds: [] };
+    const ctx: RunContext = { agent, session, fields, channel, signal: turn.signal, emit, running: new Set(), batchIds: [], tools: null };
     try {
       return await this.runTurn(ctx, prepared.diagnostic, prepared.prompt.systemPrompt, req.message);
     } finally {
       signal.removeEventListener('abort', stop);
       for (const h of ctx.running) await h.kill('cancelled').catch(() => undefined);
+      await ctx.tools?.close().catch(err => console.error(`[netaclaw] session ${session!.id}: cannot end the turn's tool worker:`, err));
       await claim.release();
     }
   }
@@ -348,7 +351,7 @@ export class ChatExecutor {
 
   /**
    * One call of the main agent: L0 (offered?), the argument text, then either a tool the executor runs
-   * itself (delegation) or the tool runtime under the session's policy and routes.
+   * itself (delegation) or the turn's worker under the session's policy and routes (`openSessionTools`).
    */
   private async runMainCall(
     ctx: RunContext,
@@ -382,15 +385,14 @@ export class ChatExecutor {
         view = { id: tc.id, name: tc.name, arguments: checked.args, decision: DECISIONS.proxy, reason: null, detail: null, ...r, durationMs: Date.now() - started };
         await this.record(sessionId, view);
       } else {
-        const record = await this.subagents.runMainTool({
+        ctx.tools ??= this.subagents.openSessionTools({
           agentId: ctx.agent.id!,
           sessionId,
           policy: sessionPolicy,
           routes,
-          name: tc.name,
-          args: checked.args,
+          signal: ctx.signal,
         });
-        view = fromRecord(tc.id, record);
+        view = fromRecord(tc.id, await ctx.tools.call(tc.name, checked.args));
       }
     }
     ctx.emit({ type: 'tool-result', sessionId, batchId: null, ...view });

@@ -7,15 +7,15 @@ import { invalidInput, notFound } from '../errors';
 import { Mutex, dbWriteLock } from '../mutex';
 import { CrewRole, DiagnosticInput, policy } from '../policy';
 import { CallRecord, HostEvent, HostTestOptions, WorkerHost } from '../runtime/host';
-import { BATCH_EVENTS_MAX_BYTES, BATCH_TIMEOUT_DEFAULT_MS, cutText, storableJson } from '../runtime/limits';
+import { BATCH_EVENTS_MAX_BYTES, BATCH_TIMEOUT_DEFAULT_MS, MAIN_CALL_TIMEOUT_MS, SESSION_WORKER_MAX_MS, cutText, storableJson } from '../runtime/limits';
 import { NodeFileSystemOperations } from '../runtime/operations/fs';
 import { ShellProcessOperations } from '../runtime/operations/process';
 import { NodeSearchOperations } from '../runtime/operations/search';
 import type { Operations } from '../runtime/operations/types';
 import type { Driver, WorkerPolicyWire } from '../runtime/protocol';
-import { runHere, RunnerContext } from '../runtime/runner';
+import { checkCall } from '../runtime/gate';
+import { DECISIONS, RUNTIME_REASONS } from '../runtime/codes';
 import { shellSandbox } from '../runtime/sandbox';
-import { MAIN_TOOLS } from '../runtime/tools/main';
 import type { MainServices } from '../runtime/tools/types';
 import { SKILLS_DIR } from '../settings';
 import type { BatchPolicy, BatchRecord as ApiBatchRecord, BatchStatus, StoredCall } from '../api-types';
@@ -457,10 +457,51 @@ export class SubagentService {
   }
 
   /**
-   * The main agent's own calls (no worker): the gate with the session's policy and routes, the host
-   * symlink check, the main-process implementation and operations (bash in the same sandbox); recorded
-   * with `sessionId`.
+   * The main agent's tools for one turn of a session: its calls run in ONE confined worker of the session
+   * (the batch worker's program, policy and routes, `WorkerHost`'s permission flags and sandbox), started at
+   * the first call and ended by `close` (the turn's end), by `signal` (a cancelled turn: the call in progress
+   * is killed) or by a fault (the call fails; the next call starts a new worker). The worker decides each
+   * call with the gate: `worker-local` tools run there, `main-process-proxy` ones come back to this process,
+   * which decides them again (L4) and runs them; denied ones are denied. Each call is recorded with the
+   * session id and where it really ran. `test`: the host's test-only switches (no request can set them).
    */
+  openSessionTools(input: {
+    agentId: number;
+    sessionId: string | number;
+    policy: WorkerPolicyWire;
+    routes: unknown[];
+    signal?: AbortSignal;
+    test?: HostTestOptions;
+  }): SessionTools {
+    const agentId = parseId(input.agentId, 'agentId');
+    const sessionId = sessionKey(input.sessionId);
+    if (sessionId === null) throw invalidInput('sessionId must be given');
+    const pol = checkPolicy(input.policy, 'policy');
+    if (!Array.isArray(input.routes)) throw invalidInput('routes must be an array');
+    return new SessionWorker({
+      sessionId,
+      policy: pol,
+      routes: structuredClone(input.routes),
+      signal: input.signal,
+      host: opts =>
+        new WorkerHost({
+          ...opts,
+          batchId: 0,
+          agentId,
+          policy: pol,
+          routes: structuredClone(input.routes),
+          driver: 'calls',
+          timeoutMs: SESSION_WORKER_MAX_MS,
+          shell: shellSandbox().mode,
+          ops: this.operations(),
+          services: this.services(`session:${sessionId}`, async () => (await this.agentService.agentFromRequest({ agentId }, 'agentId', false)).skills),
+          test: input.test,
+        }),
+      record: call => this.recordSessionCall(sessionId, call),
+    });
+  }
+
+  /** One call of a session's main agent in a worker of its own (started and ended for this call). */
   async runMainTool(input: {
     agentId: number;
     sessionId: string | number;
@@ -469,22 +510,13 @@ export class SubagentService {
     name: string;
     args: unknown;
   }): Promise<CallRecord> {
-    const agentId = parseId(input.agentId, 'agentId');
-    const sessionId = sessionKey(input.sessionId);
-    const pol = checkPolicy(input.policy, 'policy');
-    if (!Array.isArray(input.routes)) throw invalidInput('routes must be an array');
     if (typeof input.name !== 'string' || input.name === '') throw invalidInput('name must be a non-empty string');
-    const ctx: RunnerContext = {
-      policy: pol,
-      routes: structuredClone(input.routes),
-      ops: this.operations(),
-      shell: shellSandbox().mode,
-      tools: MAIN_TOOLS,
-      agentId,
-      services: this.services(`session:${sessionId}`, async () => (await this.agentService.agentFromRequest({ agentId }, 'agentId', false)).skills),
-    };
-    const { outcome } = await runHere(ctx, 'any', input.name, input.args);
-    return this.recordSessionCall(input.sessionId, { name: input.name, arguments: input.args, ...outcome! });
+    const tools = this.openSessionTools(input);
+    try {
+      return await tools.call(input.name, input.args);
+    } finally {
+      await tools.close();
+    }
   }
 
   /**
@@ -526,5 +558,113 @@ export class SubagentService {
         .execute()
     );
     return r.affected ?? 0;
+  }
+}
+
+/** The main agent's tools for one turn (`SubagentService.openSessionTools`). */
+export interface SessionTools {
+  /** Runs one call in the session's worker and records it with the session; never throws for the call's own failure. */
+  call(name: string, args: unknown): Promise<CallRecord>;
+  /** Ends the worker (once the call in progress is done). */
+  close(): Promise<void>;
+}
+
+interface SessionWorkerOptions {
+  sessionId: string;
+  /** The session's policy and routes (this process's copy): where a call whose worker failed belongs. */
+  policy: WorkerPolicyWire;
+  routes: unknown[];
+  signal?: AbortSignal;
+  /** A new worker host of the session, not started. */
+  host(opts: { onEvent: (e: HostEvent) => void }): WorkerHost;
+  record(call: Omit<CallRecord, 'seq'>): Promise<CallRecord>;
+}
+
+/** A session turn's worker: started at the first call, one call at a time, ended with the turn. */
+class SessionWorker implements SessionTools {
+  private host: WorkerHost | null = null;
+  /** The host's number of the call in progress (a proxy request for another call is a forgery). */
+  private current = 0;
+  private closed = false;
+  private chain: Promise<unknown> = Promise.resolve();
+  private readonly onAbort = () => void this.host?.kill('the turn was cancelled').catch(() => undefined);
+
+  constructor(private readonly o: SessionWorkerOptions) {
+    o.signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  call(name: string, args: unknown): Promise<CallRecord> {
+    const run = () => this.run(name, args);
+    const r = this.chain.then(run, run);
+    this.chain = r.catch(() => undefined);
+    return r;
+  }
+
+  private onEvent(e: HostEvent): void {
+    if (e.type === 'call') this.current = e.seq;
+    // L4 refused a proxy request that is not the call in progress: recorded with the session, as a
+    // batch records it (the call in progress is recorded with its own answer).
+    if (e.type === 'proxy-denied' && e.record.seq !== this.current) {
+      const { seq: _seq, ...call } = e.record;
+      void _seq;
+      void this.o.record(call).catch(err => console.error(`[netaclaw] session ${this.o.sessionId}: cannot store: ${(err as Error)?.stack ?? err}`));
+    }
+  }
+
+  /** The running worker, started when there is none (the first call, or after a fault). */
+  private async worker(): Promise<WorkerHost> {
+    if (this.host && !this.host.status) return this.host;
+    const host = this.o.host({ onEvent: e => this.onEvent(e) });
+    this.host = host;
+    await host.start();
+    return host;
+  }
+
+  private async run(name: string, args: unknown): Promise<CallRecord> {
+    if (this.closed) throw new Error('the turn is over: its tools no longer run');
+    if (this.o.signal?.aborted) throw new Error('cancelled');
+    const started = Date.now();
+    let outcome: Omit<CallRecord, 'seq' | 'name' | 'arguments'>;
+    let timer: NodeJS.Timeout | null = null;
+    try {
+      const host = await this.worker();
+      timer = setTimeout(() => void host.kill(`the call ran past its time limit of ${MAIN_CALL_TIMEOUT_MS} ms: its worker was killed`), MAIN_CALL_TIMEOUT_MS);
+      const { seq: _seq, name: _name, arguments: _args, ...rest } = await host.call(name, args);
+      void _seq;
+      void _name;
+      void _args;
+      outcome = rest;
+    } catch (err) {
+      // The worker could not start, or ended during the call (a crash, the time limit, a cancelled turn):
+      // the call fails, with the place the session's routes give it.
+      const ended = this.host?.status?.error;
+      outcome = { ...this.place(name, args), ok: false, error: `the tool worker stopped: ${ended ?? (err as Error).message}`, durationMs: Date.now() - started };
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+    const record = await this.o.record({ name, arguments: args, ...outcome });
+    if (this.o.signal?.aborted) throw new Error('cancelled');
+    return record;
+  }
+
+  /** Where the session's routes put a call (the package's gate on this process's copy), for a call whose worker failed. */
+  private place(name: string, args: unknown): Pick<CallRecord, 'decision' | 'reason' | 'detail'> {
+    try {
+      const g = checkCall({ policy: this.o.policy, routes: this.o.routes, name, arguments: args });
+      return { decision: g.decision, reason: g.reason, detail: g.detail };
+    } catch (err) {
+      return { decision: DECISIONS.denied, reason: RUNTIME_REASONS.invalidArguments, detail: `gate error: ${(err as Error).message}` };
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.o.signal?.removeEventListener('abort', this.onAbort);
+    await this.chain;
+    const host = this.host;
+    if (host && !host.status) {
+      if (this.o.signal?.aborted) await host.kill('the turn was cancelled');
+      else await host.finish();
+    }
   }
 }

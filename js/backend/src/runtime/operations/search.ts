@@ -4,6 +4,7 @@ import * as readline from 'readline';
 import picomatch from 'picomatch';
 import { GREP_FILE_MAX_BYTES, SEARCH_WALK_MAX } from '../limits';
 import { child, Confinement, confinement, openInside, Opened, recheck, Within } from './confined';
+import type { LineMatcher } from '../regex';
 import type { FoundFiles, GrepMatch, GrepResult, SearchOperations } from './types';
 
 const C = fs.constants;
@@ -67,7 +68,7 @@ async function* walk(top: Opened, c: Confinement): AsyncGenerator<WalkEntry, boo
   return false;
 }
 
-async function grepHandle(o: Opened, label: string, regex: RegExp, out: GrepMatch[], max: number): Promise<void> {
+async function grepHandle(o: Opened, label: string, regex: LineMatcher, out: GrepMatch[], max: number): Promise<void> {
   const stream = o.fh.createReadStream({ encoding: 'utf8', autoClose: false, start: 0 });
   const lines = readline.createInterface({ input: stream, crlfDelay: Infinity });
   let n = 0;
@@ -75,7 +76,6 @@ async function grepHandle(o: Opened, label: string, regex: RegExp, out: GrepMatc
     for await (const line of lines) {
       n += 1;
       if (line.includes('\u0000')) return; // binary file
-      regex.lastIndex = 0;
       if (regex.test(line)) {
         out.push({ path: label, line: n, text: line.length > LINE_MAX_CHARS ? line.slice(0, LINE_MAX_CHARS) + '…' : line });
         if (out.length >= max) return;
@@ -112,7 +112,7 @@ export class NodeSearchOperations implements SearchOperations {
     }
   }
 
-  async grep(target: string, regex: RegExp, glob: string | null, maxMatches: number, within: Within): Promise<GrepResult> {
+  async grep(target: string, regex: LineMatcher, glob: string | null, maxMatches: number, within: Within): Promise<GrepResult> {
     const matches: GrepMatch[] = [];
     const c = await confinement(within);
     const top = await openInside(target, c, C.O_RDONLY);

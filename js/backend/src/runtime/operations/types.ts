@@ -9,6 +9,7 @@
  * the test switch that turns the host symlink check off passes it.
  */
 import type { Within } from './confined';
+import type { LineMatcher } from '../regex';
 
 export type { Within };
 
@@ -53,10 +54,10 @@ export interface SearchOperations {
   /** Files under `dir` whose path relative to `dir` matches the glob; symlinks are listed, never followed. */
   findFiles(dir: string, pattern: string, max: number, within: Within): Promise<FoundFiles>;
   /**
-   * Lines matching `regex` in the regular files under `path` (or in the file `path`), read line by line;
+   * Lines matching `regex` (linear time: runtime/regex.ts) in the regular files under `path` (or in the file `path`), read line by line;
    * `glob` filters file paths relative to `path`. Symlinks are never followed.
    */
-  grep(path: string, regex: RegExp, glob: string | null, maxMatches: number, within: Within): Promise<GrepResult>;
+  grep(path: string, regex: LineMatcher, glob: string | null, maxMatches: number, within: Within): Promise<GrepResult>;
 }
 
 export interface ExecRequest {

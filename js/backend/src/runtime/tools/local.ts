@@ -6,6 +6,7 @@ import { headBytes, READ_DEFAULT_LINES, SEARCH_RESULTS_MAX, SHELL_TIMEOUT_DEFAUL
 import type { ExecResult } from '../operations/types';
 import type { WorkerPolicyWire } from '../protocol';
 import { gatePath, optInt, optStr, str } from './args';
+import { linePattern } from '../regex';
 import { ToolError, ToolImpl, ToolOutput } from './types';
 
 /** read_file refuses files larger than this (read a slice of a smaller file with offset/limit). */
@@ -81,15 +82,10 @@ export const findFiles: ToolImpl = async (args, ctx) => {
   return found.paths.join('\n') + (found.truncated ? `\n[results cut at ${found.paths.length}]` : '');
 };
 
-/** `{ pattern, path?, glob? }`: `file:line:text` per matching line (JavaScript regular expression). */
+/** `{ pattern, path?, glob? }`: `file:line:text` per matching line (a regular expression matched in linear time). */
 export const grep: ToolImpl = async (args, ctx) => {
   const pattern = str(args, 'pattern');
-  let regex: RegExp;
-  try {
-    regex = new RegExp(pattern);
-  } catch (err) {
-    throw new ToolError(`pattern is not a valid regular expression: ${(err as Error).message}`);
-  }
+  const regex = linePattern(pattern);
   const glob = optStr(args, 'glob');
   const p = gatePath(ctx, 'path', 'root');
   let r;
