@@ -45,7 +45,8 @@ function ancestors(procs, pid) {
   return out;
 }
 
-const isWorker = cmdline => cmdline.includes(path.join('runtime', 'worker', 'main.js'));
+// the worker's Node process itself (not the bwrap processes around it, whose command lines hold it too)
+const isWorker = cmdline => path.basename(cmdline.split(' ')[0]) === 'node' && cmdline.includes(path.join('runtime', 'worker', 'main.js'));
 
 /** The worker processes below `root` (the backend). */
 function workersBelow(root) {

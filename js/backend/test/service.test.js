@@ -177,7 +177,8 @@ describe('SubagentService (the executor\'s API)', () => {
     const { descendants, withText } = require('./support/processes');
     const workers = () => {
       const mine = new Set(descendants().map(p => p.pid));
-      return withText('hostile-worker.js').filter(p => mine.has(p.pid)).length;
+      // the worker's Node process itself, not the bwrap processes around it
+      return withText('hostile-worker.js').filter(p => mine.has(p.pid) && p.comm !== 'bwrap').length;
     };
     assert.equal(workers(), 0, 'no worker before the first call');
     const first = await tools.call('list_dir', {});
