@@ -243,6 +243,31 @@ describe('code and skills below a folder the sandbox user cannot enter', () => {
   });
   after(() => fs.rmSync(base, { recursive: true, force: true }));
 
+  test('a worker whose code lives below such a folder starts: its code is staged for its sandbox', { skip: !isRoot && 'the sandbox user is the caller itself' }, async () => {
+    const ws = workspace();
+    const module = path.join(base, 'hidden-worker.js');
+    fs.copyFileSync(FIXTURE_WORKER, module);
+    try {
+      const { policy, routes } = diagnose(ws.root);
+      await withHost({ policy, routes, test: { workerModule: module } }, async host => {
+        assert.equal((await host.call('x', { act: 'fine' })).output, 'fine');
+      });
+      // control: bound by its own path, bwrap (as the sandbox user) cannot reach it and the worker never starts
+      const confine = rt('confine.js');
+      const staged = confine.stageReads(confinement(), [module]);
+      assert.notEqual(staged[0][0], module, 'the module was staged');
+      const sandbox = rt('sandbox.js');
+      const cmd = sandbox.confinedCommand(sandbox.workerBwrapArgs([ws.root], true, [[module, module]]), ['/bin/true']);
+      const { spawnSync } = require('node:child_process');
+      const c = spawnSync(cmd.file, cmd.args, { stdio: ['ignore', 'pipe', 'pipe', 'ignore', cmd.seccompFd], encoding: 'utf8' });
+      sandbox.closeQuietly(cmd.seccompFd);
+      assert.notEqual(c.status, 0);
+      assert.match(c.stderr, /Permission denied/);
+    } finally {
+      ws.cleanup();
+    }
+  });
+
   test('a folder bound read-only is staged for the sandbox; bound as it is, bwrap cannot reach it', { skip: !isRoot && 'the sandbox user is the caller itself' }, async () => {
     const ws = workspace();
     try {
