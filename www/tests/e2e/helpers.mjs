@@ -1,5 +1,6 @@
 // Shared helpers of the e2e tests: the Chromium launch, the backend client, screenshots.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -175,9 +176,21 @@ export async function scriptedChannel() {
   };
 }
 
-/** A temp folder holding notes.txt (the file the scripted model's scenarios read); `remove()` deletes it. */
+/**
+ * A temp folder holding notes.txt (the file the scripted model's scenarios read), given to the user the
+ * backend's sandboxes run as (as an operator gives a workspace); `remove()` deletes it.
+ */
 export function notesWorkspace(notes) {
   const path = mkdtempSync(join(tmpdir(), 'netaclaw-e2e-work-'));
   writeFileSync(join(path, 'notes.txt'), `${notes}\n`);
+  giveToSandbox(path);
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** When the tests run as root, the backend's sandboxes run as `netaclaw-sandbox` (created by the backend). */
+function giveToSandbox(dir) {
+  if (process.getuid() !== 0) return;
+  const uid = Number(execFileSync('id', ['-u', 'netaclaw-sandbox'], { encoding: 'utf8' }).trim());
+  const gid = Number(execFileSync('id', ['-g', 'netaclaw-sandbox'], { encoding: 'utf8' }).trim());
+  for (const name of ['', ...readdirSync(dir)]) chownSync(join(dir, name), uid, gid);
 }
