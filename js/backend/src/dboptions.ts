@@ -15,6 +15,7 @@ import { NetaClawMemoryEntity } from './entity/memory';
 import { NetaClawSubagentBatchEntity } from './entity/batch';
 import { NetaClawToolCallEntity } from './entity/toolcall';
 import { NetaClawToolEntity } from './entity/tool';
+import { NetaClawTodoListEntity } from './entity/todo';
 import { MIGRATIONS, MIGRATIONS_TABLE } from './migration';
 import { DB, SQLITE_BUSY_TIMEOUT_MS } from './settings';
 
@@ -27,6 +28,7 @@ export const ENTITIES = [
   NetaClawSubagentBatchEntity,
   NetaClawToolCallEntity,
   NetaClawMemoryEntity,
+  NetaClawTodoListEntity,
 ];
 
 export function dataSourceOptions(): DataSourceOptions {

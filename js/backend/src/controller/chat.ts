@@ -5,6 +5,7 @@ import { IdQueryDTO, SessionPageQueryDTO } from '../dto/query';
 import { ChatExecutor } from '../service/executor';
 import { SessionService } from '../service/session';
 import { SubagentService } from '../service/subagent';
+import { TodoService } from '../service/todo';
 
 /** The REST path of the chat gateway (RUNTIME §6): the same executor as the WebSocket. */
 @Controller('/api/netaclaw')
@@ -26,7 +27,7 @@ export class ChatController {
   }
 }
 
-/** Sessions for the chat page: `{ list, total }` newest first, and one session with its messages and calls. */
+/** Sessions for the chat page: `{ list, total }` newest first, and one session with its messages, calls and todo list. */
 @Controller('/admin/netaclaw/session')
 export class SessionController {
   @Inject()
@@ -34,6 +35,9 @@ export class SessionController {
 
   @Inject()
   subagents: SubagentService;
+
+  @Inject()
+  todoService: TodoService;
 
   @Get('/page')
   async page(@Query() query: SessionPageQueryDTO) {
@@ -43,6 +47,12 @@ export class SessionController {
   @Get('/info')
   async info(@Query() query: IdQueryDTO) {
     const { session, messages } = await this.sessionService.info(query);
-    return { ...session, messages, calls: await this.subagents.sessionCalls(session.id) };
+    return {
+      ...session,
+      messages,
+      calls: await this.subagents.sessionCalls(session.id),
+      // the main agent's todo list (the `todo` tool), kept in the database
+      todos: await this.todoService.get({ sessionId: String(session.id) }),
+    };
   }
 }

@@ -16,7 +16,7 @@ import { MigrationInterface, QueryRunner, TableColumnOptions, TableOptions } fro
 import { ensureTable } from './schema';
 
 /** The columns of every table whose entity extends BaseEntity: id, createTime, updateTime. */
-const BASE_COLUMNS: TableColumnOptions[] = [
+export const BASE_COLUMNS: TableColumnOptions[] = [
   { name: 'id', type: 'int', isPrimary: true, isGenerated: true, generationStrategy: 'increment', comment: 'ID' },
   { name: 'createTime', type: 'datetime', precision: 6, default: 'CURRENT_TIMESTAMP(6)', comment: '创建时间' },
   { name: 'updateTime', type: 'datetime', precision: 6, default: 'CURRENT_TIMESTAMP(6)', onUpdate: 'CURRENT_TIMESTAMP(6)', comment: '更新时间' },

@@ -26,6 +26,7 @@ import { checkedBy } from '../dto/check';
 import { BatchPageQueryDTO, IdQueryDTO, pageOf } from '../dto/query';
 import { BatchSpecDTO, SubagentRunDTO } from '../dto/subagent';
 import { MemoryService } from './memory';
+import { TodoService } from './todo';
 
 export type { CallRecord } from '../runtime/host';
 export type { StoredCall } from '../api-types';
@@ -181,10 +182,12 @@ export class SubagentService {
   memoryService: MemoryService;
 
   @Inject()
+  todoService: TodoService;
+
+  @Inject()
   validateService: ValidateService;
 
   private readonly live = new Map<number, LiveBatch>();
-  private readonly todos = new Map<string, Array<{ text: string; done: boolean }>>();
   private readonly sessionSeq = new Mutex();
 
   private operations(): Operations {
@@ -196,12 +199,12 @@ export class SubagentService {
   }
 
   /** `boundSkills`: the agent's skills (a batch reads them at its start, the main agent at each call). */
-  private services(todoKey: string, boundSkills: () => Promise<readonly string[]>): MainServices {
+  private services(todoOwner: { sessionId?: string | null; batchId?: number | null }, boundSkills: () => Promise<readonly string[]>): MainServices {
     return {
       memory: this.memoryService,
       skillsDir: SKILLS_DIR,
       boundSkills,
-      todos: { set: items => this.todos.set(todoKey, items) },
+      todos: { set: items => this.todoService.set(todoOwner, items) },
     };
   }
 
@@ -280,7 +283,6 @@ export class SubagentService {
     const live = new LiveBatch();
     this.live.set(id, live);
     live.push({ type: 'batch', data: batchView(row, []) });
-    const todoKey = `batch:${id}`;
     let ended: Promise<void> | null = null;
     const host = new WorkerHost({
       batchId: id,
@@ -291,7 +293,7 @@ export class SubagentService {
       timeoutMs: spec.timeoutMs ?? BATCH_TIMEOUT_DEFAULT_MS,
       shell: shellSandbox().mode,
       ops: this.operations(),
-      services: this.services(todoKey, async () => [...agent.skills]),
+      services: this.services({ batchId: id }, async () => [...agent.skills]),
       test,
       onEvent: (e: HostEvent) => {
         switch (e.type) {
@@ -319,7 +321,6 @@ export class SubagentService {
               .then(() => {
                 live.push({ type: 'done', data: { id, status: e.status, error: e.error } });
                 this.live.delete(id);
-                this.todos.delete(todoKey);
               });
             return;
           default:
@@ -494,7 +495,7 @@ export class SubagentService {
           timeoutMs: SESSION_WORKER_MAX_MS,
           shell: shellSandbox().mode,
           ops: this.operations(),
-          services: this.services(`session:${sessionId}`, async () => (await this.agentService.agentFromRequest({ agentId }, 'agentId', false)).skills),
+          services: this.services({ sessionId }, async () => (await this.agentService.agentFromRequest({ agentId }, 'agentId', false)).skills),
           test: input.test,
         }),
       record: call => this.recordSessionCall(sessionId, call),

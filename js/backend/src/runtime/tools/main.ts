@@ -123,7 +123,7 @@ export const todo: ToolImpl = async (args, ctx) => {
     }
     return { text: (it as { text: string }).text, done: (it as { done?: unknown }).done === true };
   });
-  services(ctx).todos.set(items);
+  await services(ctx).todos.set(items);
   if (items.length === 0) return 'todo list cleared';
   return items.map(i => `[${i.done ? 'x' : ' '}] ${i.text}`).join('\n');
 };

@@ -17,7 +17,7 @@ export interface MainServices {
    */
   boundSkills(): Promise<readonly string[]>;
   /** The todo list of the current batch or session. */
-  todos: { set(items: Array<{ text: string; done: boolean }>): void };
+  todos: { set(items: Array<{ text: string; done: boolean }>): void | Promise<void> };
 }
 
 export interface ToolContext {
