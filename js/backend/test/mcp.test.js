@@ -120,11 +120,13 @@ function defineTests(backend) {
       model.push({ toolCalls: [{ id: 'n1', name: 'mcp__fx__note', arguments: { path: 'a.txt', content: 'x' } }] }, { content: 'refused' });
       const r2 = await chat(s, { agentId: agent.id, message: 'note', sessionId });
       assert.equal(r2.status, 200, r2.text);
-      const offered2 = model.offered(-2);
       const note = r2.body.data.toolCalls[0];
-      assert.ok(!offered2.includes('mcp__fx__note') || note.decision === 'denied', JSON.stringify({ offered2, note }));
-      assert.equal(note.ok, false, JSON.stringify(note));
-      assert.doesNotMatch(note.output ?? '', /note for/);
+      assert.deepEqual([note.decision, note.reason, note.ok], ['denied', 'write_blocked_by_readonly_policy', false], JSON.stringify(note));
+      // with write permission the same call reaches the server
+      model.push({ toolCalls: [{ id: 'n2', name: 'mcp__fx__note', arguments: { path: 'a.txt', content: 'x' } }] }, { content: 'noted' });
+      const rw = await chat(s, { agentId: agent.id, message: 'note', sessionCwd: work, writePermitted: true });
+      assert.equal(rw.status, 200, rw.text);
+      assert.deepEqual([rw.body.data.toolCalls[0].ok, rw.body.data.toolCalls[0].output], [true, 'note for a.txt: 1 characters'], rw.text);
 
       // the server dies in the middle of a call: a failed call with the reason, the turn goes on
       model.push({ toolCalls: [{ id: 'x1', name: 'mcp__fx__echo', arguments: { text: '__exit__' } }] }, { content: 'it died' });
