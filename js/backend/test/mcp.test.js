@@ -195,6 +195,44 @@ function defineTests(backend) {
     });
   });
 
+  test('@modelcontextprotocol/server-filesystem from npm: started in the sandbox on a read-only root, its tools governed and called', async () => {
+    model.reset();
+    const db = await backend.fresh();
+    const work = tmpDir();
+    const shared = tmpDir('netaclaw-mcp-fs-');
+    fs.writeFileSync(path.join(shared, 'readme.txt'), 'shared notes\n');
+    fs.chownSync(path.join(shared, 'readme.txt'), sandboxUser().uid, sandboxUser().gid);
+    const entry = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
+    await withServer({ ...db.env, ...modelEnv(model) }, async s => {
+      ok(await call(s, 'POST', '/admin/netaclaw/mcp/add', { name: 'fs', transport: 'stdio', command: 'node', args: [entry, shared], workspaceRoots: [shared] }));
+      const r = ok(await call(s, 'POST', '/admin/netaclaw/mcp/refresh', {}));
+      const state = r.servers[0].state;
+      assert.equal(state.status, 'connected', JSON.stringify(state));
+      assert.ok(state.tools.includes('mcp__fs__read_text_file') && state.tools.includes('mcp__fs__write_file'), JSON.stringify(state.tools));
+      const read = ok(await call(s, 'GET', '/admin/netaclaw/tool/info?name=mcp__fs__read_text_file'));
+      assert.equal(read.toolset, 'mcp:fs');
+      const agent = await addAgent(s, { name: 'fs user', toolsets: ['base', 'mcp:fs'] });
+      model.push(
+        {
+          toolCalls: [
+            { id: 'r1', name: 'mcp__fs__read_text_file', arguments: { path: path.join(shared, 'readme.txt') } },
+            { id: 'w1', name: 'mcp__fs__write_file', arguments: { path: path.join(shared, 'new.txt'), content: 'x' } },
+          ],
+        },
+        { content: 'read' }
+      );
+      const c = await chat(s, { agentId: agent.id, message: 'read the notes', sessionCwd: work, writePermitted: true });
+      assert.equal(c.status, 200, c.text);
+      const [r1, w1] = c.body.data.toolCalls;
+      assert.deepEqual([r1.decision, r1.ok, r1.output], ['main-process-proxy', true, 'shared notes\n'], JSON.stringify(r1));
+      // its root is bound read-only: the server's own write fails, nothing is written
+      assert.equal(w1.decision, 'main-process-proxy', JSON.stringify(w1));
+      assert.equal(w1.ok, false, JSON.stringify(w1));
+      assert.match(w1.error, /read-only file system|EROFS/i, w1.error);
+      assert.ok(!fs.existsSync(path.join(shared, 'new.txt')));
+    });
+  });
+
   test('a catalog file entry with a bad implementation stops the start with a message naming the entry', async () => {
     const db = await backend.fresh();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-mcp-bad-'));

@@ -14,6 +14,9 @@ const { withServer, call, childEnv, BACKEND_ROOT } = require('./support/server')
 const { storageBackends, describeWithBackend } = require('./support/suites');
 
 const BASELINE = 'Baseline1796093269137';
+/** Every migration, in order: the baseline, then the later ones. */
+const ALL = [BASELINE, 'McpServer1796200000000'];
+const RAN_ALL = new RegExp(`schema: ran ${ALL.length} migration\\(s\\): ${ALL.join(', ')}`);
 const TABLES = [
   'netaclaw_tool',
   'netaclaw_agent',
@@ -88,11 +91,12 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
     test('a fresh database gets its schema from the migrations, exactly what the entities declare', async () => {
       const db = await backend.fresh();
       await withServer(db.env, async s => {
-        assert.match(s.log(), new RegExp(`schema: ran 1 migration\\(s\\): ${BASELINE}`));
+        assert.match(s.log(), RAN_ALL);
         for (const t of TABLES) assert.match(s.log(), new RegExp(`schema baseline: created ${t}\\n`));
+        assert.match(s.log(), /schema migration McpServer: created netaclaw_mcp_server\n/);
         assert.equal((await call(s, 'GET', '/health', undefined, { token: null })).status, 200);
       });
-      assert.deepEqual((await db.sql('SELECT name FROM netaclaw_migrations')).map(r => r.name), [BASELINE]);
+      assert.deepEqual((await db.sql('SELECT name FROM netaclaw_migrations')).map(r => r.name), ALL);
       assert.deepEqual(await schemaLog(db.env), [], 'nothing left for the schema sync to do');
       // the next start runs nothing
       await withServer(db.env, async s => {
@@ -111,7 +115,7 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
       await seed(db);
       const before = await dump(db);
       await withServer(db.env, async s => {
-        assert.match(s.log(), new RegExp(`schema: ran 1 migration\\(s\\): ${BASELINE}`));
+        assert.match(s.log(), RAN_ALL);
         assert.match(s.log(), /schema baseline: added netaclaw_session\.turnToken/);
         assert.match(s.log(), /schema baseline: added netaclaw_session\.turnUntil/);
         assert.match(s.log(), /schema baseline: added netaclaw_agent\.subagentTools/);

@@ -60,8 +60,14 @@ export function resolveCommand(command: string): string {
   throw new Error(`command ${JSON.stringify(command)} was not found on PATH`);
 }
 
-/** The folder of the nearest package.json above a file (its package, node_modules included), else the file's folder. */
+/**
+ * The code a file needs: for a file of an installed package, the folder holding that `node_modules` (its
+ * dependencies may be hoisted beside it); else the folder of the nearest package.json above it (its
+ * package, node_modules included); else the file's folder.
+ */
 function codeFolder(file: string): string {
+  const at = file.indexOf(`${path.sep}node_modules${path.sep}`);
+  if (at > 0) return file.slice(0, at);
   const start = path.dirname(file);
   for (let dir = start; ; dir = path.dirname(dir)) {
     if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
