@@ -19,6 +19,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { spawn } = require('node:child_process');
 const { withServer, call, BACKEND_ROOT } = require('./support/server');
 const { runOnEveryBackend } = require('./support/suites');
 const { modelForFile } = require('./support/model');
@@ -193,6 +194,41 @@ function defineTests(backend) {
       assert.deepEqual(seen.interfaces, ['lo']);
       assert.equal(seen.cwd, work);
     });
+  });
+
+  test('an http MCP server: listed and called with the streamable HTTP client; an unreachable one is reported, the others go on', async () => {
+    model.reset();
+    const db = await backend.fresh();
+    const work = tmpDir();
+    const child = spawn(process.execPath, [SERVER, '--http', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const url = await new Promise((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', d => {
+          out += d;
+          const m = /listening on (\S+)/.exec(out);
+          if (m) resolve(m[1]);
+        });
+        child.on('exit', code => reject(new Error(`the http MCP server exited (${code})`)));
+      });
+      await withServer({ ...db.env, ...modelEnv(model) }, async s => {
+        ok(await call(s, 'POST', '/admin/netaclaw/mcp/add', { name: 'web', transport: 'http', url }));
+        ok(await call(s, 'POST', '/admin/netaclaw/mcp/add', { name: 'gone', transport: 'http', url: 'http://127.0.0.1:9/mcp' }));
+        const r = ok(await call(s, 'POST', '/admin/netaclaw/mcp/refresh', {}));
+        const [web, gone] = r.servers;
+        assert.deepEqual([web.state.status, web.state.tools], ['connected', ['mcp__web__echo', 'mcp__web__note', 'mcp__web__whoami']], JSON.stringify(web.state));
+        assert.equal(gone.state.status, 'failed');
+        assert.match(gone.state.error, /^cannot list the tools of MCP server gone: /);
+        const agent = await addAgent(s, { name: 'web user', toolsets: ['base', 'mcp:web'] });
+        model.push({ toolCalls: [{ id: 'e1', name: 'mcp__web__echo', arguments: { text: 'over http' } }] }, { content: 'ok' });
+        const c = await chat(s, { agentId: agent.id, message: 'echo', sessionCwd: work });
+        assert.equal(c.status, 200, c.text);
+        const e = c.body.data.toolCalls[0];
+        assert.deepEqual([e.decision, e.ok, e.output], ['main-process-proxy', true, 'echo: over http'], JSON.stringify(e));
+      });
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 
   test('@modelcontextprotocol/server-filesystem from npm: started in the sandbox on a read-only root, its tools governed and called', async () => {
