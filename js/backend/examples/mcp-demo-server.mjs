@@ -1,7 +1,7 @@
 // A small MCP server over stdio, built on the official SDK: the demo seeds it (scripts/demo/mcp-servers.json)
 // and the backend tests use it:
 // - `echo` (read-only): answers "echo: <text>"; the text "__exit__" makes the process exit (code 3)
-//   in the middle of the call, as a crashing server would;
+//   in the middle of the call, as a crashing server would, and "__hang__" makes it never answer;
 // - `note` (no read-only hint, so a writing tool): takes a `path` and `content` and only says what it
 //   was given (the test checks it is never reached when writes are not permitted);
 // - `whoami`: the process's uid, its pid namespace and the network interfaces it sees.
@@ -48,6 +48,8 @@ function makeServer() {
           process.stderr.write('fixture: exiting as asked\n');
           process.exit(3);
         }
+        // never answers: the client's time limit is what ends the call
+        if (args.text === '__hang__') return new Promise(() => {});
         return text(`echo: ${args.text}`);
       case 'note':
         return text(`note for ${args.path}: ${String(args.content).length} characters`);

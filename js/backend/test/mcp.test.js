@@ -11,8 +11,12 @@
  * - the stdio server runs in the OS sandbox: as the sandbox user, in its own pid namespace, with no network;
  * - a server that dies in the middle of a call gives a failed call with its reason, and the turn goes on;
  *   the next call starts it again;
+ * - an http server is listed and called with the streamable HTTP client; an unreachable one is reported
+ *   while the others go on; a call its server never answers fails at NETACLAW_MCP_CALL_TIMEOUT_MS;
+ * - `@modelcontextprotocol/server-filesystem` from npm runs in the sandbox on a read-only root;
  * - a catalog file entry with `implementation: { type: 'command' }` runs its program in the shell sandbox
- *   with the arguments as JSON on stdin (the demo's vision_ocr on a vision channel, and a probe).
+ *   with the arguments as JSON on stdin (the demo's vision_ocr on a vision channel, and a probe); one with
+ *   `implementation: { type: 'mcp' }` forwards to a tool of an MCP server.
  */
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -211,7 +215,20 @@ function defineTests(backend) {
         });
         child.on('exit', code => reject(new Error(`the http MCP server exited (${code})`)));
       });
-      await withServer({ ...db.env, ...modelEnv(model) }, async s => {
+      // a catalog file entry whose implementation is a tool of that server
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-mcp-entry-'));
+      const catalog = path.join(dir, 'catalog.json');
+      const entry = {
+        name: 'web_echo',
+        toolset: 'probe',
+        kind: 'custom',
+        workerRoutingHint: 'main-process-proxy',
+        parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+        implementation: { type: 'mcp', server: 'web', tool: 'echo' },
+      };
+      fs.writeFileSync(catalog, JSON.stringify([entry]));
+      const env = { ...db.env, ...modelEnv(model), NETACLAW_CATALOG_FILE: catalog, NETACLAW_MCP_CALL_TIMEOUT_MS: '1500' };
+      await withServer(env, async s => {
         ok(await call(s, 'POST', '/admin/netaclaw/mcp/add', { name: 'web', transport: 'http', url }));
         ok(await call(s, 'POST', '/admin/netaclaw/mcp/add', { name: 'gone', transport: 'http', url: 'http://127.0.0.1:9/mcp' }));
         const r = ok(await call(s, 'POST', '/admin/netaclaw/mcp/refresh', {}));
@@ -225,6 +242,21 @@ function defineTests(backend) {
         assert.equal(c.status, 200, c.text);
         const e = c.body.data.toolCalls[0];
         assert.deepEqual([e.decision, e.ok, e.output], ['main-process-proxy', true, 'echo: over http'], JSON.stringify(e));
+        // the catalog entry forwards to the server's tool; a server that does not answer: the call fails at the time limit, the turn goes on
+        const both = await addAgent(s, { name: 'entry user', toolsets: ['base', 'mcp:web', 'probe'] });
+        model.push(
+          { toolCalls: [{ id: 'v1', name: 'web_echo', arguments: { text: 'via entry' } }, { id: 'h1', name: 'mcp__web__echo', arguments: { text: '__hang__' } }] },
+          { content: 'went on' }
+        );
+        const t0 = Date.now();
+        const c2 = await chat(s, { agentId: both.id, message: 'echo', sessionCwd: work });
+        assert.equal(c2.status, 200, c2.text);
+        const [v, h] = c2.body.data.toolCalls;
+        assert.deepEqual([v.ok, v.output], [true, 'echo: via entry'], JSON.stringify(v));
+        assert.equal(h.ok, false);
+        assert.match(h.error, /the call of echo on MCP server web failed: .*timed out/i, h.error);
+        assert.ok(Date.now() - t0 < 30000);
+        assert.equal(c2.body.data.reply, 'went on');
       });
     } finally {
       child.kill('SIGKILL');
