@@ -11,7 +11,8 @@ import { NetaClawMcpServerEntity } from '../entity/mcp';
 import { invalidInput, notFound } from '../errors';
 import { dbWriteLock, Mutex } from '../mutex';
 import { policy, ToolSchema } from '../policy';
-import { connect, ended, listTools, MCP_CALL_TIMEOUT_MS, McpConnection, McpServerConfig } from '../runtime/mcp/client';
+import type { McpServerConfig, McpServerState as ApiMcpServerState, McpServerView as ApiMcpServerView } from '../api-types';
+import { connect, ended, listTools, MCP_CALL_TIMEOUT_MS, McpConnection } from '../runtime/mcp/client';
 import { setCustomTools } from '../runtime/tools/custom';
 import { ToolError, ToolImpl, ToolOutput } from '../runtime/tools/types';
 import { CatalogService } from './catalog';
@@ -23,25 +24,8 @@ export const MCP_NAME = /^[a-z0-9][a-z0-9_-]{0,29}$/;
 /** What a model API accepts as a function name (OpenAI: letters, digits, `_`, `-`, at most 64). */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** The state of a server in this process since the last start or refresh. */
-export interface McpServerState {
-  /** `connected`: its tools are in the catalog; `failed`: it could not be started or listed; `disabled`; `pending`: not listed yet. */
-  status: 'connected' | 'failed' | 'disabled' | 'pending';
-  /** Catalog names of its tools. */
-  tools: string[];
-  /** Tools it lists that cannot join the catalog, with why. */
-  skipped: Array<{ tool: string; reason: string }>;
-  error: string | null;
-  refreshedAt: Date | null;
-}
-
-export interface McpServerView extends McpServerConfig {
-  id: number;
-  enabled: boolean;
-  state: McpServerState;
-  createTime: Date;
-  updateTime: Date;
-}
+export type McpServerState = ApiMcpServerState<Date>;
+export type McpServerView = ApiMcpServerView<Date>;
 
 type Values = Partial<Pick<NetaClawMcpServerEntity, 'name' | 'transport' | 'command' | 'args' | 'url' | 'env' | 'enabled' | 'workspaceRoots'>>;
 

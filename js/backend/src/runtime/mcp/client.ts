@@ -14,19 +14,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServerConfig } from '../../api-types';
 import { confinement, confinementFailure, stageReads } from '../confine';
 import { closeQuietly, confinedCommand, SANDBOX_PATH, shellSandbox, workerBwrapArgs } from '../sandbox';
-
-/** What a connection needs of a `netaclaw_mcp_server` row. */
-export interface McpServerConfig {
-  name: string;
-  transport: 'stdio' | 'http';
-  command: string | null;
-  args: string[];
-  url: string | null;
-  env: Record<string, string>;
-  workspaceRoots: string[];
-}
 
 /** An MCP `tools/list` entry, as the package's `fromMcpTool` reads it. */
 export interface McpListedTool {
