@@ -14,6 +14,7 @@ export PORT="${PORT:-7001}"
 demo="$PWD/scripts/demo"
 export NETACLAW_CATALOG_FILE="${NETACLAW_CATALOG_FILE-$demo/catalog.json}"
 export NETACLAW_SEED_FILE="${NETACLAW_SEED_FILE-$demo/agents.json}"
+export NETACLAW_MCP_SEED_FILE="${NETACLAW_MCP_SEED_FILE-$demo/mcp-servers.json}"
 if [ -n "$NETACLAW_SEED_FILE" ]; then
   # the example skill, where the backend looks for skills (NETACLAW_SKILLS_DIR, else <DATA_DIR>/skills;
   # relative paths are the backend's, which runs in js/backend)

@@ -64,6 +64,38 @@ export interface ChannelView<Time = string> {
   updateTime: Time;
 }
 
+/** What a connection needs of an MCP server (`netaclaw_mcp_server`): how it is started or reached. */
+export interface McpServerConfig {
+  name: string;
+  transport: 'stdio' | 'http';
+  command: string | null;
+  args: string[];
+  url: string | null;
+  env: Record<string, string>;
+  workspaceRoots: string[];
+}
+
+/** The state of an MCP server in the backend since its last start or refresh. */
+export interface McpServerState<Time = string> {
+  /** `connected`: its tools are in the catalog; `failed`: it could not be started or listed; `disabled`; `pending`: not listed yet. */
+  status: 'connected' | 'failed' | 'disabled' | 'pending';
+  /** Catalog names of its tools (`mcp__<server>__<tool>`). */
+  tools: string[];
+  /** Tools it lists that cannot join the catalog, with why. */
+  skipped: Array<{ tool: string; reason: string }>;
+  error: string | null;
+  refreshedAt: Time | null;
+}
+
+/** An MCP server as the API shows it: `env` values masked like a channel key. */
+export interface McpServerView<Time = string> extends McpServerConfig {
+  id: number;
+  enabled: boolean;
+  state: McpServerState<Time>;
+  createTime: Time;
+  updateTime: Time;
+}
+
 /** A recorded tool call (`netaclaw_tool_call`): the decision, its reason and what came of it. */
 export interface StoredCall {
   seq: number;

@@ -20,6 +20,7 @@ import { ChannelService } from './service/channel';
 import { ChatGateway } from './gateway/chat';
 import { SubagentService } from './service/subagent';
 import { ToolService } from './service/tool';
+import { McpService } from './service/mcp';
 import { detectShellMode, setShellSandbox } from './runtime/sandbox';
 import { confinement } from './runtime/confine';
 import { waitForMysql } from './dbprobe';
@@ -145,6 +146,23 @@ export class MainConfiguration implements ILifeCycle {
     else if (shell.mode === 'off') console.warn(`[netaclaw] WARNING shell sandbox: OFF (${shell.detail})`);
     else console.warn(`[netaclaw] WARNING shell sandbox: UNAVAILABLE (${shell.detail})`);
     if (shell.mode !== 'bwrap') console.warn('[netaclaw] WARNING workers run under Node\'s permission model alone (no OS sandbox)');
+
+    // MCP servers: their tools join the catalog (after the sandbox is known: stdio servers run in it)
+    const mcp = await container.getAsync(McpService);
+    const mcpSeed = process.env.NETACLAW_MCP_SEED_FILE;
+    if (mcpSeed) {
+      const added = await mcp.seed(mcpSeed);
+      if (added > 0) console.log(`[netaclaw] seeded ${added} example MCP server(s) from ${mcpSeed} (the MCP server table was empty)`);
+    }
+    const listed = await mcp.refresh();
+    for (const s of listed.servers) {
+      if (s.state.status === 'connected') console.log(`[netaclaw] MCP server ${s.name}: ${s.state.tools.length} tools (${s.state.tools.join(', ')})`);
+      else if (s.state.status === 'failed') console.warn(`[netaclaw] WARNING MCP server ${s.name}: ${s.state.error}`);
+    }
+  }
+
+  async onStop(container: IMidwayContainer) {
+    await (await container.getAsync(McpService)).closeAll();
   }
 
   async onServerReady() {

@@ -7,6 +7,7 @@
  * schema sync (`synchronize`) stays: js/backend/README.md "Schema" says why.
  */
 import type { DataSourceOptions } from 'typeorm';
+import { NetaClawMcpServerEntity } from './entity/mcp';
 import { NetaClawAgentEntity } from './entity/agent';
 import { NetaClawModelChannelEntity } from './entity/channel';
 import { NetaClawMessageEntity } from './entity/message';
@@ -28,6 +29,7 @@ export const ENTITIES = [
   NetaClawSubagentBatchEntity,
   NetaClawToolCallEntity,
   NetaClawMemoryEntity,
+  NetaClawMcpServerEntity,
   NetaClawTodoListEntity,
 ];
 

@@ -65,6 +65,16 @@ describe('request DTOs and the answer envelope', () => {
       ['/admin/netaclaw/agent/update', { id: 1, systemPrompt: 5 }, /^systemPrompt must be a string$/],
       ['/admin/netaclaw/agent/previewPrompt', { agent: 'x' }, /^agent must be a JSON object$/],
       ['/admin/netaclaw/agent/previewPrompt', { agent: { name: 'd', toolsets: 'base' } }, /^toolsets must be an array of strings$/],
+      ['/admin/netaclaw/mcp/add', ['x'], /^request body must be a JSON object$/],
+      ['/admin/netaclaw/mcp/add', { transport: 'stdio', command: 'node' }, /^name is required$/],
+      ['/admin/netaclaw/mcp/add', { name: 'm' }, /^transport is required$/],
+      ['/admin/netaclaw/mcp/add', { name: 7, transport: 'stdio', command: 'node' }, /^name must be a non-empty string$/],
+      ['/admin/netaclaw/mcp/add', { name: 'm', transport: 'stdio', command: 5 }, /^command must be a string$/],
+      ['/admin/netaclaw/mcp/add', { name: 'm', transport: 'stdio', command: 'node', enabled: 'yes' }, /^enabled must be a boolean$/],
+      ['/admin/netaclaw/mcp/add', { name: 'm', transport: 'stdio', command: 'node', args: [1] }, /^args must be a list of strings$/],
+      ['/admin/netaclaw/mcp/update', { enabled: false }, /^id is required$/],
+      ['/admin/netaclaw/mcp/delete', {}, /^id is required$/],
+      ['/admin/netaclaw/mcp/page', { size: 0 }, /^size must be an integer between 1 and 1000$/],
     ];
     const before = (await call(s, 'POST', '/admin/netaclaw/channel/page', {})).body;
     for (const [p, body, message] of cases) {
@@ -75,6 +85,7 @@ describe('request DTOs and the answer envelope', () => {
       assert.match(r.body.error.message, message);
     }
     assert.deepEqual((await call(s, 'POST', '/admin/netaclaw/channel/page', {})).body, before, 'nothing written');
+    assert.equal((await call(s, 'POST', '/admin/netaclaw/mcp/page', {})).body.data.pagination.total, 0, 'no MCP server written');
   });
 
   test('previewPrompt and diagnostic: the session fields by their DTOs, named by their path', async () => {
@@ -143,6 +154,7 @@ describe('request DTOs and the answer envelope', () => {
       ['/admin/netaclaw/subagent/events', /^id is required$/],
       ['/admin/netaclaw/agent/info?id=1.5', /^id must be a positive integer$/],
       ['/admin/netaclaw/channel/info', /^id is required$/],
+      ['/admin/netaclaw/mcp/info', /^id is required$/],
       ['/admin/netaclaw/tool/info?name=', /^name must be a non-empty string$/],
       ['/admin/netaclaw/tool/info?name=' + 'x'.repeat(201), /^name must be at most 200 characters$/],
       ['/admin/netaclaw/tool/info', /^id or name is required$/],

@@ -29,7 +29,7 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
           assert.equal(lines.reduce((n, l) => n + l.inserts, 0), CATALOG.length, JSON.stringify(lines));
           assert.ok(lines.every(l => l.updates === 0 && l.orphans === 0), JSON.stringify(lines));
           // the schema: one instance ran the migrations, the others waited for the lock and found them run
-          const ran = servers.filter(s => /schema: ran 1 migration\(s\)/.test(s.log())).length;
+          const ran = servers.filter(s => /schema: ran \d+ migration\(s\)/.test(s.log())).length;
           const upToDate = servers.filter(s => /schema: up to date/.test(s.log())).length;
           assert.deepEqual([ran, upToDate], [1, 2], servers.map(s => s.log()).join('\n----\n'));
           t.diagnostic(`round ${round}: inserts per instance ${lines.map(l => l.inserts).join(' / ')}`);

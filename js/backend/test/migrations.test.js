@@ -14,8 +14,9 @@ const { withServer, call, childEnv, BACKEND_ROOT } = require('./support/server')
 const { storageBackends, describeWithBackend } = require('./support/suites');
 
 const BASELINE = 'Baseline1796093269137';
-// every migration, in order (a fresh or a pre-migration database runs them all)
+/** Every migration, in order (a fresh or a pre-migration database runs them all). */
 const ALL = require('../dist/migration').MIGRATIONS.map(m => m.name);
+const RAN_ALL = new RegExp(`schema: ran ${ALL.length} migration\\(s\\): ${ALL.join(', ')}\\n`);
 const TABLES = [
   'netaclaw_tool',
   'netaclaw_agent',
@@ -90,8 +91,9 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
     test('a fresh database gets its schema from the migrations, exactly what the entities declare', async () => {
       const db = await backend.fresh();
       await withServer(db.env, async s => {
-        assert.match(s.log(), new RegExp(`schema: ran ${ALL.length} migration\\(s\\): ${ALL.join(', ')}\\n`));
+        assert.match(s.log(), RAN_ALL);
         for (const t of TABLES) assert.match(s.log(), new RegExp(`schema baseline: created ${t}\\n`));
+        assert.match(s.log(), /schema migration McpServer: created netaclaw_mcp_server\n/);
         assert.match(s.log(), /schema todo lists: created netaclaw_todo_list\n/);
         assert.equal((await call(s, 'GET', '/health', undefined, { token: null })).status, 200);
       });
@@ -114,7 +116,7 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
       await seed(db);
       const before = await dump(db);
       await withServer(db.env, async s => {
-        assert.match(s.log(), new RegExp(`schema: ran ${ALL.length} migration\\(s\\): ${ALL.join(', ')}\\n`));
+        assert.match(s.log(), RAN_ALL);
         assert.match(s.log(), /schema baseline: added netaclaw_session\.turnToken/);
         assert.match(s.log(), /schema baseline: added netaclaw_session\.turnUntil/);
         assert.match(s.log(), /schema baseline: added netaclaw_agent\.subagentTools/);

@@ -35,7 +35,7 @@ import { runHere, RunnerContext } from './runner';
 import { checkCallText, GateResult } from './gate';
 import { closeQuietly, confinedCommand, ShellMode, workerBwrapArgs } from './sandbox';
 import { confinement, confinementFailure, stageReads } from './confine';
-import { MAIN_TOOLS } from './tools/main';
+import { mainTools } from './tools/custom';
 import type { MainServices } from './tools/types';
 import { DECISIONS, RUNTIME_REASONS } from './codes';
 import { activeCatalog } from '../policy';
@@ -164,7 +164,7 @@ export class WorkerHost {
       routes: structuredClone(opts.routes),
       ops: opts.ops,
       shell: opts.shell,
-      tools: MAIN_TOOLS,
+      tools: mainTools(),
       agentId: opts.agentId,
       services: opts.services,
     };

@@ -2,6 +2,9 @@ import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { policy, setActiveCatalog, ToolManifest, ToolSchema } from '../policy';
 import { CATALOG_FILE } from '../settings';
 import { readJsonArray } from '../jsonfile';
+import * as path from 'path';
+import { commandTool, Implementation, parseImplementation, setCustomTools } from '../runtime/tools/custom';
+import type { ToolImpl } from '../runtime/tools/types';
 
 export interface LoadedCatalog {
   /** Builtin tools, then the file's tools, as the package takes them. */
@@ -12,6 +15,10 @@ export interface LoadedCatalog {
   custom: string[];
   /** The file they came from. */
   file: string | null;
+  /** The `implementation` of the file's entries that name one, by tool name. */
+  implementations: Map<string, Implementation>;
+  /** The tools of MCP servers (`McpService`), after the file's. */
+  mcp: string[];
 }
 
 /** Why a catalog file cannot be used: the message names the path. */
@@ -31,15 +38,35 @@ export function loadCatalog(file: string | undefined): LoadedCatalog {
   const p = policy();
   const builtin = p.builtinCatalog();
   if (file === undefined) {
-    return { schemas: builtin, manifests: builtin.map(s => p.toolManifest(s)), custom: [], file: null };
+    return { schemas: builtin, manifests: builtin.map(s => p.toolManifest(s)), custom: [], file: null, implementations: new Map(), mcp: [] };
   }
-  const custom = readJsonArray(file, 'tool schemas', detail => new CatalogFileError(file, detail)) as ToolSchema[];
-  custom.forEach((schema, i) => {
+  const entries = readJsonArray(file, 'tool schemas', detail => new CatalogFileError(file, detail)) as Array<ToolSchema & { implementation?: unknown }>;
+  const implementations = new Map<string, Implementation>();
+  const custom = entries.map((entry, i) => {
+    const { implementation, ...schema } = entry as ToolSchema & { implementation?: unknown };
+    let manifest: ToolManifest;
     try {
-      p.toolManifest(schema);
+      manifest = p.toolManifest(schema as ToolSchema);
     } catch (err) {
       throw new CatalogFileError(file, `entry [${i}]: ${(err as Error).message}`);
     }
+    let impl: Implementation | null;
+    try {
+      impl = parseImplementation(implementation, path.dirname(path.resolve(file)));
+    } catch (err) {
+      throw new CatalogFileError(file, `entry [${i}] (${JSON.stringify(manifest.name)}): ${(err as Error).message}`);
+    }
+    if (impl) {
+      if (manifest.workerRoutingHint !== 'main-process-proxy') {
+        throw new CatalogFileError(
+          file,
+          `entry [${i}] (${JSON.stringify(manifest.name)}): a tool with an implementation runs in the main process: ` +
+            'set "workerRoutingHint": "main-process-proxy"'
+        );
+      }
+      implementations.set(manifest.name, impl);
+    }
+    return schema as ToolSchema;
   });
   const schemas = [...builtin, ...custom];
   try {
@@ -52,7 +79,27 @@ export function loadCatalog(file: string | undefined): LoadedCatalog {
     });
     throw new CatalogFileError(file, message);
   }
-  return { schemas, manifests: schemas.map(s => p.toolManifest(s)), custom: custom.map(s => s.name), file };
+  return { schemas, manifests: schemas.map(s => p.toolManifest(s)), custom: custom.map(s => s.name), file, implementations, mcp: [] };
+}
+
+/**
+ * The catalog with the tools of MCP servers after the rest: the merged whole is validated by the package
+ * (a name used twice is refused), the error naming the MCP tool.
+ */
+export function withMcpTools(base: LoadedCatalog, mcp: ToolSchema[]): LoadedCatalog {
+  const p = policy();
+  const head = base.schemas.slice(0, base.schemas.length - base.mcp.length);
+  const schemas = [...head, ...mcp];
+  try {
+    p.syncCatalog(schemas, []);
+  } catch (err) {
+    const message = String((err as Error).message).replace(/catalog\[(\d+)\]/g, (_m, n: string) => {
+      const i = Number(n);
+      return JSON.stringify(schemas[i]?.name ?? `#${i}`);
+    });
+    throw new Error(`the MCP tools cannot join the catalog: ${message}`);
+  }
+  return { ...base, schemas, manifests: schemas.map(s => p.toolManifest(s)), mcp: mcp.map(s => s.name) };
 }
 
 /**
@@ -70,7 +117,17 @@ export class CatalogService {
     if (!this.loaded) {
       this.loaded = loadCatalog(CATALOG_FILE);
       setActiveCatalog(this.loaded.schemas);
+      const tools: Record<string, ToolImpl> = {};
+      for (const [name, impl] of this.loaded.implementations) if (impl.type === 'command') tools[name] = commandTool(impl);
+      setCustomTools('file', tools);
     }
+    return this.loaded;
+  }
+
+  /** Replaces the tools of MCP servers in the catalog (validated as a whole; on error nothing changes). */
+  setMcpTools(schemas: ToolSchema[]): LoadedCatalog {
+    this.loaded = withMcpTools(this.load(), schemas);
+    setActiveCatalog(this.loaded.schemas);
     return this.loaded;
   }
 

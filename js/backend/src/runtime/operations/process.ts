@@ -107,18 +107,24 @@ export class ShellProcessOperations implements ProcessOperations {
     private readonly system?: string[]
   ) {}
 
-  private spawnShell(file: string, args: string[], cwd: string, seccompFd: number | null = null): ShellChild {
+  private spawnShell(file: string, args: string[], cwd: string, seccompFd: number | null = null, stdin?: string): ShellChild {
     let child: ChildProcess;
+    const input = stdin === undefined ? 'ignore' : 'pipe';
     try {
       child = spawn(file, args, {
         cwd,
         env: { PATH: SANDBOX_PATH, LANG: 'C.UTF-8', HOME: cwd, TERM: 'dumb' },
-        // the command's stdin is /dev/null; bwrap reads the seccomp program on descriptor 4
-        stdio: seccompFd !== null ? ['ignore', 'pipe', 'pipe', 'ignore', seccompFd] : ['ignore', 'pipe', 'pipe'],
+        // the command's stdin is /dev/null unless text is given; bwrap reads the seccomp program on descriptor 4
+        stdio: seccompFd !== null ? [input, 'pipe', 'pipe', 'ignore', seccompFd] : [input, 'pipe', 'pipe'],
         detached: true,
       });
     } finally {
       if (seccompFd !== null) closeQuietly(seccompFd);
+    }
+    if (stdin !== undefined && child.stdin) {
+      // a command that does not read its input must not fail the call
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(stdin);
     }
     return new ShellChild(child);
   }
@@ -127,10 +133,10 @@ export class ShellProcessOperations implements ProcessOperations {
     if (this.mode === 'unavailable') throw new Error('shell sandbox unavailable');
     const invalid = commandError(req.command);
     if (invalid) throw new Error(invalid);
-    if (this.mode === 'off') return this.spawnShell('/bin/bash', ['-c', req.command], req.cwd).run(req.timeoutMs);
+    if (this.mode === 'off') return this.spawnShell('/bin/bash', ['-c', req.command], req.cwd, null, req.stdin).run(req.timeoutMs);
     const [file, ...args] = sandboxCommand(req.command);
     // a worker inside its own confined sandbox: the shell is its child, in the same sandbox, with the limits
-    if (this.mode === 'sandboxed') return this.spawnShell(file, args, req.cwd).run(req.timeoutMs);
+    if (this.mode === 'sandboxed') return this.spawnShell(file, args, req.cwd, null, req.stdin).run(req.timeoutMs);
     const c = confinement();
     if (!c) throw new Error(`the sandbox cannot be confined: ${confinementFailure()}`);
     // bwrap runs as the sandbox user, which may not reach a folder bound read-only (a skill's, in the
@@ -139,7 +145,7 @@ export class ShellProcessOperations implements ProcessOperations {
     try {
       const cmd = confinedCommand(bwrapArgs({ roots: req.roots, readonly: req.readonly, cwd: req.cwd, readOnlyBinds: extra.reads, system: this.system }), [file, ...args]);
       // nor the working folder from the host's side: bwrap starts in /
-      return await this.spawnShell(cmd.file, cmd.args, '/', cmd.seccompFd).run(req.timeoutMs);
+      return await this.spawnShell(cmd.file, cmd.args, '/', cmd.seccompFd, req.stdin).run(req.timeoutMs);
     } finally {
       extra.done();
     }

@@ -70,6 +70,8 @@ export interface ExecRequest {
   /** Extra folders bound read-only (a skill's folder). */
   readOnlyBinds?: string[];
   timeoutMs: number;
+  /** Text given to the command on its stdin (a custom command tool's arguments as JSON); /dev/null when absent. */
+  stdin?: string;
 }
 
 export interface ExecResult {

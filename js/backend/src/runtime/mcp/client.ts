@@ -1,0 +1,230 @@
+/**
+ * Connections to MCP servers, made with the official SDK (`@modelcontextprotocol/sdk`). A `stdio` server
+ * is started by the main process inside the same OS sandbox as a worker (setpriv as the sandbox user,
+ * bwrap with every namespace unshared — no network —, seccomp on descriptor 4): its command and code
+ * read-only, its declared roots read-only, nothing else of the host. It is spoken to over its stdio with
+ * the SDK's client (`SandboxedStdioTransport` frames the messages as the SDK's own stdio transport does).
+ * An `http` server is reached with the SDK's streamable HTTP client.
+ */
+import { ChildProcess, spawn } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServerConfig } from '../../api-types';
+import { confinement, confinementFailure, stageReads } from '../confine';
+import { closeQuietly, confinedCommand, SANDBOX_PATH, shellSandbox, workerBwrapArgs } from '../sandbox';
+
+/** An MCP `tools/list` entry, as the package's `fromMcpTool` reads it. */
+export interface McpListedTool {
+  name: string;
+  description?: string;
+  inputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+}
+
+/** Time allowed to start a server and list its tools, and for one call. */
+export const MCP_CONNECT_TIMEOUT_MS = 20_000;
+export const MCP_CALL_TIMEOUT_MS = Number(process.env.NETACLAW_MCP_CALL_TIMEOUT_MS) > 0 ? Number(process.env.NETACLAW_MCP_CALL_TIMEOUT_MS) : 60_000;
+
+/** An executable named on PATH (the sandbox's first, then the backend's), as an absolute real path. */
+export function resolveCommand(command: string): string {
+  if (command.includes('/')) {
+    if (!path.isAbsolute(command)) throw new Error(`command ${JSON.stringify(command)} must be an absolute path or a name on PATH`);
+    if (!fs.existsSync(command)) throw new Error(`command ${command} does not exist`);
+    return fs.realpathSync(command);
+  }
+  const dirs = [...SANDBOX_PATH.split(':'), ...(process.env.PATH ?? '').split(':')].filter(d => d !== '');
+  for (const d of dirs) {
+    const p = path.join(d, command);
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      return fs.realpathSync(p);
+    } catch {
+      /* next */
+    }
+  }
+  throw new Error(`command ${JSON.stringify(command)} was not found on PATH`);
+}
+
+/**
+ * The code a file needs: for a file of an installed package, the folder holding that `node_modules` (its
+ * dependencies may be hoisted beside it); else the folder of the nearest package.json above it (its
+ * package, node_modules included); else the file's folder.
+ */
+function codeFolder(file: string): string {
+  const at = file.indexOf(`${path.sep}node_modules${path.sep}`);
+  if (at > 0) return file.slice(0, at);
+  const start = path.dirname(file);
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) return start;
+  }
+}
+
+/**
+ * What a stdio server's sandbox binds read-only: the command, and for every argument that is an absolute
+ * path of an existing file, its package (the folder of the nearest package.json, node_modules included)
+ * or its folder. System folders (/usr, /bin, /lib…) are in every sandbox already.
+ */
+export function stdioCodePaths(command: string, args: string[]): string[] {
+  const out = new Set<string>();
+  if (!command.startsWith('/usr/') && !command.startsWith('/bin/')) out.add(command);
+  for (const a of args) {
+    if (!path.isAbsolute(a)) continue;
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(a);
+    } catch {
+      continue;
+    }
+    if (st.isFile()) out.add(codeFolder(fs.realpathSync(a)));
+  }
+  return [...out];
+}
+
+/**
+ * The SDK's stdio framing (newline-delimited JSON-RPC) over a process the caller has spawned — here the
+ * sandbox launcher, which needs the seccomp program on descriptor 4, which the SDK's own stdio transport
+ * cannot pass.
+ */
+export class SandboxedStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  private child: ChildProcess | null = null;
+  private readonly buffer = new ReadBuffer();
+  /** The end of the server's stderr, to say why it died. */
+  stderrTail = '';
+  /** How the process ended (`code 3`, `signal SIGKILL`), once it has. */
+  ended: string | null = null;
+
+  constructor(
+    private readonly file: string,
+    private readonly args: string[],
+    private readonly env: Record<string, string>,
+    private readonly seccompFd: number | null
+  ) {}
+
+  async start(): Promise<void> {
+    try {
+      this.child = spawn(this.file, this.args, {
+        env: this.env,
+        cwd: '/',
+        stdio: this.seccompFd !== null ? ['pipe', 'pipe', 'pipe', 'ignore', this.seccompFd] : ['pipe', 'pipe', 'pipe'],
+      });
+    } finally {
+      if (this.seccompFd !== null) closeQuietly(this.seccompFd);
+    }
+    const child = this.child;
+    child.on('error', err => this.onerror?.(err));
+    child.on('close', (code, signal) => {
+      this.ended = signal ? `signal ${signal}` : `code ${code}`;
+      this.onclose?.();
+    });
+    child.stdin!.on('error', err => this.onerror?.(err));
+    child.stderr!.on('data', (d: Buffer) => (this.stderrTail = (this.stderrTail + d.toString('utf8')).slice(-2048)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      this.buffer.append(chunk);
+      for (;;) {
+        let m: JSONRPCMessage | null;
+        try {
+          m = this.buffer.readMessage();
+        } catch (err) {
+          this.onerror?.(err as Error);
+          continue;
+        }
+        if (m === null) break;
+        this.onmessage?.(m);
+      }
+    });
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || !stdin.writable) throw new Error('the MCP server is not running');
+    await new Promise<void>((resolve, reject) => stdin.write(serializeMessage(message), err => (err ? reject(err) : resolve())));
+  }
+
+  async close(): Promise<void> {
+    const child = this.child;
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    this.buffer.clear();
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+}
+
+/** One live connection: the SDK client and, for stdio, the sandboxed process. */
+export interface McpConnection {
+  client: Client;
+  stdio: SandboxedStdioTransport | null;
+  closed: boolean;
+}
+
+/**
+ * Starts (stdio) or reaches (http) a server and does the MCP handshake. A stdio server needs the OS
+ * sandbox: with the shell sandbox unavailable it is refused (fail closed); with it switched off by the
+ * operator (`NETACLAW_SHELL_SANDBOX=off`) it runs as a plain child with the given environment only.
+ */
+export async function connect(cfg: McpServerConfig): Promise<McpConnection> {
+  const client = new Client({ name: 'netaclaw', version: '0.1.0' }, { capabilities: {} });
+  let transport: Transport;
+  let stdio: SandboxedStdioTransport | null = null;
+  if (cfg.transport === 'http') {
+    if (!cfg.url) throw new Error('no url');
+    transport = new StreamableHTTPClientTransport(new URL(cfg.url));
+  } else {
+    if (!cfg.command) throw new Error('no command');
+    const command = resolveCommand(cfg.command);
+    const env = { PATH: SANDBOX_PATH, HOME: '/tmp', TMPDIR: '/tmp', LANG: 'C.UTF-8', ...cfg.env };
+    const mode = shellSandbox().mode;
+    if (mode === 'bwrap') {
+      const c = confinement();
+      if (!c) throw new Error(`the sandbox cannot be confined: ${confinementFailure()}`);
+      const reads = stageReads(c, stdioCodePaths(command, cfg.args));
+      const cmd = confinedCommand(workerBwrapArgs(cfg.workspaceRoots, true, reads), [command, ...cfg.args]);
+      stdio = new SandboxedStdioTransport(cmd.file, cmd.args, env, cmd.seccompFd);
+    } else if (mode === 'off') {
+      stdio = new SandboxedStdioTransport(command, cfg.args, env, null);
+    } else {
+      throw new Error(`stdio MCP servers run only in the OS sandbox, which is unavailable here`);
+    }
+    transport = stdio;
+  }
+  const conn: McpConnection = { client, stdio, closed: false };
+  client.onclose = () => {
+    conn.closed = true;
+  };
+  try {
+    await client.connect(transport, { timeout: MCP_CONNECT_TIMEOUT_MS });
+  } catch (err) {
+    await client.close().catch(() => undefined);
+    throw new Error(`${(err as Error).message}${stdio ? ended(stdio) : ''}`);
+  }
+  return conn;
+}
+
+/** `: the server ended (code 1): <its last stderr line>`, or nothing while it runs. */
+export function ended(t: SandboxedStdioTransport): string {
+  if (t.ended === null) return '';
+  const last = t.stderrTail.trim().split('\n').slice(-1)[0] ?? '';
+  return ` (the server process ended with ${t.ended}${last ? `: ${last.slice(0, 300)}` : ''})`;
+}
+
+/** Every tool of a connected server (all pages of `tools/list`). */
+export async function listTools(conn: McpConnection): Promise<McpListedTool[]> {
+  const out: McpListedTool[] = [];
+  let cursor: string | undefined;
+  do {
+    const r = await conn.client.listTools(cursor ? { cursor } : {}, { timeout: MCP_CONNECT_TIMEOUT_MS });
+    out.push(...(r.tools as McpListedTool[]));
+    cursor = r.nextCursor;
+  } while (cursor);
+  return out;
+}

@@ -1,0 +1,370 @@
+import * as path from 'path';
+import { readJsonArray } from '../jsonfile';
+import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
+import { InjectDataSource, InjectEntityModel } from '@midwayjs/typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
+import { IdDTO } from '../dto/channel';
+import { McpAddDTO, McpUpdateDTO } from '../dto/mcp';
+import { PageDTO } from '../dto/page';
+import { IdQueryDTO } from '../dto/query';
+import { NetaClawMcpServerEntity } from '../entity/mcp';
+import { invalidInput, notFound } from '../errors';
+import { dbWriteLock, Mutex } from '../mutex';
+import { policy, ToolSchema } from '../policy';
+import type { McpServerConfig, McpServerState as ApiMcpServerState, McpServerView as ApiMcpServerView } from '../api-types';
+import { connect, ended, listTools, MCP_CALL_TIMEOUT_MS, McpConnection } from '../runtime/mcp/client';
+import { setCustomTools } from '../runtime/tools/custom';
+import { ToolError, ToolImpl, ToolOutput } from '../runtime/tools/types';
+import { CatalogService } from './catalog';
+import { maskKey } from './channel';
+import { ToolService } from './tool';
+
+/** A server name: it becomes part of tool names (`mcp__<name>__<tool>`) and of a toolset (`mcp:<name>`). */
+export const MCP_NAME = /^[a-z0-9][a-z0-9_-]{0,29}$/;
+/** What a model API accepts as a function name (OpenAI: letters, digits, `_`, `-`, at most 64). */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+export type McpServerState = ApiMcpServerState<Date>;
+export type McpServerView = ApiMcpServerView<Date>;
+
+type Values = Partial<Pick<NetaClawMcpServerEntity, 'name' | 'transport' | 'command' | 'args' | 'url' | 'env' | 'enabled' | 'workspaceRoots'>>;
+
+function stringList(value: unknown, field: string, max: number): string[] | null {
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value) || value.some(v => typeof v !== 'string')) throw invalidInput(`${field} must be a list of strings`);
+  if (value.length > max) throw invalidInput(`${field} must have at most ${max} entries`);
+  if (value.some(v => v.length > 4096)) throw invalidInput(`${field}: an entry is longer than 4096 characters`);
+  return value as string[];
+}
+
+/** The fields of an add or update, checked (the DTO checked their types where it could). */
+function values(o: McpAddDTO | McpUpdateDTO): Values {
+  const v: Values = {};
+  if (o.name !== undefined) {
+    const name = o.name.trim();
+    if (!MCP_NAME.test(name)) {
+      throw invalidInput('name must be 1 to 30 characters: lowercase letters, digits, "_" and "-", starting with a letter or digit');
+    }
+    v.name = name;
+  }
+  if (o.transport !== undefined) {
+    const t = o.transport.trim();
+    if (t !== 'stdio' && t !== 'http') throw invalidInput(`transport must be "stdio" or "http", got ${JSON.stringify(o.transport)}`);
+    v.transport = t;
+  }
+  if (o.command !== undefined) v.command = o.command === null || o.command.trim() === '' ? null : o.command.trim();
+  if (o.url !== undefined) {
+    if (o.url === null || o.url.trim() === '') v.url = null;
+    else {
+      let url: URL;
+      try {
+        url = new URL(o.url.trim());
+      } catch {
+        throw invalidInput(`url must be an absolute http(s) URL, got ${JSON.stringify(o.url)}`);
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidInput(`url must be an http(s) URL, got ${JSON.stringify(o.url)}`);
+      v.url = o.url.trim();
+    }
+  }
+  if (o.args !== undefined) v.args = stringList(o.args, 'args', 100);
+  if (o.workspaceRoots !== undefined) {
+    const roots = stringList(o.workspaceRoots, 'workspaceRoots', 20);
+    if (roots) {
+      roots.forEach((r, i) => {
+        if (!path.isAbsolute(r)) throw invalidInput(`workspaceRoots[${i}] must be an absolute path, got ${JSON.stringify(r)}`);
+      });
+      v.workspaceRoots = roots.map(r => path.resolve(r));
+    } else v.workspaceRoots = null;
+  }
+  if (o.env !== undefined) {
+    const env = o.env;
+    if (env === null) v.env = null;
+    else {
+      if (typeof env !== 'object' || Array.isArray(env)) throw invalidInput('env must be an object of strings');
+      for (const [k, val] of Object.entries(env as Record<string, unknown>)) {
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw invalidInput(`env: ${JSON.stringify(k)} is not a variable name`);
+        if (typeof val !== 'string') throw invalidInput(`env.${k} must be a string`);
+      }
+      v.env = env as Record<string, string>;
+    }
+  }
+  if (o.enabled !== undefined) v.enabled = o.enabled;
+  return v;
+}
+
+/** The row as a whole must be usable by its transport. */
+function checkWhole(row: Values): void {
+  if (row.transport === 'stdio' && !row.command) throw invalidInput('command is required for a stdio server');
+  if (row.transport === 'http' && !row.url) throw invalidInput('url is required for an http server');
+}
+
+function config(row: NetaClawMcpServerEntity): McpServerConfig {
+  return {
+    name: row.name,
+    transport: row.transport as 'stdio' | 'http',
+    command: row.command,
+    args: row.args ?? [],
+    url: row.url,
+    env: row.env ?? {},
+    workspaceRoots: row.workspaceRoots ?? [],
+  };
+}
+
+/** An MCP `tools/call` result as a tool's answer: its text parts, other parts named; `isError` a failed call. */
+export function resultOutput(server: string, r: Record<string, unknown>): ToolOutput {
+  const parts: string[] = [];
+  const content = Array.isArray(r.content) ? (r.content as Array<Record<string, unknown>>) : [];
+  for (const c of content) {
+    if (c.type === 'text' && typeof c.text === 'string') parts.push(c.text);
+    else if (c.type === 'image' || c.type === 'audio') parts.push(`[${c.type} ${String(c.mimeType ?? '')}, ${String(c.data ?? '').length} base64 characters]`);
+    else if (c.type === 'resource') {
+      const res = (c.resource ?? {}) as Record<string, unknown>;
+      parts.push(typeof res.text === 'string' ? res.text : `[resource ${String(res.uri ?? '')}]`);
+    } else if (c.type === 'resource_link') parts.push(`[resource ${String(c.uri ?? '')}]`);
+  }
+  if (parts.length === 0 && r.structuredContent !== undefined) parts.push(JSON.stringify(r.structuredContent));
+  const output = parts.join('\n');
+  if (r.isError === true) return { output, error: `the MCP server ${server} reported an error: ${output.split('\n')[0].slice(0, 500) || 'no detail'}` };
+  return { output };
+}
+
+/**
+ * MCP servers (`netaclaw_mcp_server`) and their tools. At start and on refresh each enabled server is
+ * started (stdio, in the OS sandbox) or reached (http), its tools listed, converted with the package's
+ * `fromMcpTool` and registered through the catalog sync the builtins use (rows are never deleted: a tool
+ * that went away is an orphan row, not offered). The main process holds the connections; a call of an MCP
+ * tool, decided again by the main process, is forwarded with exactly the decided arguments.
+ */
+@Provide()
+@Scope(ScopeEnum.Singleton)
+export class McpService {
+  @InjectEntityModel(NetaClawMcpServerEntity)
+  repo: Repository<NetaClawMcpServerEntity>;
+
+  @InjectDataSource()
+  dataSource: DataSource;
+
+  @Inject()
+  catalog: CatalogService;
+
+  @Inject()
+  tools: ToolService;
+
+  private readonly states = new Map<string, McpServerState>();
+  private readonly connections = new Map<string, McpConnection>();
+  private readonly configs = new Map<string, McpServerConfig>();
+  private readonly refreshing = new Mutex();
+
+  private state(row: NetaClawMcpServerEntity): McpServerState {
+    if (!row.enabled) return { status: 'disabled', tools: [], skipped: [], error: null, refreshedAt: null };
+    return this.states.get(row.name) ?? { status: 'pending', tools: [], skipped: [], error: null, refreshedAt: null };
+  }
+
+  view(row: NetaClawMcpServerEntity): McpServerView {
+    return {
+      id: row.id,
+      ...config(row),
+      // values may be secrets (API keys): never sent back whole, as a channel's key
+      env: Object.fromEntries(Object.entries(row.env ?? {}).map(([k, v]) => [k, maskKey(v) ?? ''])),
+      enabled: !!row.enabled,
+      state: this.state(row),
+      createTime: row.createTime,
+      updateTime: row.updateTime,
+    };
+  }
+
+  async page(input: PageDTO) {
+    const page = input.page ?? 1;
+    const size = input.size ?? 20;
+    const [list, total] = await this.repo.findAndCount({ order: { id: 'ASC' }, skip: (page - 1) * size, take: size });
+    return { list: list.map(r => this.view(r)), pagination: { page, size, total } };
+  }
+
+  async info(query: IdQueryDTO): Promise<McpServerView> {
+    return this.view(await this.mustGet(Number(query.id)));
+  }
+
+  /** Stores a server; its tools join the catalog at the next refresh (`/refresh`, or a start). */
+  async add(input: McpAddDTO): Promise<McpServerView> {
+    const v = values(input);
+    const row: Values = { args: null, env: null, workspaceRoots: null, command: null, url: null, enabled: true, ...v };
+    checkWhole(row);
+    const id = await dbWriteLock.run(() =>
+      this.dataSource.transaction(async em => {
+        await this.checkNameFree(em, row.name!, null);
+        return (await em.save(em.create(NetaClawMcpServerEntity, row))).id;
+      })
+    );
+    return this.view(await this.mustGet(id));
+  }
+
+  async update(input: McpUpdateDTO): Promise<McpServerView> {
+    const id = Number(input.id);
+    const v = values(input);
+    await dbWriteLock.run(() =>
+      this.dataSource.transaction(async em => {
+        const row = await em.findOneBy(NetaClawMcpServerEntity, { id });
+        if (!row) throw notFound(`no MCP server with id ${id}`);
+        checkWhole({ ...row, ...v });
+        if (v.name !== undefined) await this.checkNameFree(em, v.name, id);
+        if (Object.keys(v).length > 0) await em.update(NetaClawMcpServerEntity, { id }, v);
+      })
+    );
+    return this.view(await this.mustGet(id));
+  }
+
+  /** Deletes the row; its tools leave the catalog at the next refresh (their governance rows are kept). */
+  async delete(input: IdDTO): Promise<{ id: number }> {
+    const id = Number(input.id);
+    await dbWriteLock.run(async () => {
+      const row = await this.repo.findOneBy({ id });
+      if (!row) throw notFound(`no MCP server with id ${id}`);
+      await this.repo.delete({ id });
+    });
+    return { id };
+  }
+
+  /**
+   * Example servers (the demo's `NETACLAW_MCP_SEED_FILE`, a JSON array of add requests), added only to an
+   * empty table. An argument or command starting with `./` or `../` is taken relative to the file's folder.
+   * Returns how many were added; a bad entry stops with a message naming the file and the entry.
+   */
+  async seed(file: string): Promise<number> {
+    if ((await this.repo.count()) > 0) return 0;
+    const dir = path.dirname(path.resolve(file));
+    const local = (v: unknown) => (typeof v === 'string' && /^\.\.?\//.test(v) ? path.resolve(dir, v) : v);
+    const entries = readJsonArray(file, 'MCP servers', detail => new Error(`NETACLAW_MCP_SEED_FILE ${file}: ${detail}`));
+    let added = 0;
+    for (const [i, e] of entries.entries()) {
+      const entry = { ...(e as Record<string, unknown>) };
+      entry.command = local(entry.command);
+      if (Array.isArray(entry.args)) entry.args = entry.args.map(local);
+      try {
+        await this.add(entry as unknown as McpAddDTO);
+      } catch (err) {
+        throw new Error(`NETACLAW_MCP_SEED_FILE ${file}: entry [${i}]: ${(err as Error).message}`);
+      }
+      added += 1;
+    }
+    return added;
+  }
+
+  /**
+   * Lists every enabled server's tools again (servers restarted), replaces the MCP tools of the catalog
+   * and runs the catalog sync. A server that fails is reported in its state; the others go on.
+   */
+  async refresh(): Promise<{ servers: McpServerView[]; sync: { inserts: number; updates: number; orphans: string[] } }> {
+    return this.refreshing.run(async () => {
+      const rows = await this.repo.find({ order: { id: 'ASC' } });
+      await this.closeAll();
+      this.states.clear();
+      const schemas: ToolSchema[] = [];
+      const impls: Record<string, ToolImpl> = {};
+      for (const row of rows) {
+        if (!row.enabled) continue;
+        const state: McpServerState = { status: 'failed', tools: [], skipped: [], error: null, refreshedAt: new Date() };
+        this.states.set(row.name, state);
+        const cfg = config(row);
+        this.configs.set(row.name, cfg);
+        let listed;
+        try {
+          const conn = await connect(cfg);
+          this.connections.set(row.name, conn);
+          listed = await listTools(conn);
+        } catch (err) {
+          state.error = `cannot list the tools of MCP server ${row.name}: ${(err as Error).message}`;
+          console.warn(`[netaclaw] ${state.error}`);
+          continue;
+        }
+        for (const tool of listed) {
+          let schema: ToolSchema;
+          try {
+            schema = policy().fromMcpTool({ server: row.name, tool: tool as never });
+          } catch (err) {
+            state.skipped.push({ tool: String(tool?.name), reason: (err as Error).message });
+            continue;
+          }
+          if (!TOOL_NAME.test(schema.name)) {
+            state.skipped.push({ tool: tool.name, reason: `${schema.name} is not a usable function name (letters, digits, "_" and "-", at most 64)` });
+            continue;
+          }
+          schemas.push(schema);
+          impls[schema.name] = this.forward(row.name, tool.name);
+          state.tools.push(schema.name);
+        }
+        state.status = 'connected';
+      }
+      // catalog file entries whose implementation is a tool of an MCP server
+      for (const [name, impl] of this.catalog.load().implementations) {
+        if (impl.type === 'mcp') impls[name] = this.forward(impl.server, impl.tool);
+      }
+      try {
+        this.catalog.setMcpTools(schemas);
+      } catch (err) {
+        for (const s of this.states.values()) {
+          if (s.status === 'connected') {
+            s.status = 'failed';
+            s.error = (err as Error).message;
+            s.tools = [];
+          }
+        }
+        this.catalog.setMcpTools([]);
+        for (const n of Object.keys(impls)) if (n.startsWith('mcp__')) delete impls[n];
+      }
+      setCustomTools('mcp', impls);
+      const sync = await this.tools.sync();
+      return { servers: rows.map(r => this.view(r)), sync };
+    });
+  }
+
+  /** The implementation of one MCP tool: forwarded to its server, which is started again if it has ended. */
+  private forward(server: string, tool: string): ToolImpl {
+    return async args => this.call(server, tool, args);
+  }
+
+  async call(server: string, tool: string, args: Record<string, unknown>): Promise<ToolOutput> {
+    let conn = this.connections.get(server);
+    if (!conn || conn.closed) {
+      const cfg = this.configs.get(server);
+      if (!cfg) throw new ToolError(`MCP server ${server} is not configured or not enabled here`);
+      const before = conn?.stdio ? ended(conn.stdio) : '';
+      try {
+        conn = await connect(cfg);
+      } catch (err) {
+        throw new ToolError(`MCP server ${server} is not running${before} and could not be started again: ${(err as Error).message}`);
+      }
+      this.connections.set(server, conn);
+    }
+    try {
+      const r = await conn.client.callTool({ name: tool, arguments: args }, undefined, { timeout: MCP_CALL_TIMEOUT_MS });
+      return resultOutput(server, r as Record<string, unknown>);
+    } catch (err) {
+      // let the process's end be seen before reporting
+      await new Promise(resolve => setTimeout(resolve, 50));
+      const why = conn.stdio ? ended(conn.stdio) : '';
+      if (conn.closed || why) {
+        await conn.client.close().catch(() => undefined);
+        this.connections.delete(server);
+      }
+      throw new ToolError(`the call of ${tool} on MCP server ${server} failed: ${(err as Error).message}${why}`);
+    }
+  }
+
+  async closeAll(): Promise<void> {
+    const all = [...this.connections.values()];
+    this.connections.clear();
+    this.configs.clear();
+    await Promise.all(all.map(c => c.client.close().catch(() => undefined)));
+  }
+
+  async mustGet(id: number): Promise<NetaClawMcpServerEntity> {
+    const row = await this.repo.findOneBy({ id });
+    if (!row) throw notFound(`no MCP server with id ${id}`);
+    return row;
+  }
+
+  private async checkNameFree(em: EntityManager, name: string, exceptId: number | null) {
+    const other = await em.findOneBy(NetaClawMcpServerEntity, { name });
+    if (other && other.id !== exceptId) throw invalidInput(`name: an MCP server named ${JSON.stringify(name)} exists`);
+  }
+}
