@@ -96,5 +96,5 @@ export function useAgentPreview(
     return attempt(() => sessionRoutes(draft(), governance.value, c, channel.value, sessionInput()));
   });
 
-  return { preview, profileRows, routes, selection };
+  return { preview, profileRows, routes, selection, sessionInput };
 }

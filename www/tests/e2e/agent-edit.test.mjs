@@ -208,6 +208,13 @@ test('the edit page shows the static profile; dynamic routes only for a session 
   // shell permitted in that session: bash runs in the worker
   await page.getByTestId('session-shell').click();
   await sessionRow(page, 'bash').locator('[data-route=worker-local]').waitFor();
+  // the comparison with the backend is of this session: its prompt names the cwd, its routes are the session's
+  await page.getByTestId('backend-compare-btn').click();
+  const compared = page.getByTestId('backend-compare');
+  await compared.waitFor();
+  assert.equal(await page.getByTestId('backend-compare-scope').getAttribute('data-session'), 'named');
+  assert.match(await compared.innerText(), /\/srv\/app/);
+  assert.equal(await compared.getAttribute('data-equal'), 'true');
   await screenshot(page, 'agent-edit-session');
   // unnamed again: gone
   await page.getByTestId('session-named').click();
