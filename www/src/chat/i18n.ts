@@ -85,6 +85,8 @@ const zh = {
   proxied: '请求主进程代理',
   refused: '主进程拒绝的代理请求',
   subReply: '子 Agent 回复',
+  batchFailed: '批次失败，下面是运行时记录的原因：',
+  batchKilled: '批次已终止，下面是运行时记录的原因：',
   live: '实时',
   readFailed: '读取失败',
   // console
@@ -223,6 +225,8 @@ const en: ChatDict = {
   proxied: 'asked the main process',
   refused: 'Proxy requests the main process refused',
   subReply: 'Sub-agent reply',
+  batchFailed: 'The batch failed; the runtime recorded why:',
+  batchKilled: 'The batch was stopped; the runtime recorded why:',
   live: 'live',
   readFailed: 'Could not read',
   console: 'Batch console',

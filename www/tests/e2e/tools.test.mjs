@@ -48,6 +48,8 @@ test('the core tool todo cannot be disabled: locked switch, refused in the brows
   assert.equal(await errs.getAttribute('data-source'), 'browser');
   assert.equal(await errs.locator('li[data-field=status]').getAttribute('data-code'), 'core_tool_cannot_be_disabled');
   assert.equal((await errs.locator('li[data-field=status] .reason-tag').innerText()).trim(), label('reasons', 'core_tool_cannot_be_disabled', 'zh-CN'));
+  // the field by its title, the reason by its label: no field name, code or function name on screen
+  await assertLocalizedErrors(page.getByTestId('tools-page'), 'zh-CN', 'a locked switch');
   await switchLocale(page, 'en');
   assert.equal((await errs.locator('li[data-field=status] .reason-tag').innerText()).trim(), label('reasons', 'core_tool_cannot_be_disabled', 'en'));
   await switchLocale(page, 'zh-CN');
