@@ -156,4 +156,9 @@ export interface ChatAttached {
   message?: string;
   /** Some of the streamed text was not kept (the turn's replay is bounded). */
   truncated?: boolean;
+  /**
+   * Not running here, but another instance (on the same database) holds the session's turn: the page
+   * can follow what that turn stores, not its stream.
+   */
+  elsewhere?: boolean;
 }

@@ -63,6 +63,7 @@ const zh = {
   startedBatches: '启动的批次',
   turnFailed: '本轮失败',
   turnCancelled: '已取消：本轮在你取消时停止。',
+  turnElsewhere: '本轮正在另一个后端实例上运行：这里每隔几秒显示它已保存的进度，直到它结束。',
   // batches
   batches: '本会话的子 Agent 批次',
   noBatches: '本会话还没有子 Agent 批次。',
@@ -204,6 +205,7 @@ const en: ChatDict = {
   startedBatches: 'Started batches',
   turnFailed: 'The turn failed',
   turnCancelled: 'Cancelled: the turn stopped when you cancelled it.',
+  turnElsewhere: 'This turn runs on another instance of the backend: its saved progress is shown here every few seconds until it ends.',
   batches: 'Sub-agent batches of this session',
   noBatches: 'This session has no sub-agent batch yet.',
   noSessionBatches: 'Once a session starts, the sub-agent batches it starts appear here, live.',

@@ -30,7 +30,7 @@ function problems() {
       }
       if (!clipped && (r.right > c.right + 1 || r.left < c.left - 1)) out.push(`outside its card: ${describe(el)} [${Math.round(r.left)}, ${Math.round(r.right)}] vs [${Math.round(c.left)}, ${Math.round(c.right)}]`);
     }
-    for (const el of card.querySelectorAll('th .cell, .el-transfer-panel__header-title, .el-tabs__item, .el-form-item__label')) {
+    for (const el of card.querySelectorAll('th .cell, .el-transfer-panel__header-title, .el-transfer-panel__item .el-checkbox__label, .el-tabs__item, .el-form-item__label')) {
       if (el.getBoundingClientRect().width > 0 && el.scrollWidth > el.clientWidth + 1) out.push(`cut: ${describe(el)} (${el.scrollWidth} > ${el.clientWidth})`);
     }
   }

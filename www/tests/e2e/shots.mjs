@@ -113,6 +113,7 @@ for (const lang of ['zh-CN', 'en']) {
       await page.getByTestId('chat-batches').locator('[data-testid=batch-card][data-status=completed][data-live=false]').waitFor();
       await page.getByTestId('chat-answering').waitFor({ state: 'detached' });
       await shot(page, lang, '14-chat-batch-done');
+      const chatAddress = page.url().slice(page.url().indexOf('#') + 1);
       await send(page, MESSAGES.slow);
       await page.getByTestId('chat-cancel').click();
       await page.getByTestId('msg-cancelled').waitFor();
@@ -153,6 +154,22 @@ for (const lang of ['zh-CN', 'en']) {
       await shot(page, lang, '20-channel-in-use');
       await apiData('POST', '/admin/netaclaw/agent/update', { id: user.id, modelChannelId: null });
       await apiData('POST', '/admin/netaclaw/channel/delete', { id: other.id });
+
+      // the narrowest and the widest screens the pages are made for
+      for (const width of [1280, 1920]) {
+        const p = b.context.pages()[0];
+        await p.setViewportSize({ width, height: 900 });
+        page = await open(b.context, '/agent/tools', { lang });
+        await page.locator('[data-testid=tool-table] tr.tool-row-bash').first().waitFor();
+        await shot(page, lang, `${width}-tools`);
+        page = await open(b.context, `/agent/${agent.id}`, { lang });
+        await page.getByTestId('agent-disabled-transfer').getByTestId('transfer-item-bash').waitFor();
+        await page.locator('[data-testid=preview-profile] tr.profile-row').first().waitFor();
+        await shot(page, lang, `${width}-agent-edit`);
+        page = await open(b.context, chatAddress, { lang });
+        await page.getByTestId('chat-batches').locator('[data-testid=batch-card]').first().waitFor();
+        await shot(page, lang, `${width}-chat`);
+      }
     } finally {
       await b.close();
     }

@@ -7,6 +7,7 @@ import type { ChatAttached, ChatEvent } from '../api-types';
 import { ChatDTO } from '../dto/chat';
 import { AppError, fromValidationError } from '../errors';
 import { ChatExecutor } from '../service/executor';
+import { SessionService } from '../service/session';
 import { AdminTokenService } from '../service/token';
 import { checkBearer } from '../authlimit';
 import { sameOrigin, sessionCookie, sessionValid } from '../session';
@@ -54,6 +55,9 @@ export class ChatGateway {
 
   @Inject()
   adminToken: AdminTokenService;
+
+  @Inject()
+  sessionService: SessionService;
 
   /** The upgrade check: true lets the WebSocket handshake go on. */
   async authorizeUpgrade(req: IncomingMessage, socket: Duplex): Promise<boolean> {
@@ -121,9 +125,16 @@ export class ChatGateway {
         }
         if (current) return error('busy', 'this connection follows a turn already; wait for done/error or send cancel');
         const turn = this.turns.find(sessionId);
-        if (!turn) return send({ type: 'attached', sessionId, running: false });
-        for (const e of turn.replay(sessionId)) send(e);
-        follow(turn);
+        if (turn) {
+          for (const e of turn.replay(sessionId)) send(e);
+          follow(turn);
+          return;
+        }
+        // not here: another instance may hold the session's turn (its claim on the session row)
+        this.sessionService.turnElsewhere(sessionId).then(
+          elsewhere => send({ type: 'attached', sessionId, running: false, ...(elsewhere ? { elsewhere: true } : {}) }),
+          () => send({ type: 'attached', sessionId, running: false })
+        );
         return;
       }
       if (type !== 'chat') {
