@@ -1,28 +1,37 @@
-// Thin client of the backend (docs/backend-api.md). Every /admin route gets the admin token.
+// Thin client of the backend (docs/backend-api.md). Requests are authenticated by the login cookie.
+import { errorSentence } from './errors';
 import { ref } from 'vue';
 import { createParser } from 'eventsource-parser';
 import type { AgentInput, AgentRow, ChannelView, Page, PreviewPromptResult, SyncResult, ToolRow } from './types';
 import type { RuntimeDiagnostic, ToolManifest } from '@netaclaw/tool-policy';
 import type { BatchRecord, BatchRow, BatchRunInput, ChannelInput, SessionFields, SessionInfo, SessionRow } from './types';
 
-const TOKEN_KEY = 'netaclaw.adminToken';
+/**
+ * Whether this browser is logged in: the backend's answer (`GET /auth/state`, a login, a 401), never a
+ * guess — null until the first answer. The admin token is sent once, to `POST /auth/login`, which
+ * answers with an HttpOnly, SameSite=Strict session cookie; the pages keep no token (no localStorage,
+ * no URL) and every request, the WebSocket included, is authenticated by that cookie.
+ */
+export const loggedIn = ref<boolean | null>(null);
 
-function initialToken(): string {
-  // `?token=` (the demo prints such a URL) wins and is remembered.
-  const fromUrl = new URLSearchParams(window.location.search).get('token');
-  if (fromUrl) {
-    localStorage.setItem(TOKEN_KEY, fromUrl);
-    return fromUrl;
+export async function refreshLogin(): Promise<void> {
+  try {
+    loggedIn.value = (await request<{ loggedIn: boolean }>('GET', '/auth/state')).loggedIn;
+  } catch {
+    loggedIn.value = false;
   }
-  return localStorage.getItem(TOKEN_KEY) ?? '';
 }
 
-export const adminToken = ref(initialToken());
+/** Exchanges the token for the session cookie; rejects with the backend's ApiError (401, 429, …). */
+export async function login(token: string): Promise<void> {
+  await request<{ loggedIn: boolean }>('POST', '/auth/login', { token: token.trim() });
+  loggedIn.value = true;
+  unauthorized.value = false;
+}
 
-export function setAdminToken(token: string): void {
-  adminToken.value = token.trim();
-  if (adminToken.value) localStorage.setItem(TOKEN_KEY, adminToken.value);
-  else localStorage.removeItem(TOKEN_KEY);
+export async function logout(): Promise<void> {
+  await request<{ loggedIn: boolean }>('POST', '/auth/logout', {}).catch(() => undefined);
+  loggedIn.value = false;
 }
 
 export interface FieldError {
@@ -44,14 +53,16 @@ export class ApiError extends Error {
   }
 }
 
-/** The text of an error for the page (an ApiError's message, or any other error's). */
+/**
+ * The sentence a page shows for an error, in the page's language: an ApiError by its code (the
+ * dictionaries of `errors.ts`), never the backend's English message or a code.
+ */
 export function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
+  return errorSentence(e instanceof ApiError ? e : new ApiError(0, 'client_error', errorMessageOf(e)));
 }
 
-/** An error with the backend's code when it has one (`channel_in_use: model channel 3 is used by …`). */
-export function codedErrorText(e: unknown): string {
-  return e instanceof ApiError ? `${e.code}: ${e.message}` : errorText(e);
+function errorMessageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }
 
 /** Called when a request is answered 401, so the shell can open the login box. */
@@ -59,7 +70,6 @@ export const unauthorized = ref(false);
 
 async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
-  if (adminToken.value) headers.Authorization = `Bearer ${adminToken.value}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let res: Response;
   try {
@@ -75,10 +85,13 @@ async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown):
   }
   if (!res.ok) {
     const err = (json as { error?: { code?: string; message?: string; errors?: FieldError[]; current?: unknown } } | null)?.error;
-    if (res.status === 401) unauthorized.value = true;
+    if (res.status === 401 && !path.startsWith('/auth/')) {
+      unauthorized.value = true;
+      loggedIn.value = false;
+    }
     throw new ApiError(res.status, err?.code ?? `http_${res.status}`, err?.message ?? res.statusText, err?.errors ?? [], err?.current);
   }
-  unauthorized.value = false;
+  if (!path.startsWith('/auth/')) unauthorized.value = false;
   return (json as { data: T }).data;
 }
 
@@ -155,10 +168,10 @@ export const api = {
   },
 };
 
-/** The chat WebSocket of this origin; the token goes in the query (a browser cannot set the header). */
+/** The chat WebSocket of this origin (the login cookie authenticates the handshake). */
 export function chatSocketUrl(): string {
   const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
-  return `${scheme}://${window.location.host}/ws/netaclaw/chat?token=${encodeURIComponent(adminToken.value)}`;
+  return `${scheme}://${window.location.host}/ws/netaclaw/chat`;
 }
 
 /** One Server-Sent Event: its `event:` name and its JSON `data:`. */
@@ -168,14 +181,13 @@ export interface StreamEvent {
 }
 
 /**
- * Reads `GET /admin/netaclaw/subagent/events?id=` — Server-Sent Events. `EventSource` cannot send the
- * bearer header, so this is `fetch` with a stream reader and `eventsource-parser`. Resolves when the
+ * Reads `GET /admin/netaclaw/subagent/events?id=` — Server-Sent Events, with `fetch`, a stream reader
+ * and `eventsource-parser` (errors come back as JSON answers `EventSource` could not read). Resolves when the
  * stream ends (after `done`), rejects with an ApiError for an error answer or a broken stream;
  * `signal` stops reading.
  */
 export async function streamBatchEvents(id: number, onEvent: (e: StreamEvent) => void, signal: AbortSignal): Promise<void> {
   const headers: Record<string, string> = { Accept: 'text/event-stream' };
-  if (adminToken.value) headers.Authorization = `Bearer ${adminToken.value}`;
   let res: Response;
   try {
     res = await fetch(`${SUBAGENT}/events${qs({ id })}`, { headers, signal });
@@ -185,7 +197,10 @@ export async function streamBatchEvents(id: number, onEvent: (e: StreamEvent) =>
   }
   if (!res.ok || !res.body) {
     const err = ((await res.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null)?.error;
-    if (res.status === 401) unauthorized.value = true;
+    if (res.status === 401) {
+      unauthorized.value = true;
+      loggedIn.value = false;
+    }
     throw new ApiError(res.status, err?.code ?? `http_${res.status}`, err?.message ?? res.statusText);
   }
   let bad: Error | null = null;

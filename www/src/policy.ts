@@ -27,6 +27,7 @@ import type {
   ToolSchema,
 } from '@netaclaw/tool-policy';
 import { locale } from './i18n';
+import { errorSentence } from './errors';
 import { catalogNow } from './composables/useCatalog';
 import { channelFor } from './composables/useChannels';
 import type { AgentInput, ToolRow } from './types';
@@ -137,13 +138,15 @@ export function checkToolUpdate(row: ToolRow, patch: Record<string, unknown>, ca
   return r.ok ? { ok: true, errors: [] } : { ok: false, errors: r.errors };
 }
 
-/** The message of a package error (`code` `invalid_input`, message names the path). */
+/** A package error as the page says it: the sentence of its code, naming the field its message starts with. */
 export function policyError(e: unknown): string {
-  if (e instanceof Error) {
-    const code = (e as Error & { code?: string }).code;
-    return code ? `${code}: ${e.message}` : e.message;
-  }
-  return String(e);
+  return errorSentence(policyErrorParts(e));
+}
+
+/** The code and message of a package error (`code` `invalid_input`, the message names the path). */
+export function policyErrorParts(e: unknown): { code: string; message: string } {
+  const code = e instanceof Error ? (e as Error & { code?: string }).code : undefined;
+  return { code: code ?? 'client_error', message: e instanceof Error ? e.message : String(e) };
 }
 
 /** JSON with object keys sorted: equality of two values regardless of key order. */

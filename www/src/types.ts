@@ -12,11 +12,12 @@ export type {
   BatchStatus,
   ChannelView,
   ChatAnswer,
+  ChatAttached,
   ChatEvent,
   ChatToolCall,
   StoredCall,
 } from '../../js/backend/src/api-types';
-export { newAgentFields } from '../../js/backend/src/api-types';
+export { MESSAGE_MAX_CHARS, newAgentFields } from '../../js/backend/src/api-types';
 
 /** A `netaclaw_tool` row as the backend returns it. */
 export interface ToolRow {

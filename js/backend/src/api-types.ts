@@ -23,6 +23,9 @@ export interface AgentFields {
   subagentTools: string[] | null;
 }
 
+/** The longest chat message, in characters (the chat DTO's limit; the pages' message box counts to it). */
+export const MESSAGE_MAX_CHARS = 65536;
+
 /**
  * The fields of a new agent that its input leaves out (a new agent in the page's form starts from them
  * too): no prompt, capability or role of its own, memory off, no skills, the default toolsets, nothing
@@ -173,3 +176,21 @@ export type ChatEvent =
   | ChatTurnEvent
   | ({ type: 'done' } & ChatAnswer)
   | { type: 'error'; sessionId: number | null; code: string; message: string };
+
+/**
+ * The answer to `{ type: 'attach', sessionId }`: whether a turn of that session is running on this
+ * instance; when it is, its user message, then every event it streamed so far (replayed), then the rest.
+ */
+export interface ChatAttached {
+  type: 'attached';
+  sessionId: number;
+  running: boolean;
+  message?: string;
+  /** Some of the streamed text was not kept (the turn's replay is bounded). */
+  truncated?: boolean;
+  /**
+   * Not running here, but another instance (on the same database) holds the session's turn: the page
+   * can follow what that turn stores, not its stream.
+   */
+  elsewhere?: boolean;
+}

@@ -184,7 +184,7 @@ export class MainConfiguration implements ILifeCycle {
     );
     console.log(
       fs.existsSync(STATIC_DIR)
-        ? `[netaclaw] serving pages from ${STATIC_DIR}`
+        ? `[netaclaw] serving pages from ${STATIC_DIR} (open the address below and log in with the admin token)`
         : `[netaclaw] no pages at ${STATIC_DIR} (build www/ or set STATIC_DIR)`
     );
     // Printed last: the test harness (and people) take this line as "ready".

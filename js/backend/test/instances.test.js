@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const { startServer, call } = require('./support/server');
 const { storageBackends, describeWithBackend } = require('./support/suites');
 const { startModel } = require('./support/model');
-const { chat, addAgent, modelEnv } = require('./support/chat');
+const { chat, addAgent, modelEnv, openWs } = require('./support/chat');
 const policy = require('@netaclaw/tool-policy');
 
 const CATALOG = policy.builtinCatalog().map(t => t.name);
@@ -77,8 +77,21 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
           assert.equal(busy.status, 409, busy.text);
           assert.equal(busy.body.error.code, 'session_busy');
         }
+        // a page on B asking to follow the session's turn: it runs elsewhere (A holds the claim); on A it runs here
+        const onB = openWs(b);
+        await onB.opened;
+        const seenOnB = onB.next(e => e.type === 'attached');
+        onB.send({ type: 'attach', sessionId });
+        assert.deepEqual(await seenOnB, { type: 'attached', sessionId, running: false, elsewhere: true });
+        await onB.close();
         assert.equal((await slow).status, 200);
         answered += 1;
+        const afterOnB = openWs(b);
+        await afterOnB.opened;
+        const freeOnB = afterOnB.next(e => e.type === 'attached');
+        afterOnB.send({ type: 'attach', sessionId });
+        assert.deepEqual(await freeOnB, { type: 'attached', sessionId, running: false }, 'the turn ended: nothing runs anywhere');
+        await afterOnB.close();
 
         // sent at the same moment to both instances, round after round: exactly one answer, one 409
         for (let round = 1; round <= 5; round++) {

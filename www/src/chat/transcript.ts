@@ -17,6 +17,37 @@ export interface CardCall {
   resultText: string | null;
   /** The sub-agent batches this call started (delegation). */
   batchIds: number[];
+  /** For a stored delegation call: each batch it started, with its task and the sub-agent's reply. */
+  delegated?: Delegated[];
+}
+
+/** A batch a delegation call started, as its stored call says: the task it was given and the reply. */
+export interface Delegated {
+  batchId: number;
+  task: string | null;
+  reply: string;
+}
+
+/**
+ * The batches of a stored delegation call: the executor's result text marks each batch with a line
+ * `[sub-agent batch N]` (then the sub-agent's reply, or ` failed: …`), in the order of the call's tasks —
+ * `{ task }`, or `{ tasks: [{ task }, …] }` whose results are `## Task i` sections. A batch row does not
+ * keep its task nor the reply, so a reopened session takes them from here.
+ */
+export function delegatedBatches(args: unknown, output: string): Delegated[] {
+  const marks = [...output.matchAll(/^\[sub-agent batch (\d+)\]( failed: [^\n]*)?\n?/gm)];
+  if (marks.length === 0) return [];
+  const tasks: (string | null)[] = [];
+  if (isPlainObject(args) && typeof args.task === 'string') tasks.push(args.task);
+  else if (isPlainObject(args) && Array.isArray(args.tasks)) {
+    for (const t of args.tasks) tasks.push(isPlainObject(t) && typeof t.task === 'string' ? t.task : null);
+  }
+  return marks.map((m, i) => {
+    const start = (m.index ?? 0) + m[0].length;
+    const end = i + 1 < marks.length ? (marks[i + 1].index ?? output.length) : output.length;
+    const reply = m[2] ? '' : output.slice(start, end).replace(/\n+## Task \d+\n?$/, '').trimEnd();
+    return { batchId: Number(m[1]), task: tasks[i] ?? null, reply };
+  });
 }
 
 export type TranscriptItem =
@@ -79,14 +110,17 @@ export function transcriptOfSession(info: SessionInfo): TranscriptItem[] {
         const candidate = info.calls[next];
         const record = candidate && recordMatches(candidate, tc.name, tc.arguments) ? info.calls[next++] : null;
         const { seq: _seq, ...rest } = record ?? ({} as StoredCall);
+        const args = record ? record.arguments : parseArguments(tc.arguments);
+        const delegated = record ? delegatedBatches(args, record.output ?? record.error ?? '') : [];
         const call: CardCall = {
           id: tc.id,
           name: tc.name,
-          arguments: record ? record.arguments : parseArguments(tc.arguments),
+          arguments: args,
           pending: false,
           record: record ? rest : null,
           resultText: null,
-          batchIds: [],
+          batchIds: delegated.map((d) => d.batchId),
+          delegated,
         };
         cards.set(tc.id, call);
         items.push({ kind: 'tool', key: `${key}c${i}`, call });

@@ -4,6 +4,7 @@
 import { computed, type Ref } from 'vue';
 import {
   policyError,
+  policyErrorParts,
   previewAgent,
   sessionRoutes,
   type AgentPreview,
@@ -14,6 +15,7 @@ import {
   type ToolRuntimeRoute,
   type ToolSchema,
 } from '../policy';
+import { errorField } from '../errors';
 import type { AgentInput, ToolRow } from '../types';
 
 /** A session the admin names on the edit page (cwd, extra roots, permissions). */
@@ -34,13 +36,14 @@ export interface ProfileRow {
   strategy: ToolRuntimeRoute['strategy'];
 }
 
-type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
+/** A result of the package, or its refusal: the page's sentence, and the input field it names (if any). */
+type Outcome<T> = { ok: true; value: T } | { ok: false; error: string; field: string | null };
 
 function attempt<T>(fn: () => T): Outcome<T> {
   try {
     return { ok: true, value: fn() };
   } catch (e) {
-    return { ok: false, error: policyError(e) };
+    return { ok: false, error: policyError(e), field: errorField(policyErrorParts(e)) };
   }
 }
 
@@ -96,5 +99,5 @@ export function useAgentPreview(
     return attempt(() => sessionRoutes(draft(), governance.value, c, channel.value, sessionInput()));
   });
 
-  return { preview, profileRows, routes, selection };
+  return { preview, profileRows, routes, selection, sessionInput };
 }

@@ -170,6 +170,14 @@ export function useBatches() {
     }
   }
 
+  /** What a stored delegation call says of a batch (a reopened session): its task and reply, when not known. */
+  function describe(batchId: number, task: string | null, reply: string) {
+    const b = find(batchId);
+    if (!b) return;
+    if (task && !b.task) b.task = task;
+    if (reply && !b.text && b.status !== 'running') b.text = reply;
+  }
+
   /** Sub-agent text as it streams. */
   function delta(batchId: number, text: string) {
     ensure(batchId).text += text;
@@ -187,5 +195,5 @@ export function useBatches() {
   }
 
   onBeforeUnmount(clear);
-  return { list, follow, load, put, fromChat, delta, show, clear };
+  return { list, follow, load, put, fromChat, delta, describe, show, clear };
 }

@@ -1,10 +1,11 @@
 // The chat WebSocket (/ws/netaclaw/chat, docs/runtime.md "The chat gateway"): one connection per page,
-// opened when the first message is sent and kept for the next ones. A turn is `{ type: 'chat', … }`;
-// its events come until `done` or `error`; `{ type: 'cancel' }` stops it. Closing the connection (the
-// page goes away) cancels a turn in progress, as the gateway does.
+// opened when the first message is sent (or a session is opened) and kept for the next ones. A turn is
+// `{ type: 'chat', … }`; its events come until `done` or `error`; `{ type: 'cancel' }` stops it. A turn
+// outlives the page: `{ type: 'attach', sessionId }` follows the running turn of a session reopened
+// (`attached`, its events so far replayed, then the rest).
 import { onBeforeUnmount, ref } from 'vue';
-import { chatSocketUrl } from '../api';
-import type { ChatEvent } from '../types';
+import { ApiError, chatSocketUrl } from '../api';
+import type { ChatAttached, ChatEvent } from '../types';
 
 export interface ChatRequest {
   agentId: number;
@@ -20,6 +21,7 @@ export function useChatSocket() {
   const running = ref(false);
   let socket: WebSocket | null = null;
   let listener: ((e: ChatEvent) => void) | null = null;
+  let attaching: ((a: ChatAttached) => void) | null = null;
 
   function finish(e: ChatEvent) {
     const l = listener;
@@ -41,18 +43,19 @@ export function useChatSocket() {
         resolve(ws);
       };
       ws.onmessage = (m) => {
-        let e: ChatEvent;
+        let e: ChatEvent | ChatAttached;
         try {
-          e = JSON.parse(String(m.data)) as ChatEvent;
+          e = JSON.parse(String(m.data)) as ChatEvent | ChatAttached;
         } catch {
           return;
         }
-        finish(e);
+        if (e.type === 'attached') attaching?.(e);
+        else finish(e);
       };
       ws.onclose = (ev) => {
         if (socket === ws) socket = null;
         if (!opened) {
-          reject(new Error(`the chat connection was refused (${ev.code}${ev.reason ? ` ${ev.reason}` : ''})`));
+          reject(new ApiError(0, 'connection_refused', `the chat connection was refused (${ev.code}${ev.reason ? ` ${ev.reason}` : ''})`));
           return;
         }
         // a turn still waiting for its end will not get it
@@ -63,7 +66,7 @@ export function useChatSocket() {
 
   /** Sends one message; `onEvent` gets every event of the turn, the last one `done` or `error`. */
   async function send(request: ChatRequest, onEvent: (e: ChatEvent) => void): Promise<void> {
-    if (running.value) throw new Error('a message is being answered');
+    if (running.value) throw new ApiError(0, 'busy', 'a message is being answered');
     running.value = true;
     let ws: WebSocket;
     try {
@@ -74,6 +77,29 @@ export function useChatSocket() {
     }
     listener = onEvent;
     ws.send(JSON.stringify({ type: 'chat', ...request }));
+  }
+
+  /**
+   * Follows the running turn of `sessionId`, if there is one on the server: `onAttached` gets the answer
+   * (before any replayed event), then `onEvent` every event of the turn as `send`'s does. Resolves with
+   * whether a turn runs.
+   */
+  async function attach(sessionId: number, onAttached: (a: ChatAttached) => void, onEvent: (e: ChatEvent) => void): Promise<boolean> {
+    if (running.value) return false;
+    const ws = await connect();
+    return new Promise((resolve) => {
+      attaching = (a) => {
+        if (a.sessionId !== sessionId) return;
+        attaching = null;
+        if (a.running) {
+          running.value = true;
+          listener = onEvent;
+        }
+        onAttached(a);
+        resolve(a.running);
+      };
+      ws.send(JSON.stringify({ type: 'attach', sessionId }));
+    });
   }
 
   function cancel(): void {
@@ -88,5 +114,5 @@ export function useChatSocket() {
   }
 
   onBeforeUnmount(close);
-  return { running, send, cancel, close };
+  return { running, send, attach, cancel, close };
 }

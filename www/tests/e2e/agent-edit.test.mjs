@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { agentResolveInput, getToolNamesByToolset, label, profileRouteDiff, runtimeDiagnostic } from '@netaclaw/tool-policy';
 import zhCn from 'element-plus/es/locale/lang/zh-cn.mjs';
 import en from 'element-plus/es/locale/lang/en.mjs';
-import { apiData, canonical, countSettles, forFile, launch, open, pickOption, screenshot, serverCatalog, switchLocale, uniqueName } from './helpers.mjs';
+import { apiData, assertLocalizedErrors, canonical, countSettles, forFile, launch, open, pickOption, screenshot, serverCatalog, switchLocale, uniqueName } from './helpers.mjs';
 
 const browser = forFile(launch);
 
@@ -188,6 +188,10 @@ test('the edit page shows the static profile; dynamic routes only for a session 
 
   // a named session: its routes, labelled as that session's, and what its static profile would run
   await page.getByTestId('session-named').click();
+  // a relative working directory: the package refuses it, said under the field in the page's words
+  await page.getByTestId('session-cwd').fill('relative/dir');
+  await page.getByTestId('session-cwd-item').locator('.el-form-item__error').waitFor();
+  await assertLocalizedErrors(page.getByTestId('session-section'), 'zh-CN', 'a relative session cwd');
   await page.getByTestId('session-cwd').fill('/srv/app');
   await sessionRow(page, 'read_file').locator('[data-route=worker-local]').waitFor();
   const title = await page.getByTestId('session-title').innerText();
@@ -208,6 +212,13 @@ test('the edit page shows the static profile; dynamic routes only for a session 
   // shell permitted in that session: bash runs in the worker
   await page.getByTestId('session-shell').click();
   await sessionRow(page, 'bash').locator('[data-route=worker-local]').waitFor();
+  // the comparison with the backend is of this session: its prompt names the cwd, its routes are the session's
+  await page.getByTestId('backend-compare-btn').click();
+  const compared = page.getByTestId('backend-compare');
+  await compared.waitFor();
+  assert.equal(await page.getByTestId('backend-compare-scope').getAttribute('data-session'), 'named');
+  assert.match(await compared.innerText(), /\/srv\/app/);
+  assert.equal(await compared.getAttribute('data-equal'), 'true');
   await screenshot(page, 'agent-edit-session');
   // unnamed again: gone
   await page.getByTestId('session-named').click();

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { catalogInfo } from '@netaclaw/tool-policy';
-import { api, apiData, forFile, launch, notesWorkspace, open, pickOption, screenshot, uniqueName } from './helpers.mjs';
+import { api, apiData, assertLocalizedErrors, countSettles, forFile, launch, notesWorkspace, open, pickOption, screenshot, uniqueName } from './helpers.mjs';
 import { NOTES } from './model-script.mjs';
 
 const browser = forFile(launch);
@@ -30,6 +30,16 @@ test('model channels: add, edit with the key kept and masked, make default, dele
   // add: the key is typed once, and from then on shown only as the backend masks it
   const name = uniqueName('deepseek');
   await page.getByTestId('channel-add').click();
+  // the form's own rules first: a message under each field, in the page's language, nothing sent
+  const empty = page.getByTestId('channel-dialog');
+  await empty.getByTestId('channel-save').click();
+  assert.equal(await countSettles(empty.locator('.el-form-item__error'), 3), 3);
+  await assertLocalizedErrors(empty, 'zh-CN', 'empty channel form');
+  await empty.getByTestId('channel-base-url').fill('api.deepseek.com');
+  await empty.getByTestId('channel-save').click();
+  await empty.locator('.el-form-item__error', { hasText: 'http://' }).waitFor();
+  await assertLocalizedErrors(empty, 'zh-CN', 'a base URL without a scheme');
+  const beforeAdd = (await channels()).length;
   const dialog = await fillDialog(page, {
     'channel-name': name,
     'channel-base-url': 'https://api.deepseek.com/',
@@ -43,6 +53,7 @@ test('model channels: add, edit with the key kept and masked, make default, dele
   await dialog.getByTestId('channel-save').click();
   await dialog.waitFor({ state: 'hidden' });
   const added = (await channels()).find((c) => c.name === name);
+  assert.equal((await channels()).length, beforeAdd + 1, 'one channel added');
   assert.ok(added, 'stored');
   assert.equal(added.baseUrl, 'https://api.deepseek.com');
   assert.equal(added.hasApiKey, true);
@@ -86,8 +97,9 @@ test('model channels: add, edit with the key kept and masked, make default, dele
   const direct = await api('POST', '/admin/netaclaw/channel/delete', { id: added.id });
   assert.equal(direct.status, 400);
   assert.equal(direct.body.error.code, 'channel_in_use');
-  assert.match(await refused.innerText(), /channel_in_use/);
-  assert.ok((await refused.innerText()).includes(direct.body.error.message), await refused.innerText());
+  // the page's sentence for the code, not the code nor the backend's English message
+  assert.ok(!(await refused.innerText()).includes(direct.body.error.message), await refused.innerText());
+  await assertLocalizedErrors(page.getByTestId('channels-page'), 'zh-CN', 'channel in use');
   await row(page, added.id).waitFor();
 
   const chat = await open(browser.context, `/agent/chat?agent=${agent.id}`); // the same browser tab

@@ -30,7 +30,10 @@ async function send(page, text) {
   await page.getByTestId('chat-send').click();
 }
 
-/** Checks the three cards of the `read` scenario in `scope`. */
+/**
+ * Checks the three cards of the `read` scenario in `scope`: each tells one story — what happened, where
+ * it ran (only when it ran), the reason once (only when denied).
+ */
 async function checkReadCards(scope) {
   const read = card(scope, 'read_file');
   await read.waitFor();
@@ -39,21 +42,21 @@ async function checkReadCards(scope) {
   assert.equal((await read.locator('.decision').innerText()).trim(), zh('routes', 'worker-local'));
   assert.match(await read.getByTestId('tool-card-output').innerText(), new RegExp(NOTES));
   assert.match(await read.getByTestId('tool-card-args').innerText(), /"path": "notes.txt"/);
-  // the route of the session's main agent
-  assert.equal(await read.locator('.tool-card-route [data-route]').getAttribute('data-route'), 'worker-local');
+  assert.equal(await read.locator('.reason-tag').count(), 0, 'a call that ran has no reason');
 
   const write = card(scope, 'write_file');
   assert.equal(await write.getAttribute('data-state'), 'refused');
   assert.equal(await write.getAttribute('data-reason'), 'write_blocked_by_readonly_policy');
-  assert.equal((await write.locator('.tool-card-head > .reason-tag').innerText()).trim(), zh('reasons', 'write_blocked_by_readonly_policy'));
-  await write.getByTestId('tool-card-denied').waitFor();
-  assert.equal(await write.locator('.tool-card-route [data-route]').getAttribute('data-route'), 'disabled');
+  // the reason once, in the denied line; no "where it ran" for a call that did not run
+  assert.equal(await write.locator('.reason-tag').count(), 1);
+  assert.equal((await write.getByTestId('tool-card-denied').locator('.reason-tag').innerText()).trim(), zh('reasons', 'write_blocked_by_readonly_policy'));
+  assert.equal(await write.locator('.decision').count(), 0);
 
   const mem = card(scope, 'memory_save');
   assert.equal(await mem.getAttribute('data-state'), 'refused');
   assert.equal(await mem.getAttribute('data-reason'), 'tool_not_offered');
-  assert.equal((await mem.locator('.tool-card-head > .reason-tag').innerText()).trim(), zh('reasons', 'tool_not_offered'));
-  await mem.getByTestId('tool-card-denied').waitFor();
+  assert.equal(await mem.locator('.reason-tag').count(), 1);
+  assert.equal((await mem.getByTestId('tool-card-denied').locator('.reason-tag').innerText()).trim(), zh('reasons', 'tool_not_offered'));
 }
 
 test('a chat turn streams its answer; each tool call is a card with its decision, route and reason label; the session reloads', async () => {
@@ -104,7 +107,7 @@ test('a chat turn streams its answer; each tool call is a card with its decision
   // in English: the package's English labels
   await switchLocale(again, 'en');
   const writeCard = card(transcript(again), 'write_file');
-  await writeCard.locator('.tool-card-head > .reason-tag', { hasText: label('reasons', 'write_blocked_by_readonly_policy', 'en') }).waitFor();
+  await writeCard.locator('[data-testid=tool-card-denied] .reason-tag', { hasText: label('reasons', 'write_blocked_by_readonly_policy', 'en') }).waitFor();
   assert.equal((await card(transcript(again), 'read_file').locator('.decision').innerText()).trim(), label('routes', 'worker-local', 'en'));
   await switchLocale(again, 'zh-CN');
   // a second turn in the reloaded session goes on in it
@@ -150,7 +153,8 @@ test('a master delegates: its sub-agent batch appears live with its stored route
   assert.match(await card(done, 'read_file').getByTestId('tool-card-output').innerText(), new RegExp(NOTES));
   const bash = card(done, 'bash');
   assert.equal(await bash.getAttribute('data-state'), 'refused');
-  assert.equal((await bash.locator('.tool-card-head > .reason-tag').innerText()).trim(), zh('reasons', 'shell_disabled_by_policy'));
+  assert.equal((await bash.getByTestId('tool-card-denied').locator('.reason-tag').innerText()).trim(), zh('reasons', 'shell_disabled_by_policy'));
+  assert.equal(await bash.locator('.reason-tag').count(), 1, 'the reason once on the card (not again on its route)');
   assert.match(await done.getByTestId('batch-policy').innerText(), new RegExp(`roots=\\[${workspace.path}\\].*shell=false`, 's'));
 
   // the routes shown are the ones stored with the batch
@@ -176,6 +180,9 @@ test('a master delegates: its sub-agent batch appears live with its stored route
   // the main agent's delegate call finished with the sub-agent's answer, and points at its batch
   await transcript(page).getByTestId('msg-assistant').filter({ hasText: 'The sub-agent reported:' }).waitFor();
   assert.equal(await delegate.getAttribute('data-state'), 'ok');
+  // the executor's own tool, said as such: no worker route, no proxy wording
+  assert.equal(await delegate.locator('.decision').getAttribute('data-own'), 'true');
+  assert.equal(await delegate.locator('.tool-card-route').count(), 0);
   assert.equal(await delegate.locator(`[data-batch="${batchId}"]`).count(), 1);
   await page.getByTestId('chat-answering').waitFor({ state: 'detached' });
   assert.match(await transcript(page).getByTestId('msg-assistant').last().innerText(), new RegExp(NOTES));
@@ -191,17 +198,24 @@ test('a master delegates: its sub-agent batch appears live with its stored route
   const replay = again.getByTestId('chat-batches').locator(`[data-testid=batch-card][data-batch="${batchId}"][data-status=completed]`);
   await card(replay, 'bash').waitFor();
   assert.equal(await card(replay, 'bash').getAttribute('data-reason'), 'shell_disabled_by_policy');
+  // its task and the sub-agent's reply, from the stored delegation call
+  assert.match(await replay.getByTestId('batch-task').innerText(), new RegExp(TASK.replace('.', '\\.')));
+  assert.match(await replay.getByTestId('batch-reply').innerText(), new RegExp(`which says: ${NOTES}`));
+  assert.equal(await card(transcript(again), 'delegate_task').locator(`[data-batch="${batchId}"]`).count(), 1);
   assert.deepEqual(browser.errors, []);
 });
 
-test('cancel stops a turn; the session goes on', async () => {
+test('cancel stops a turn, shown as cancelled (not as a failure); the session goes on', async () => {
   const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('cancel'), toolsets: ['base'] });
   const page = await openChat(agent.id, workspace.path);
   await send(page, MESSAGES.slow);
   await page.getByTestId('chat-cancel').click();
-  const err = transcript(page).getByTestId('msg-error');
-  await err.waitFor();
-  assert.equal(await err.getAttribute('data-code'), 'cancelled');
+  const cancelled = transcript(page).getByTestId('msg-cancelled');
+  await cancelled.waitFor();
+  assert.equal(await cancelled.getAttribute('data-code'), 'cancelled');
+  assert.match(await cancelled.innerText(), /^已取消/);
+  assert.match(await cancelled.getAttribute('class'), /el-alert--info/, 'an info notice, not an error');
+  assert.equal(await transcript(page).getByTestId('msg-error').count(), 0);
   await page.getByTestId('chat-cancel').waitFor({ state: 'detached' });
   // the next message works, in the same session
   await send(page, MESSAGES.read);
@@ -209,5 +223,94 @@ test('cancel stops a turn; the session goes on', async () => {
   const sessionId = Number(new URL(page.url().replace('#/', '')).searchParams.get('session'));
   const stored = await apiData('GET', `/admin/netaclaw/session/info?id=${sessionId}`);
   assert.deepEqual(stored.messages.filter((m) => m.role === 'error').map((m) => m.name), ['cancelled']);
+  assert.deepEqual(browser.errors, []);
+});
+
+test('the message box counts to the backend limit; a long message is collapsed with 展开', async () => {
+  const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('long'), toolsets: ['base'] });
+  const page = await openChat(agent.id, workspace.path);
+  const input = page.getByTestId('chat-input');
+  const count = page.getByTestId('chat-count');
+  // over the limit (65,536 characters, the chat DTO's): said, counted, not sendable
+  await input.fill('字'.repeat(70_000));
+  await page.getByTestId('chat-too-long').waitFor();
+  assert.equal(await count.getAttribute('data-over'), 'true');
+  assert.match(await count.innerText(), /70,000 \/ 65,536/);
+  assert.equal(await page.getByTestId('chat-send').isDisabled(), true);
+  assert.match(await page.getByTestId('chat-too-long').innerText(), /^消息超过 65,536 个字符的上限/);
+
+  // a long message within the limit: sent, shown collapsed, expanded on demand
+  const long = Array.from({ length: 400 }, (_, i) => `line ${i + 1} of a long message`).join('\n');
+  await input.fill(long);
+  assert.equal(await count.getAttribute('data-over'), 'false');
+  assert.match(await count.innerText(), new RegExp(`${long.length.toLocaleString('en-US')} / 65,536`));
+  await page.getByTestId('chat-send').click();
+  const mine = transcript(page).getByTestId('msg-user').last();
+  await mine.waitFor();
+  const text = mine.locator('.bubble-text');
+  assert.equal(await text.getAttribute('data-collapsed'), 'true');
+  assert.ok(!(await text.innerText()).includes('line 400 of'), 'the end is hidden');
+  assert.match(await mine.getByTestId('msg-hidden').innerText(), /还有 [\d,]+ 个字符/);
+  await mine.getByTestId('msg-expand').click();
+  assert.equal(await text.getAttribute('data-collapsed'), 'false');
+  assert.ok((await text.innerText()).includes('line 400 of'));
+  // the bubble stays inside the transcript
+  const [b, tr] = await Promise.all([mine.boundingBox(), transcript(page).boundingBox()]);
+  assert.ok(b.x + b.width <= tr.x + tr.width + 1, 'inside the transcript');
+  await page.getByTestId('chat-answering').waitFor({ state: 'detached' });
+  assert.deepEqual(browser.errors, []);
+});
+
+test('a reload mid-answer: the turn goes on, the page shows what was streamed and then the rest; leaving asks only for unsent input', async () => {
+  const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('reload'), toolsets: ['base'] });
+  let page = await openChat(agent.id, workspace.path);
+  await send(page, MESSAGES.twoParts);
+  await transcript(page).getByTestId('msg-assistant').filter({ hasText: 'First, the notes.' }).waitFor();
+  await card(transcript(page), 'read_file').and(page.locator('[data-state=ok]')).waitFor();
+  assert.equal(await page.getByTestId('chat-answering').isVisible(), true, 'still answering');
+
+  // nothing typed: the page goes without a question
+  let asked = 0;
+  page.on('dialog', (d) => {
+    asked += 1;
+    void d.dismiss();
+  });
+  await page.reload();
+  await page.getByTestId('chat-transcript').getByTestId('msg-user').first().waitFor();
+  // what was streamed before the reload, once, and the turn still running
+  await transcript(page).getByTestId('msg-assistant').filter({ hasText: 'First, the notes.' }).waitFor();
+  await page.getByTestId('chat-answering').waitFor();
+  assert.equal(await page.getByTestId('chat-cancel').isVisible(), true);
+  // then the rest of the answer
+  await transcript(page).getByTestId('msg-assistant').filter({ hasText: `Then: notes.txt says: ${NOTES}` }).waitFor();
+  await page.getByTestId('chat-answering').waitFor({ state: 'detached' });
+  assert.equal(await transcript(page).getByTestId('msg-user').count(), 1);
+  assert.equal(await transcript(page).getByTestId('msg-assistant').filter({ hasText: 'First, the notes.' }).count(), 1);
+  assert.equal(await card(transcript(page), 'read_file').count(), 1);
+  assert.equal(asked, 0);
+  const sessionId = Number(new URL(page.url().replace('#/', '')).searchParams.get('session'));
+  const stored = await apiData('GET', `/admin/netaclaw/session/info?id=${sessionId}`);
+  assert.deepEqual(stored.messages.map((m) => m.role), ['user', 'assistant', 'tool', 'assistant'], 'the turn ran to its end');
+
+  // a message typed but not sent: leaving asks (and staying keeps it)
+  await page.getByTestId('chat-input').click();
+  await page.getByTestId('chat-input').fill('not sent yet');
+  const question = page.waitForEvent('dialog');
+  const closing = page.close({ runBeforeUnload: true });
+  const d = await question;
+  assert.equal(d.type(), 'beforeunload');
+  await closing;
+  assert.equal(page.isClosed(), false, 'dismissed: the page stays');
+  assert.equal(await page.getByTestId('chat-input').inputValue(), 'not sent yet');
+  // a move to another page of the app asks in the page's language
+  await page.getByTestId('menu-tools').click();
+  const box = page.locator('.el-message-box');
+  await box.waitFor();
+  assert.match(await box.innerText(), /没发送的消息/);
+  await box.locator('.el-button', { hasText: '留下' }).click();
+  assert.match(page.url(), /#\/agent\/chat/);
+  await page.getByTestId('chat-input').fill('');
+  page = await open(browser.context, '/agent/tools');
+  await page.getByTestId('tools-page').waitFor();
   assert.deepEqual(browser.errors, []);
 });

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getToolSchema, label } from '@netaclaw/tool-policy';
-import { api, apiData, forFile, launch, notesWorkspace, open, pickOption, uniqueName } from './helpers.mjs';
+import { api, apiData, assertLocalizedErrors, forFile, launch, notesWorkspace, open, pickOption, uniqueName } from './helpers.mjs';
 import { NOTES } from './model-script.mjs';
 
 const browser = forFile(launch);
@@ -50,7 +50,7 @@ test('the batch console runs calls in a real worker: one allowed, one denied wit
   assert.match(await read.getByTestId('tool-card-output').innerText(), new RegExp(NOTES));
   const bash = batch.locator('[data-testid=tool-card][data-tool=bash]');
   assert.equal(await bash.getAttribute('data-state'), 'refused');
-  assert.equal((await bash.locator('.tool-card-head > .reason-tag').innerText()).trim(), zh('reasons', 'shell_disabled_by_policy'));
+  assert.equal((await bash.getByTestId('tool-card-denied').locator('.reason-tag').innerText()).trim(), zh('reasons', 'shell_disabled_by_policy'));
   await bash.getByTestId('tool-card-denied').waitFor();
 
   // what the page shows is the stored batch
@@ -65,7 +65,7 @@ test('the batch console runs calls in a real worker: one allowed, one denied wit
   assert.deepEqual(browser.errors, []);
 });
 
-test('bad JSON is caught in the page; a 400 from the backend shows its message', async () => {
+test('bad JSON is caught in the page, under the call; a 400 from the backend names its field, in the page language', async () => {
   const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('console-bad'), toolsets: ['base'] });
   const page = await open(browser.context, `/agent/chat?agent=${agent.id}`);
   const con = page.getByTestId('batch-console');
@@ -76,14 +76,11 @@ test('bad JSON is caught in the page; a 400 from the backend shows its message',
   await con.getByTestId('console-run').click();
   const error = con.getByTestId('console-error');
   await error.waitFor();
-  let expected = '';
-  try {
-    JSON.parse('{ "path": ');
-  } catch (e) {
-    expected = e.message;
-  }
-  assert.ok((await error.innerText()).includes(expected), await error.innerText());
-  assert.match(await error.innerText(), /JSON/);
+  // the call's own field says it, in the page's words (not the browser's JSON parser's)
+  const argsItem = con.getByTestId('console-call').first().getByTestId('console-call-args-item');
+  await argsItem.locator('.el-form-item__error').waitFor();
+  assert.match(await argsItem.locator('.el-form-item__error').innerText(), /第 1 个调用的参数不是合法的 JSON/);
+  await assertLocalizedErrors(con, 'zh-CN', 'bad JSON');
 
   // JSON, but not an object: a message of its own
   const badJson = await error.innerText();
@@ -93,9 +90,16 @@ test('bad JSON is caught in the page; a 400 from the backend shows its message',
     const text = document.querySelector('[data-testid=console-error]')?.textContent ?? '';
     return text !== '' && !text.includes(prev);
   }, badJson.trim());
+  await assertLocalizedErrors(con, 'zh-CN', 'not an object');
+  // a call without a tool name: under its name field
+  await con.getByTestId('console-add').click();
+  await con.getByTestId('console-run').click();
+  await con.getByTestId('console-call').nth(1).getByTestId('console-call-name-item').locator('.el-form-item__error', { hasText: '第 2 个调用没有工具名' }).waitFor();
+  await con.getByTestId('console-call').nth(1).getByTestId('console-call-remove').click();
   assert.equal(await batchCount(agent.id), before, 'nothing was sent');
 
-  // a relative working directory: the backend answers 400 invalid_input, shown with its message
+  // a relative working directory: the backend answers 400 invalid_input naming sessionCwd; the page
+  // names the field in its own words
   await con.getByTestId('console-call').first().getByTestId('console-call-args').fill('{ "path": "notes.txt" }');
   await con.getByTestId('console-fields').getByTestId('field-cwd').fill('relative/dir');
   const direct = await api('POST', '/admin/netaclaw/subagent/run', {
@@ -104,9 +108,17 @@ test('bad JSON is caught in the page; a 400 from the backend shows its message',
     calls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }],
   });
   assert.equal(direct.status, 400);
+  assert.equal(direct.body.error.code, 'invalid_input');
   await con.getByTestId('console-run').click();
-  await page.waitForFunction(() => (document.querySelector('[data-testid=console-error]')?.textContent ?? '').includes('invalid_input'));
-  assert.ok((await error.innerText()).includes(direct.body.error.message), await error.innerText());
+  await page.waitForFunction(() => (document.querySelector('[data-testid=console-error]')?.textContent ?? '').includes('工作目录'));
+  assert.ok(!(await error.innerText()).includes(direct.body.error.message), await error.innerText());
+  await assertLocalizedErrors(con, 'zh-CN', 'backend 400');
+  // in English
+  await page.getByTestId('locale-en').click();
+  await con.getByTestId('console-run').click();
+  await page.waitForFunction(() => (document.querySelector('[data-testid=console-error]')?.textContent ?? '').includes('Working directory'));
+  await assertLocalizedErrors(con, 'en', 'backend 400, en');
+  await page.getByTestId('locale-zh').click();
   assert.equal(await batchCount(agent.id), before);
   assert.deepEqual(browser.errors, []);
 });

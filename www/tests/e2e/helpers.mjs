@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before } from 'node:test';
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
 export const BASE = process.env.E2E_BASE_URL;
@@ -41,12 +42,21 @@ export async function launch() {
   });
   const errors = [];
   context.on('weberror', (e) => errors.push(String(e.error())));
+  // every address the browser asked for (requests and WebSockets): the token must be in none
+  const urls = [];
+  const watch = (page) => page.on('websocket', (ws) => urls.push(ws.url()));
+  context.pages().forEach(watch);
+  context.on('page', watch);
+  context.on('request', (r) => urls.push(r.url()));
   return {
     context,
     errors,
+    urls,
     async close() {
       await context.close();
       rmSync(userDataDir, { recursive: true, force: true });
+      const leaked = urls.filter((u) => u.includes(TOKEN) || /[?&]token=/.test(u));
+      if (leaked.length) throw new Error(`the admin token was in request addresses: ${leaked.join(' ')}`);
     },
   };
 }
@@ -67,13 +77,27 @@ export function forFile(make) {
   return it;
 }
 
-/** Open a page of the app at `hash` (e.g. '/tools'), logged in through `?token=`. */
-export async function open(context, hash, { lang } = {}) {
+/**
+ * Logs the browser in as the pages do: the token goes once, in the body of POST /auth/login, and the
+ * answer's HttpOnly session cookie is kept by the browser context.
+ */
+export async function login(context, token = TOKEN) {
+  const r = await context.request.post(`${BASE}/auth/login`, { data: { token } });
+  if (!r.ok()) throw new Error(`login refused: ${r.status()} ${await r.text()}`);
+}
+
+const loggedIn = new WeakSet();
+
+/** Open a page of the app at `hash` (e.g. '/tools'), logged in (the session cookie; `login: false`: as it is). */
+export async function open(context, hash, { lang, login: doLogin = true } = {}) {
+  if (doLogin && !loggedIn.has(context)) {
+    await login(context);
+    loggedIn.add(context);
+  }
   const page = context.pages()[0] ?? (await context.newPage());
-  const q = new URLSearchParams({ token: TOKEN });
-  if (lang) q.set('lang', lang);
+  const q = lang ? `?${new URLSearchParams({ lang })}` : '';
   await page.goto('about:blank'); // a full load each time, not a same-document hash change
-  await page.goto(`${BASE}/?${q}#${hash}`);
+  await page.goto(`${BASE}/${q}#${hash}`);
   return page;
 }
 
@@ -193,4 +217,29 @@ function giveToSandbox(dir) {
   const uid = Number(execFileSync('id', ['-u', 'netaclaw-sandbox'], { encoding: 'utf8' }).trim());
   const gid = Number(execFileSync('id', ['-g', 'netaclaw-sandbox'], { encoding: 'utf8' }).trim());
   for (const name of ['', ...readdirSync(dir)]) chownSync(join(dir, name), uid, gid);
+}
+
+/** The visible error texts of `scope` (field messages, alerts, toasts). */
+export async function errorTexts(scope) {
+  return scope
+    .locator('.el-form-item__error, .el-alert--error .el-alert__title, .el-alert--error .el-alert__description, .el-message--error .el-message__content')
+    .evaluateAll((els) => els.filter((e) => e.getBoundingClientRect().width > 0).map((e) => e.textContent.trim()).filter((t) => t !== ''));
+}
+
+/**
+ * Fails unless every visible error text of `scope` is a sentence of the page's language: no code
+ * (`snake_case`), no JavaScript error text, and in zh-CN no English sentence. Returns the texts.
+ */
+export async function assertLocalizedErrors(scope, lang, what) {
+  const texts = await errorTexts(scope);
+  assert.ok(texts.length > 0, `${what}: an error is shown`);
+  for (const t of texts) {
+    assert.doesNotMatch(t, /\b[a-z]+(?:_[a-z0-9]+)+\b/, `${what}: a code on screen: ${t}`);
+    assert.doesNotMatch(t, /SyntaxError|Unexpected (token|end)|JSON at position|is not valid JSON:|\bundefined\b|\bnull\b/, `${what}: a JavaScript error on screen: ${t}`);
+    if (lang === 'zh-CN') {
+      assert.match(t, /[\u4e00-\u9fff]/, `${what}: not Chinese: ${t}`);
+      assert.doesNotMatch(t, /[A-Za-z]+(?:[ ,:;'’-]+[A-Za-z]+){3,}/, `${what}: an English sentence on a Chinese page: ${t}`);
+    }
+  }
+  return texts;
 }

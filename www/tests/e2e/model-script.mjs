@@ -17,7 +17,12 @@ export const MESSAGES = {
   delegate: 'Ask a sub-agent to look at the workspace.',
   /** The model stays silent for a minute (a turn to cancel). */
   slow: 'Think about it for a long while.',
+  /** read_file with a first text, then a pause before the rest of the answer (a page reloaded mid-answer). */
+  twoParts: 'Read notes.txt, then take your time.',
 };
+
+/** How long the second part of `twoParts` waits. */
+export const PAUSE_MS = 4000;
 
 export const TASK = 'List the workspace and read notes.txt.';
 export const SUB_TOOLS = ['list_dir', 'read_file', 'bash'];
@@ -82,5 +87,11 @@ export function respond(body) {
     return { chunks: ['The sub-agent reported: ', (results[0] ?? '').replace(/^\[sub-agent batch \d+\]\n/, '')] };
   }
   if (message === MESSAGES.slow) return { stallMs: 60_000, content: 'Finally.' };
+  if (message === MESSAGES.twoParts) {
+    if (step === 0) {
+      return { chunks: ['First, ', 'the notes.'], toolCalls: [{ id: 'read_2', name: 'read_file', arguments: { path: 'notes.txt' } }] };
+    }
+    return { stallMs: PAUSE_MS, chunks: ['Then: ', 'notes.txt says: ', (results[0] ?? '').trim()] };
+  }
   return { content: `(scripted model) You said: ${message}` };
 }

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { BASE, TOKEN, apiData, countSettles, forFile, launch, open, screenshot, serverCatalog, uniqueName } from './helpers.mjs';
+import { apiData, countSettles, forFile, launch, open, screenshot, serverCatalog, uniqueName } from './helpers.mjs';
 
 const browser = forFile(launch);
 
@@ -59,30 +59,4 @@ test('the three pages open from the left menu', async () => {
   await page.getByTestId('channel-table').waitFor();
 
   assert.deepEqual(browser.errors, []);
-});
-
-test('without a token the login box asks for one; the token is kept in localStorage', async () => {
-  const fresh = await launch(); // a fresh profile: nothing in localStorage
-  try {
-    const page = fresh.context.pages()[0] ?? (await fresh.context.newPage());
-    await page.goto(`${BASE}/#/tools`);
-    const dialog = page.getByTestId('login-dialog');
-    await dialog.getByTestId('token-input').waitFor();
-    assert.equal(await page.locator('tr.tool-row').count(), 0);
-    // a wrong token is refused by the backend (401) and the box comes back
-    await dialog.getByTestId('token-input').fill('wrong-token');
-    await dialog.getByTestId('login-submit').click();
-    await dialog.getByTestId('token-input').waitFor();
-    await dialog.getByTestId('token-input').fill(TOKEN);
-    await dialog.getByTestId('login-submit').click();
-    await page.locator('[data-testid=tool-table] tr.tool-row-bash').waitFor();
-    assert.equal(await page.evaluate(() => localStorage.getItem('netaclaw.adminToken')), TOKEN);
-    // reload: still logged in, no box
-    await page.reload();
-    await page.locator('[data-testid=tool-table] tr.tool-row-bash').waitFor();
-    assert.equal(await page.getByTestId('login-dialog').isVisible(), false);
-    assert.deepEqual(fresh.errors, []);
-  } finally {
-    await fresh.close();
-  }
 });

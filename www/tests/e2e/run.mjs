@@ -162,7 +162,12 @@ async function main() {
       .sort()
       .map((f) => join(here, f));
     const only = process.argv.slice(2);
-    const selected = only.length ? files.filter((f) => only.some((o) => f.includes(o))) : files;
+    // `--shots`: the screenshot set of every page state (shots.mjs), instead of the tests
+    const selected = only.includes('--shots')
+      ? [join(here, 'shots.mjs')]
+      : only.length
+        ? files.filter((f) => only.some((o) => f.includes(o)))
+        : files;
     const t = spawn(process.execPath, ['--test', '--test-concurrency=1', ...selected], {
       cwd: www,
       env: { ...process.env, E2E_BASE_URL: base, E2E_ADMIN_TOKEN: ADMIN_TOKEN, E2E_MODEL_BASE_URL: model.baseUrl, E2E_MODEL: MODEL_NAME },

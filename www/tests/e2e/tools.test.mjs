@@ -4,7 +4,7 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { catalogInfo, getToolNamesByToolset, label, toolRowView } from '@netaclaw/tool-policy';
-import { api, apiData, countSettles, forFile, launch, open, pickOption, screenshot, serverCatalog, switchLocale, waitToolField } from './helpers.mjs';
+import { api, apiData, assertLocalizedErrors, countSettles, forFile, launch, open, pickOption, screenshot, serverCatalog, switchLocale, waitToolField } from './helpers.mjs';
 
 const browser = forFile(launch);
 let catalog;
@@ -48,6 +48,8 @@ test('the core tool todo cannot be disabled: locked switch, refused in the brows
   assert.equal(await errs.getAttribute('data-source'), 'browser');
   assert.equal(await errs.locator('li[data-field=status]').getAttribute('data-code'), 'core_tool_cannot_be_disabled');
   assert.equal((await errs.locator('li[data-field=status] .reason-tag').innerText()).trim(), label('reasons', 'core_tool_cannot_be_disabled', 'zh-CN'));
+  // the field by its title, the reason by its label: no field name, code or function name on screen
+  await assertLocalizedErrors(page.getByTestId('tools-page'), 'zh-CN', 'a locked switch');
   await switchLocale(page, 'en');
   assert.equal((await errs.locator('li[data-field=status] .reason-tag').innerText()).trim(), label('reasons', 'core_tool_cannot_be_disabled', 'en'));
   await switchLocale(page, 'zh-CN');
@@ -115,6 +117,9 @@ test('editing human fields in the drawer: label, prompt hint, strategy, extra; s
     // malformed JSON in extra: said, nothing sent
     await drawer.getByTestId('drawer-save').click();
     await drawer.getByTestId('drawer-json-error').waitFor();
+    // said in the page's words, under the field too (not the browser's JSON parser's message)
+    await drawer.locator('.el-form-item.is-error').getByTestId('drawer-field-extra').waitFor();
+    await assertLocalizedErrors(drawer, 'zh-CN', 'bad JSON in extra');
     assert.equal((await apiData('GET', '/admin/netaclaw/tool/info?name=patch')).version, before.version);
     await drawer.getByTestId('drawer-field-extra').fill('{"owner": "ops"}');
     await drawer.getByTestId('drawer-save').click();

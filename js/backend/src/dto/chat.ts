@@ -1,9 +1,9 @@
 import { Rule } from '@midwayjs/validate';
 import { ChatSessionDTO } from './session';
 import { id, nonBlank, nullable, required } from './rules';
+import { MESSAGE_MAX_CHARS } from '../api-types';
 
-/** The longest chat message, in characters. */
-export const MESSAGE_MAX_CHARS = 65536;
+export { MESSAGE_MAX_CHARS };
 
 /**
  * A chat message (POST /api/netaclaw/chat and the WebSocket's `chat`). The session fields are the

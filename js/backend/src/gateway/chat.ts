@@ -3,16 +3,22 @@ import type { IncomingMessage } from 'http';
 import type { Duplex } from 'stream';
 import type { WebSocket } from 'ws';
 import { ValidateService } from '@midwayjs/validate';
-import type { ChatEvent } from '../api-types';
+import type { ChatAttached, ChatEvent } from '../api-types';
 import { ChatDTO } from '../dto/chat';
 import { AppError, fromValidationError } from '../errors';
 import { ChatExecutor } from '../service/executor';
+import { SessionService } from '../service/session';
 import { AdminTokenService } from '../service/token';
 import { checkBearer } from '../authlimit';
+import { sameOrigin, sessionCookie, sessionValid } from '../session';
+import { LiveTurn, TurnHub } from './turns';
 
 export const CHAT_WS_PATH = '/ws/netaclaw/chat';
 
-/** The bearer token of a request: the Authorization header, or (WebSocket only) `?token=`. */
+/**
+ * The bearer token of a request: the Authorization header, or (WebSocket only, for clients that cannot
+ * set a header and have no login cookie) `?token=`. The pages authenticate by their login cookie.
+ */
 function requestToken(req: IncomingMessage, url: URL): string | null {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
   if (m) return m[1];
@@ -32,9 +38,11 @@ function refuse(socket: Duplex, status: number, reason: string, headers: Record<
 
 /**
  * The WebSocket path of the chat gateway (RUNTIME §6) on the @midwayjs/ws server: the upgrade is
- * refused (HTTP 404 / 401) unless it is for CHAT_WS_PATH with the admin token. A connection takes
- * `{ type: 'chat', ...request }` and `{ type: 'cancel' }`, and streams the executor's events, then
- * `done` (the REST answer's data) or `error` ({ code, message, sessionId? }: the REST error body).
+ * refused (HTTP 404 / 401) unless it is for CHAT_WS_PATH with the admin token or the login cookie. A
+ * connection takes `{ type: 'chat', ...request }`, `{ type: 'attach', sessionId }` (follow the session's
+ * running turn: `attached`, its events so far, then the rest; gateway/turns.ts) and `{ type: 'cancel' }`,
+ * and streams the executor's events, then `done` (the REST answer's data) or `error` ({ code, message,
+ * sessionId? }: the REST error body). A closed connection does not stop its turn; a cancel does.
  */
 @Provide()
 @Scope(ScopeEnum.Singleton)
@@ -48,6 +56,9 @@ export class ChatGateway {
   @Inject()
   adminToken: AdminTokenService;
 
+  @Inject()
+  sessionService: SessionService;
+
   /** The upgrade check: true lets the WebSocket handshake go on. */
   async authorizeUpgrade(req: IncomingMessage, socket: Duplex): Promise<boolean> {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -55,7 +66,16 @@ export class ChatGateway {
       refuse(socket, 404, 'Not Found', {}, { error: { code: 'not_found', message: `no WebSocket at ${url.pathname}` } });
       return false;
     }
-    const check = checkBearer(req.socket.remoteAddress ?? '', requestToken(req, url), this.adminToken.get().token);
+    const expected = this.adminToken.get().token;
+    const token = requestToken(req, url);
+    // the pages' login cookie, from a page of this origin (a browser always sends Origin with a handshake)
+    if (token === null && sessionValid(sessionCookie(req.headers.cookie), expected)) {
+      const site = req.headers['sec-fetch-site'];
+      if (sameOrigin(req.headers.origin ?? '', req.headers.host, typeof site === 'string' ? site : undefined)) return true;
+      refuse(socket, 403, 'Forbidden', {}, { error: { code: 'cors_origin_refused', message: 'the chat WebSocket takes a login cookie only from a page of this origin' } });
+      return false;
+    }
+    const check = checkBearer(req.socket.remoteAddress ?? '', token, expected);
     if (!check.ok) {
       refuse(socket, check.status, check.status === 429 ? 'Too Many Requests' : 'Unauthorized', check.headers, {
         error: { code: check.code, message: check.message },
@@ -65,29 +85,62 @@ export class ChatGateway {
     return true;
   }
 
+  /** The turns running on this instance (they outlive the connection that started them). */
+  readonly turns = new TurnHub();
+
   attach(ws: WebSocket) {
-    let running: AbortController | null = null;
-    const send = (event: ChatEvent) => {
+    /** The turn this connection follows (started here or attached to): its events come here. */
+    let current: { turn: LiveTurn; stop: () => void } | null = null;
+    const send = (event: ChatEvent | ChatAttached) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(event));
     };
     const error = (code: string, message: string, sessionId: number | null = null) =>
       send({ type: 'error', sessionId, code, message });
+    const follow = (turn: LiveTurn) => {
+      const stop = turn.listen(event => {
+        send(event);
+        if ((event.type === 'done' || event.type === 'error') && current?.turn === turn) {
+          current.stop();
+          current = null;
+        }
+      });
+      current = { turn, stop };
+    };
     ws.on('message', (data, isBinary) => {
       let msg: unknown;
       try {
         msg = JSON.parse(isBinary ? '' : data.toString());
       } catch {
-        return error('invalid_input', 'a message must be a JSON object: { "type": "chat", ... } or { "type": "cancel" }');
+        return error('invalid_input', 'a message must be a JSON object: { "type": "chat", ... }, { "type": "attach", "sessionId": ... } or { "type": "cancel" }');
       }
       const type = msg !== null && typeof msg === 'object' && !Array.isArray(msg) ? (msg as { type?: unknown }).type : undefined;
       if (type === 'cancel') {
-        running?.abort();
+        current?.turn.cancel();
+        return;
+      }
+      if (type === 'attach') {
+        const sessionId = (msg as { sessionId?: unknown }).sessionId;
+        if (typeof sessionId !== 'number' || !Number.isSafeInteger(sessionId) || sessionId < 1) {
+          return error('invalid_input', 'sessionId must be a positive integer');
+        }
+        if (current) return error('busy', 'this connection follows a turn already; wait for done/error or send cancel');
+        const turn = this.turns.find(sessionId);
+        if (turn) {
+          for (const e of turn.replay(sessionId)) send(e);
+          follow(turn);
+          return;
+        }
+        // not here: another instance may hold the session's turn (its claim on the session row)
+        this.sessionService.turnElsewhere(sessionId).then(
+          elsewhere => send({ type: 'attached', sessionId, running: false, ...(elsewhere ? { elsewhere: true } : {}) }),
+          () => send({ type: 'attached', sessionId, running: false })
+        );
         return;
       }
       if (type !== 'chat') {
-        return error('invalid_input', `unknown message type ${JSON.stringify(type ?? null)}: send "chat" or "cancel"`);
+        return error('invalid_input', `unknown message type ${JSON.stringify(type ?? null)}: send "chat", "attach" or "cancel"`);
       }
-      if (running) return error('busy', 'a chat message is being answered on this connection; wait for done/error or send cancel');
+      if (current) return error('busy', 'a chat message is being answered on this connection; wait for done/error or send cancel');
       const { type: _t, ...body } = msg as Record<string, unknown>;
       // the same DTO as POST /api/netaclaw/chat
       let request: ChatDTO;
@@ -99,27 +152,36 @@ export class ChatGateway {
         console.error('[netaclaw] chat over WebSocket failed:', err);
         return error('internal_error', 'internal error');
       }
-      const abort = (running = new AbortController());
-      this.executor
-        .chat(request, event => send(event), abort.signal)
-        .then(
-          answer => send({ type: 'done', ...answer }),
-          err => {
-            const e = err as AppError & { code?: string };
-            if (err instanceof AppError) {
-              error(e.code, e.message, (e.extra?.sessionId as number | undefined) ?? null);
-            } else if (e?.code === 'invalid_input') {
-              error('invalid_input', e.message);
-            } else {
-              console.error('[netaclaw] chat over WebSocket failed:', err);
-              error('internal_error', 'internal error');
-            }
+      const abort = new AbortController();
+      const turn = this.turns.begin(request.message, () => abort.abort());
+      if (!turn) return error('busy', 'too many chat turns are running on this server; try again when one has ended');
+      follow(turn);
+      // the turn goes on when this connection closes: only a cancel (of any page following it) stops it
+      const push = (event: ChatEvent) => this.turns.push(turn, event);
+      this.executor.chat(request, push, abort.signal).then(
+        answer => push({ type: 'done', ...answer }),
+        err => {
+          const e = err as AppError & { code?: string };
+          let sessionId = turn.sessionId;
+          let code = 'internal_error';
+          let message = 'internal error';
+          if (err instanceof AppError) {
+            code = e.code;
+            message = e.message;
+            sessionId = (e.extra?.sessionId as number | undefined) ?? sessionId;
+          } else if (e?.code === 'invalid_input') {
+            code = 'invalid_input';
+            message = e.message;
+          } else {
+            console.error('[netaclaw] chat over WebSocket failed:', err);
           }
-        )
-        .finally(() => {
-          if (running === abort) running = null;
-        });
+          push({ type: 'error', sessionId, code, message });
+        }
+      );
     });
-    ws.on('close', () => running?.abort());
+    ws.on('close', () => {
+      current?.stop();
+      current = null;
+    });
   }
 }

@@ -3,8 +3,12 @@ import { Context, NextFunction } from '@midwayjs/koa';
 import { checkBearer } from '../authlimit';
 import { AppError } from '../errors';
 import { AdminTokenService } from '../service/token';
+import { sameOrigin, sessionCookie, sessionValid } from '../session';
 
-/** Path prefixes that need `Authorization: Bearer <token>` (the chat WebSocket checks it at the upgrade: ChatGateway). */
+/**
+ * Path prefixes that need `Authorization: Bearer <token>` or the login cookie (src/session.ts; the chat
+ * WebSocket checks them at the upgrade: ChatGateway).
+ */
 export const AUTHENTICATED_PREFIXES = ['/admin', '/api'];
 
 export function needsToken(p: string): boolean {
@@ -23,6 +27,11 @@ export class AuthMiddleware implements IMiddleware<Context, NextFunction> {
   resolve() {
     return async (ctx: Context, next: NextFunction) => {
       if (needsToken(ctx.path)) {
+        const bearer = ctx.get('authorization') !== '';
+        // the pages' login cookie, from a page of this origin (a bearer header, when sent, decides alone)
+        if (!bearer && sessionValid(sessionCookie(ctx.get('cookie')), this.adminToken.get().token) && sameOrigin(ctx.get('origin'), ctx.get('host'), ctx.get('sec-fetch-site'))) {
+          return next();
+        }
         const m = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
         const check = checkBearer(ctx.ip, m ? m[1] : null, this.adminToken.get().token);
         if (!check.ok) {

@@ -7,7 +7,7 @@ import { STATIC_DIR } from '../settings';
 import { needsToken } from './auth';
 
 function isApiPath(p: string): boolean {
-  return p === '/health' || needsToken(p) || p === '/ws' || p.startsWith('/ws/');
+  return p === '/health' || p === '/auth' || p.startsWith('/auth/') || needsToken(p) || p === '/ws' || p.startsWith('/ws/');
 }
 
 /**

@@ -72,6 +72,17 @@ export class SessionService {
     return Number(row?.max ?? 0) + 1;
   }
 
+  /** Whether a turn of the session is claimed now (by any instance on this database). */
+  async turnElsewhere(sessionId: number): Promise<boolean> {
+    // the claim's columns are left out of every other read of the row (select: false)
+    const row = await this.repo
+      .createQueryBuilder('s')
+      .addSelect(['s.turnToken', 's.turnUntil'])
+      .where('s.id = :id', { id: sessionId })
+      .getOne();
+    return !!row && row.turnToken != null && Number(row.turnUntil ?? 0) > Date.now();
+  }
+
   /**
    * Claims the session's turn for this instance: one message at a time per session, on every instance
    * sharing the database. A conditional UPDATE takes the claim when nobody holds it or the holder's lease

@@ -1,0 +1,177 @@
+// `npm --prefix www run shots`: a screenshot of every page state a user meets, in zh-CN and en, at
+// 1440×900, into docs/screenshots/states/<locale>/ (the README links the folder; SHOTS_DIR overrides
+// it). Run by run.mjs (`--shots`) against the real backend and the scripted model, like the tests; the
+// pages are driven the way a user would, and each state is waited for before it is taken.
+import { test } from 'node:test';
+import { mkdirSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { apiData, forFile, launch, notesWorkspace, open, pickOption, scriptedChannel, uniqueName } from './helpers.mjs';
+import { MESSAGES, NOTES } from './model-script.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const OUT = process.env.SHOTS_DIR ?? resolve(here, '..', '..', '..', 'docs', 'screenshots', 'states');
+const channel = forFile(scriptedChannel);
+const workspace = forFile(() => notesWorkspace(NOTES));
+
+async function shot(page, lang, name) {
+  const dir = join(OUT, lang);
+  mkdirSync(dir, { recursive: true });
+  await page.locator('.el-message').first().waitFor({ state: 'detached', timeout: 10_000 }).catch(() => {});
+  await page.waitForTimeout(300); // transitions (drawers, dialogs) end
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
+}
+
+async function viewport(context) {
+  const page = context.pages()[0] ?? (await context.newPage());
+  await page.setViewportSize({ width: 1440, height: 900 });
+}
+
+for (const lang of ['zh-CN', 'en']) {
+  test(`every page state, ${lang}`, async () => {
+    rmSync(join(OUT, lang), { recursive: true, force: true });
+    const b = await launch();
+    try {
+      await viewport(b.context);
+      // not logged in, then a wrong token
+      let page = await open(b.context, '/agent/tools', { lang, login: false });
+      await page.getByTestId('login-needed').waitFor();
+      await page.keyboard.press('Escape');
+      await shot(page, lang, '01-login-needed');
+      await page.getByTestId('login-needed-btn').click();
+      await page.getByTestId('token-input').fill('not-the-token');
+      await page.getByTestId('login-submit').click();
+      await page.getByTestId('login-dialog').locator('.el-form-item__error').waitFor();
+      await shot(page, lang, '02-login-wrong-token');
+
+      // Tool 管理
+      page = await open(b.context, '/agent/tools', { lang });
+      await page.locator('[data-testid=tool-table] tr.tool-row-bash').first().waitFor();
+      await shot(page, lang, '03-tools');
+      await page.locator('[data-testid=tool-table] .el-table__body-wrapper tr.tool-row-patch').getByTestId('edit-tool').click();
+      const drawer = page.getByTestId('tool-drawer');
+      await drawer.getByTestId('mirror-fields').waitFor();
+      await shot(page, lang, '04-tool-drawer');
+      await drawer.getByTestId('drawer-field-extra').fill('{"owner": ');
+      await drawer.getByTestId('drawer-save').click();
+      await drawer.getByTestId('drawer-json-error').waitFor();
+      await shot(page, lang, '05-tool-drawer-bad-json');
+
+      // Agent 列表 / 编辑
+      page = await open(b.context, '/agent/list', { lang });
+      await page.locator('[data-testid=agent-table] tr.agent-row').first().waitFor();
+      await shot(page, lang, '06-agents');
+      const agent = await apiData('POST', '/admin/netaclaw/agent/add', {
+        name: lang === 'en' ? 'Research lead · crew master' : '研究主管 · Crew master',
+        systemPrompt: 'You lead a small crew.',
+        toolsets: ['base', 'planning', 'delegation'],
+        tools: { disabled: ['bash', 'grep'] },
+        crewRole: 'master',
+      });
+      page = await open(b.context, `/agent/${agent.id}`, { lang });
+      await page.getByTestId('agent-disabled-transfer').getByTestId('transfer-item-bash').waitFor();
+      await page.locator('[data-testid=preview-profile] tr.profile-row').first().waitFor();
+      await shot(page, lang, '07-agent-edit');
+      await page.getByTestId('session-named').click();
+      await page.getByTestId('session-cwd').fill(workspace.path);
+      await page.locator('[data-testid=session-routes] tr.session-route-row').first().waitFor();
+      await page.getByTestId('backend-compare-btn').click();
+      await page.getByTestId('backend-compare').waitFor();
+      await shot(page, lang, '08-agent-edit-session-compare');
+      page = await open(b.context, '/agent/new', { lang });
+      await page.getByTestId('agent-edit-page').waitFor();
+      await page.getByTestId('agent-save').click();
+      await page.getByTestId('agent-name-item').locator('.el-form-item__error').waitFor();
+      await shot(page, lang, '09-agent-new-name-required');
+
+      // 对话 · 子 Agent
+      const chat = async () => {
+        const p = await open(b.context, `/agent/chat?agent=${agent.id}`, { lang });
+        await p.getByTestId('chat-channel').waitFor();
+        await p.getByTestId('chat-offered').locator('[data-tool]').first().waitFor();
+        return p;
+      };
+      const send = async (p, text) => {
+        await p.getByTestId('chat-input').fill(text);
+        await p.getByTestId('chat-send').click();
+      };
+      page = await chat();
+      await shot(page, lang, '10-chat-new');
+      await page.getByTestId('chat-fields').getByTestId('field-cwd').fill('relative/dir');
+      await page.getByTestId('chat-fields').locator('.el-form-item__error').waitFor();
+      await shot(page, lang, '11-chat-cwd-error');
+      await page.getByTestId('chat-fields').getByTestId('field-cwd').fill(workspace.path);
+      await page.getByTestId('chat-fields').locator('.el-form-item__error').waitFor({ state: 'detached' });
+      await send(page, MESSAGES.read);
+      await page.getByTestId('chat-transcript').getByTestId('msg-assistant').filter({ hasText: 'notes.txt says:' }).waitFor();
+      await page.getByTestId('chat-answering').waitFor({ state: 'detached' });
+      await shot(page, lang, '12-chat-tool-calls');
+      await send(page, MESSAGES.delegate);
+      await page.getByTestId('chat-batches').locator('[data-testid=batch-card][data-status=running]').waitFor();
+      await shot(page, lang, '13-chat-batch-running');
+      await page.getByTestId('chat-transcript').getByTestId('msg-assistant').filter({ hasText: 'The sub-agent reported:' }).waitFor();
+      await page.getByTestId('chat-batches').locator('[data-testid=batch-card][data-status=completed][data-live=false]').waitFor();
+      await page.getByTestId('chat-answering').waitFor({ state: 'detached' });
+      await shot(page, lang, '14-chat-batch-done');
+      const chatAddress = page.url().slice(page.url().indexOf('#') + 1);
+      await send(page, MESSAGES.slow);
+      await page.getByTestId('chat-cancel').click();
+      await page.getByTestId('msg-cancelled').waitFor();
+      await shot(page, lang, '15-chat-cancelled');
+      const long = Array.from({ length: 300 }, (_, i) => `line ${i + 1} of a long message`).join('\n');
+      await send(page, long);
+      await page.getByTestId('chat-answering').waitFor({ state: 'detached' });
+      await page.getByTestId('chat-input').fill('字'.repeat(70_000));
+      await page.getByTestId('chat-too-long').waitFor();
+      await shot(page, lang, '16-chat-long-message');
+      await page.getByTestId('chat-input').fill('');
+      const con = page.getByTestId('batch-console');
+      await con.getByTestId('console-call').first().getByTestId('console-call-name').click();
+      await pickOption(page, 'popper-console-call-0', 'read_file');
+      await con.getByTestId('console-call').first().getByTestId('console-call-args').fill('{ "path": ');
+      await con.getByTestId('console-run').click();
+      await con.getByTestId('console-error').waitFor();
+      await con.scrollIntoViewIfNeeded();
+      await shot(page, lang, '17-batch-console-bad-json');
+
+      // 模型渠道
+      page = await open(b.context, '/agent/channels', { lang });
+      await page.getByTestId('channel-table').waitFor();
+      await shot(page, lang, '18-channels');
+      await page.getByTestId('channel-add').click();
+      await page.getByTestId('channel-dialog').getByTestId('channel-base-url').fill('api.example.com');
+      await page.getByTestId('channel-dialog').getByTestId('channel-save').click();
+      await page.getByTestId('channel-dialog').locator('.el-form-item__error').first().waitFor();
+      await shot(page, lang, '19-channel-dialog-errors');
+      await page.keyboard.press('Escape');
+      const other = await apiData('POST', '/admin/netaclaw/channel/add', { name: uniqueName('in-use'), baseUrl: 'https://api.example.com/v1', model: 'example-model' });
+      const user = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('user'), toolsets: ['base'], modelChannelId: other.id });
+      page = await open(b.context, '/agent/channels', { lang });
+      const row = page.locator(`[data-testid=channel-table] .el-table__body-wrapper tr.channel-row-${other.id}`);
+      await row.getByTestId('channel-delete').click();
+      await page.locator('.el-popconfirm__action .el-button--primary').last().click();
+      await page.getByTestId('channel-action-error').waitFor();
+      await shot(page, lang, '20-channel-in-use');
+      await apiData('POST', '/admin/netaclaw/agent/update', { id: user.id, modelChannelId: null });
+      await apiData('POST', '/admin/netaclaw/channel/delete', { id: other.id });
+
+      // the narrowest and the widest screens the pages are made for
+      for (const width of [1280, 1920]) {
+        const p = b.context.pages()[0];
+        await p.setViewportSize({ width, height: 900 });
+        page = await open(b.context, '/agent/tools', { lang });
+        await page.locator('[data-testid=tool-table] tr.tool-row-bash').first().waitFor();
+        await shot(page, lang, `${width}-tools`);
+        page = await open(b.context, `/agent/${agent.id}`, { lang });
+        await page.getByTestId('agent-disabled-transfer').getByTestId('transfer-item-bash').waitFor();
+        await page.locator('[data-testid=preview-profile] tr.profile-row').first().waitFor();
+        await shot(page, lang, `${width}-agent-edit`);
+        page = await open(b.context, chatAddress, { lang });
+        await page.getByTestId('chat-batches').locator('[data-testid=batch-card]').first().waitFor();
+        await shot(page, lang, `${width}-chat`);
+      }
+    } finally {
+      await b.close();
+    }
+  });
+}
