@@ -137,7 +137,8 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
     '--tmpfs', '/tmp',
   ];
   for (const dir of spec.readOnlyBinds ?? []) args.push('--ro-bind', dir, dir);
-  for (const root of spec.roots) args.push(spec.readonly ? '--ro-bind' : '--bind', root, root);
+  // each root once, outer roots before inner ones (a later bind covers an earlier one below it)
+  for (const root of [...new Set(spec.roots)].sort((a, b) => a.split('/').length - b.split('/').length)) args.push(spec.readonly ? '--ro-bind' : '--bind', root, root);
   args.push('--chdir', spec.cwd);
   return args;
 }

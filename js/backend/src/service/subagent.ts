@@ -18,6 +18,7 @@ import { shellSandbox } from '../runtime/sandbox';
 import { MAIN_TOOLS } from '../runtime/tools/main';
 import type { MainServices } from '../runtime/tools/types';
 import { SKILLS_DIR } from '../settings';
+import { assertRootsClear } from '../backendstate';
 import type { BatchPolicy, BatchRecord as ApiBatchRecord, BatchStatus, StoredCall } from '../api-types';
 import { parseId, requireObject } from '../validate';
 import { AgentService, sessionFields } from './agent';
@@ -236,6 +237,7 @@ export class SubagentService {
     }
     if (spec.parent) (d as DiagnosticInput & { parent?: unknown }).parent = spec.parent;
     const diag = policy().runtimeDiagnostic(d);
+    await assertRootsClear(diag.policy.workspaceRoots);
     const workerPolicy: WorkerPolicyWire = {
       workspaceRoots: diag.policy.workspaceRoots,
       allowShell: diag.policy.allowShell,
