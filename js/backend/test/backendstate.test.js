@@ -214,3 +214,41 @@ describe('the backend state is never reachable from a workspace root', () => {
     assert.ok(!sent.includes(fs.realpathSync(process.execPath)));
   });
 });
+
+describe("the backend's state lives outside the checkout by default", () => {
+  test('no DATA_DIR or STATIC_DIR: data in ~/.local/share/netaclaw/data (or $XDG_DATA_HOME/netaclaw/data), pages served from …/pages', async () => {
+    const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-home-')));
+    try {
+      const pages = path.join(home, '.local', 'share', 'netaclaw', 'pages');
+      fs.mkdirSync(pages, { recursive: true });
+      fs.writeFileSync(path.join(pages, 'index.html'), '<!doctype html><title>copied pages</title>');
+      const s = await startServer({ HOME: home, XDG_DATA_HOME: '', ADMIN_TOKEN: '' });
+      try {
+        const data = path.join(home, '.local', 'share', 'netaclaw', 'data');
+        const token = fs.readFileSync(path.join(data, 'admin-token'), 'utf8').trim();
+        assert.ok(fs.existsSync(path.join(data, 'netaclaw.sqlite')));
+        assert.match(s.log(), new RegExp(`serving pages from ${pages.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+        const page = await fetch(`${s.url}/`);
+        assert.match(await page.text(), /copied pages/);
+        // nothing was written into the checkout
+        assert.ok(!fs.existsSync(path.join(BACKEND_ROOT, 'data', 'admin-token')) || !fs.readFileSync(path.join(BACKEND_ROOT, 'data', 'admin-token'), 'utf8').includes(token));
+        // the home folder holds the data: a root there is refused
+        const r = await call(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { agent: { name: 'x' }, sessionCwd: home }, { token });
+        assert.equal(r.status, 400, r.text);
+        assert.equal(r.body.error.code, CODE);
+      } finally {
+        await s.stop();
+      }
+      const xdg = path.join(home, 'xdg');
+      const s2 = await startServer({ HOME: home, XDG_DATA_HOME: xdg, ADMIN_TOKEN: 'x'.repeat(32) });
+      try {
+        assert.ok(fs.existsSync(path.join(xdg, 'netaclaw', 'data', 'netaclaw.sqlite')));
+        assert.match(s2.log(), /no pages at \S+\/xdg\/netaclaw\/pages/);
+      } finally {
+        await s2.stop();
+      }
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
