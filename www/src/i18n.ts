@@ -167,6 +167,11 @@ const zh = {
   diagError: '诊断输入无效',
   compareBackend: '与后端的诊断结果对比',
   noAgents: '还没有 Agent，请先在 Agent 列表中新建。',
+  // labels of the backend's error codes
+  errorCodes: {
+    root_contains_backend_state:
+      '工作区根目录不能是、位于或包含后端自身的数据、页面、代码或配置（含指向它们的符号链接）。请选择其他目录。',
+  } as Record<string, string>,
 };
 
 type Dict = typeof zh;
@@ -348,6 +353,10 @@ const en: Dict = {
   diagError: 'Invalid diagnostic input',
   compareBackend: 'Compare with the backend’s diagnostic',
   noAgents: 'No agent yet: create one under Agents first.',
+  errorCodes: {
+    root_contains_backend_state:
+      "A workspace root may not be, lie inside or contain the backend's own data, pages, code or configuration (symlinks to them included). Choose another folder.",
+  },
 };
 
 const dicts: Record<Locale, Dict> = { 'zh-CN': zh, en };

@@ -185,7 +185,7 @@ export class MainConfiguration implements ILifeCycle {
     console.log(
       fs.existsSync(STATIC_DIR)
         ? `[netaclaw] serving pages from ${STATIC_DIR} (open the address below and log in with the admin token)`
-        : `[netaclaw] no pages at ${STATIC_DIR} (build www/ or set STATIC_DIR)`
+        : `[netaclaw] no pages at ${STATIC_DIR} (scripts/demo.sh builds the pages and copies them there; or set STATIC_DIR to a built www/dist)`
     );
     // Printed last: the test harness (and people) take this line as "ready".
     console.log(`[netaclaw] listening on http://${shownHost}:${port}/`);

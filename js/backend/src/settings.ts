@@ -2,6 +2,7 @@
  * Everything the backend reads from the environment, resolved once at load time.
  * See README.md for the list of variables.
  */
+import * as os from 'os';
 import * as path from 'path';
 
 /** js/backend (this file is src/settings.ts or dist/settings.js). */
@@ -25,11 +26,21 @@ function intEnv(name: string, def: number, min: number, max: number): number {
   return Number(raw);
 }
 
-export const DATA_DIR = env('DATA_DIR') ? resolveFromCwd(env('DATA_DIR')!) : path.join(BACKEND_ROOT, 'data');
+/**
+ * Where the backend keeps its state unless told otherwise: `$XDG_DATA_HOME/netaclaw` (an absolute
+ * XDG_DATA_HOME), else `~/.local/share/netaclaw` — outside any checkout, so that a workspace root at a
+ * checkout never holds the backend's data (a root that reaches it is refused all the same:
+ * backendstate.ts).
+ */
+export const STATE_HOME = path.join(
+  env('XDG_DATA_HOME') && path.isAbsolute(env('XDG_DATA_HOME')!) ? env('XDG_DATA_HOME')! : path.join(os.homedir(), '.local', 'share'),
+  'netaclaw'
+);
 
-export const STATIC_DIR = env('STATIC_DIR')
-  ? resolveFromCwd(env('STATIC_DIR')!)
-  : path.resolve(BACKEND_ROOT, '..', '..', 'www', 'dist');
+export const DATA_DIR = env('DATA_DIR') ? resolveFromCwd(env('DATA_DIR')!) : path.join(STATE_HOME, 'data');
+
+/** The built pages (scripts/demo.sh copies `www/dist` there). */
+export const STATIC_DIR = env('STATIC_DIR') ? resolveFromCwd(env('STATIC_DIR')!) : path.join(STATE_HOME, 'pages');
 
 /** Skills: one folder per skill, `SKILL.md` its text. */
 export const SKILLS_DIR = env('NETACLAW_SKILLS_DIR') ? resolveFromCwd(env('NETACLAW_SKILLS_DIR')!) : path.join(DATA_DIR, 'skills');

@@ -924,7 +924,9 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
     assert.match((await run('read_skill_file', { name: 'hello', path: '../../x' })).error, /outside the folder of skill hello/);
     fs.symlinkSync(ws.secret, path.join(svc.skillsDir, 'hello', 'leak'));
     assert.match((await run('read_skill_file', { name: 'hello', path: 'leak' })).error, /outside the folder/);
-    assert.match((await run('read_skill', { name: 'nobody' })).error, /no skill named nobody/);
+    const nobody = await run('read_skill', { name: 'nobody' });
+    assert.match(nobody.error, /no skill named nobody/);
+    assert.ok(!nobody.error.includes(svc.skillsDir), 'the skills folder (the backend\'s) is not named');
     assert.match((await run('execute_skill', { name: 'hello', script: 'missing.sh' })).error, /has no script/);
     const u = await run('execute_skill', { name: 'hello', script: 'run.sh' }, { shell: 'unavailable' });
     assert.equal(u.ok, false, 'the process operations refuse to run without the sandbox');

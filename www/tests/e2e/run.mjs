@@ -141,6 +141,8 @@ async function main() {
       PORT: String(port),
       DATA_DIR: dataDir,
       DB_PATH: join(dataDir, 'netaclaw.sqlite'),
+      // the pages just built (the backend's default is a folder outside the checkout, which the demo fills)
+      STATIC_DIR: join(www, 'dist'),
       ADMIN_TOKEN,
       // the OCR follow-up of seed 001: a vision tool registered by file (ocr.test.mjs)
       NETACLAW_CATALOG_FILE: join(here, 'fixtures', 'ocr-catalog.json'),

@@ -8,6 +8,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type { WorkerPolicyWire } from './protocol';
+import { isInside } from './realpath';
 
 /** dist/ (this file is dist/runtime/permissions.js). */
 const DIST = path.resolve(__dirname, '..');
@@ -39,8 +40,21 @@ export function codeReadPaths(): string[] {
 export class PermissionError extends Error {}
 
 /**
- * Node 20 splits `--allow-fs-*` values at commas, so a path holding a comma cannot be granted exactly:
- * such a root is refused rather than granted wrongly (fail closed).
+ * The flag that turns the permission model on, by the running Node: `--permission` from Node 23.5 (and
+ * 22.13), where the model is stable and `--experimental-permission` is refused as a bad option; before, only
+ * `--experimental-permission` (Node 20 refuses `--permission`). The worker runs on the same Node as the
+ * backend (`fork` uses `process.execPath`), so the running version decides.
+ */
+export function permissionFlag(version: string = process.versions.node): string {
+  const [major, minor] = version.split('.').map(Number);
+  const stable = major > 23 || (major === 23 && minor >= 5) || (major === 22 && minor >= 13);
+  return stable ? '--permission' : '--experimental-permission';
+}
+
+/**
+ * A path holding a comma is refused rather than granted (fail closed): Node releases have split
+ * `--allow-fs-*` values at commas, and Node 24 warns on every such value that a comma-separated list is no
+ * longer valid; a root that one release would grant differently from another is not granted at all.
  */
 function grantable(p: string): string {
   if (p.includes(',')) throw new PermissionError(`workspace root ${JSON.stringify(p)} holds a comma, which Node's permission flags cannot express`);
@@ -55,17 +69,47 @@ function realOrSelf(p: string): string {
   }
 }
 
+/**
+ * The paths to grant, each once and none inside another (outermost first). Node's permission model cannot
+ * take nested or repeated grants: Node 20 denies everything below two nested grants (`/a` and `/a/b`, in
+ * either order) and aborts on the same path granted twice; Node 24 denies everything below `/a` when `/a/b`
+ * comes first. A path inside another is already granted by it.
+ */
+export function collapseGrants(paths: Iterable<string>): string[] {
+  const sorted = [...new Set([...paths].map(p => path.resolve(p)))].sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+  const out: string[] = [];
+  for (const p of sorted) if (!out.some(o => isInside(p, o))) out.push(p);
+  return out;
+}
+
+/**
+ * Node's permission model (20 and 24 alike) cannot grant a folder together with another path whose name
+ * begins with the folder's (`/w/proj` and `/w/proj-old`, or `/w/root` and a symlink `/w/root-link` to it):
+ * the folder itself becomes unreadable (its contents stay readable), so a worker could not resolve or list
+ * its root. Such roots are refused at start with this message rather than failing on the first call.
+ */
+function refuseNameClashes(grants: readonly string[]): void {
+  for (const a of grants) {
+    for (const b of grants) {
+      if (a !== b && b.startsWith(a) && !isInside(b, a)) {
+        throw new PermissionError(
+          `${JSON.stringify(a)} and ${JSON.stringify(b)} cannot both be granted: Node's permission model cannot grant a folder ` +
+            `and another path whose name begins with the folder's name (the folder itself would be unreadable); rename or drop one`
+        );
+      }
+    }
+  }
+}
+
 /** `extraReads`: further files the worker must load (a test's fixture worker program). */
 export function permissionFlags(policy: WorkerPolicyWire, extraReads: string[] = []): string[] {
-  const roots = new Set<string>();
-  for (const r of policy.workspaceRoots) {
-    roots.add(grantable(r));
-    roots.add(grantable(realOrSelf(r)));
-  }
-  const flags = ['--experimental-permission'];
-  for (const p of [...codeReadPaths(), ...extraReads]) flags.push(`--allow-fs-read=${grantable(p)}`);
-  for (const r of roots) flags.push(`--allow-fs-read=${r}`);
-  if (!policy.readonly) for (const r of roots) flags.push(`--allow-fs-write=${r}`);
+  const roots: string[] = [];
+  for (const r of policy.workspaceRoots) roots.push(grantable(r), grantable(realOrSelf(r)));
+  const flags = [permissionFlag()];
+  const reads = collapseGrants([...[...codeReadPaths(), ...extraReads].map(grantable), ...roots]);
+  refuseNameClashes(reads);
+  for (const p of reads) flags.push(`--allow-fs-read=${p}`);
+  if (!policy.readonly) for (const r of collapseGrants(roots)) flags.push(`--allow-fs-write=${r}`);
   if (policy.allowShell) flags.push('--allow-child-process');
   return flags;
 }

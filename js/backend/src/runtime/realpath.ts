@@ -71,7 +71,9 @@ export async function checkRealPaths(paths: readonly GatePath[], roots: readonly
     if (!real.some(r => isInside(resolved, r))) {
       return {
         reason: RUNTIME_REASONS.outsideWorkspace,
-        detail: `${p.argument}: ${p.path} resolves to ${resolved}, outside every workspace root`,
+        // Only the path as the call named it (inside a root, lexically): where it really leads is the
+        // host's business, never told (it could name the backend's own files, or any file of the host).
+        detail: `${p.argument}: ${p.path} leads outside every workspace root (through a symlink)`,
       };
     }
   }

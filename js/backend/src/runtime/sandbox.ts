@@ -114,8 +114,10 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
     '--dev', '/dev',
     '--tmpfs', '/tmp',
   ];
-  for (const b of spec.readOnlyBinds ?? []) args.push('--ro-bind', ...(typeof b === 'string' ? [b, b] : b));
+  // each root once, outer roots before inner ones (a later bind covers an earlier one below it); the
+  // read-only binds (a skill's folder) last, so that no root covers them
   for (const root of bindOrder(spec.roots)) args.push(spec.readonly ? '--ro-bind' : '--bind', root, root);
+  for (const b of spec.readOnlyBinds ?? []) args.push('--ro-bind', ...(typeof b === 'string' ? [b, b] : b));
   args.push('--chdir', spec.cwd);
   return args;
 }

@@ -19,6 +19,7 @@ import { ChannelService, channelView } from './channel';
 import { parseVersion, staleVersion, updateRow } from '../versioned';
 import { ToolService } from './tool';
 import { AgentFields, newAgentFields } from '../api-types';
+import { assertRootsClear } from '../backendstate';
 
 /** The package's vocabularies of the agent's enum fields. */
 function vocabulary() {
@@ -263,6 +264,7 @@ export class AgentService {
     if (opts.subagentTools !== undefined) input.subagentTools = this.subagentSelection(agent, opts.subagentTools);
     if (opts.parent !== undefined) input.parent = opts.parent;
     const diagnostic = policy().runtimeDiagnostic(input);
+    await assertRootsClear(diagnostic.policy.workspaceRoots);
     const prompt = buildSystemPrompt({
       agent,
       delegated: opts.parent !== undefined && opts.parent !== null,
@@ -297,7 +299,9 @@ export class AgentService {
     const agent = await this.agentFromRequest(body as Obj, 'agentId', true);
     const channel = await this.channelService.forAgent(agent);
     const d: DiagnosticInput = { ...(await this.resolverInput(agent, channel)), ...sessionFields(body) };
-    return policy().runtimeDiagnostic(d);
+    const diagnostic = policy().runtimeDiagnostic(d);
+    await assertRootsClear(diagnostic.policy.workspaceRoots);
+    return diagnostic;
   }
 
   async mustGetView(id: number): Promise<AgentView> {

@@ -18,6 +18,7 @@ import { DECISIONS, RUNTIME_REASONS } from '../runtime/codes';
 import { shellSandbox } from '../runtime/sandbox';
 import type { MainServices } from '../runtime/tools/types';
 import { SKILLS_DIR } from '../settings';
+import { assertRootsClear } from '../backendstate';
 import type { BatchPolicy, BatchRecord as ApiBatchRecord, BatchStatus, StoredCall } from '../api-types';
 import { parseId, requireObject } from '../validate';
 import { AgentService, sessionFields } from './agent';
@@ -253,6 +254,7 @@ export class SubagentService {
     }
     if (spec.parent) (d as DiagnosticInput & { parent?: unknown }).parent = spec.parent;
     const diag = policy().runtimeDiagnostic(d);
+    await assertRootsClear(diag.policy.workspaceRoots);
     const workerPolicy: WorkerPolicyWire = {
       workspaceRoots: diag.policy.workspaceRoots,
       allowShell: diag.policy.allowShell,

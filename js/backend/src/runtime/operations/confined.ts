@@ -76,12 +76,18 @@ async function openRaw(p: string, flags: number, followLast: boolean): Promise<f
   } catch (err) {
     // ELOOP: the last component is a symlink. Open its real location (checked below like anything else).
     if (errCode(err) !== 'ELOOP' || !followLast) throw err;
-    return fs.promises.open(await fs.promises.realpath(p), flags | BASE_FLAGS);
+    try {
+      return await fs.promises.open(await fs.promises.realpath(p), flags | BASE_FLAGS);
+    } catch (e) {
+      // Node's message names the real location; the answer names only the path the call gave.
+      throw Object.assign(new Error(`${errCode(e) ?? 'error'}: cannot open ${p} (a symlink)`), { code: errCode(e) });
+    }
   }
 }
 
-function outside(p: string, where: string): OutsideRootsError {
-  return new OutsideRootsError(`${p} resolved to ${where} when it was opened, outside every workspace root`);
+/** The real location is never put in the message: it may be any file of the host. */
+function outside(p: string): OutsideRootsError {
+  return new OutsideRootsError(`${p} led outside every workspace root when it was opened`);
 }
 
 /**
@@ -105,7 +111,7 @@ async function verify(fh: fs.promises.FileHandle, p: string, c: Confinement): Pr
   try {
     const actual = await resolveFd(fh.fd);
     if (actual !== null && actual.startsWith('/')) {
-      if (!roots.some(r => isInside(actual, r))) throw outside(p, actual);
+      if (!roots.some(r => isInside(actual, r))) throw outside(p);
       // This process can reach the checked object itself through /proc; a worker lists by path.
       return resolveFd === procSelf ? { fh, base: `/proc/self/fd/${fh.fd}`, byPath: false, path: p } : { fh, base: p, byPath: true, path: p };
     }
@@ -126,7 +132,7 @@ async function sameAsRealPath(fh: fs.promises.FileHandle, p: string, roots: stri
   } catch (err) {
     throw new OutsideRootsError(`${p} cannot be resolved after it was opened (${errCode(err) ?? (err as Error).message})`);
   }
-  if (!roots.some(r => isInside(real, r))) throw outside(p, real);
+  if (!roots.some(r => isInside(real, r))) throw outside(p);
   const [held, there] = await Promise.all([fh.stat(), fs.promises.stat(real).catch(() => null)]);
   if (!there || held.dev !== there.dev || held.ino !== there.ino) {
     throw new OutsideRootsError(`${p} changed while it was being opened`);

@@ -177,7 +177,8 @@ export const readSkill: ToolImpl = async (args, ctx) => {
   const name = str(args, 'name');
   const p = await skillPath(ctx, name, null);
   const text = await readText(ctx, p.file, [p.dir]);
-  if (text === null) throw new ToolError(`no skill named ${name} (no ${p.file})`);
+  // the skills folder is the backend's (under its data folder): its path is not told
+  if (text === null) throw new ToolError(`no skill named ${name} (its folder has no SKILL.md)`);
   return text;
 };
 
