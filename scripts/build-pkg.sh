@@ -1,15 +1,13 @@
 #!/usr/bin/env bash
 # Builds the npm package in pkg/ the ordinary way: one `cargo build` of the .wasm, wasm-bindgen's
 # `--target nodejs` (the CommonJS glue, pkg/node/) and `--target web` (the browser and bundler glue,
-# pkg/web/) on that same file, then binaryen's wasm-opt (its flags are in this one place) on the
+# pkg/web/) on that same file, then binaryen's wasm-opt (scripts/wasm-opt.sh, the one place of its flags) on the
 # module, which both glues then load: the same bytes are placed beside each glue. Nothing generated is
 # edited. The entries (pkg/browser.mjs, pkg/index.mjs) and types (pkg/*.d.ts, pkg/*.d.mts) are
 # hand-kept files that import the glue. Prints the module's size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-WASM_OPT="${WASM_OPT:-js/node_modules/.bin/wasm-opt}"
-[ -x "$WASM_OPT" ] || { echo "build-pkg: $WASM_OPT is missing; run scripts/setup.sh (it installs js/ with binaryen)" >&2; exit 1; }
 command -v wasm-bindgen >/dev/null || { echo "build-pkg: wasm-bindgen is missing; run scripts/setup.sh" >&2; exit 1; }
 
 cargo build --locked --release --lib --target wasm32-unknown-unknown --no-default-features --features wasm
@@ -22,18 +20,8 @@ wasm-bindgen --target web --out-dir pkg/web --out-name netaclaw_tool_policy "$bu
 cmp -s pkg/node/netaclaw_tool_policy_bg.wasm pkg/web/netaclaw_tool_policy_bg.wasm \
   || { echo "build-pkg: wasm-bindgen made different modules for the nodejs and web targets" >&2; exit 1; }
 
-# -Oz to a fixed point; the name, producers and target-features sections are of no use past
-# wasm-bindgen (the release profile keeps symbols so that wasm-bindgen can read the features).
-# The module owns its memory: it starts zeroed, and Rust lays out nothing in its first KiB.
-# Only small functions are inlined into their single caller (-ocimfs): inlining every such function
-# builds a few huge functions with hundreds of locals, whose unique local indices compress worse
-# under gzip than the calls they save.
 wasm=pkg/web/netaclaw_tool_policy_bg.wasm
-"$WASM_OPT" -Oz --converge -ocimfs 14 --low-memory-unused --zero-filled-memory \
-  --strip-debug --strip-producers --strip-target-features \
-  --enable-bulk-memory --enable-reference-types --enable-multivalue \
-  --enable-nontrapping-float-to-int --enable-sign-ext \
-  "$wasm" -o "$wasm"
+scripts/wasm-opt.sh "$wasm" "$wasm"
 cp "$wasm" pkg/node/netaclaw_tool_policy_bg.wasm
 rm -f pkg/node/netaclaw_tool_policy_bg.wasm.d.ts pkg/web/netaclaw_tool_policy_bg.wasm.d.ts
 
