@@ -386,7 +386,7 @@ mod tests {
         let row = obj(json!({"id": 3, "name": "read_skill", "label": "x", "sort": 4}));
         let out = validate_tool_update(&catalog, &row, "read_skill", &obj(json!({"label": null, "sort": null, "promptHint": "  "})));
         assert!(out.ok);
-        assert_eq!(Value::Object(out.row.unwrap()), json!({"id": 3.0, "name": "read_skill", "label": "read_skill", "sort": 0, "promptHint": "  "}));
+        assert_eq!(Value::Object(out.row.unwrap()), json!({"id": 3, "name": "read_skill", "label": "read_skill", "sort": 0, "promptHint": "  "}));
         let refused = validate_tool_update(&catalog, &row, "read_skill", &obj(json!({"promptHint": "use it"})));
         assert_eq!(refused.errors.unwrap()[0].code, ReasonCode::PromptHintNotSupported);
     }
