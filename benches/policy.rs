@@ -198,10 +198,6 @@ mod native {
         let mut group = c.benchmark_group("ToolCallChecker");
         group.bench_function(BenchmarkId::from_parameter("check"), |b| b.iter(|| checker.check_call(Some(black_box(&call))).expect("the call is valid")));
         group.bench_function(BenchmarkId::from_parameter("checkText"), |b| b.iter(|| checker.check_text(black_box("read_file"), black_box(&text)).expect("the answer prints")));
-        // What the WebAssembly build does for the same two: the decision answered as its fields
-        // (`ToolCallCheck::fields`), from which JavaScript builds the object, rather than as JSON.
-        group.bench_function(BenchmarkId::from_parameter("checkFields"), |b| b.iter(|| checker.decide_call(Some(black_box(&call))).expect("the call is valid").fields()));
-        group.bench_function(BenchmarkId::from_parameter("checkTextFields"), |b| b.iter(|| checker.decide_text(black_box("read_file"), black_box(&text)).fields()));
         group.finish();
     }
 

@@ -17,23 +17,16 @@ mkdir -p "$work/crate" "$work/pkg/node" "$work/pkg/web"
 cp -r Cargo.toml Cargo.lock src benches examples "$work/crate/"
 cp -r fuzz "$work/crate/" 2>/dev/null || true
 cat js/bench/boundary/swb.rs >> "$work/crate/src/edge/wasm.rs"
-cat js/bench/boundary/value_deserialize.rs >> "$work/crate/src/value/list.rs"
 (
   cd "$work/crate"
   cargo add --quiet serde-wasm-bindgen@0.6.5 --optional
   sed -i 's/^wasm = \[\(.*\)\]/wasm = [\1, "dep:serde-wasm-bindgen"]/' Cargo.toml
-  CARGO_TARGET_DIR="$work/target" cargo build --quiet --release --target wasm32-unknown-unknown --features wasm --lib
+  CARGO_TARGET_DIR="$work/target" cargo build --quiet --release --target wasm32-unknown-unknown --no-default-features --features wasm --lib
 )
 built="$work/target/wasm32-unknown-unknown/release/netaclaw_tool_policy.wasm"
 wasm-bindgen --target web --out-dir "$work/pkg/web" --out-name netaclaw_tool_policy "$built"
 wasm-bindgen --target nodejs --out-dir "$work/pkg/node" --out-name netaclaw_tool_policy "$built"
-# The same dead table entries dropped as in the package's build, so that the sizes compare alike.
-scripts/drop-dead-table-entries.sh "$work/pkg/web/netaclaw_tool_policy_bg.wasm" "$work/pkg/web/netaclaw_tool_policy.js" "$work/pkg/node/netaclaw_tool_policy.js"
-js/node_modules/.bin/wasm-opt -Oz --converge -ocimfs 14 --low-memory-unused --zero-filled-memory \
-  --strip-debug --strip-producers --strip-target-features \
-  --enable-bulk-memory --enable-reference-types --enable-multivalue \
-  --enable-nontrapping-float-to-int --enable-sign-ext \
-  "$work/pkg/web/netaclaw_tool_policy_bg.wasm" -o "$work/pkg/web/netaclaw_tool_policy_bg.wasm"
+scripts/wasm-opt.sh "$work/pkg/web/netaclaw_tool_policy_bg.wasm" "$work/pkg/web/netaclaw_tool_policy_bg.wasm"
 cp "$work/pkg/web/netaclaw_tool_policy_bg.wasm" "$work/pkg/node/netaclaw_tool_policy_bg.wasm"
 printf '{ "type": "module" }\n' > "$work/pkg/web/package.json"
 node js/bench/boundary.mjs --swb "$work/pkg" --inputs "$out/inputs.json" --out "$out/boundary.json" > /dev/null

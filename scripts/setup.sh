@@ -11,7 +11,12 @@ with_tests=0
 log() { printf '\n== setup: %s\n' "$*"; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
-# Rust: the wasm target, and wasm-bindgen-cli at exactly the version of the wasm-bindgen crate in Cargo.lock.
+# Rust: the toolchain of rust-toolchain.toml (an exact release, with clippy and the wasm target; rustup
+# installs what it lacks), wasm-bindgen-cli at exactly the version of the wasm-bindgen crate in
+# Cargo.lock, and wasm-pack and geckodriver at the exact versions below.
+WASM_PACK_VERSION=0.15.1
+GECKODRIVER_VERSION=0.37.1
+rustup show active-toolchain >/dev/null 2>&1 || rustup toolchain install
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   log "rustup target add wasm32-unknown-unknown"
   rustup target add wasm32-unknown-unknown
@@ -23,9 +28,9 @@ if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $wb_version"; t
   cargo install --locked wasm-bindgen-cli --version "=$wb_version" --force \
     || cargo install wasm-bindgen-cli --version "=$wb_version" --force
 fi
-if ! command -v wasm-pack >/dev/null; then
-  log "cargo install wasm-pack"
-  cargo install --locked wasm-pack
+if ! wasm-pack --version 2>/dev/null | grep -qx "wasm-pack $WASM_PACK_VERSION"; then
+  log "cargo install wasm-pack $WASM_PACK_VERSION"
+  cargo install --locked wasm-pack --version "=$WASM_PACK_VERSION" --force
 fi
 
 # bubblewrap: the OS sandbox every worker and every `bash` tool call runs in (docs/runtime.md), and
@@ -56,9 +61,9 @@ if [ "$with_tests" = 1 ]; then
   fi
 fi
 
-if [ "$with_tests" = 1 ] && ! command -v geckodriver >/dev/null; then
-  log "cargo install geckodriver (headless Firefox for the browser suite)"
-  cargo install --locked geckodriver
+if [ "$with_tests" = 1 ] && ! geckodriver --version 2>/dev/null | head -1 | grep -q "^geckodriver $GECKODRIVER_VERSION\b"; then
+  log "cargo install geckodriver $GECKODRIVER_VERSION (headless Firefox for the browser suite)"
+  cargo install --locked geckodriver --version "=$GECKODRIVER_VERSION" --force
 fi
 
 # Node 24 (the active LTS) beside the system's Node 20, for the test command's second backend run

@@ -7,16 +7,23 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh --test || { echo "test.sh: setup failed" >&2; exit 1; }
 
 passed=0; failed=0; failures=""
+expected_files="scripts/size-check.sh scripts/check-no-rules.mjs scripts/check-no-rules.test.mjs js/package.json js/backend/package.json www/package.json tests/web.rs scripts/test-backend-node24.sh"
 suite() {
   local name="$1"; shift
   printf '\n==== %s\n' "$name"
   if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); failures="$failures\n  - $name"; fi
 }
+# A suite whose files are missing fails (naming them) rather than being skipped.
+present() {
+  local missing="" f
+  for f in "$@"; do [ -e "$f" ] || missing="$missing $f"; done
+  [ -z "$missing" ] || { echo "test.sh: expected suite files are missing:$missing" >&2; return 1; }
+}
 
 suite "native: cargo test" cargo test --locked
 suite "native: cargo clippy" cargo clippy --locked --all-targets -- -D warnings
-suite "package: build (wasm-pack, wasm-opt)" scripts/build-pkg.sh
-[ -x scripts/size-check.sh ] && suite "package: size budget" scripts/size-check.sh
+suite "package: build (cargo, wasm-bindgen, wasm-opt)" scripts/build-pkg.sh
+suite "package: size budget" scripts/size-check.sh
 suite "package: Node tests" npm --prefix js test
 suite "package: headless Chrome (wasm-bindgen-test)" env CHROMEDRIVER=/usr/bin/chromedriver \
   wasm-pack test --headless --chrome -- --features wasm --test web
@@ -24,12 +31,12 @@ suite "package: headless Firefox (wasm-bindgen-test)" env GECKODRIVER="$(command
   wasm-pack test --headless --firefox -- --features wasm --test web
 suite "pages and backend: no rule restated (the check, and its test on planted literals)" \
   bash -c 'node --test scripts/check-no-rules.test.mjs && node scripts/check-no-rules.mjs'
-[ -f js/backend/package.json ] && suite "backend: SQLite and MariaDB (Node $(node --version))" env REQUIRE_MARIADB=1 npm --prefix js/backend test
-[ -f js/backend/package.json ] && suite "backend: SQLite and MariaDB (Node 24)" env REQUIRE_MARIADB=1 scripts/test-backend-node24.sh
-if [ -f www/package.json ]; then
-  suite "pages: vue-tsc" npm --prefix www run typecheck
-  suite "pages: end to end in headless Chromium" npm --prefix www run test:e2e
-fi
+suite "backend: SQLite and MariaDB (Node $(node --version))" env REQUIRE_MARIADB=1 npm --prefix js/backend test
+suite "backend: SQLite and MariaDB (Node 24)" env REQUIRE_MARIADB=1 scripts/test-backend-node24.sh
+suite "pages: vue-tsc" npm --prefix www run typecheck
+suite "pages: end to end in headless Chromium" npm --prefix www run test:e2e
+
+suite "every expected suite is present" present $expected_files
 
 printf '\n==== summary\n'
 [ -n "$failures" ] && printf 'failed suites:%b\n' "$failures"

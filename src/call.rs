@@ -9,7 +9,6 @@
 //! `name` (a plain name, one path segment) or `relative` (a path inside a folder the host chooses).
 
 use crate::explain::DynamicRoute;
-use crate::json;
 use crate::path::Path;
 use crate::text::{concat, quote};
 use crate::value::type_name;
@@ -18,12 +17,12 @@ use crate::vocab::{ReasonCode, RuntimeStatus, ToolCallDecision};
 use crate::worker_policy::{Root, WorkerPolicy};
 use serde::Serialize;
 use crate::value::{Map, Value};
-#[cfg(feature = "wasm")]
+#[cfg(feature = "types")]
 use tsify::Tsify;
 
 /// One path a call touches.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 pub struct ToolCallPath {
     /// The argument that names it (`path`, `items[0].path`); for a diff, the diff's argument.
     pub argument: String,
@@ -35,49 +34,18 @@ pub struct ToolCallPath {
 
 /// The decision on one call.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 pub struct ToolCallCheck {
     pub decision: ToolCallDecision,
     /// Why the call is denied; `null` when it may run.
-    #[cfg_attr(feature = "wasm", tsify(type = "ReasonCode | null"))]
+    #[cfg_attr(feature = "types", tsify(type = "ReasonCode | null"))]
     pub reason: Option<ReasonCode>,
     /// Every path the call touches (empty for a denied call).
     pub paths: Vec<ToolCallPath>,
     /// A short English text naming what is wrong (`arguments.path: expected a string, got a number`),
     /// for the model; `null` when the call may run.
-    #[cfg_attr(feature = "wasm", tsify(type = "string | null"))]
+    #[cfg_attr(feature = "types", tsify(type = "string | null"))]
     pub detail: Option<String>,
-}
-
-impl ToolCallCheck {
-    /// The fields, each followed by a NUL character: the decision, the reason (empty: `null`), the
-    /// detail (empty: `null`), then each path's argument, path and write flag (`1` or empty). No field
-    /// holds a NUL character: a path holding one is denied, and details and argument names quote what
-    /// they name (`arguments["a\u0000b"]`). The WebAssembly build hands this text to JavaScript,
-    /// which builds the plain object from it (`edge::wasm`).
-    pub fn fields(&self) -> String {
-        let mut text = Vec::with_capacity(64);
-        self.write_fields(&mut text);
-        // SAFETY: only whole strings and NUL characters were written.
-        unsafe { String::from_utf8_unchecked(text) }
-    }
-
-    /// [`ToolCallCheck::fields`] written at the end of `text` (the WebAssembly `checkText` keeps one
-    /// buffer for its answers).
-    pub fn write_fields(&self, text: &mut Vec<u8>) {
-        fn add(text: &mut Vec<u8>, field: &str) {
-            text.extend_from_slice(field.as_bytes());
-            text.push(0);
-        }
-        add(text, self.decision.as_str());
-        add(text, self.reason.map_or("", |r| r.as_str()));
-        add(text, self.detail.as_deref().unwrap_or_default());
-        for p in &self.paths {
-            add(text, &p.argument);
-            add(text, &p.path);
-            add(text, if p.write { "1" } else { "" });
-        }
-    }
 }
 
 /// A denial: the reason and its detail.
@@ -417,7 +385,7 @@ fn validate<'v>(schema: &'v Value, value: &'v Value, at: &Path, marked: &mut Vec
     }
     if let Some(Value::Array(options)) = map.get("enum") {
         if !options.iter().any(|o| same(o, value)) {
-            return fail(&concat(&["must be one of ", &json::to_string(options).unwrap_or_default()]));
+            return fail(&concat(&["must be one of ", &crate::value::to_js_string(options).unwrap_or_default()]));
         }
     }
     // The bounds of the value's kind: its number, its length in characters, its count of items.
@@ -430,7 +398,7 @@ fn validate<'v>(schema: &'v Value, value: &'v Value, at: &Path, marked: &mut Vec
     if let Some(x) = measure {
         for (k, key) in keys.into_iter().enumerate() {
             if let Some(bound) = map.get(key).filter(|b| b.as_f64().is_some_and(|b| if k == 0 { x < b } else { x > b })) {
-                let bound = json::to_string(bound).unwrap_or_default();
+                let bound = crate::value::js_text(bound);
                 if k == 0 && bound == "1" && !unit.is_empty() {
                     return fail("must not be empty");
                 }
@@ -485,8 +453,7 @@ fn validate_object<'v>(schema: &'v Map<String, Value>, object: &'v Map<String, V
     Ok(())
 }
 
-#[cfg(all(test, not(all(target_arch = "wasm32", feature = "wasm"))))]
-// Native only: the tests build `serde_json` values, the crate's own `Value` in the WebAssembly build.
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::manifest::Catalog;
@@ -643,32 +610,6 @@ mod tests {
         ] {
             assert_eq!(diff_files(bad), Err(why), "{bad:?}");
         }
-    }
-
-    #[test]
-    fn fields_are_split_by_nul_characters_that_no_field_holds() {
-        let p = policy(&["/w"], false, false);
-        let nul_key = Catalog::from_schemas(&[crate::catalog::ToolSchema { parameters: Some(std::sync::Arc::new(json!({"type": "object", "properties": {"a\u{0}b": {"type": "string", "x-netaclaw-path": "write"}}}))), ..crate::catalog::ToolSchema::new("t", "x") }]).unwrap();
-        let diff = "--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n";
-        let checks = [
-            check("read_file", LOCAL, &p, json!({"path": "src/a.rs"})),
-            check("patch", PROXY, &p, json!({ "patch": diff })),
-            check("read_file", LOCAL, &p, json!({"path": "a\u{0}b"})),
-            check("read_file", LOCAL, &p, json!({"path": 3, "\u{0}": 1})),
-            check_tool_call("t", nul_key.get("t"), Some(&route("t", PROXY, &[])), &p, Some(&json!({"a\u{0}b": "o"}))),
-            check_tool_call("x\u{0}y", None, None, &p, None),
-        ];
-        for c in &checks {
-            let text = c.fields();
-            let fields: Vec<&str> = text.split('\0').collect();
-            assert_eq!(fields.len(), 4 + 3 * c.paths.len(), "{text:?}");
-            assert_eq!((fields[0], fields[1], fields[2]), (c.decision.as_str(), c.reason.map_or("", |r| r.as_str()), c.detail.as_deref().unwrap_or_default()));
-            for (i, path) in c.paths.iter().enumerate() {
-                assert_eq!(&fields[3 + 3 * i..6 + 3 * i], [path.argument.as_str(), &path.path, if path.write { "1" } else { "" }]);
-            }
-        }
-        assert_eq!(checks[1].paths.len(), 2);
-        assert_eq!(checks[4].paths[0].argument, "[\"a\\u0000b\"]");
     }
 
     #[test]

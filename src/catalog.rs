@@ -5,7 +5,7 @@ use crate::vocab::{Capability, ExecutionMode, ToolKind, Visibility, WorkerRoutin
 use serde::Serialize;
 use crate::value::Value;
 use std::sync::{Arc, OnceLock};
-#[cfg(feature = "wasm")]
+#[cfg(feature = "types")]
 use tsify::Tsify;
 
 /// The toolsets a legacy agent (no `toolsets`) gets.
@@ -17,57 +17,57 @@ pub const RESERVED_TOOLSETS: [&str; 2] = ["vision", "document"];
 /// A catalog entry. `name` (1–100 characters) and `toolset` (1–50) are required; every other field
 /// falls back to the builtin table (for a builtin name) or to the defaults of its kind.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Default)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolSchema {
     pub name: String,
     pub toolset: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional, type = "string | null"))]
+    #[cfg_attr(feature = "types", tsify(optional, type = "string | null"))]
     pub description: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional, type = "Visibility | null"))]
+    #[cfg_attr(feature = "types", tsify(optional, type = "Visibility | null"))]
     pub visibility: Option<Visibility>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional, type = "Capability | null"))]
+    #[cfg_attr(feature = "types", tsify(optional, type = "Capability | null"))]
     pub capability: Option<Capability>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional, type = "boolean | null"))]
+    #[cfg_attr(feature = "types", tsify(optional, type = "boolean | null"))]
     pub is_core: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional, type = "boolean | null"))]
+    #[cfg_attr(feature = "types", tsify(optional, type = "boolean | null"))]
     pub can_disable: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional, type = "boolean | null"))]
+    #[cfg_attr(feature = "types", tsify(optional, type = "boolean | null"))]
     pub supports_prompt_hint: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional, type = "ToolKind | null"))]
+    #[cfg_attr(feature = "types", tsify(optional, type = "ToolKind | null"))]
     pub kind: Option<ToolKind>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional, type = "ExecutionMode | null"))]
+    #[cfg_attr(feature = "types", tsify(optional, type = "ExecutionMode | null"))]
     pub execution_mode: Option<ExecutionMode>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional, type = "boolean | null"))]
+    #[cfg_attr(feature = "types", tsify(optional, type = "boolean | null"))]
     pub supported_in_worker: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional, type = "WorkerRoutingHint | null"))]
+    #[cfg_attr(feature = "types", tsify(optional, type = "WorkerRoutingHint | null"))]
     pub worker_routing_hint: Option<WorkerRoutingHint>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional, type = "boolean | null"))]
+    #[cfg_attr(feature = "types", tsify(optional, type = "boolean | null"))]
     pub requires_shell: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional, type = "boolean | null"))]
+    #[cfg_attr(feature = "types", tsify(optional, type = "boolean | null"))]
     pub requires_write: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional, type = "boolean | null"))]
+    #[cfg_attr(feature = "types", tsify(optional, type = "boolean | null"))]
     pub requires_skill_scope: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional, type = "boolean | null"))]
+    #[cfg_attr(feature = "types", tsify(optional, type = "boolean | null"))]
     pub requires_workspace_root: Option<bool>,
     /// The tool's arguments as a JSON Schema object: what a model is offered and what `checkToolCall`
     /// validates (shared, so that copying a schema or a manifest does not copy it).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional, type = "JsonSchema | null"))]
+    #[cfg_attr(feature = "types", tsify(optional, type = "JsonSchema | null"))]
     pub parameters: Option<Arc<Value>>,
 }
 
@@ -196,10 +196,10 @@ impl Builtin {
 }
 
 /// The argument schemas of the builtins, in the order of [`BUILTINS`], then the empty schema: one
-/// JSON text, read once with the crate's own reader.
+/// JSON text, read once.
 fn builtin_parameters() -> &'static [Arc<Value>] {
     static PARSED: OnceLock<Vec<Arc<Value>>> = OnceLock::new();
-    PARSED.get_or_init(|| match crate::json::parse(include_str!("parameters.json")) {
+    PARSED.get_or_init(|| match serde_json::from_str(include_str!("parameters.json")) {
         Ok(Value::Array(items)) => items.into_iter().map(Arc::new).collect(),
         _ => Vec::new(),
     })

@@ -3,12 +3,12 @@
 
 use crate::governance::{decide, decide_with, result, Governance, ResolveInput, ResolveResult};
 use crate::manifest::{Catalog, ToolManifest};
-use crate::projection::{route, route_with, write_route, RouteInput, ToolRuntimeRoute};
+use crate::projection::{route, route_with, RouteInput, ToolRuntimeRoute};
 use crate::sink::Sink;
 use crate::trace::{CatalogSources, Recorder, RouteNames};
 use crate::worker_policy::{bound_by_parent, policy_for, roots_of, PolicyWarning, Root, WorkerPolicy};
 use serde::Serialize;
-#[cfg(feature = "wasm")]
+#[cfg(feature = "types")]
 use tsify::Tsify;
 
 /// The per-call input of [`runtime_diagnostic`].
@@ -25,13 +25,13 @@ pub struct DiagnosticInput {
 
 /// What the pages show.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 pub struct RuntimeDiagnostic {
     pub resolved: ResolveResult,
     pub policy: WorkerPolicy,
     /// How the policy was narrowed to fit its `parent` (present only when a parent was given).
     #[serde(rename = "policyWarnings", skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
+    #[cfg_attr(feature = "types", tsify(optional))]
     pub policy_warnings: Option<Vec<PolicyWarning>>,
     /// The manifest of every catalog tool (the static picture).
     pub profiles: Vec<ToolManifest>,
@@ -61,18 +61,6 @@ pub struct DiagnosticOptions<'a> {
 /// `runtimeDiagnostic` with a parent policy and/or traces. With traces, the resolver and every
 /// resolved tool's route record their steps into a [`Recorder`]: the same decisions, written down.
 pub fn runtime_diagnostic_with(catalog: &Catalog, governance: &Governance, input: &DiagnosticInput, options: &DiagnosticOptions) -> RuntimeDiagnostic {
-    runtime_diagnostic_each(catalog, governance, input, options, None)
-}
-
-/// [`runtime_diagnostic_with`]; with `printed` (and no trace), every route is printed into it as JSON
-/// ([`write_route`], comma-separated) instead of being built into `routes`, which stay empty.
-pub fn runtime_diagnostic_each(
-    catalog: &Catalog,
-    governance: &Governance,
-    input: &DiagnosticInput,
-    options: &DiagnosticOptions,
-    mut printed: Option<&mut String>,
-) -> RuntimeDiagnostic {
     let mut recorder = options.trace.map(|sources| Recorder::new(catalog, sources).resolving(&input.resolve, governance));
     let mut decisions = match recorder.as_mut() {
         Some(recorder) => decide_with(catalog, governance, &input.resolve, crate::sink::erase(recorder)),
@@ -112,13 +100,9 @@ pub fn runtime_diagnostic_each(
             write: permission_source(!policy.readonly, input.write_permitted, parent.is_some_and(|p| p.readonly), "writePermitted", "parent.readonly"),
         });
     }
-    let mut routes: Vec<ToolRuntimeRoute> = Vec::with_capacity(if printed.is_some() { 0 } else { catalog.tools().len() });
+    let mut routes: Vec<ToolRuntimeRoute> = Vec::with_capacity(catalog.tools().len());
     for (i, tool) in catalog.tools().iter().enumerate() {
         let route_input = RouteInput { selected: selected[i], not_selected_reason: decisions.reasons[i], strategy: governance.strategy(i) };
-        if let Some(out) = printed.as_mut().filter(|_| recorder.is_none()) {
-            write_route(out, i > 0, tool, route_input, (&policy).into());
-            continue;
-        }
         // A tool the resolver dropped has no route to trace: its trace ends at the resolver's block.
         routes.push(match recorder.as_mut().filter(|_| decisions.reasons[i].is_none()) {
             Some(recorder) => {

@@ -6,7 +6,7 @@ use crate::diagnostic::RuntimeDiagnostic;
 use crate::labels::{reason_label, route_label, status_label, trace_layer, trace_outcome, Locale};
 use crate::vocab::{ReasonCode, RuntimeStatus, WorkerRoutingHint};
 use serde::Serialize;
-#[cfg(feature = "wasm")]
+#[cfg(feature = "types")]
 use tsify::Tsify;
 
 /// What the static profile of a tool says about the worker.
@@ -27,7 +27,7 @@ pub struct DynamicRoute {
 
 /// A tool whose static profile says it can run in a worker while this run's route blocks it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ProfileRouteDiff {
     pub name: String,

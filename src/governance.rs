@@ -7,7 +7,7 @@ use crate::manifest::Catalog;
 use crate::sink::{NoTrace, Sink, Source};
 use crate::vocab::{Capability, CrewRole, ReasonCode, RoutingStrategy, ToolKind, TraceLayer, TraceOutcome};
 use serde::Serialize;
-#[cfg(feature = "wasm")]
+#[cfg(feature = "types")]
 use tsify::Tsify;
 
 /// What the core reads from one `netaclaw_tool` row.
@@ -88,13 +88,13 @@ pub struct ResolveInput {
 
 /// A tool the resolver dropped, and the first check that dropped it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 pub struct DisabledReason {
     pub name: String,
     pub reason: ReasonCode,
     /// Every layer consulted, in order (only when the input asks for `trace`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
+    #[cfg_attr(feature = "types", tsify(optional))]
     pub trace: Option<Vec<crate::sink::TraceEntry>>,
 }
 
@@ -107,7 +107,7 @@ impl DisabledReason {
 
 /// Something worth telling that does not change the outcome.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 pub struct Warning {
     pub code: ReasonCode,
     pub subject: String,
@@ -115,7 +115,7 @@ pub struct Warning {
 
 /// The resolver's answer.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ResolveResult {
     /// Every injected tool, in catalog order.
@@ -123,7 +123,7 @@ pub struct ResolveResult {
     /// The injected tools of kind `builtin` (what the skill context gets).
     pub builtin_tool_names: Vec<String>,
     /// Admin prompt hints of injected tools that support them.
-    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, string>"))]
+    #[cfg_attr(feature = "types", tsify(type = "Record<string, string>"))]
     pub tool_prompt_hints: NameMap<String>,
     pub disabled_reasons: Vec<DisabledReason>,
     pub warnings: Vec<Warning>,

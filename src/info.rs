@@ -8,12 +8,12 @@ use crate::manifest::Catalog;
 use crate::registry::{MIRROR_FIELDS, ROW_FIELDS};
 use crate::vocab::{Capability, CrewRole, ExecutionMode, FrontendRoute, ReasonCode, RoutingStrategy, RuntimeStatus, ToolKind, Visibility, WorkerRoutingHint};
 use serde::Serialize;
-#[cfg(feature = "wasm")]
+#[cfg(feature = "types")]
 use tsify::Tsify;
 
 /// One toolset of a catalog.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolsetInfo {
     pub name: String,
@@ -27,44 +27,44 @@ pub struct ToolsetInfo {
 
 /// Every vocabulary of SPEC §2, each in declaration order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct CatalogVocabulary {
-    #[cfg_attr(feature = "wasm", tsify(type = "ToolKind[]"))]
+    #[cfg_attr(feature = "types", tsify(type = "ToolKind[]"))]
     pub kind: &'static [&'static str],
-    #[cfg_attr(feature = "wasm", tsify(type = "ExecutionMode[]"))]
+    #[cfg_attr(feature = "types", tsify(type = "ExecutionMode[]"))]
     pub execution_mode: &'static [&'static str],
-    #[cfg_attr(feature = "wasm", tsify(type = "WorkerRoutingHint[]"))]
+    #[cfg_attr(feature = "types", tsify(type = "WorkerRoutingHint[]"))]
     pub worker_routing_hint: &'static [&'static str],
-    #[cfg_attr(feature = "wasm", tsify(type = "RoutingStrategy[]"))]
+    #[cfg_attr(feature = "types", tsify(type = "RoutingStrategy[]"))]
     pub routing_strategy: &'static [&'static str],
-    #[cfg_attr(feature = "wasm", tsify(type = "Visibility[]"))]
+    #[cfg_attr(feature = "types", tsify(type = "Visibility[]"))]
     pub visibility: &'static [&'static str],
-    #[cfg_attr(feature = "wasm", tsify(type = "Capability[]"))]
+    #[cfg_attr(feature = "types", tsify(type = "Capability[]"))]
     pub capability: &'static [&'static str],
-    #[cfg_attr(feature = "wasm", tsify(type = "CrewRole[]"))]
+    #[cfg_attr(feature = "types", tsify(type = "CrewRole[]"))]
     pub crew_role: &'static [&'static str],
-    #[cfg_attr(feature = "wasm", tsify(type = "RuntimeStatus[]"))]
+    #[cfg_attr(feature = "types", tsify(type = "RuntimeStatus[]"))]
     pub status: &'static [&'static str],
-    #[cfg_attr(feature = "wasm", tsify(type = "FrontendRoute[]"))]
+    #[cfg_attr(feature = "types", tsify(type = "FrontendRoute[]"))]
     pub route: &'static [&'static str],
-    #[cfg_attr(feature = "wasm", tsify(type = "ReasonCode[]"))]
+    #[cfg_attr(feature = "types", tsify(type = "ReasonCode[]"))]
     pub reason: &'static [&'static str],
 }
 
 /// `catalogInfo(catalog?)`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct CatalogInfo {
     pub toolsets: Vec<ToolsetInfo>,
-    #[cfg_attr(feature = "wasm", tsify(type = "string[]"))]
+    #[cfg_attr(feature = "types", tsify(type = "string[]"))]
     pub toolset_defaults: &'static [&'static str],
     /// Row fields an admin edits.
-    #[cfg_attr(feature = "wasm", tsify(type = "string[]"))]
+    #[cfg_attr(feature = "types", tsify(type = "string[]"))]
     pub human_fields: Vec<&'static str>,
     /// Row fields that follow the code.
-    #[cfg_attr(feature = "wasm", tsify(type = "string[]"))]
+    #[cfg_attr(feature = "types", tsify(type = "string[]"))]
     pub mirror_fields: &'static [&'static str],
     pub vocabulary: CatalogVocabulary,
 }
@@ -130,7 +130,7 @@ impl Serialize for PromptHintState {
 
 /// `toolRowView({ row, catalog? })`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolRowView {
     pub name: String,
@@ -139,7 +139,7 @@ pub struct ToolRowView {
     pub protected: bool,
     /// Whether the admin may switch `status` (not for a protected tool).
     pub status_editable: bool,
-    #[cfg_attr(feature = "wasm", tsify(type = "\"overridden\" | \"default\" | \"unsupported\""))]
+    #[cfg_attr(feature = "types", tsify(type = "\"overridden\" | \"default\" | \"unsupported\""))]
     pub prompt_hint: PromptHintState,
     pub strategy: RoutingStrategy,
 }
@@ -165,33 +165,33 @@ pub fn tool_row_view(catalog: &Catalog, row: &crate::value::Map<String, crate::v
 
 /// The agent part of `agentResolveInput`'s answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 pub struct AgentTools {
     /// `null`: a legacy agent (the package's default toolsets).
-    #[cfg_attr(feature = "wasm", tsify(type = "string[] | null"))]
+    #[cfg_attr(feature = "types", tsify(type = "string[] | null"))]
     pub toolsets: Option<Vec<String>>,
-    #[cfg_attr(feature = "wasm", tsify(type = "{ disabled: string[] } | null"))]
+    #[cfg_attr(feature = "types", tsify(type = "{ disabled: string[] } | null"))]
     pub tools: Option<DisabledTools>,
 }
 
 /// `{ disabled }`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 pub struct DisabledTools {
     pub disabled: Vec<String>,
 }
 
 /// `agentResolveInput(...)`: the resolver's per-call input for an agent.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct AgentResolveInput {
     pub agent: AgentTools,
-    #[cfg_attr(feature = "wasm", tsify(type = "Capability | null"))]
+    #[cfg_attr(feature = "types", tsify(type = "Capability | null"))]
     pub model_capability: Option<Capability>,
     pub memory_enabled: bool,
     pub has_skills: bool,
-    #[cfg_attr(feature = "wasm", tsify(type = "CrewRole | null"))]
+    #[cfg_attr(feature = "types", tsify(type = "CrewRole | null"))]
     pub crew_role: Option<CrewRole>,
 }
 
@@ -209,8 +209,7 @@ pub fn from_mcp_tool(server: &str, tool: &str, description: Option<String>, read
     }
 }
 
-#[cfg(all(test, not(all(target_arch = "wasm32", feature = "wasm"))))]
-// Native only: the tests build `serde_json` values, the crate's own `Value` in the WebAssembly build.
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -4,7 +4,7 @@ use crate::error::Error;
 use crate::vocab::{FrontendRoute, PolicyWarningCode, ReasonCode, RoutingStrategy, RuntimeStatus, ToolKind, TraceLayer, TraceOutcome};
 pub use crate::vocab::Locale;
 use serde::Serialize;
-#[cfg(feature = "wasm")]
+#[cfg(feature = "types")]
 use tsify::Tsify;
 
 /// `zh-CN` when absent; `zh-CN`, `en`, or any tag starting with `zh` / `en` (`en-US`, `zh-Hans`).
@@ -170,17 +170,17 @@ impl Serialize for LabelGroup {
 
 /// Every label of one locale.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 pub struct Labels {
-    #[cfg_attr(feature = "wasm", tsify(type = "Record<ReasonCode, string>"))]
+    #[cfg_attr(feature = "types", tsify(type = "Record<ReasonCode, string>"))]
     pub reasons: LabelGroup,
-    #[cfg_attr(feature = "wasm", tsify(type = "Record<RuntimeStatus, string>"))]
+    #[cfg_attr(feature = "types", tsify(type = "Record<RuntimeStatus, string>"))]
     pub statuses: LabelGroup,
-    #[cfg_attr(feature = "wasm", tsify(type = "Record<FrontendRoute, string>"))]
+    #[cfg_attr(feature = "types", tsify(type = "Record<FrontendRoute, string>"))]
     pub routes: LabelGroup,
-    #[cfg_attr(feature = "wasm", tsify(type = "Record<ToolKind, string>"))]
+    #[cfg_attr(feature = "types", tsify(type = "Record<ToolKind, string>"))]
     pub kinds: LabelGroup,
-    #[cfg_attr(feature = "wasm", tsify(type = "Record<RoutingStrategy, string>"))]
+    #[cfg_attr(feature = "types", tsify(type = "Record<RoutingStrategy, string>"))]
     pub strategies: LabelGroup,
 }
 

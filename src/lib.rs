@@ -21,13 +21,12 @@
 //! table and the JSON API every runtime calls, and with the `wasm` feature the JavaScript bindings).
 
 // The shared vocabulary and data: every enum with its JSON string, the one error, text helpers, the
-// JSON data model, name lookups, the JSON codec (JavaScript's key order and number format), paths.
+// JSON data model (serde_json's, with JavaScript's key order and number format), name lookups, paths.
 pub mod vocab;
 pub mod error;
 pub mod text;
 pub mod value;
 pub mod names;
-pub mod json;
 pub mod path;
 
 // The core: typed values in, typed values out; nothing here imports from `edge`.
@@ -51,6 +50,9 @@ pub mod info;
 // The JSON edge: input limits and paths, reading input into the core's types, the export table and
 // JSON API, the wasm bindings.
 pub mod edge;
+
+/// The JSON codec of the wire (it lives in the edge: no core module prints or reads wire text).
+pub use edge::json;
 
 pub use catalog::{builtin_catalog, ToolSchema, TOOLSET_DEFAULTS};
 pub use diagnostic::{runtime_diagnostic, DiagnosticInput, RuntimeDiagnostic};

@@ -4,12 +4,12 @@
 use crate::catalog::{builtin, builtin_catalog, ToolSchema, RESERVED_TOOLSETS};
 use crate::vocab::{Capability, ExecutionMode, ToolKind, Visibility, WorkerRoutingHint};
 use serde::Serialize;
-#[cfg(feature = "wasm")]
+#[cfg(feature = "types")]
 use tsify::Tsify;
 
 /// A tool's stable profile: every field of `ToolSchema` resolved, none optional.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolManifest {
     pub name: String,
@@ -30,7 +30,7 @@ pub struct ToolManifest {
     pub requires_workspace_root: bool,
     /// The JSON Schema of the tool's arguments: the schema's own, the builtin's, or any object
     /// (`{"type":"object","properties":{}}`) when none is declared.
-    #[cfg_attr(feature = "wasm", tsify(type = "JsonSchema"))]
+    #[cfg_attr(feature = "types", tsify(type = "JsonSchema"))]
     pub parameters: std::sync::Arc<crate::value::Value>,
 }
 

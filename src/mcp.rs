@@ -7,12 +7,12 @@
 use crate::manifest::ToolManifest;
 use crate::vocab::ToolKind;
 use serde::Serialize;
-#[cfg(feature = "wasm")]
+#[cfg(feature = "types")]
 use tsify::Tsify;
 
 /// MCP `ToolAnnotations`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolAnnotations {
     /// The name in words: `_` and `-` become spaces, the first letter upper case (`read_file` → `Read file`).

@@ -88,7 +88,7 @@ pub fn first_duplicate(pairs: Vec<(&str, usize)>) -> Option<(usize, usize)> {
 }
 
 /// A map from names to values in insertion order (keys distinct): prompt hints by tool name, the
-/// fields an update sets. [`crate::json`] prints it as JavaScript lists an object's keys.
+/// fields an update sets. It prints as JavaScript lists an object's keys (array-index keys first).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct NameMap<T>(pub Vec<(String, T)>);
 
@@ -104,8 +104,14 @@ impl<T> NameMap<T> {
     }
 }
 
-#[cfg(all(test, not(all(target_arch = "wasm32", feature = "wasm"))))]
-// Native only: the tests build `serde_json` values, the crate's own `Value` in the WebAssembly build.
+impl<T: serde::Serialize> serde::Serialize for NameMap<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let pairs: Vec<(String, &T)> = self.0.iter().map(|(k, v)| (k.clone(), v)).collect();
+        serializer.collect_map(crate::value::js_key_order(pairs))
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

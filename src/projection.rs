@@ -3,30 +3,29 @@
 
 use crate::manifest::{Catalog, ToolManifest};
 use crate::sink::{NoTrace, Sink, Source};
-use crate::text::write_str;
 use crate::vocab::{ExecutionMode, FrontendRoute, ReasonCode, RoutingStrategy, RuntimeStatus, TraceLayer, TraceOutcome, WorkerRoutingHint};
 use crate::worker_policy::WorkerPolicy;
 use serde::Serialize;
-#[cfg(feature = "wasm")]
+#[cfg(feature = "types")]
 use tsify::Tsify;
 
 /// One tool's route in a worker.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolRuntimeRoute {
     pub name: String,
     pub status: RuntimeStatus,
     pub route: FrontendRoute,
     /// `reasons[0]`, or `null` for a tool that runs locally with nothing to say.
-    #[cfg_attr(feature = "wasm", tsify(type = "ReasonCode | null"))]
+    #[cfg_attr(feature = "types", tsify(type = "ReasonCode | null"))]
     pub blocked_reason: Option<ReasonCode>,
     pub reasons: Vec<ReasonCode>,
     pub strategy: RoutingStrategy,
     pub execution_mode: ExecutionMode,
     /// Every layer consulted, in order (only when the input asks for `trace`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
+    #[cfg_attr(feature = "types", tsify(optional))]
     pub trace: Option<Vec<crate::sink::TraceEntry>>,
 }
 
@@ -130,34 +129,6 @@ pub fn decide_route_with<S: Sink + ?Sized>(tool: &ToolManifest, input: RouteInpu
     }
 }
 
-/// One route decided and printed as JSON, the bytes [`route`]'s answer prints (after a comma when
-/// `comma`), without building it: no name copied, no `serde` on the way.
-pub fn write_route(out: &mut String, comma: bool, tool: &ToolManifest, input: RouteInput, policy: RoutePolicy) {
-    let mut reasons = Vec::new();
-    let status = decide_route(tool, input, policy, &mut reasons);
-    out.push_str(if comma { ",{\"name\":" } else { "{\"name\":" });
-    write_str(out, &tool.name);
-    out.push_str(",\"status\":");
-    write_str(out, status.as_str());
-    out.push_str(",\"route\":");
-    write_str(out, status.route().as_str());
-    out.push_str(",\"blockedReason\":");
-    match reasons.first() {
-        Some(reason) => write_str(out, reason.as_str()),
-        None => out.push_str("null"),
-    }
-    out.push_str(",\"reasons\":[");
-    for (k, reason) in reasons.iter().enumerate() {
-        out.push_str(if k > 0 { "," } else { "" });
-        write_str(out, reason.as_str());
-    }
-    out.push_str("],\"strategy\":");
-    write_str(out, input.strategy.as_str());
-    out.push_str(",\"executionMode\":");
-    write_str(out, tool.execution_mode.as_str());
-    out.push('}');
-}
-
 /// One route, built from a decision.
 pub fn route(tool: &ToolManifest, input: RouteInput, policy: impl Into<RoutePolicy>) -> ToolRuntimeRoute {
     route_with(tool, input, policy.into(), crate::sink::erase(&mut NoTrace))
@@ -224,29 +195,6 @@ mod tests {
         let catalog = Catalog::builtin();
         let tool = catalog.get(name).unwrap();
         route(tool, RouteInput { selected: true, not_selected_reason: None, strategy }, p)
-    }
-
-    #[test]
-    fn a_printed_route_is_the_built_route_printed() {
-        let catalog = Catalog::builtin();
-        let strategies = [RoutingStrategy::Auto, RoutingStrategy::ForceLocal, RoutingStrategy::ForceMainProcessProxy, RoutingStrategy::ForceDisabled];
-        let mut checked = 0;
-        for tool in catalog.tools() {
-            for bits in 0..16u8 {
-                let p = policy(bits & 1 != 0, bits & 2 != 0, bits & 4 != 0);
-                for strategy in strategies {
-                    for (selected, not_selected_reason) in [(true, None), (false, None), (false, Some(DisabledByAgent))] {
-                        let input = RouteInput { selected, not_selected_reason, strategy };
-                        let mut out = String::from("x");
-                        write_route(&mut out, bits & 8 != 0, tool, input, p);
-                        let built = crate::json::to_string(&route(tool, input, p)).unwrap();
-                        assert_eq!(out, if bits & 8 != 0 { format!("x,{built}") } else { format!("x{built}") });
-                        checked += 1;
-                    }
-                }
-            }
-        }
-        assert!(checked > 1000);
     }
 
     #[test]

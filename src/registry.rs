@@ -6,7 +6,7 @@ use crate::manifest::{Catalog, ToolManifest};
 use crate::vocab::{ReasonCode, RoutingStrategy};
 use serde::Serialize;
 use crate::value::{Map, Value};
-#[cfg(feature = "wasm")]
+#[cfg(feature = "types")]
 use tsify::Tsify;
 
 /// The longest `label` a row may hold, in characters (the column's width).
@@ -25,7 +25,7 @@ pub const MIRROR_FIELDS: [&str; 5] = ["toolset", "visibility", "capability", "is
 
 /// A full `netaclaw_tool` row, as a sync inserts it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolGovernanceRow {
     pub name: String,
@@ -34,33 +34,33 @@ pub struct ToolGovernanceRow {
     pub description: String,
     pub visibility: crate::vocab::Visibility,
     pub capability: crate::vocab::Capability,
-    #[cfg_attr(feature = "wasm", tsify(type = "0 | 1"))]
+    #[cfg_attr(feature = "types", tsify(type = "0 | 1"))]
     pub status: u8,
-    #[cfg_attr(feature = "wasm", tsify(type = "0 | 1"))]
+    #[cfg_attr(feature = "types", tsify(type = "0 | 1"))]
     pub is_core: u8,
-    #[cfg_attr(feature = "wasm", tsify(type = "0 | 1"))]
+    #[cfg_attr(feature = "types", tsify(type = "0 | 1"))]
     pub can_disable: u8,
-    #[cfg_attr(feature = "wasm", tsify(type = "string | null"))]
+    #[cfg_attr(feature = "types", tsify(type = "string | null"))]
     pub prompt_hint: Option<String>,
     pub sort: i64,
-    #[cfg_attr(feature = "wasm", tsify(type = "unknown"))]
+    #[cfg_attr(feature = "types", tsify(type = "unknown"))]
     pub extra: Value,
     pub worker_routing_strategy: RoutingStrategy,
 }
 
 /// The changes one existing row needs.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 pub struct RowUpdate {
     pub name: String,
     /// Changed fields, in row-field order.
-    #[cfg_attr(feature = "wasm", tsify(type = "Partial<ToolGovernanceRow>"))]
+    #[cfg_attr(feature = "types", tsify(type = "Partial<ToolGovernanceRow>"))]
     pub set: NameMap<Value>,
 }
 
 /// What a sync must do to make the table follow the catalog.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 pub struct SyncPlan {
     pub inserts: Vec<ToolGovernanceRow>,
     pub updates: Vec<RowUpdate>,
@@ -207,7 +207,7 @@ pub fn sync_catalog(catalog: &Catalog, rows: &[Map<String, Value>]) -> SyncPlan 
 
 /// One refused field of an update.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 pub struct FieldError {
     pub field: String,
     pub code: ReasonCode,
@@ -304,8 +304,7 @@ pub fn validate_tool_update(catalog: &Catalog, row: &Map<String, Value>, name: &
     UpdateOutcome { ok: true, row: Some(out), errors: None, ignored }
 }
 
-#[cfg(all(test, not(all(target_arch = "wasm32", feature = "wasm"))))]
-// Native only: the tests build `serde_json` values, the crate's own `Value` in the WebAssembly build.
+#[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
@@ -387,7 +386,7 @@ mod tests {
         let row = obj(json!({"id": 3, "name": "read_skill", "label": "x", "sort": 4}));
         let out = validate_tool_update(&catalog, &row, "read_skill", &obj(json!({"label": null, "sort": null, "promptHint": "  "})));
         assert!(out.ok);
-        assert_eq!(Value::Object(out.row.unwrap()), json!({"id": 3.0, "name": "read_skill", "label": "read_skill", "sort": 0, "promptHint": "  "}));
+        assert_eq!(Value::Object(out.row.unwrap()), json!({"id": 3, "name": "read_skill", "label": "read_skill", "sort": 0, "promptHint": "  "}));
         let refused = validate_tool_update(&catalog, &row, "read_skill", &obj(json!({"promptHint": "use it"})));
         assert_eq!(refused.errors.unwrap()[0].code, ReasonCode::PromptHintNotSupported);
     }

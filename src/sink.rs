@@ -6,7 +6,7 @@
 
 use crate::vocab::{ReasonCode, TraceLayer, TraceOutcome};
 use serde::Serialize;
-#[cfg(feature = "wasm")]
+#[cfg(feature = "types")]
 use tsify::Tsify;
 
 /// Which input decided a step (rendered as an input path by the recorder).
@@ -38,7 +38,7 @@ pub enum Source {
 
 /// One consulted layer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 pub struct TraceEntry {
     pub layer: TraceLayer,
     pub outcome: TraceOutcome,
@@ -46,7 +46,7 @@ pub struct TraceEntry {
     pub source: String,
     /// The code this layer contributed (or, for `overridden`, the one it would have).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "wasm", tsify(optional))]
+    #[cfg_attr(feature = "types", tsify(optional))]
     pub reason: Option<ReasonCode>,
 }
 
@@ -68,19 +68,8 @@ impl Sink for NoTrace {
     fn record(&mut self, _layer: TraceLayer, _outcome: TraceOutcome, _source: Source, _reason: Option<ReasonCode>) {}
 }
 
-/// A sink as the deciding code takes it. Natively it is the sink's own type, so that an untraced
-/// decision compiles without its records (the native decision benchmarks run that code). In the
-/// WebAssembly build it is a `dyn Sink`, so that the traced and untraced decisions share one
-/// compiled copy: 607 bytes less of the `.wasm` (gzip -9) than one copy per sink.
-#[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
-#[inline(always)]
-pub fn erase<S: Sink>(sink: &mut S) -> &mut S {
-    sink
-}
-
-/// A sink as the deciding code takes it: a `dyn Sink` in the WebAssembly build (one compiled copy
-/// of each deciding function instead of two).
-#[cfg(all(target_arch = "wasm32", feature = "wasm"))]
+/// A sink as the deciding code takes it: a `dyn Sink`, so that the traced and untraced decisions
+/// share one compiled copy of each deciding function.
 #[inline(always)]
 pub fn erase<S: Sink>(sink: &mut S) -> &mut dyn Sink {
     sink

@@ -41,57 +41,10 @@ pub(crate) fn write_u64(out: &mut String, mut n: u64) {
     out.extend(digits.iter().skip(at).map(|&d| char::from(d)));
 }
 
-/// `n` in decimal, appended to `out` (through [`write_u64`] for every value that fits 64 bits).
-pub(crate) fn write_u128(out: &mut String, n: u128) {
-    match u64::try_from(n) {
-        Ok(small) => write_u64(out, small),
-        Err(_) => {
-            write_u128(out, n / 10);
-            out.push(char::from(b'0' + (n % 10) as u8));
-        }
-    }
-}
-
-/// A string as a JSON string literal (`"a \"b\""`), as error messages quote input.
+/// A string as a JSON string literal (`"a \"b\""`), as error messages quote input: `"` and `\`
+/// escaped, control characters as `\b \f \n \r \t` or `\u00xx`, as `JSON.stringify` writes them.
 pub fn quote(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    write_str(&mut out, text);
-    out
-}
-
-/// A JSON string literal: `"` and `\` escaped, control characters as `\b \f \n \r \t` or `\u00xx`,
-/// everything else as is (what both `JSON.stringify` and `serde_json` print).
-pub(crate) fn write_str(out: &mut String, text: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.reserve(text.len() + 2);
-    out.push('"');
-    let mut start = 0;
-    for (i, b) in text.bytes().enumerate() {
-        let escape = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..=0x1f => "",
-            _ => continue,
-        };
-        // `start` and `i` are at ASCII bytes, so both are character boundaries.
-        out.push_str(text.get(start..i).unwrap_or_default());
-        if escape.is_empty() {
-            out.push_str("\\u00");
-            for digit in [b >> 4, b & 0xf] {
-                out.push(char::from(HEX.get(usize::from(digit)).copied().unwrap_or(b'0')));
-            }
-        } else {
-            out.push_str(escape);
-        }
-        start = i + 1;
-    }
-    out.push_str(text.get(start..).unwrap_or_default());
-    out.push('"');
+    serde_json::to_string(text).unwrap_or_default()
 }
 
 /// The Unicode scalar values of `text`, counted up to `limit` (the bytes that do not continue a

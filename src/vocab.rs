@@ -1,7 +1,7 @@
 //! The vocabulary of SPEC §2: every enum with its exact JSON string.
 
 use serde::Serialize;
-#[cfg(feature = "wasm")]
+#[cfg(feature = "types")]
 use tsify::Tsify;
 
 /// Declares a string enum: exact JSON strings, `as_str`, `parse` and the lists of all values and of
@@ -10,9 +10,9 @@ macro_rules! string_enum {
     ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        #[cfg_attr(feature = "wasm", derive(Tsify))]
+        #[cfg_attr(feature = "types", derive(Tsify))]
         pub enum $name {
-            $($(#[$vmeta])* #[cfg_attr(feature = "wasm", serde(rename = $text))] $variant),+
+            $($(#[$vmeta])* #[cfg_attr(feature = "types", serde(rename = $text))] $variant),+
         }
 
         impl $name {

@@ -6,7 +6,7 @@ use crate::manifest::Catalog;
 use crate::text::{concat, quote};
 use crate::vocab::PolicyWarningCode;
 use serde::Serialize;
-#[cfg(feature = "wasm")]
+#[cfg(feature = "types")]
 use tsify::Tsify;
 
 /// A workspace root, absolute and lexically normalized ([`Root::new`]): POSIX `/…` or Windows `X:\…`,
@@ -125,11 +125,11 @@ impl PartialEq<&str> for Root {
 
 /// What a sub-agent worker may do.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct WorkerPolicy {
     /// Absolute, lexically normalized, without duplicates; the session's cwd first.
-    #[cfg_attr(feature = "wasm", tsify(type = "string[]"))]
+    #[cfg_attr(feature = "types", tsify(type = "string[]"))]
     pub workspace_roots: Vec<Root>,
     pub allow_shell: bool,
     pub readonly: bool,
@@ -205,7 +205,7 @@ pub fn policy_for(catalog: &Catalog, workspace_roots: Vec<Root>, selected: impl 
 
 /// One narrowing of a child policy: `subject` is the dropped root, or `allowShell` / `readonly`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 pub struct PolicyWarning {
     pub code: PolicyWarningCode,
     pub subject: String,
@@ -214,10 +214,10 @@ pub struct PolicyWarning {
 /// A worker policy bounded by its parent's, with every narrowing reported (the answer of
 /// `buildSubprocessWorkerPolicy` when a `parent` is given).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "wasm", derive(Tsify))]
+#[cfg_attr(feature = "types", derive(Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct BoundedWorkerPolicy {
-    #[cfg_attr(feature = "wasm", tsify(type = "string[]"))]
+    #[cfg_attr(feature = "types", tsify(type = "string[]"))]
     pub workspace_roots: Vec<Root>,
     pub allow_shell: bool,
     pub readonly: bool,

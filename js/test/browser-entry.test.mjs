@@ -1,12 +1,11 @@
-// The package's browser entry (pkg/browser.mjs) in headless Chromium, loaded unbundled by a page as a
-// first visit: one module request and the `.wasm` (no separate glue), the exports of the Node entry,
-// the same answers, and a preload of the `.wasm` (the hint www/index.html carries) used by the entry's
-// own fetch rather than fetched a second time.
+// The package's browser entry (pkg/browser.mjs, a hand-kept module importing wasm-bindgen's web glue)
+// in headless Chromium, loaded unbundled by a page as a first visit: the entry, the glue and the
+// `.wasm`, one request each; the exports of the Node entry, the same answers, and a preload of the
+// `.wasm` (the hint www/index.html carries) used by the glue's own fetch rather than fetched twice.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ROOT, launchChromium, serveStatic } from './lib/static.mjs';
@@ -55,16 +54,10 @@ async function visit(browser, origin, path) {
   }
 }
 
-test('the built entry is one module: it imports nothing', () => {
-  const text = readFileSync(join(ROOT, 'pkg/browser.mjs'), 'utf8');
-  assert.doesNotMatch(text, /^\s*import\b|\bimport\s*\(|^\s*export\s.*\bfrom\s/m);
-  assert.match(text, /new URL\('\.\/web\/netaclaw_tool_policy_bg\.wasm', import\.meta\.url\)/);
-});
-
-test('a first visit importing pkg/browser.mjs: the entry and the .wasm, one request each, and the answers of Node', async () => {
+test('a first visit importing pkg/browser.mjs: the entry, the glue and the .wasm, one request each, and the answers of Node', async () => {
   const { server, origin, requests } = await serveStatic({
     '/plain.html': { type: 'text/html', body: page('') },
-    '/hints.html': { type: 'text/html', body: page(`<link rel="modulepreload" href="/pkg/browser.mjs"><link rel="preload" href="${WASM}" as="fetch" type="application/wasm" crossorigin>`) },
+    '/hints.html': { type: 'text/html', body: page(`<link rel="modulepreload" href="/pkg/browser.mjs"><link rel="modulepreload" href="/pkg/web/netaclaw_tool_policy.js"><link rel="preload" href="${WASM}" as="fetch" type="application/wasm" crossorigin>`) },
   });
   const browser = await launchChromium();
   try {
@@ -73,7 +66,7 @@ test('a first visit importing pkg/browser.mjs: the entry and the .wasm, one requ
       const { result, errors } = await visit(browser, origin, path);
       // A preload its page does not use is fetched twice and warned about on the console.
       assert.deepEqual(errors, [], path);
-      assert.deepEqual(requests.filter((r) => r !== '/favicon.ico'), [path, '/pkg/browser.mjs', WASM], path);
+      assert.deepEqual(requests.filter((r) => r !== '/favicon.ico'), [path, '/pkg/browser.mjs', '/pkg/web/netaclaw_tool_policy.js', WASM], path);
       const nodeKeys = Object.keys(nodeEsm).filter((k) => k !== 'default');
       assert.deepEqual(result.keys, [...nodeKeys, 'initSync'].sort(), path);
       assert.equal(result.version, policy.version());
@@ -88,40 +81,11 @@ test('a first visit importing pkg/browser.mjs: the entry and the .wasm, one requ
   }
 });
 
-test('the packed package holds the entry and the one .wasm it loads', () => {
+test('the packed package holds the entries and one module, beside each glue, the same bytes', () => {
   const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: join(ROOT, 'pkg'), encoding: 'utf8' }));
   const files = packed.files.map((f) => f.path);
-  assert.ok(files.includes('browser.mjs'), files.join(', '));
-  assert.deepEqual(files.filter((f) => f.endsWith('.wasm')), [WASM.slice('/pkg/'.length)]);
-});
-
-test('the build refuses a glue it cannot make one module of, naming what is wrong', () => {
-  const glue = readFileSync(join(ROOT, 'pkg/web/netaclaw_tool_policy.js'), 'utf8');
-  const work = mkdtempSync(join(tmpdir(), 'netaclaw-entry-'));
-  try {
-    const cases = [
-      [`import { x } from './other.js';\n${glue}`, /has an import; the entry cannot be one module/],
-      [`${glue}\nexport { y } from './other.js';\n`, /has an export from another module/],
-      [glue.replace("new URL('netaclaw_tool_policy_bg.wasm', import.meta.url)", "new URL('other.wasm', import.meta.url)"), /expected "new URL\('netaclaw_tool_policy_bg\.wasm', import\.meta\.url\)" once, found 0/],
-      [glue.replace('export { initSync, __wbg_init as default };', 'export { initSync };'), /expected "export \{ initSync, __wbg_init as default \};" once, found 0/],
-    ];
-    for (const [i, [text, message]] of cases.entries()) {
-      const input = join(work, `glue-${i}.js`);
-      const output = join(work, `entry-${i}.mjs`);
-      writeFileSync(input, text);
-      const run = spawnSync(process.execPath, [join(ROOT, 'scripts/browser-entry.mjs'), input, output], { encoding: 'utf8' });
-      assert.notEqual(run.status, 0, `case ${i} was accepted`);
-      assert.match(run.stderr, message);
-      assert.ok(!existsSync(output), `case ${i} wrote ${output}`);
-    }
-    // The glue as built makes the entry the package ships.
-    const output = join(work, 'entry.mjs');
-    const input = join(work, 'glue.js');
-    writeFileSync(input, glue);
-    const run = spawnSync(process.execPath, [join(ROOT, 'scripts/browser-entry.mjs'), input, output], { encoding: 'utf8' });
-    assert.equal(run.status, 0, run.stderr);
-    assert.equal(readFileSync(output, 'utf8'), readFileSync(join(ROOT, 'pkg/browser.mjs'), 'utf8'));
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  for (const entry of ['browser.mjs', 'index.mjs', 'node/netaclaw_tool_policy.js', 'web/netaclaw_tool_policy.js']) assert.ok(files.includes(entry), `${entry} in ${files.join(', ')}`);
+  const wasms = files.filter((f) => f.endsWith('.wasm')).sort();
+  assert.deepEqual(wasms, ['node/netaclaw_tool_policy_bg.wasm', 'web/netaclaw_tool_policy_bg.wasm']);
+  assert.ok(readFileSync(join(ROOT, 'pkg', wasms[0])).equals(readFileSync(join(ROOT, 'pkg', wasms[1]))), 'the two copies differ');
 });

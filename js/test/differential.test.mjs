@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
-import { ROOT, launchChromium, serveStatic } from './lib/static.mjs';
+import { ROOT, serveStatic, withPage } from './lib/static.mjs';
 
 const require = createRequire(import.meta.url);
 const policy = require('@netaclaw/tool-policy');
@@ -152,23 +152,17 @@ test('headless Chromium replays the same cases byte-identically', async (t) => {
     '/cases.json': { type: 'application/json', body: JSON.stringify(cases) },
     '/replay.mjs': { type: 'text/javascript', body: `export ${replay.toString()}\n` },
   });
-  const browser = await launchChromium();
   try {
-    const page = await browser.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${origin}/`);
-    const result = await page.evaluate(async () => {
+    const { result, errors } = await withPage(origin, '/', (page) => page.evaluate(async () => {
       const policy = await import('/pkg/browser.mjs');
       const { replay } = await import('/replay.mjs');
       const cases = await (await fetch('/cases.json')).json();
       return { ...replay(policy, cases), agent: navigator.userAgent };
-    });
+    }));
     t.diagnostic(`Chromium (${result.agent.match(/Chrome\/[\d.]+/)?.[0]}): ${cases.length} cases`);
     assert.deepEqual(errors, []);
     assertReplay(result, cases, 'Chromium');
   } finally {
-    await browser.close();
     server.close();
   }
 });

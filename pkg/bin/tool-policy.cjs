@@ -4,6 +4,7 @@
 // why the others are blocked — the same engine and the same answers as the package's functions.
 
 const fs = require('fs');
+const util = require('util');
 const policy = require('../node/netaclaw_tool_policy.js');
 
 const USAGE = `Usage: tool-policy explain --agent <agent.json> [options]
@@ -23,39 +24,47 @@ Options:
   -h, --help           print this help
   --version            print the package version`;
 
-const VALUED = new Set(['agent', 'catalog', 'governance', 'batch', 'locale', 'tool']);
+// The options, as `util.parseArgs` reads them; its tokens are checked here so that every mistake is a
+// one-line message naming the option.
+const OPTIONS = {
+  agent: { type: 'string' },
+  catalog: { type: 'string' },
+  governance: { type: 'string' },
+  batch: { type: 'string' },
+  locale: { type: 'string' },
+  tool: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
+};
 const AGENT_FIELDS = ['modelCapability', 'memoryEnabled', 'hasSkills', 'crewRole', 'toolsetDefaults'];
 const BATCH_FIELDS = ['subagentTools', 'sessionCwd', 'workspaceRoots', 'shellPermitted', 'writePermitted', 'parent'];
 
 class UsageError extends Error {}
 
 function parseArgs(argv) {
+  const { tokens } = util.parseArgs({ args: argv, options: OPTIONS, strict: false, allowPositionals: true, tokens: true });
   const options = { json: false };
   const positional = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '-h' || arg === '--help') return { help: true };
-    if (arg === '--version') return { version: true };
-    if (arg === '--json') {
-      options.json = true;
+  for (const token of tokens) {
+    if (token.kind === 'positional') {
+      positional.push(token.value);
       continue;
     }
-    if (arg.startsWith('--')) {
-      const eq = arg.indexOf('=');
-      const name = arg.slice(2, eq < 0 ? undefined : eq);
-      if (!VALUED.has(name)) throw new UsageError(`unknown option ${arg.slice(0, eq < 0 ? undefined : eq)}`);
-      let value;
-      if (eq >= 0) value = arg.slice(eq + 1);
-      else {
-        value = argv[++i];
-        if (value === undefined || value.startsWith('--')) throw new UsageError(`--${name} needs a value`);
-      }
-      if (value === '') throw new UsageError(`--${name} needs a value`);
-      if (name in options) throw new UsageError(`--${name} is given twice`);
-      options[name] = value;
+    if (token.kind !== 'option') continue;
+    const { name, rawName, value, inlineValue } = token;
+    if (name === 'help') return { help: true };
+    if (name === 'version') return { version: true };
+    if (!Object.hasOwn(OPTIONS, name)) throw new UsageError(`unknown option ${rawName}`);
+    if (OPTIONS[name].type === 'boolean') {
+      if (value !== undefined) throw new UsageError(`${rawName} takes no value`);
+      options[name] = true;
       continue;
     }
-    positional.push(arg);
+    // `--agent --json`: the next option is not a value.
+    if (value === undefined || value === '' || (!inlineValue && value.startsWith('--'))) throw new UsageError(`--${name} needs a value`);
+    if (name in options) throw new UsageError(`--${name} is given twice`);
+    options[name] = value;
   }
   if (positional.length === 0) throw new UsageError('missing command (explain)');
   if (positional[0] !== 'explain') throw new UsageError(`unknown command ${JSON.stringify(positional[0])}`);

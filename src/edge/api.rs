@@ -2,17 +2,17 @@
 //! JSON the JavaScript package returns. The wasm bindings, the golden vectors and the CLI all go
 //! through here, so every runtime gives the same bytes.
 
-use crate::diagnostic::{runtime_diagnostic_each, DiagnosticOptions, RuntimeDiagnostic};
+use crate::diagnostic::{runtime_diagnostic_with, DiagnosticOptions, RuntimeDiagnostic};
 use crate::error::Error;
 use crate::governance::{resolve_tools, Governance, ResolveResult};
 use crate::edge::input;
 pub use crate::edge::exports::{Answer, Export, Function, Param, EXPORTS};
 use crate::edge::read::{field, limits, object, string};
-use crate::json;
+use crate::edge::json;
 use crate::path::Path;
 use crate::labels::{label, labels, parse_locale};
 use crate::manifest::{tool_manifest, Catalog};
-use crate::projection::write_route;
+use crate::projection::project_runtime_policy;
 use crate::registry::{sync_catalog, validate_tool_update};
 use crate::worker_policy::{build_bounded_worker_policy, build_subprocess_worker_policy};
 use crate::explain::{explain_tool, profile_route_diff};
@@ -76,36 +76,29 @@ impl Prepared {
         self.diagnose_json(value, true)
     }
 
-    /// `runtimeDiagnostic` (without `profiles` when `without_profiles`) as JSON. Without a trace, the
-    /// routes are printed as they are decided (`write_route`), not built: the answer is printed with
-    /// empty `routes` (its last field), and the printed routes go inside those brackets.
+    /// `runtimeDiagnostic` (without `profiles` when `without_profiles`) as JSON.
     pub fn diagnose_json(&self, value: &Value, without_profiles: bool) -> Result<String, Error> {
-        let mut printed = String::new();
-        let d = self.diagnose_with(value, false, without_profiles, Some(&mut printed))?;
-        let mut out = if without_profiles { json::to_string(&d.routes_only())? } else { json::to_string(&d)? };
-        if !printed.is_empty() {
-            // `…,"routes":[]}` less its `]}`, then the routes.
-            out.truncate(out.len().saturating_sub(2));
-            out.push_str(&printed);
-            out.push_str("]}");
+        let d = self.diagnose_with(value, false, without_profiles)?;
+        if without_profiles {
+            json::to_string(&d.routes_only())
+        } else {
+            json::to_string(&d)
         }
-        Ok(out)
     }
 
     /// `runtimeDiagnostic`, traced when `force_trace` or the input's `trace` asks for it.
     fn diagnose_traced(&self, value: &Value, force_trace: bool) -> Result<RuntimeDiagnostic, Error> {
-        self.diagnose_with(value, force_trace, false, None)
+        self.diagnose_with(value, force_trace, false)
     }
 
-    /// With `printed`, an untraced diagnostic prints its routes there ([`runtime_diagnostic_each`]).
-    fn diagnose_with(&self, value: &Value, force_trace: bool, without_profiles: bool, printed: Option<&mut String>) -> Result<RuntimeDiagnostic, Error> {
+    fn diagnose_with(&self, value: &Value, force_trace: bool, without_profiles: bool) -> Result<RuntimeDiagnostic, Error> {
         let map = top(value)?;
         let (mut diagnostic_input, roots) = input::diagnostic_input(map, &ROOT)?;
         let trace = input::trace_flag(map, &ROOT)? || force_trace;
         let parent = input::parent_policy(map, &ROOT)?;
         (diagnostic_input.session_cwd, diagnostic_input.workspace_roots) = roots.normalize()?;
         let options = DiagnosticOptions { parent: parent.as_ref(), trace: trace.then_some(&self.sources), without_profiles };
-        Ok(runtime_diagnostic_each(&self.catalog, &self.governance, &diagnostic_input, &options, printed))
+        Ok(runtime_diagnostic_with(&self.catalog, &self.governance, &diagnostic_input, &options))
     }
 
     /// `explainTool` with this catalog and governance.
@@ -159,13 +152,7 @@ pub fn project_runtime_policy_json(value: &Value) -> Result<String, Error> {
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         return json::to_string(&traced_projection(&catalog, &sources, policy, &projection_input, &names));
     }
-    // Each route printed as it is decided (`write_route`: the bytes `project_runtime_policy` prints).
-    let mut out = String::from("[");
-    for (i, tool) in catalog.tools().iter().enumerate() {
-        write_route(&mut out, i > 0, tool, projection_input.route_input(i), policy);
-    }
-    out.push(']');
-    Ok(out)
+    json::to_string(&project_runtime_policy(&catalog, policy, &projection_input))
 }
 
 /// `syncCatalog(catalog, rows)`.
@@ -397,11 +384,7 @@ pub fn call_function(function: Function, args: &[Value]) -> Result<String, Error
         Function::ExplainTool => explain_tool_json(arg(0), arg(1), opt(2)),
         Function::ProfileRouteDiff => profile_route_diff_json(arg(0)),
         Function::ToMcpAnnotations => to_mcp_annotations_json(arg(0)),
-        // The WebAssembly build answers the decision's fields, from which JavaScript builds the object.
-        #[cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
         Function::CheckToolCall => check_tool_call_json(arg(0)),
-        #[cfg(all(target_arch = "wasm32", feature = "wasm"))]
-        Function::CheckToolCall => check_tool_call_decision(arg(0)).map(|c| c.fields()),
         Function::CatalogInfo => catalog_info_json(opt(0)),
         Function::GetToolSchema => get_tool_schema_json(arg(0), opt(1)),
         Function::GetToolNamesByToolset => get_tool_names_by_toolset_json(arg(0), opt(1)),

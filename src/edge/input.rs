@@ -5,7 +5,7 @@ use crate::diagnostic::DiagnosticInput;
 use crate::error::Error;
 use crate::governance::{AgentToolConfig, Governance, ResolveInput, RowPolicy};
 use crate::edge::read::{array, boolean, check_len, enum_value, field, limits, name_list, object, string};
-use crate::json;
+use crate::edge::json;
 use crate::path::Path;
 use crate::value::type_name;
 use crate::manifest::{Catalog, DuplicateTool};
@@ -317,7 +317,7 @@ pub fn projection_input(map: &Map<String, Value>, path: &Path, catalog: &Catalog
 pub fn sync_rows(value: &Value, path: &Path) -> Result<Vec<Map<String, Value>>, Error> {
     let items = array(value, path)?;
     row_names(items, path)?;
-    Ok(items.iter().filter_map(|v| match json::from_javascript(v.clone()) {
+    Ok(items.iter().filter_map(|v| match json::js_normalize(v.clone()) {
         Value::Object(m) => Some(m),
         _ => None,
     }).collect())
@@ -327,7 +327,7 @@ pub fn sync_rows(value: &Value, path: &Path) -> Result<Vec<Map<String, Value>>, 
 pub fn plain_object(value: Option<&Value>, path: &Path) -> Result<Map<String, Value>, Error> {
     let value = value.ok_or_else(|| path.error("is required"))?;
     object(value, path)?;
-    match json::from_javascript(value.clone()) {
+    match json::js_normalize(value.clone()) {
         Value::Object(m) => Ok(m),
         other => Err(path.error(crate::text::concat(&["expected an object, got ", type_name(&other)]))),
     }
@@ -521,7 +521,7 @@ pub fn mcp_tool(map: &Map<String, Value>, path: &Path) -> Result<ToolSchema, Err
     Ok(crate::info::from_mcp_tool(server, name, description.map(str::to_string), read_only, parameters))
 }
 
-#[cfg(all(test, not(all(target_arch = "wasm32", feature = "wasm"))))]
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -1,5 +1,6 @@
 //! The JSON edge: everything between a JavaScript (or JSON) caller and the core's typed values.
 //!
+//! - [`json`]: the codec: JSON text read with `serde_json`, answers printed as JavaScript prints them;
 //! - [`read`]: the input limits and the checks that name the path of anything invalid;
 //! - [`input`]: JSON values read once into the core's types (roots normalized here, once);
 //! - [`exports`]: the export table, every exported function once;
@@ -9,6 +10,7 @@
 //!
 //! The core modules never import from here (`tests/layers.rs` checks it).
 
+pub mod json;
 pub mod read;
 pub mod exports;
 pub mod input;

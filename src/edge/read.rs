@@ -2,7 +2,7 @@
 //! invalid (`agent.toolsets[2]: expected a string, got a number`).
 
 use crate::error::Error;
-use crate::json;
+use crate::edge::json;
 use crate::path::Path;
 use crate::text::{concat, decimal, join, quote, scalar_count};
 use crate::value::{type_name, Map, Value};
@@ -98,7 +98,7 @@ pub fn parse_input(text: &str) -> Result<Value, Error> {
     if text.len() > limits::MAX_INPUT_BYTES {
         return Err(Error::invalid("input", concat(&["is larger than ", &decimal(limits::MAX_INPUT_BYTES as u64), " bytes"])));
     }
-    json::parse(text).map(json::from_javascript)
+    json::parse(text).map(json::js_normalize)
 }
 
 #[cfg(test)]

@@ -1,14 +1,18 @@
 //! The JavaScript bindings, one per row of the export table ([`crate::edge::exports`]): a thin layer
-//! over [`crate::edge::api`]. Arguments cross as JSON text (read by
-//! `JSON.stringify`), answers as JSON text (`JSON.parse`), so callers get plain objects whose bytes
-//! equal the native answer, and nothing is left behind in wasm memory after a call. A call check
-//! (`checkToolCall`, `ToolCallChecker`) answers its decision's few fields instead, from which a few
-//! lines of the package's JavaScript build the same object ([`check_answer`]).
+//! over [`crate::edge::api`]. Arguments cross as JSON text (written by `JSON.stringify`, passed as
+//! wasm-bindgen passes a `String`), answers as JSON text (read by `JSON.parse`), so callers get plain
+//! objects whose bytes equal the native answer, and nothing is left behind in wasm memory after a call.
+//! The bindings use only wasm-bindgen's generated glue: no JavaScript of the package's own.
 
 use crate::edge::api::{self, CallChecker, Function, Prepared};
 use crate::error::Error;
 use crate::value::Value;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+// The answers' types (derived from the Rust types by tsify; `tests/types.rs` keeps the file equal to them).
+#[wasm_bindgen(typescript_custom_section)]
+const TS_OUTPUTS: &str = include_str!("types.ts");
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_INPUTS: &str = r#"
@@ -189,9 +193,7 @@ export interface InvalidInputError extends Error {
 }
 "#;
 
-// The few JavaScript built-ins the bindings use, declared here rather than through `js-sys`: linking
-// `js-sys` keeps the invoke shims of every closure type its declarations name in the function table
-// (never called here), 1,829 bytes of code in the `.wasm`.
+// The few JavaScript built-ins the bindings use, declared here rather than through `js-sys`.
 #[wasm_bindgen]
 extern "C" {
     /// A JavaScript `Error`.
@@ -201,9 +203,17 @@ extern "C" {
     fn new(message: &str) -> JsError;
     #[wasm_bindgen(method, setter)]
     fn set_code(this: &JsError, code: &str);
+    // Strings, not `JsValue`s, come back from the two imports that may throw: a `catch` import whose
+    // answer is a `JsValue` leaves that answer's externref slot behind when it throws.
+    #[wasm_bindgen(method, getter, structural, catch)]
+    fn message(this: &JsError) -> Result<Option<String>, JsValue>;
     /// `JSON.parse` of an answer (always JSON text).
     #[wasm_bindgen(catch, js_namespace = JSON, js_name = parse)]
     fn json_parse(text: &str) -> Result<JsValue, JsValue>;
+    /// `JSON.stringify` of an argument: a string, or `undefined` (a function or symbol alone); it
+    /// throws on a cycle, a BigInt inside, or a throwing getter or Proxy trap.
+    #[wasm_bindgen(catch, js_namespace = JSON, js_name = stringify)]
+    fn json_stringify(value: &JsValue) -> Result<Option<String>, JsValue>;
 }
 
 /// A JS `Error` with `code: 'invalid_input'`.
@@ -213,140 +223,42 @@ fn invalid(error: &Error) -> JsValue {
     js.into()
 }
 
-// The package's own JavaScript, a few lines that the build puts into the glue itself.
-#[wasm_bindgen(inline_js = "export function kindOf(value) {
-  const type = typeof value;
-  return value === undefined || value === null ? 0 : type === 'function' ? 1 : type === 'symbol' ? 2 : type === 'bigint' ? 3 : 4;
-}
-let thrown;
-export function stringify(value) {
-  try {
-    return JSON.stringify(value);
-  } catch (e) {
-    try {
-      thrown = e instanceof Error && typeof e.message === 'string' ? e.message : typeof e === 'string' ? e : '';
-    } catch {
-      thrown = '';
+/// The message of what `JSON.stringify` threw: an `Error`'s message, a thrown string, else empty.
+fn thrown_message(thrown: &JsValue) -> String {
+    match thrown.dyn_ref::<JsError>() {
+        Some(error) => error.message().ok().flatten().unwrap_or_default(),
+        None => thrown.as_string().unwrap_or_default(),
     }
-    return undefined;
-  }
-}
-export function stringifyThrew() {
-  const why = thrown;
-  thrown = undefined;
-  return why;
-}
-export function checkAnswer(text) {
-  let a = text.indexOf('\\0'), b = text.indexOf('\\0', a + 1);
-  const decision = text.slice(0, a), reason = b > a + 1 ? text.slice(a + 1, b) : null, paths = [];
-  a = text.indexOf('\\0', b + 1);
-  const detail = a > b + 1 ? text.slice(b + 1, a) : null;
-  while (a + 1 < text.length) {
-    b = text.indexOf('\\0', a + 1);
-    const argument = text.slice(a + 1, b);
-    a = text.indexOf('\\0', b + 1);
-    const path = text.slice(b + 1, a);
-    b = text.indexOf('\\0', a + 1);
-    paths.push({ argument, path, write: b > a + 1 });
-    a = b;
-  }
-  return { decision, reason, paths, detail };
-}
-let memory, view;
-const encoder = new TextEncoder(), decoder = new TextDecoder(), at = Symbol('at'), room = Symbol('room');
-export function useMemory(m) {
-  memory = m;
-}
-function bytes() {
-  // A view of memory the module has since grown is detached: its length is 0.
-  if (view === undefined || view.byteLength === 0) view = new Uint8Array(memory.buffer);
-  return view;
-}
-// A string written as UTF-8 (lone surrogates as U+FFFD, as `TextEncoder` writes them) into the bytes
-// from `i` to `end`: short ASCII byte by byte, anything else by `encodeInto`. Answers the bytes written.
-function encode(m, i, end, s) {
-  const n = s.length;
-  if (n > 64) return encoder.encodeInto(s, m.subarray(i, end)).written;
-  for (let k = 0; k < n; k++) {
-    const c = s.charCodeAt(k);
-    if (c > 127) return k + encoder.encodeInto(s.slice(k), m.subarray(i + k, end)).written;
-    m[i + k] = c;
-  }
-  return n;
-}
-// The checker's `checkText` export (`wasm` and `takeFromExternrefTable0` are the glue's, which this
-// code is put into): only this code calls it, and `room`, so that every string it reads is what
-// `encode` wrote.
-function decide(checker, n, t) {
-  const ret = wasm.toolcallchecker_checkText(checker.__wbg_ptr, n, t);
-  if (ret[2]) throw takeFromExternrefTable0(ret[1]);
-  return ret[0] >>> 0;
-}
-// `ToolCallChecker.checkText`: both strings written into the checker's buffer (made larger by `room`
-// when they may not fit; a text longer than the input limit, 32 MiB as `limits::MAX_INPUT_BYTES`,
-// is not copied and reads as empty, not JSON), decided by `decide`, which answers where the answer's
-// fields are (`ToolCallCheck::fields`, then a 255 byte, which no UTF-8 text holds), and the plain
-// object built from them.
-export function checkTextOf(checker, name, text) {
-  if (typeof name !== 'string' || typeof text !== 'string' || checker.__wbg_ptr === 0) return decide(checker, typeof name === 'string' ? -2 : -1, 0);
-  if (text.length > 33554432) text = '';
-  const need = 3 * (name.length + text.length);
-  if (!(checker[room] >= need)) {
-    checker[room] = Math.max(need, 256);
-    checker[at] = wasm.toolcallchecker_room(checker.__wbg_ptr, checker[room]) >>> 0;
-  }
-  let m = bytes();
-  const start = checker[at], end = start + checker[room], n = encode(m, start, end, name), t = encode(m, start + n, end, text);
-  const i = decide(checker, n, t);
-  if (checker[room] > 65536) {
-    // A large buffer is kept for one call only.
-    checker[room] = 256;
-    checker[at] = wasm.toolcallchecker_room(checker.__wbg_ptr, 256) >>> 0;
-  }
-  m = bytes();
-  return checkAnswer(decoder.decode(m.subarray(i, m.indexOf(255, i))));
-}")]
-extern "C" {
-    /// What [`read`] tells apart before `JSON.stringify`, in one call: `undefined` or `null` (0), a
-    /// function (1), a symbol (2), a BigInt (3), anything else (4).
-    #[wasm_bindgen(js_name = kindOf)]
-    fn kind_of(value: &JsValue) -> u32;
-    /// `JSON.stringify`, its text through linear memory; when it throws (a cycle, a BigInt, a throwing
-    /// getter or Proxy trap) it answers nothing and keeps what was thrown for [`stringify_threw`]: no
-    /// exception crosses into WebAssembly, and nothing is left behind.
-    fn stringify(value: &JsValue) -> Option<String>;
-    /// The message of what the last [`stringify`] threw (empty when it was not an `Error` with a
-    /// message, nor a string); nothing when it did not throw.
-    #[wasm_bindgen(js_name = stringifyThrew)]
-    fn stringify_threw() -> Option<String>;
-    /// The plain `ToolCallCheck` object from [`crate::call::ToolCallCheck::fields`]: shorter text to
-    /// decode than its JSON, and no `JSON.parse`.
-    #[wasm_bindgen(js_name = checkAnswer)]
-    fn check_answer(text: &str) -> JsValue;
-    /// The module's memory, which `checkTextOf` writes into and reads (given by every checker made).
-    #[wasm_bindgen(js_name = useMemory)]
-    fn use_memory(memory: &JsValue);
 }
 
 /// Reads one argument as JSON. `undefined` is `null`; values JSON cannot hold (functions, symbols)
 /// are absent inside objects; a BigInt, a cycle or a throwing getter is invalid input.
 fn read(value: &JsValue, path: &str) -> Result<Value, JsValue> {
-    let kind = match kind_of(value) {
-        0 => return Ok(Value::Null),
-        1 => Some("a function"),
-        2 => Some("a symbol"),
-        3 => Some("a BigInt"),
-        _ => None,
+    if value.is_undefined() || value.is_null() {
+        return Ok(Value::Null);
+    }
+    let kind = if value.is_function() {
+        Some("a function")
+    } else if value.is_symbol() {
+        Some("a symbol")
+    } else if value.is_bigint() {
+        Some("a BigInt")
+    } else {
+        None
     };
     if let Some(kind) = kind {
         return Err(invalid(&Error::invalid(path, crate::text::concat(&["cannot be read as JSON: got ", kind]))));
     }
-    let Some(text) = stringify(value) else {
-        let what = match stringify_threw() {
-            Some(why) => crate::text::concat(&["cannot be read as JSON (", if why.is_empty() { "JSON.stringify threw" } else { &why }, ")"]),
-            None => String::from("cannot be read as JSON"),
-        };
-        return Err(invalid(&Error::invalid(path, what)));
+    let text = match json_stringify(value) {
+        Ok(text) => text,
+        Err(thrown) => {
+            let why = thrown_message(&thrown);
+            let what = crate::text::concat(&["cannot be read as JSON (", if why.is_empty() { "JSON.stringify threw" } else { &why }, ")"]);
+            return Err(invalid(&Error::invalid(path, what)));
+        }
+    };
+    let Some(text) = text else {
+        return Err(invalid(&Error::invalid(path, "cannot be read as JSON")));
     };
     crate::edge::read::parse_input(&text).map_err(|e| invalid(&Error::invalid(path, e.what())))
 }
@@ -404,11 +316,7 @@ fn call(function: Function, args: &[(&JsValue, &str)]) -> Result<JsValue, JsValu
     for (value, path) in args {
         values.push(read(value, path)?);
     }
-    let text = api::call_function(function, &values);
-    if function == Function::CheckToolCall {
-        return text.map(|t| check_answer(&t)).map_err(|e| invalid(&e));
-    }
-    answer(text)
+    answer(api::call_function(function, &values))
 }
 
 /// [`call`] for a function answering a string.
@@ -521,11 +429,6 @@ fn engine_call(prepared: &Prepared, input: &JsValue, call: EngineCall) -> Result
 #[wasm_bindgen(js_name = ToolCallChecker)]
 pub struct ToolCallChecker {
     checker: CallChecker,
-    /// The buffer `checkText` writes its two strings into (`room`), kept from call to call.
-    buffer: std::cell::Cell<Vec<u8>>,
-    /// The last `checkText` answer's fields, read by the glue's JavaScript after the call (the buffer
-    /// is kept from call to call).
-    answer: std::cell::Cell<Vec<u8>>,
 }
 
 #[wasm_bindgen(js_class = ToolCallChecker)]
@@ -535,62 +438,28 @@ impl ToolCallChecker {
     pub fn new(#[wasm_bindgen(unchecked_param_type = "ToolCallCheckerOptions")] options: JsValue) -> Result<ToolCallChecker, JsValue> {
         panic_hook();
         let value = read_input(&options)?;
-        use_memory(&wasm_bindgen::memory());
-        Ok(ToolCallChecker { checker: CallChecker::new(&value).map_err(|e| invalid(&e))?, buffer: Default::default(), answer: Default::default() })
+        Ok(ToolCallChecker { checker: CallChecker::new(&value).map_err(|e| invalid(&e))? })
     }
 
     /// Decides one call `{ name, arguments }`.
     #[wasm_bindgen(unchecked_return_type = "ToolCallCheck")]
     pub fn check(&self, #[wasm_bindgen(unchecked_param_type = "ToolCall")] call: JsValue) -> Result<JsValue, JsValue> {
         let value = read(&call, "call")?;
-        Ok(check_answer(&self.checker.decide_call(Some(&value)).map_err(|e| invalid(&e))?.fields()))
-    }
-
-    /// The buffer `checkText` writes into, made anew with `size` bytes; answers where it starts.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn room(&self, size: usize) -> *mut u8 {
-        let mut buffer = vec![0; size];
-        let at = buffer.as_mut_ptr();
-        self.buffer.set(buffer);
-        at
+        answer(self.checker.check_call(Some(&value)))
     }
 
     /// Decides a call of `name` whose arguments are the JSON text the model sent (no `JSON.parse` or
     /// `JSON.stringify` needed); text that is not JSON is a denied call, `invalid_tool_arguments`.
-    // The method is the glue's JavaScript (`checkTextOf` in the snippet above; `scripts/build-pkg.sh`
-    // puts it in place of the generated one): it writes the two strings as UTF-8 into the buffer
-    // (`room`), `name` bytes then `arguments` bytes, and calls this export (-1: the name is not a
-    // string, -2: the text is not), which answers where the decision's fields are
-    // ([`crate::call::ToolCallCheck::fields`]), followed by a 255 byte (no UTF-8 text holds one).
+    /// Both strings cross as wasm-bindgen passes strings (UTF-8; a lone surrogate becomes U+FFFD).
     #[wasm_bindgen(js_name = checkText, unchecked_return_type = "ToolCallCheck")]
     pub fn check_text(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "string")] name: i32,
-        #[wasm_bindgen(js_name = argumentsJson, unchecked_param_type = "string")] arguments: usize,
-    ) -> Result<*const u8, JsValue> {
-        let expected = |path: &str| Err(invalid(&Error::invalid(path, "expected a string")));
-        let name = match name {
-            -1 => return expected("name"),
-            -2 => return expected("argumentsJson"),
-            n => n as usize,
-        };
-        let buffer = self.buffer.take();
-        // SAFETY: only the glue calls this (the class has no method that does: `scripts/build-pkg.sh`
-        // removes the generated ones), after writing `name` then `arguments` bytes of UTF-8 from the
-        // start of the buffer with `TextEncoder.encodeInto` or, for ASCII, byte by byte.
-        let text = |from: usize, to: usize| buffer.get(from..to).map(|b| unsafe { std::str::from_utf8_unchecked(b) }).unwrap_or_default();
-        let check = self.checker.decide_text(text(0, name), text(name, name.saturating_add(arguments)));
-        self.buffer.set(buffer);
-        let mut answer = self.answer.take();
-        answer.clear();
-        // A large buffer is kept for one answer only.
-        if answer.capacity() > 65_536 {
-            answer = Vec::new();
-        }
-        check.write_fields(&mut answer);
-        answer.push(255);
-        let at = answer.as_ptr();
-        self.answer.set(answer);
-        Ok(at)
+        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+        #[wasm_bindgen(js_name = argumentsJson, unchecked_param_type = "string")] arguments: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let expected = |path: &str| invalid(&Error::invalid(path, "expected a string"));
+        let name = name.as_string().ok_or_else(|| expected("name"))?;
+        let arguments = arguments.as_string().ok_or_else(|| expected("argumentsJson"))?;
+        answer(self.checker.check_text(&name, &arguments))
     }
 }

@@ -41,3 +41,20 @@ export async function launchChromium() {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }
+
+/**
+ * Opens `origin + path` in a fresh headless Chromium page and answers what `fn(page)` answers, with the
+ * page's uncaught errors (`{ result, errors }`); the browser is closed afterwards.
+ */
+export async function withPage(origin, path, fn) {
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${origin}${path}`);
+    return { result: await fn(page), errors };
+  } finally {
+    await browser.close();
+  }
+}
