@@ -1,4 +1,5 @@
 import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
+import { DECISIONS } from '../runtime/codes';
 import { policy, setActiveCatalog, ToolManifest, ToolSchema } from '../policy';
 import { CATALOG_FILE } from '../settings';
 import { readJsonArray } from '../jsonfile';
@@ -57,11 +58,11 @@ export function loadCatalog(file: string | undefined): LoadedCatalog {
       throw new CatalogFileError(file, `entry [${i}] (${JSON.stringify(manifest.name)}): ${(err as Error).message}`);
     }
     if (impl) {
-      if (manifest.workerRoutingHint !== 'main-process-proxy') {
+      if (manifest.workerRoutingHint !== DECISIONS.proxy) {
         throw new CatalogFileError(
           file,
           `entry [${i}] (${JSON.stringify(manifest.name)}): a tool with an implementation runs in the main process: ` +
-            'set "workerRoutingHint": "main-process-proxy"'
+            `set "workerRoutingHint": "${DECISIONS.proxy}"`
         );
       }
       implementations.set(manifest.name, impl);
