@@ -44,6 +44,8 @@ describe('the backend state is never reachable from a workspace root', () => {
     fs.writeFileSync(path.join(pages, 'index.html'), '<!doctype html><title>pages</title>');
     fs.mkdirSync(path.dirname(catalogFile), { recursive: true });
     fs.copyFileSync(path.join(REPO, 'scripts', 'demo', 'catalog.json'), catalogFile);
+    // the demo's catalog names its OCR program beside it
+    fs.copyFileSync(path.join(REPO, 'scripts', 'demo', 'vision-ocr.js'), path.join(path.dirname(catalogFile), 'vision-ocr.js'));
     // an accepted root, next to the state, with symlinks into it
     ws = path.join(base, 'ws');
     fs.mkdirSync(ws);

@@ -53,7 +53,8 @@ describe('the Node the worker runs on', () => {
       await withHost({ policy: d.policy, routes: d.routes }, async host => {
         const r = await host.call('read_file', { path: 'a.txt' });
         assert.equal(r.ok, true, r.error);
-        const pid = host.child.pid;
+        // the worker's own process (inside its sandbox, below bwrap)
+        const pid = host.hostPid();
         assert.equal(fs.readlinkSync(`/proc/${pid}/exe`), fs.realpathSync(process.execPath));
         const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
         assert.ok(cmdline.includes(permissionFlag()), cmdline.join(' '));
