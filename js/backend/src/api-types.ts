@@ -21,6 +21,8 @@ export interface AgentFields {
   modelChannelId: number | null;
   /** The tools its sub-agents may use; null = every tool the agent gets. */
   subagentTools: string[] | null;
+  /** The agents of its crew (ids): `delegate_task` may hand a task to one of them by name; null = none. */
+  crewMembers: number[] | null;
 }
 
 /** The longest chat message, in characters (the chat DTO's limit; the pages' message box counts to it). */
@@ -42,6 +44,7 @@ export function newAgentFields(): Omit<AgentFields, 'name'> {
     tools: null,
     modelChannelId: null,
     subagentTools: null,
+    crewMembers: null,
   };
 }
 
@@ -160,8 +163,19 @@ export interface ChatAnswer {
   reply: string;
   toolCalls: ChatToolCall[];
   batchIds: number[];
-  /** `stop` (answered without calls), `length` (reply cut at the limit), `step_limit`. */
-  stopReason: 'stop' | 'length' | 'step_limit';
+  /**
+   * `stop` (answered without calls), `length` (reply cut at the limit), `step_limit`, `clarify` (the agent
+   * asked the user a question: the session's next message is the answer, and the turn goes on).
+   */
+  stopReason: 'stop' | 'length' | 'step_limit' | 'clarify';
+  /** The question the session waits on (`stopReason: 'clarify'`): the call that asked it, and its text. */
+  clarify?: PendingQuestion;
+}
+
+/** A question of the agent that waits for the user's answer. */
+export interface PendingQuestion {
+  callId: string;
+  question: string;
 }
 
 /** What a chat turn streams while it runs (RUNTIME §6). */

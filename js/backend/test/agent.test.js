@@ -238,16 +238,16 @@ function defineTests(backend) {
       assert.deepEqual(model.offered(1), ['read_file'], 'subagentTools ∩ resolved, no delegate_* for a sub');
       assert.match(model.system(1), /You are a sub-agent/);
       assert.match(model.system(1), new RegExp(`- working directory: ${work}`));
-      // the sub-agent's read_file ran in the worker; its bash was not offered
+      // the sub-agent's read_file ran in the worker; its bash was not offered: the call port denies it (L0)
       const subResults = toolMessages(2);
       assert.equal(subResults[0].content.trim(), 'hello from the workspace');
-      assert.match(subResults[1].content, /^Tool call denied \(not_selected_for_subagent\)/, 'the batch gate denies it');
+      assert.match(subResults[1].content, /^Tool call denied \(tool_not_offered\)/, 'L0 denies it');
 
       // the stream: the batch, its calls (with its id), and the delegate call of the master
       const batchEvents = events.filter(e => e.type === 'batch');
       assert.deepEqual(batchEvents.map(e => [e.batchId, e.status]), [[batchId, 'running'], [batchId, 'completed']]);
       const subCalls = events.filter(e => e.type === 'tool-result' && e.batchId === batchId);
-      assert.deepEqual(subCalls.map(e => [e.name, e.decision, e.reason, e.ok]), [['read_file', 'worker-local', null, true], ['bash', 'denied', 'not_selected_for_subagent', false]]);
+      assert.deepEqual(subCalls.map(e => [e.name, e.decision, e.reason, e.ok]), [['read_file', 'worker-local', null, true], ['bash', 'denied', 'tool_not_offered', false]]);
 
       // stored and listed
       const page = (await call(s, 'GET', `/admin/netaclaw/subagent/page?agentId=${agent.id}`)).body.data;
@@ -514,7 +514,7 @@ function defineTests(backend) {
       assert.match(c1.detail, /not valid JSON/);
       assert.equal(c1.arguments, '{"path": "a.txt", ', 'the text the model sent is kept');
       assert.deepEqual([c2.decision, c2.reason], ['denied', 'invalid_tool_arguments']);
-      assert.match(c2.detail, /must be a JSON object/);
+      assert.match(c2.detail, /expected an object, got an array/);
       const results = toolMessages(1);
       assert.deepEqual(results.map(m => m.tool_call_id), ['m1', 'm2']);
       assert.ok(results.every(m => m.content.startsWith('Tool call denied (invalid_tool_arguments)')));

@@ -169,7 +169,15 @@ function defineTests(backend) {
 
   test("previewPrompt: the channel's capability, the session layer, the joined system prompt", async () => {
     const db = await backend.fresh();
-    await withServer(db.env, async s => {
+    // two skills in the skills folder: one with front matter, one described by its first line of text
+    const skillsDir = require('node:fs').mkdtempSync(require('node:path').join(require('node:os').tmpdir(), 'netaclaw-skills-'));
+    const writeSkill = (name, text) => {
+      require('node:fs').mkdirSync(require('node:path').join(skillsDir, name));
+      require('node:fs').writeFileSync(require('node:path').join(skillsDir, name, 'SKILL.md'), text);
+    };
+    writeSkill('review', '---\nname: review\ndescription: "Reviews a change for bugs and style."\n---\n# Review\nSteps…\n');
+    writeSkill('deploy', '# Deploy\n\nShips the build to staging, then to production.\n');
+    await withServer({ ...db.env, NETACLAW_SKILLS_DIR: skillsDir }, async s => {
       const noChannel = (await ok(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { agent: { name: 'p' } })).body.data;
       assert.equal(noChannel.channel, null);
       assert.equal(noChannel.modelCapability, 'text');
@@ -189,7 +197,7 @@ function defineTests(backend) {
       assert.match(missing.body.error.message, /model channel 999/);
 
       const session = { sessionCwd: '/work/proj/./src/..', workspaceRoots: ['/data//sets/'], shellPermitted: true, writePermitted: false };
-      const p = (await ok(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { agent: { name: 'p', skills: ['review', 'deploy'] }, ...session })).body.data;
+      const p = (await ok(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { agent: { name: 'p', skills: ['review', 'deploy', '../etc'] }, ...session })).body.data;
       const layer = key => p.layers.find(l => l.key === key).content;
       assert.equal(
         layer('session'),
@@ -201,7 +209,19 @@ function defineTests(backend) {
           '- file writes: not allowed (read-only)',
         ].join('\n')
       );
-      assert.equal(layer('skills'), 'Skills bound to you: review, deploy');
+      // Layer 3: each bound skill with its description (a name without a skill folder by its name), and the
+      // builtin tools a skill may use (the package's builtinToolNames)
+      assert.equal(
+        layer('skills'),
+        [
+          'Skills bound to you (read a skill with read_skill before you follow it):',
+          '- review: Reviews a change for bugs and style.',
+          '- deploy: Ships the build to staging, then to production.',
+          '- ../etc',
+          `Builtin tools a skill may use: ${p.builtinToolNames.join(', ')}`,
+        ].join('\n')
+      );
+      assert.ok(p.builtinToolNames.includes('read_file'), JSON.stringify(p.builtinToolNames));
       assert.equal(p.systemPrompt, p.layers.map(l => l.content).filter(Boolean).join('\n\n'));
       const none = (await ok(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { agent: { name: 'p' } })).body.data;
       assert.equal(none.layers.find(l => l.key === 'session').content, 'Session:\n- workspace: none\n- shell commands: not allowed\n- file writes: not allowed (read-only)');

@@ -189,7 +189,7 @@ describe('a compromised worker is confined as a process', () => {
 
 describe('the events a batch keeps are bounded in bytes', () => {
   test('a batch keeps at most BATCH_EVENTS_MAX_BYTES of events for late subscribers; listeners still get all', () => {
-    const { LiveBatch } = require('../dist/service/subagent.js');
+    const { LiveBatch } = require('../dist/agent/batches.js');
     const { BATCH_EVENTS_MAX_BYTES } = rt('limits.js');
     const live = new LiveBatch();
     const seen = [];

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Worker faults through SubagentService, inside a real backend on SQLite started in this process: a worker
+ * Worker faults through the batch runner (BatchRunner), inside a real backend on SQLite started in this process: a worker
  * killed mid-call, a batch past its time limit, a worker that blows its heap, a shell that floods its
  * output, forks without end or loops for ever. For each: the backend keeps answering HTTP, the batch is
  * stored failed/killed (or the call fails and the batch goes on) with every call that finished, and no

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * SubagentService as the executor uses it (start / call / finish / kill / events, runMainTool), inside a
+ * the batch runner (BatchRunner) as the executor uses it (start / call / finish / kill / events, runMainTool), inside a
  * real backend started in this process on SQLite, so that a test can hand it a hostile worker program.
  */
 const { describe, test, before, after } = require('node:test');
@@ -27,7 +27,7 @@ async function rows(sql, params = []) {
   return db.query(sql, params);
 }
 
-describe('SubagentService (the executor\'s API)', () => {
+describe('BatchRunner (the executor\'s API)', () => {
   let ws;
   let agentId;
   before(async () => {

@@ -2,7 +2,8 @@ import { Body, Controller, Get, Inject, Post, Query } from '@midwayjs/core';
 import { Context } from '@midwayjs/koa';
 import { ChatDTO } from '../dto/chat';
 import { IdQueryDTO, SessionPageQueryDTO } from '../dto/query';
-import { ChatExecutor } from '../service/executor';
+import type { PendingQuestion } from '../api-types';
+import { ChatExecutor } from '../agent/executor';
 import { SessionService } from '../service/session';
 import { SubagentService } from '../service/subagent';
 import { TodoService } from '../service/todo';
@@ -39,6 +40,11 @@ export class SessionController {
   @Inject()
   todoService: TodoService;
 
+  private async pendingQuestion(sessionId: number): Promise<PendingQuestion | null> {
+    const q = await this.sessionService.pendingQuestion(sessionId);
+    return q ? { callId: q.callId, question: q.question } : null;
+  }
+
   @Get('/page')
   async page(@Query() query: SessionPageQueryDTO) {
     return this.sessionService.page(query);
@@ -53,6 +59,8 @@ export class SessionController {
       calls: await this.subagents.sessionCalls(session.id),
       // the main agent's todo list (the `todo` tool), kept in the database
       todos: await this.todoService.get({ sessionId: String(session.id) }),
+      // the question the agent asked (`clarify`) that waits for the user's answer, or null
+      pendingQuestion: await this.pendingQuestion(session.id),
     };
   }
 }

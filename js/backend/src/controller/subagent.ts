@@ -4,6 +4,7 @@ import { PassThrough } from 'stream';
 import { BatchPageQueryDTO, IdQueryDTO } from '../dto/query';
 import { SubagentRunDTO } from '../dto/subagent';
 import { SubagentService } from '../service/subagent';
+import { BatchRunner } from '../agent/batches';
 
 @Controller('/admin/netaclaw/subagent')
 export class SubagentController {
@@ -13,9 +14,12 @@ export class SubagentController {
   @Inject()
   subagentService: SubagentService;
 
+  @Inject()
+  runner: BatchRunner;
+
   @Post('/run')
   async run(@Body() body: SubagentRunDTO) {
-    return this.subagentService.run(body);
+    return this.runner.run(body);
   }
 
   @Get('/page')
@@ -43,7 +47,7 @@ export class SubagentController {
       unsubscribe();
       stream.end();
     };
-    unsubscribe = await this.subagentService.subscribe(query, e => {
+    unsubscribe = await this.runner.subscribe(query, e => {
       if (closed) return;
       stream.write(`event: ${e.type}\ndata: ${JSON.stringify(e.data)}\n\n`);
       if (e.type === 'done') setImmediate(close);

@@ -1,6 +1,9 @@
 import { Rule, RuleType } from '@midwayjs/validate';
 import { TEXT_MAX_CHARS } from '../validate';
-import { bool, id, nonBlank, nullable, required, stringList, text } from './rules';
+import { bool, id, list, nonBlank, nullable, required, stringList, text } from './rules';
+
+/** The most agents one crew lists. */
+export const CREW_MAX = 20;
 
 /**
  * The fields of an agent a request may set (AgentInput). `modelCapability` and `crewRole` have no rule
@@ -35,6 +38,9 @@ export class AgentFieldsDTO {
 
   @Rule(nullable(stringList()))
   subagentTools?: string[] | null;
+
+  @Rule(nullable(list(id(), CREW_MAX)))
+  crewMembers?: Array<number | string> | null;
 }
 
 /** POST /admin/netaclaw/agent/add (and each agent of the demo seed). */

@@ -37,6 +37,10 @@ export class NetaClawAgentEntity extends BaseEntity {
   @Column({ type: 'json', comment: '子 Agent 允许工具（空 = 全部）', nullable: true })
   subagentTools: string[] | null;
 
+  /** 团队成员: the agents this agent may delegate a task to by name (`delegate_task`'s `agent`); null = none. */
+  @Column({ type: 'json', comment: '团队成员 agent ID 列表', nullable: true })
+  crewMembers: number[] | null;
+
   /** 1 when created, +1 at every write; an update that names an older one is refused (409 conflict). */
   @VersionColumn({ comment: '版本号', default: 1 })
   version: number;
@@ -53,4 +57,5 @@ export const AGENT_FIELDS = [
   'tools',
   'modelChannelId',
   'subagentTools',
+  'crewMembers',
 ] as const;

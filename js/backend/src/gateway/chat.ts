@@ -6,7 +6,7 @@ import { ValidateService } from '@midwayjs/validate';
 import type { ChatAttached, ChatEvent } from '../api-types';
 import { ChatDTO } from '../dto/chat';
 import { AppError, fromValidationError } from '../errors';
-import { ChatExecutor } from '../service/executor';
+import { ChatExecutor } from '../agent/executor';
 import { SessionService } from '../service/session';
 import { AdminTokenService } from '../service/token';
 import { checkBearer } from '../authlimit';

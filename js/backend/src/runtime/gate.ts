@@ -22,6 +22,8 @@ export interface GateResult {
   paths: GatePath[];
   /** A short explanation, or null. */
   detail: string | null;
+  /** The arguments the package read from the text it decided on (`checkCallText`; absent when it could not read them). */
+  arguments?: unknown;
 }
 
 export interface GateInput {
@@ -37,6 +39,7 @@ interface PackageCheck {
   paths?: GatePath[];
   detail?: string | null;
   message?: string | null;
+  arguments?: unknown;
 }
 
 interface Checker {
@@ -108,11 +111,13 @@ export function checkCall(input: GateInput): GateResult {
 
 /**
  * Decides a call whose arguments are given as JSON text (what `JSON.stringify` printed, or the text the
- * model sent): the text is what is decided, and what runs must be what it reads as. The same checker and
- * answer as `checkCall`.
+ * model sent): the text is what is decided, and what runs is what the package read from it (`arguments`
+ * of the answer, absent when the text is not JSON). The same checker and answer as `checkCall`.
  */
 export function checkCallText(input: Omit<GateInput, 'arguments'>, argumentsJson: string): GateResult {
-  return answer(checkerFor(input).checkText(input.name, argumentsJson));
+  const r = answer(checkerFor(input).checkText(input.name, argumentsJson));
+  if (r.arguments === undefined) { try { r.arguments = JSON.parse(argumentsJson.trim() === '' ? '{}' : argumentsJson); } catch { /* */ } } // TEMPORARY-UNTIL-PKG
+  return r;
 }
 
 function answer(r: PackageCheck): GateResult {
@@ -121,6 +126,7 @@ function answer(r: PackageCheck): GateResult {
     reason: r.reason ?? null,
     paths: Array.isArray(r.paths) ? r.paths : [],
     detail: typeof r.detail === 'string' ? r.detail : typeof r.message === 'string' ? r.message : null,
+    ...(r.arguments !== undefined ? { arguments: r.arguments } : {}),
   };
 }
 

@@ -573,6 +573,11 @@ export class WorkerHost {
     }
   }
 
+  /** The number of a call decided before it reached the worker (by the call port): the batch's calls keep one sequence. */
+  reserveSeq(): number {
+    return ++this.seq;
+  }
+
   /** Runs one call in the worker (calls are queued: one at a time, in order). */
   call(name: string, args: unknown): Promise<CallRecord> {
     const run = async (): Promise<CallRecord> => {

@@ -6,7 +6,8 @@ import { invalidInput, notFound } from '../errors';
 import { dbWriteLock } from '../mutex';
 import { NetaClawModelChannelEntity } from '../entity/channel';
 import { activeCatalog, Capability, CrewRole, DiagnosticInput, policy, ResolveInput, RuntimeDiagnostic, WorkerPolicy } from '../policy';
-import { BuiltPrompt, buildSystemPrompt } from '../runtime/prompt';
+import { BuiltPrompt, buildSystemPrompt } from '../agent/prompt';
+import { skillSummaries } from '../agent/skills';
 import { has, Obj, optEnum, parseId, requireObject } from '../validate';
 import { ValidateService } from '@midwayjs/validate';
 import { AgentAddDTO, AgentFieldsDTO, AgentUpdateDTO } from '../dto/agent';
@@ -76,6 +77,13 @@ export function agentValues(o: AgentFieldsDTO): AgentValues {
   if (o.modelChannelId !== undefined) v.modelChannelId = o.modelChannelId === null ? null : Number(o.modelChannelId);
   const subagentTools = checkSubagentTools(o.subagentTools);
   if (subagentTools !== undefined) v.subagentTools = subagentTools;
+  if (o.crewMembers !== undefined) {
+    const ids = (o.crewMembers ?? []).map(Number);
+    ids.forEach((id, i) => {
+      if (ids.indexOf(id) !== i) throw invalidInput(`crewMembers[${i}]: agent ${id} is listed twice`);
+    });
+    v.crewMembers = o.crewMembers === null ? null : ids;
+  }
   return v;
 }
 
@@ -124,6 +132,7 @@ function agentView(a: AgentValues | NetaClawAgentEntity): AgentView {
     tools: a.tools ?? null,
     modelChannelId: a.modelChannelId ?? null,
     subagentTools: a.subagentTools ?? null,
+    crewMembers: a.crewMembers ?? null,
   };
 }
 
@@ -148,6 +157,7 @@ export class AgentService {
   async add(input: AgentAddDTO): Promise<NetaClawAgentEntity> {
     const v = agentValues(input);
     if (v.modelChannelId) await this.channelService.checkExists(v.modelChannelId, 'modelChannelId');
+    await this.checkCrew(v.crewMembers, null);
     const entity = this.repo.create({ ...newAgentFields(), ...v });
     const saved = await dbWriteLock.run(() => this.repo.save(entity));
     return this.mustGet(saved.id);
@@ -167,6 +177,7 @@ export class AgentService {
     const version = parseVersion(input as unknown as Obj);
     const row = await this.mustGet(id);
     if (v.modelChannelId) await this.channelService.checkExists(v.modelChannelId, 'modelChannelId');
+    await this.checkCrew(v.crewMembers, id);
     if (version !== undefined && version !== row.version) throw staleVersion(`agent ${id}`, version, row);
     if (Object.keys(v).length > 0 && !(await dbWriteLock.run(() => updateRow(this.repo, id, v as Obj, version)))) {
       // the agent moved on between the read above and the write, or is gone (404)
@@ -174,6 +185,28 @@ export class AgentService {
       if (version !== undefined) throw staleVersion(`agent ${id}`, version, current);
     }
     return this.mustGet(id);
+  }
+
+  /** A crew lists existing agents, other than the agent itself, with names unique within the crew (400 naming the first that is not). */
+  private async checkCrew(ids: number[] | null | undefined, self: number | null): Promise<void> {
+    const names = new Map<string, number>();
+    for (const [i, id] of (ids ?? []).entries()) {
+      if (id === self) throw invalidInput(`crewMembers[${i}]: an agent cannot be a member of its own crew`);
+      const row = await this.repo.findOneBy({ id });
+      if (!row) throw invalidInput(`crewMembers[${i}]: no agent with id ${id}`);
+      if (names.has(row.name)) throw invalidInput(`crewMembers[${i}]: two members are named ${JSON.stringify(row.name)}; a task names its member by name`);
+      names.set(row.name, id);
+    }
+  }
+
+  /** The agents of an agent's crew, in the crew's order (members deleted since are left out). */
+  async crewOf(agent: AgentView): Promise<AgentView[]> {
+    const out: AgentView[] = [];
+    for (const id of agent.crewMembers ?? []) {
+      const row = await this.repo.findOneBy({ id });
+      if (row) out.push(agentView(row));
+    }
+    return out;
   }
 
   async page(input: AgentPageDTO) {
@@ -272,6 +305,9 @@ export class AgentService {
       policy: diagnostic.policy,
       toolNames: diagnostic.resolved.toolNames,
       toolPromptHints: diagnostic.resolved.toolPromptHints,
+      crew: (await this.crewOf(agent)).map(m => ({ name: m.name ?? '', instructions: m.systemPrompt })),
+      skills: await skillSummaries(agent.skills),
+      builtinToolNames: diagnostic.resolved.builtinToolNames,
     });
     return { channel, diagnostic, prompt };
   }

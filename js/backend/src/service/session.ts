@@ -10,7 +10,11 @@ import { dbWriteLock } from '../mutex';
 import { SESSION_LEASE_SECONDS } from '../settings';
 import { IdQueryDTO, pageOf, SessionPageQueryDTO } from '../dto/query';
 
-export type MessageRole = 'user' | 'assistant' | 'tool' | 'error';
+/**
+ * `question`: a question the agent asked the user (`clarify`), kept for the page and for finding the turn
+ * that waits on it (`toolCallId`: the call it answers); the model reads the answer as that call's result.
+ */
+export type MessageRole = 'user' | 'assistant' | 'tool' | 'error' | 'question';
 
 export interface NewMessage {
   role: MessageRole;
@@ -174,6 +178,19 @@ export class SessionService {
       where: { sessionId, seq: MoreThanOrEqual(fromSeq), role: In(MODEL_ROLES) },
       order: { seq: 'ASC' },
     });
+  }
+
+  /**
+   * The question the session waits on: its newest `question` message whose call has no result yet, with the
+   * seq of the assistant message that asked it (where the resumed turn starts); null when none waits.
+   */
+  async pendingQuestion(sessionId: number): Promise<{ callId: string; question: string; askedAt: number } | null> {
+    const q = await this.messages.findOne({ where: { sessionId, role: 'question' }, order: { seq: 'DESC' } });
+    if (!q || !q.toolCallId) return null;
+    const answered = await this.messages.findOne({ where: { sessionId, role: 'tool', toolCallId: q.toolCallId, seq: MoreThanOrEqual(q.seq) } });
+    if (answered) return null;
+    const asked = await this.messages.findOne({ where: { sessionId, role: 'assistant', seq: LessThan(q.seq) }, order: { seq: 'DESC' } });
+    return { callId: q.toolCallId, question: q.content ?? '', askedAt: asked?.seq ?? q.seq };
   }
 
   /**

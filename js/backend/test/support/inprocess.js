@@ -1,12 +1,12 @@
 'use strict';
 // The real backend started inside the test process on SQLite (Midway's Bootstrap), so that a test can use
-// its services directly — SubagentService as the executor does — and still ask it over HTTP.
+// its services directly — the batch runner as the executor uses it — and still ask it over HTTP.
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { freePort, BACKEND_ROOT } = require('./server');
 
-/** Boots the backend; returns { svc, agents, db, dataDir, url, stop() }. One per test file (process). */
+/** Boots the backend; returns { svc (the BatchRunner), store (SubagentService), agents, db, dataDir, url, stop() }. One per test file (process). */
 async function bootInProcess(prefix) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   for (const k of Object.keys(process.env)) if (/^(DB_|NETACLAW_|MIDWAY_)/.test(k)) delete process.env[k];
@@ -23,12 +23,14 @@ async function bootInProcess(prefix) {
   await Bootstrap.configure({ appDir: BACKEND_ROOT, baseDir: path.join(BACKEND_ROOT, 'dist') }).run();
   const { getCurrentApplicationContext } = require('@midwayjs/core');
   const ctx = getCurrentApplicationContext();
-  const svc = await ctx.getAsync(require('../../dist/service/subagent.js').SubagentService);
+  const svc = await ctx.getAsync(require('../../dist/agent/batches.js').BatchRunner);
+  const store = await ctx.getAsync(require('../../dist/service/subagent.js').SubagentService);
   const agents = await ctx.getAsync(require('../../dist/service/agent.js').AgentService);
   return {
     svc,
     agents,
-    db: svc.calls.manager,
+    store,
+    db: store.calls.manager,
     dataDir,
     url: `http://127.0.0.1:${port}`,
     async stop() {

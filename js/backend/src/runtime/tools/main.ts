@@ -128,8 +128,12 @@ export const todo: ToolImpl = async (args, ctx) => {
   return items.map(i => `[${i.done ? 'x' : ' '}] ${i.text}`).join('\n');
 };
 
-/** `{ question }`: the question for the user (the driver shows it; a batch records it). */
-export const clarify: ToolImpl = async args => `question for the user: ${str(args, 'question')}`;
+/**
+ * `{ question }` asked by a sub-agent (the main agent's question pauses its turn, in the executor): a
+ * sub-agent has no user to ask, so it is told to go on with what it knows and say what it assumed.
+ */
+export const clarify: ToolImpl = async args =>
+  `No user can answer a sub-agent's question (${str(args, 'question')}): go on with the most reasonable assumption, and say in your answer what you assumed.`;
 
 /** `{ reason }`: hands the task back to the user with a reason. */
 export const escalate: ToolImpl = async args => `escalated to the user: ${str(args, 'reason')}`;

@@ -4,6 +4,7 @@
  * byte the system message the model receives. Layer 4 is the package's `toolBehaviorGuidance`.
  */
 import { policy, WorkerPolicy } from '../policy';
+import type { SkillSummary } from './skills';
 
 export type PromptLayerKey = 'identity' | 'session' | 'skills' | 'tools';
 
@@ -22,6 +23,12 @@ export interface PromptInput {
   policy: WorkerPolicy;
   /** The tools offered, in order, and the table's prompt hints. */
   toolNames: string[];
+  /** Its bound skills with their descriptions (`skillSummaries`); without them, the names of `agent.skills`. */
+  skills?: SkillSummary[];
+  /** The builtin tools a skill may use (the package's `builtinToolNames`). */
+  builtinToolNames?: string[];
+  /** The agents of its crew, when it may delegate to them (`delegate_task` offered): name and what they do. */
+  crew?: { name: string; instructions: string | null }[];
   toolPromptHints: Record<string, string>;
 }
 
@@ -40,6 +47,14 @@ function identityLayer(input: PromptInput): string {
   }
   const instructions = input.agent.systemPrompt ?? '';
   if (instructions.trim() !== '') lines.push(instructions);
+  const crew = input.toolNames.includes('delegate_task') ? (input.crew ?? []) : [];
+  if (crew.length > 0) {
+    lines.push('Your crew: give a task to one of these agents with delegate_task and its name as `agent`.');
+    for (const m of crew) {
+      const about = [...(m.instructions ?? '').trim().split('\n')[0]].slice(0, 200).join('');
+      lines.push(about ? `- ${m.name}: ${about}` : `- ${m.name}`);
+    }
+  }
   return lines.join('\n');
 }
 
@@ -58,8 +73,13 @@ function sessionLayer(input: PromptInput): string {
 }
 
 function skillsLayer(input: PromptInput): string {
-  const skills = input.agent.skills.filter(s => s.trim() !== '');
-  return skills.length > 0 ? `Skills bound to you: ${skills.join(', ')}` : '';
+  const skills = input.skills ?? input.agent.skills.filter(s => s.trim() !== '').map(name => ({ name, description: null }));
+  if (skills.length === 0) return '';
+  const lines = ['Skills bound to you (read a skill with read_skill before you follow it):'];
+  for (const s of skills) lines.push(s.description ? `- ${s.name}: ${s.description}` : `- ${s.name}`);
+  const tools = input.builtinToolNames ?? [];
+  if (tools.length > 0) lines.push(`Builtin tools a skill may use: ${tools.join(', ')}`);
+  return lines.join('\n');
 }
 
 export function buildSystemPrompt(input: PromptInput): BuiltPrompt {

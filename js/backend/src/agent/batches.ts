@@ -1,0 +1,514 @@
+import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
+import { invalidInput } from '../errors';
+import { Mutex } from '../mutex';
+import { CrewRole, DiagnosticInput, policy } from '../policy';
+import { CallRecord, HostEvent, HostTestOptions, WorkerHost } from '../runtime/host';
+import { BATCH_EVENTS_MAX_BYTES, BATCH_TIMEOUT_DEFAULT_MS, MAIN_CALL_TIMEOUT_MS, SESSION_WORKER_MAX_MS } from '../runtime/limits';
+import { NodeFileSystemOperations } from '../runtime/operations/fs';
+import { ShellProcessOperations } from '../runtime/operations/process';
+import { NodeSearchOperations } from '../runtime/operations/search';
+import type { Operations } from '../runtime/operations/types';
+import type { Driver, WorkerPolicyWire } from '../runtime/protocol';
+import { checkCall } from '../runtime/gate';
+import { DECISIONS, RUNTIME_REASONS } from '../runtime/codes';
+import { shellSandbox } from '../runtime/sandbox';
+import type { MainServices } from '../runtime/tools/types';
+import { SKILLS_DIR } from '../settings';
+import { assertRootsClear } from '../backendstate';
+import { parseId, requireObject } from '../validate';
+import { AgentService, sessionFields } from '../service/agent';
+import { ValidateService } from '@midwayjs/validate';
+import { checkedBy } from '../dto/check';
+import { IdQueryDTO } from '../dto/query';
+import { BatchSpecDTO, SubagentRunDTO } from '../dto/subagent';
+import { MemoryService } from '../service/memory';
+import { TodoService } from '../service/todo';
+import { BatchEvent, BatchRecord, SubagentService, batchView, eventCall, sessionKey } from '../service/subagent';
+import { isRunnable } from '../runtime/codes';
+import type { RuntimeDiagnostic, ToolRuntimeRoute } from '../policy';
+
+export type { CallRecord } from '../runtime/host';
+export type { BatchEvent, BatchRecord, StoredCall } from '../service/subagent';
+
+/** What the executor (or the admin console) asks for. */
+export interface BatchSpec {
+  agentId: number;
+  parentBatchId?: number | null;
+  sessionId?: string | number | null;
+  crewRole: CrewRole;
+  sessionCwd?: string | null;
+  workspaceRoots?: string[] | null;
+  shellPermitted?: boolean | null;
+  writePermitted?: boolean | null;
+  subagentTools?: string[] | null;
+  driver: Driver;
+  timeoutMs?: number | null;
+  /** The parent session's policy: the batch's policy is bounded by it (the package does that). */
+  parent?: WorkerPolicyWire | null;
+}
+
+export interface BatchHandle {
+  id: number;
+  policy: WorkerPolicyWire;
+  routes: unknown[];
+  /** The tools whose route in this batch can run: what its model is offered. */
+  offered: string[];
+  /** What the batch's diagnostic resolved for its prompt: the tools' prompt hints and the builtin tools a skill may use. */
+  resolved: Pick<RuntimeDiagnostic['resolved'], 'toolPromptHints' | 'builtinToolNames'>;
+  call(name: string, args: unknown): Promise<CallRecord>;
+  /** Stores a call of this batch decided before it reached the worker (by the call port). */
+  record(call: Omit<CallRecord, 'seq'>): Promise<CallRecord>;
+  finish(): Promise<BatchRecord>;
+  kill(reason: string): Promise<BatchRecord>;
+  events: { subscribe(listener: (e: BatchEvent) => void): () => void };
+}
+
+/**
+ * The live part of a running batch: its events so far (for a late subscriber: at most 5,000 and
+ * BATCH_EVENTS_MAX_BYTES of JSON; later ones still reach the listeners, and are stored calls anyway) and
+ * who listens.
+ */
+export class LiveBatch {
+  readonly events: BatchEvent[] = [];
+  readonly listeners = new Set<(e: BatchEvent) => void>();
+  /** Database writes of this batch, in order. */
+  readonly writes = new Mutex();
+  private bytes = 0;
+
+  push(e: BatchEvent): void {
+    let size: number;
+    try {
+      size = Buffer.byteLength(JSON.stringify(e) ?? '', 'utf8');
+    } catch {
+      size = Infinity;
+    }
+    if (this.events.length < 5000 && this.bytes + size <= BATCH_EVENTS_MAX_BYTES) {
+      this.events.push(e);
+      this.bytes += size;
+    }
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch {
+        /* a listener's failure is its own */
+      }
+    }
+  }
+
+  subscribe(listener: (e: BatchEvent) => void): () => void {
+    for (const e of this.events) listener(e);
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+const DRIVERS = ['model', 'calls'] as const;
+
+function checkPolicy(v: unknown, field: string): WorkerPolicyWire {
+  const o = requireObject(v, field);
+  if (!Array.isArray(o.workspaceRoots) || o.workspaceRoots.some(r => typeof r !== 'string')) {
+    throw invalidInput(`${field}.workspaceRoots must be an array of strings`);
+  }
+  if (typeof o.allowShell !== 'boolean') throw invalidInput(`${field}.allowShell must be a boolean`);
+  if (typeof o.readonly !== 'boolean') throw invalidInput(`${field}.readonly must be a boolean`);
+  return { workspaceRoots: [...(o.workspaceRoots as string[])], allowShell: o.allowShell, readonly: o.readonly };
+}
+
+/**
+ * Where tools run (RUNTIME §5): sub-agent batches — each a confined worker with its policy and routes —
+ * and the main agent's session workers. The agent loop uses `start` (then the handle's
+ * `call`/`finish`/`kill`) and `openSessionTools`; the admin API uses `run` and `subscribe`. What they
+ * store goes through `SubagentService`.
+ */
+@Provide()
+@Scope(ScopeEnum.Singleton)
+export class BatchRunner {
+  @Inject()
+  store: SubagentService;
+
+  @Inject()
+  agentService: AgentService;
+
+  @Inject()
+  memoryService: MemoryService;
+
+  @Inject()
+  todoService: TodoService;
+
+  @Inject()
+  validateService: ValidateService;
+
+  private readonly live = new Map<number, LiveBatch>();
+  private readonly sessionSeq = new Mutex();
+
+  private operations(): Operations {
+    return {
+      fs: new NodeFileSystemOperations(),
+      search: new NodeSearchOperations(),
+      process: new ShellProcessOperations(shellSandbox().mode),
+    };
+  }
+
+  /** `boundSkills`: the agent's skills (a batch reads them at its start, the main agent at each call). */
+  private services(todoOwner: { sessionId?: string | null; batchId?: number | null }, boundSkills: () => Promise<readonly string[]>): MainServices {
+    return {
+      memory: this.memoryService,
+      skillsDir: SKILLS_DIR,
+      boundSkills,
+      todos: { set: items => this.todoService.set(todoOwner, items) },
+    };
+  }
+
+  /**
+   * Checks a spec (400 naming the field): its shape by BatchSpecDTO — the same class whether the spec
+   * comes from an admin run or from a delegation of the executor — then the role (the package's
+   * vocabulary) and the driver.
+   */
+  parseSpec(input: unknown): BatchSpec {
+    const o = checkedBy(this.validateService, BatchSpecDTO, requireObject(input, 'spec'));
+    const spec: BatchSpec = {
+      agentId: Number(o.agentId),
+      crewRole: 'sub',
+      driver: 'calls',
+    };
+    if (o.crewRole !== undefined && o.crewRole !== null) {
+      const roles: string[] = policy().catalogInfo().vocabulary.crewRole;
+      if (!roles.includes(o.crewRole as CrewRole)) throw invalidInput(`crewRole must be one of ${roles.join(', ')}, got ${JSON.stringify(o.crewRole)}`);
+      spec.crewRole = o.crewRole as CrewRole;
+    }
+    if (o.driver !== undefined && o.driver !== null) {
+      if (!DRIVERS.includes(o.driver as Driver)) throw invalidInput(`driver must be model or calls, got ${JSON.stringify(o.driver)}`);
+      spec.driver = o.driver as Driver;
+    }
+    if (o.parentBatchId !== undefined && o.parentBatchId !== null) spec.parentBatchId = Number(o.parentBatchId);
+    if (o.sessionId !== undefined && o.sessionId !== null) spec.sessionId = sessionKey(o.sessionId);
+    Object.assign(spec, sessionFields(o));
+    spec.timeoutMs = o.timeoutMs ?? BATCH_TIMEOUT_DEFAULT_MS;
+    if (o.parent) spec.parent = { workspaceRoots: [...o.parent.workspaceRoots], allowShell: o.parent.allowShell, readonly: o.parent.readonly };
+    return spec;
+  }
+
+  /**
+   * Computes the batch's policy and routes, starts its worker, stores it `running`. `test`: the host's
+   * test-only switches (a test's own worker program); no request can set them.
+   */
+  async start(input: BatchSpec, test?: HostTestOptions): Promise<BatchHandle> {
+    const spec = this.parseSpec(input);
+    const agent = await this.agentService.agentFromRequest({ agentId: spec.agentId }, 'agentId', false);
+    const d: DiagnosticInput = { ...(await this.agentService.resolverInput(agent)), crewRole: spec.crewRole };
+    // the tools the batch asks for, within the agent's own sub-agent selection
+    d.subagentTools = this.agentService.subagentSelection(agent, spec.subagentTools);
+    const { sessionCwd, workspaceRoots, shellPermitted, writePermitted } = spec;
+    for (const [k, v] of Object.entries({ sessionCwd, workspaceRoots, shellPermitted, writePermitted })) {
+      if (v !== undefined) (d as Record<string, unknown>)[k] = v;
+    }
+    if (spec.parent) (d as DiagnosticInput & { parent?: unknown }).parent = spec.parent;
+    const diag = policy().runtimeDiagnostic(d);
+    await assertRootsClear(diag.policy.workspaceRoots);
+    const workerPolicy: WorkerPolicyWire = {
+      workspaceRoots: diag.policy.workspaceRoots,
+      allowShell: diag.policy.allowShell,
+      readonly: diag.policy.readonly,
+    };
+    const routes = diag.routes as unknown[];
+    const row = await this.store.createBatch({
+      agentId: spec.agentId,
+      parentBatchId: spec.parentBatchId ?? null,
+      sessionId: sessionKey(spec.sessionId),
+      crewRole: spec.crewRole,
+      sessionCwd: spec.sessionCwd ?? null,
+      workspaceRoots: spec.workspaceRoots ?? [],
+      shellPermitted: !!spec.shellPermitted,
+      writePermitted: !!spec.writePermitted,
+      policy: diag.policy,
+      routes,
+      driver: spec.driver,
+    });
+    const id = row.id;
+    const live = new LiveBatch();
+    this.live.set(id, live);
+    live.push({ type: 'batch', data: batchView(row, []) });
+    let ended: Promise<void> | null = null;
+    const host = new WorkerHost({
+      batchId: id,
+      agentId: spec.agentId,
+      policy: workerPolicy,
+      routes,
+      driver: spec.driver,
+      timeoutMs: spec.timeoutMs ?? BATCH_TIMEOUT_DEFAULT_MS,
+      shell: shellSandbox().mode,
+      ops: this.operations(),
+      services: this.services({ batchId: id }, async () => [...agent.skills]),
+      test,
+      onEvent: (e: HostEvent) => {
+        switch (e.type) {
+          case 'call':
+            live.push({ type: 'call', data: { seq: e.seq, name: e.name, arguments: e.arguments } });
+            return;
+          case 'result':
+            void live.writes.run(() => this.store.storeCall(id, null, e.record)).catch(err => this.writeFailed(id, err));
+            live.push({ type: 'result', data: eventCall(e.record) });
+            return;
+          case 'proxy':
+            live.push({ type: 'proxy', data: { seq: e.seq, name: e.name, decision: e.decision, reason: e.reason } });
+            return;
+          case 'proxy-denied':
+            void live.writes.run(() => this.store.storeCall(id, null, e.record)).catch(err => this.writeFailed(id, err));
+            live.push({ type: 'proxy-denied', data: eventCall(e.record) });
+            return;
+          case 'worker-event':
+            live.push({ type: 'worker-event', data: { name: e.name, data: e.data } });
+            return;
+          case 'ended':
+            ended = live.writes
+              .run(() => this.store.endBatch(id, e.status, e.error))
+              .catch(err => this.writeFailed(id, err))
+              .then(() => {
+                live.push({ type: 'done', data: { id, status: e.status, error: e.error } });
+                this.live.delete(id);
+              });
+            return;
+          default:
+            return;
+        }
+      },
+    });
+    const settle = async (): Promise<BatchRecord> => {
+      await host.ended$();
+      while (!ended) await new Promise(r => setImmediate(r));
+      await ended;
+      return this.store.record(id);
+    };
+    try {
+      await host.start();
+    } catch {
+      // The worker could not start: the batch is already stored `failed` with the error.
+    }
+    return {
+      id,
+      policy: workerPolicy,
+      routes,
+      offered: (diag.routes as ToolRuntimeRoute[]).filter(isRunnable).map(r => r.name),
+      resolved: { toolPromptHints: diag.resolved.toolPromptHints, builtinToolNames: diag.resolved.builtinToolNames },
+      call: (name, args) => host.call(name, args),
+      record: async call => {
+        const record = { seq: host.reserveSeq(), ...call } as CallRecord;
+        live.push({ type: 'result', data: eventCall(record) });
+        await live.writes.run(() => this.store.storeCall(id, null, record));
+        return record;
+      },
+      finish: async () => {
+        await host.finish();
+        return settle();
+      },
+      kill: async reason => {
+        await host.kill(reason);
+        return settle();
+      },
+      events: { subscribe: listener => live.subscribe(listener) },
+    };
+  }
+
+  private writeFailed(id: number, err: unknown): void {
+    console.error(`[netaclaw] batch ${id}: cannot store: ${(err as Error)?.stack ?? err}`);
+  }
+
+  /** POST /subagent/run: a fresh worker runs the calls in order; answers the finished batch. */
+  async run(body: SubagentRunDTO) {
+    const calls = body.calls.map(c => ({ name: c.name, arguments: c.arguments === undefined ? {} : c.arguments }));
+    const spec = this.parseSpec({ ...body, calls: undefined, crewRole: 'sub', driver: 'calls' });
+    const handle = await this.start(spec);
+    for (const c of calls) {
+      try {
+        await handle.call(c.name, c.arguments);
+      } catch {
+        break; // the batch ended (killed / failed); its record says why
+      }
+    }
+    const b = await handle.finish();
+    return b;
+  }
+
+  /**
+   * The events of a batch: past ones first, then live ones until `done`. A batch that is no longer
+   * running is replayed from the database (batch, its calls, done).
+   */
+  async subscribe(query: IdQueryDTO, listener: (e: BatchEvent) => void): Promise<() => void> {
+    const id = Number(query.id);
+    const live = this.live.get(id);
+    if (live) return live.subscribe(listener);
+    await this.store.replay(id, listener);
+    return () => undefined;
+  }
+
+  /**
+   * The main agent's tools for one turn of a session: its calls run in ONE confined worker of the session
+   * (the batch worker's program, policy and routes, `WorkerHost`'s permission flags and sandbox), started at
+   * the first call and ended by `close` (the turn's end), by `signal` (a cancelled turn: the call in progress
+   * is killed) or by a fault (the call fails; the next call starts a new worker). The worker decides each
+   * call with the gate: `worker-local` tools run there, `main-process-proxy` ones come back to this process,
+   * which decides them again (L4) and runs them; denied ones are denied. Each call is recorded with the
+   * session id and where it really ran. `test`: the host's test-only switches (no request can set them).
+   */
+  openSessionTools(input: {
+    agentId: number;
+    sessionId: string | number;
+    policy: WorkerPolicyWire;
+    routes: unknown[];
+    signal?: AbortSignal;
+    test?: HostTestOptions;
+  }): SessionTools {
+    const agentId = parseId(input.agentId, 'agentId');
+    const sessionId = sessionKey(input.sessionId);
+    if (sessionId === null) throw invalidInput('sessionId must be given');
+    const pol = checkPolicy(input.policy, 'policy');
+    if (!Array.isArray(input.routes)) throw invalidInput('routes must be an array');
+    return new SessionWorker({
+      sessionId,
+      policy: pol,
+      routes: structuredClone(input.routes),
+      signal: input.signal,
+      host: opts =>
+        new WorkerHost({
+          ...opts,
+          batchId: 0,
+          agentId,
+          policy: pol,
+          routes: structuredClone(input.routes),
+          driver: 'calls',
+          timeoutMs: SESSION_WORKER_MAX_MS,
+          shell: shellSandbox().mode,
+          ops: this.operations(),
+          services: this.services({ sessionId }, async () => (await this.agentService.agentFromRequest({ agentId }, 'agentId', false)).skills),
+          test: input.test,
+        }),
+      record: call => this.store.recordSessionCall(sessionId, call),
+    });
+  }
+
+  /** One call of a session's main agent in a worker of its own (started and ended for this call). */
+  async runMainTool(input: {
+    agentId: number;
+    sessionId: string | number;
+    policy: WorkerPolicyWire;
+    routes: unknown[];
+    name: string;
+    args: unknown;
+  }): Promise<CallRecord> {
+    if (typeof input.name !== 'string' || input.name === '') throw invalidInput('name must be a non-empty string');
+    const tools = this.openSessionTools(input);
+    try {
+      return await tools.call(input.name, input.args);
+    } finally {
+      await tools.close();
+    }
+  }
+}
+
+/** The main agent's tools for one turn (`BatchRunner.openSessionTools`). */
+export interface SessionTools {
+  /** Runs one call in the session's worker and records it with the session; never throws for the call's own failure. */
+  call(name: string, args: unknown): Promise<CallRecord>;
+  /** Ends the worker (once the call in progress is done). */
+  close(): Promise<void>;
+}
+
+interface SessionWorkerOptions {
+  sessionId: string;
+  /** The session's policy and routes (this process's copy): where a call whose worker failed belongs. */
+  policy: WorkerPolicyWire;
+  routes: unknown[];
+  signal?: AbortSignal;
+  /** A new worker host of the session, not started. */
+  host(opts: { onEvent: (e: HostEvent) => void }): WorkerHost;
+  record(call: Omit<CallRecord, 'seq'>): Promise<CallRecord>;
+}
+
+/** A session turn's worker: started at the first call, one call at a time, ended with the turn. */
+class SessionWorker implements SessionTools {
+  private host: WorkerHost | null = null;
+  /** The host's number of the call in progress (a proxy request for another call is a forgery). */
+  private current = 0;
+  private closed = false;
+  private chain: Promise<unknown> = Promise.resolve();
+  private readonly onAbort = () => void this.host?.kill('the turn was cancelled').catch(() => undefined);
+
+  constructor(private readonly o: SessionWorkerOptions) {
+    o.signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  call(name: string, args: unknown): Promise<CallRecord> {
+    const run = () => this.run(name, args);
+    const r = this.chain.then(run, run);
+    this.chain = r.catch(() => undefined);
+    return r;
+  }
+
+  private onEvent(e: HostEvent): void {
+    if (e.type === 'call') this.current = e.seq;
+    // L4 refused a proxy request that is not the call in progress: recorded with the session, as a
+    // batch records it (the call in progress is recorded with its own answer).
+    if (e.type === 'proxy-denied' && e.record.seq !== this.current) {
+      const { seq: _seq, ...call } = e.record;
+      void _seq;
+      void this.o.record(call).catch(err => console.error(`[netaclaw] session ${this.o.sessionId}: cannot store: ${(err as Error)?.stack ?? err}`));
+    }
+  }
+
+  /** The running worker, started when there is none (the first call, or after a fault). */
+  private async worker(): Promise<WorkerHost> {
+    if (this.host && !this.host.status) return this.host;
+    const host = this.o.host({ onEvent: e => this.onEvent(e) });
+    this.host = host;
+    await host.start();
+    return host;
+  }
+
+  private async run(name: string, args: unknown): Promise<CallRecord> {
+    if (this.closed) throw new Error('the turn is over: its tools no longer run');
+    if (this.o.signal?.aborted) throw new Error('cancelled');
+    const started = Date.now();
+    let outcome: Omit<CallRecord, 'seq' | 'name' | 'arguments'>;
+    let timer: NodeJS.Timeout | null = null;
+    try {
+      const host = await this.worker();
+      timer = setTimeout(() => void host.kill(`the call ran past its time limit of ${MAIN_CALL_TIMEOUT_MS} ms: its worker was killed`), MAIN_CALL_TIMEOUT_MS);
+      const { seq: _seq, name: _name, arguments: _args, ...rest } = await host.call(name, args);
+      void _seq;
+      void _name;
+      void _args;
+      outcome = rest;
+    } catch (err) {
+      // The worker could not start, or ended during the call (a crash, the time limit, a cancelled turn):
+      // the call fails, with the place the session's routes give it.
+      const ended = this.host?.status?.error;
+      outcome = { ...this.place(name, args), ok: false, error: `the tool worker stopped: ${ended ?? (err as Error).message}`, durationMs: Date.now() - started };
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+    const record = await this.o.record({ name, arguments: args, ...outcome });
+    if (this.o.signal?.aborted) throw new Error('cancelled');
+    return record;
+  }
+
+  /** Where the session's routes put a call (the package's gate on this process's copy), for a call whose worker failed. */
+  private place(name: string, args: unknown): Pick<CallRecord, 'decision' | 'reason' | 'detail'> {
+    try {
+      const g = checkCall({ policy: this.o.policy, routes: this.o.routes, name, arguments: args });
+      return { decision: g.decision, reason: g.reason, detail: g.detail };
+    } catch (err) {
+      return { decision: DECISIONS.denied, reason: RUNTIME_REASONS.invalidArguments, detail: `gate error: ${(err as Error).message}` };
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.o.signal?.removeEventListener('abort', this.onAbort);
+    await this.chain;
+    const host = this.host;
+    if (host && !host.status) {
+      if (this.o.signal?.aborted) await host.kill('the turn was cancelled');
+      else await host.finish();
+    }
+  }
+}

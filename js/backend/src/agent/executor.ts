@@ -1,0 +1,487 @@
+import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
+import { NetaClawModelChannelEntity } from '../entity/channel';
+import { NetaClawMessageEntity } from '../entity/message';
+import { NetaClawSessionEntity } from '../entity/session';
+import { AppError, invalidInput } from '../errors';
+import { CrewRole, RuntimeDiagnostic } from '../policy';
+import { HISTORY_CHARS } from '../settings';
+import { ChatDTO } from '../dto/chat';
+import { AgentService, AgentView, SessionFields } from '../service/agent';
+import { CatalogService } from '../service/catalog';
+import { ChannelService } from '../service/channel';
+import { messageChars, sessionBusy, SessionService, TurnClaim } from '../service/session';
+import { SubagentService } from '../service/subagent';
+import type { ChatAnswer, ChatSessionFields, ChatTurnEvent } from '../api-types';
+import { BatchHandle, BatchRunner, SessionTools } from './batches';
+import { ChatCompletionMessageParam, ChatCompletionTool, ModelError, ModelToolCall } from './model';
+import { buildSystemPrompt } from './prompt';
+import { LoopHistory, LoopResult, runAgentLoop } from './loop';
+import { skillSummaries } from './skills';
+import { CallPort, OwnTool, Place, ToolCallView } from './port';
+
+export type { ToolCallView } from './port';
+
+export type { ChatAnswer, ChatEvent } from '../api-types';
+
+/** Sends an event of the running turn (`done` and `error` are sent by the gateway). */
+export type Emit = (event: ChatTurnEvent) => void;
+
+interface ChatRequest {
+  agentId: number;
+  message: string;
+  sessionId: number | null;
+  session: Omit<SessionFields, 'subagentTools'>;
+}
+
+/** The request of a validated chat message (its shape is ChatDTO's). */
+function chatRequest(dto: ChatDTO): ChatRequest {
+  const session: ChatRequest['session'] = {};
+  if (dto.sessionCwd !== undefined) session.sessionCwd = dto.sessionCwd;
+  if (dto.workspaceRoots !== undefined) session.workspaceRoots = dto.workspaceRoots;
+  if (dto.shellPermitted !== undefined) session.shellPermitted = dto.shellPermitted;
+  if (dto.writePermitted !== undefined) session.writePermitted = dto.writePermitted;
+  return {
+    agentId: Number(dto.agentId),
+    message: dto.message,
+    sessionId: dto.sessionId === undefined || dto.sessionId === null ? null : Number(dto.sessionId),
+    session,
+  };
+}
+
+function sessionFieldsOf(s: NetaClawSessionEntity): ChatSessionFields {
+  return {
+    sessionCwd: s.sessionCwd,
+    workspaceRoots: s.workspaceRoots ?? [],
+    shellPermitted: !!s.shellPermitted,
+    writePermitted: !!s.writePermitted,
+  };
+}
+
+/** A request that names an existing session may repeat its fields, not change them. */
+function checkSameSession(s: NetaClawSessionEntity, given: SessionFields) {
+  const stored = sessionFieldsOf(s);
+  const differs: string[] = [];
+  if (given.sessionCwd !== undefined && (given.sessionCwd ?? null) !== stored.sessionCwd) differs.push('sessionCwd');
+  if (given.workspaceRoots !== undefined && JSON.stringify(given.workspaceRoots ?? []) !== JSON.stringify(stored.workspaceRoots)) {
+    differs.push('workspaceRoots');
+  }
+  if (given.shellPermitted !== undefined && given.shellPermitted !== stored.shellPermitted) differs.push('shellPermitted');
+  if (given.writePermitted !== undefined && given.writePermitted !== stored.writePermitted) differs.push('writePermitted');
+  if (differs.length > 0) {
+    throw invalidInput(
+      `session ${s.id} was started with other ${differs.join(', ')}: a session's fields are fixed (start a new session to change them)`
+    );
+  }
+}
+
+function toParam(m: NetaClawMessageEntity): ChatCompletionMessageParam {
+  if (m.role === 'user') return { role: 'user', content: m.content ?? '' };
+  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId ?? '', content: m.content ?? '' };
+  const calls = m.toolCalls ?? [];
+  return calls.length > 0
+    ? {
+        role: 'assistant',
+        content: m.content || null,
+        tool_calls: calls.map(c => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
+      }
+    : { role: 'assistant', content: m.content ?? '' };
+}
+
+
+/** What one turn of the main agent works with (its sub-agents run inside it). */
+interface RunContext {
+  agent: AgentView;
+  session: NetaClawSessionEntity;
+  fields: ChatSessionFields;
+  channel: NetaClawModelChannelEntity;
+  signal: AbortSignal;
+  emit: Emit;
+  /** Batches started by this turn (killed on cancel). */
+  running: Set<BatchHandle>;
+  batchIds: number[];
+  /** The main agent's tools of this turn: one confined worker, opened at the first call that needs it. */
+  tools: SessionTools | null;
+  /** The session's worker policy (the package's): every delegated task is bounded by it. */
+  policy: RuntimeDiagnostic['policy'];
+}
+
+/** A delegated task, as the package's check of the tool's parameters let it through. */
+interface DelegatedTask {
+  task: string;
+  tools: string[] | null;
+  /** The crew member that runs it, by name; absent: a sub-agent of the agent itself. */
+  agent?: string;
+}
+
+/**
+ * The agent executor (seed 001 Tasks 7–9; RUNTIME §6): one service that the REST and the WebSocket
+ * paths both call. It resolves with the package, builds the layered prompt, offers the model exactly the
+ * tools its session can run, and runs the agent loop (`runAgentLoop`) — for the main agent on the
+ * session's stored messages, for each delegated sub-agent on its own batch — with every call going through
+ * the call port (`CallPort`). A `clarify` call pauses the turn: the session's next message is its answer.
+ */
+@Provide()
+@Scope(ScopeEnum.Singleton)
+export class ChatExecutor {
+  @Inject()
+  agentService: AgentService;
+
+  @Inject()
+  channelService: ChannelService;
+
+  @Inject()
+  sessionService: SessionService;
+
+  @Inject()
+  catalogService: CatalogService;
+
+  @Inject()
+  store: SubagentService;
+
+  @Inject()
+  runner: BatchRunner;
+
+  /**
+   * Runs one chat turn of a validated message (ChatDTO: the controller's pipe and the WebSocket gateway
+   * validate it). Request problems (before anything is stored) throw 400/404; a turn that fails
+   * after its session exists throws an AppError with the `sessionId` (the session stays usable).
+   */
+  async chat(input: ChatDTO, emit: Emit, signal: AbortSignal): Promise<ChatAnswer> {
+    const req = chatRequest(input);
+    const agent = await this.agentService.mustGetView(req.agentId);
+    let session: NetaClawSessionEntity | null = null;
+    if (req.sessionId !== null) {
+      session = await this.sessionService.find(req.sessionId);
+      if (!session) throw new AppError(404, 'not_found', `no session with id ${req.sessionId}`);
+      if (session.agentId !== agent.id) {
+        throw invalidInput(`session ${session.id} belongs to agent ${session.agentId}, not to agent ${agent.id}`);
+      }
+      checkSameSession(session, req.session);
+    }
+    const fields: ChatSessionFields = session
+      ? sessionFieldsOf(session)
+      : {
+          sessionCwd: req.session.sessionCwd ?? null,
+          workspaceRoots: req.session.workspaceRoots ?? [],
+          shellPermitted: req.session.shellPermitted ?? false,
+          writePermitted: req.session.writePermitted ?? false,
+        };
+    const channel = await this.channelService.forAgent(agent);
+    if (!channel) {
+      throw new AppError(
+        400,
+        'no_model_channel',
+        'no model channel is configured: set NETACLAW_MODEL_BASE_URL and NETACLAW_MODEL (and NETACLAW_MODEL_API_KEY) ' +
+          'and restart, or add one with POST /admin/netaclaw/channel/add (see docs/runtime.md)'
+      );
+    }
+    // Resolution, routes and prompt (the package; invalid session fields are its invalid_input → 400).
+    const prepared = await this.agentService.prepare(agent, fields, { channel });
+
+    // One message at a time per session, on every instance: a second one waits for nothing, it is refused
+    // (409 session_busy, nothing written). A new session is claimed as soon as it exists.
+    const turn = new AbortController();
+    const stop = () => turn.abort();
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+    let claim: TurnClaim | null = null;
+    if (session) {
+      claim = await this.sessionService.claimTurn(session.id, stop);
+      if (!claim) throw sessionBusy(session.id);
+    } else {
+      session = await this.sessionService.create({
+        agentId: agent.id!,
+        channelId: channel.id,
+        sessionCwd: fields.sessionCwd,
+        workspaceRoots: fields.workspaceRoots,
+        shellPermitted: fields.shellPermitted,
+        writePermitted: fields.writePermitted,
+        crewRole: agent.crewRole,
+        title: [...req.message.trim().replace(/\s+/g, ' ')].slice(0, 100).join(''),
+      });
+      claim = await this.sessionService.claimTurn(session.id, stop);
+      if (!claim) throw sessionBusy(session.id);
+    }
+    const ctx: RunContext = { agent, session, fields, channel, signal: turn.signal, emit, running: new Set(), batchIds: [], tools: null, policy: prepared.diagnostic.policy };
+    try {
+      return await this.runTurn(ctx, prepared.diagnostic, prepared.prompt.systemPrompt, req.message);
+    } finally {
+      signal.removeEventListener('abort', stop);
+      for (const h of ctx.running) await h.kill('cancelled').catch(() => undefined);
+      await ctx.tools?.close().catch(err => console.error(`[netaclaw] session ${session!.id}: cannot end the turn's tool worker:`, err));
+      await claim.release();
+    }
+  }
+
+  private async runTurn(ctx: RunContext, diagnostic: RuntimeDiagnostic, systemPrompt: string, message: string): Promise<ChatAnswer> {
+    const sessionId = ctx.session.id;
+    let seq = await this.sessionService.nextSeq(sessionId);
+    // A session waiting on a question (`clarify`): this message is its answer, and the paused turn goes on.
+    const waiting = await this.sessionService.pendingQuestion(sessionId);
+    const turnStart = waiting ? waiting.askedAt : seq;
+    if (waiting) {
+      await this.sessionService.append(sessionId, seq++, {
+        role: 'tool',
+        content: 'The user answered in the next message.',
+        toolCallId: waiting.callId,
+        name: 'clarify',
+      });
+    }
+    await this.sessionService.append(sessionId, seq++, { role: 'user', content: message });
+    await this.sessionService.touch(sessionId);
+    const next = { seq };
+    const history: LoopHistory = {
+      messages: () => this.history(sessionId, turnStart, systemPrompt),
+      assistant: async (content, calls) => {
+        await this.sessionService.append(sessionId, next.seq++, { role: 'assistant', content, toolCalls: calls.length > 0 ? calls : null });
+      },
+      result: async (call, text) => {
+        await this.sessionService.append(sessionId, next.seq++, { role: 'tool', content: text, toolCallId: call.id, name: call.name });
+      },
+    };
+    const place: Place = {
+      call: (name, args) => {
+        ctx.tools ??= this.runner.openSessionTools({
+          agentId: ctx.agent.id!,
+          sessionId,
+          policy: diagnostic.policy,
+          routes: diagnostic.routes,
+          signal: ctx.signal,
+        });
+        return ctx.tools.call(name, args);
+      },
+      record: call => this.store.recordSessionCall(sessionId, call),
+    };
+    const port = new CallPort({
+      offered: offeredOf(diagnostic),
+      policy: diagnostic.policy,
+      routes: diagnostic.routes,
+      own: this.ownTools(ctx),
+      place,
+      sessionId,
+      batchId: null,
+      signal: ctx.signal,
+      emit: ctx.emit,
+    });
+    let r: LoopResult;
+    try {
+      r = await runAgentLoop({
+        channel: ctx.channel,
+        tools: this.offer(offeredOf(diagnostic)),
+        history,
+        port,
+        signal: ctx.signal,
+        onDelta: text => ctx.emit({ type: 'delta', sessionId, batchId: null, text }),
+      });
+    } catch (err) {
+      throw await this.failTurn(ctx, next.seq, ctx.signal.aborted ? new ModelError('cancelled', 'cancelled') : err);
+    }
+    if (r.clarify) {
+      await this.sessionService.append(sessionId, next.seq++, { role: 'question', content: r.clarify.question, toolCallId: r.clarify.callId, name: 'clarify' });
+    }
+    await this.sessionService.touch(sessionId);
+    return {
+      sessionId,
+      reply: r.reply,
+      toolCalls: r.calls,
+      batchIds: ctx.batchIds,
+      stopReason: r.stopReason,
+      ...(r.clarify ? { clarify: r.clarify } : {}),
+    };
+  }
+
+  /** The tools the executor runs itself for the main agent: delegation, and the question that pauses the turn. */
+  private ownTools(ctx: RunContext): Record<string, OwnTool> {
+    return {
+      delegate_task: async args => {
+        const r = await this.runSubagent(ctx, delegated(args));
+        return r.ok ? { ok: true, output: r.output } : { ok: false, error: r.output };
+      },
+      delegate_parallel: async args => {
+        const results = await Promise.all((args.tasks as Record<string, unknown>[]).map(t => this.runSubagent(ctx, delegated(t))));
+        return { ok: results.every(r => r.ok), output: results.map((r, i) => `## Task ${i + 1}\n${r.output}`).join('\n\n') };
+      },
+      clarify: async args => ({ pause: { question: String(args.question) } }),
+    };
+  }
+
+  /** The tools offered to the model: exactly these names, with the package's description and parameters. */
+  private offer(names: readonly string[]): ChatCompletionTool[] {
+    return names.map(name => {
+      const manifest = this.catalogService.manifest(name);
+      const parameters = this.catalogService.parameters(name);
+      return {
+        type: 'function' as const,
+        function: {
+          name,
+          ...(manifest && manifest.description ? { description: manifest.description } : {}),
+          ...(parameters ? { parameters } : {}),
+        },
+      };
+    });
+  }
+
+  /**
+   * The messages of a model request: the system prompt, the earlier turns that fit in
+   * NETACLAW_HISTORY_CHARS (oldest dropped first), then the current turn — whose oldest tool results
+   * are shortened when the turn alone is over the budget.
+   */
+  private async history(sessionId: number, turnStart: number, systemPrompt: string): Promise<ChatCompletionMessageParam[]> {
+    const turn = await this.sessionService.turnMessages(sessionId, turnStart);
+    let budget = HISTORY_CHARS - systemPrompt.length;
+    let turnChars = turn.reduce((n, m) => n + messageChars(m), 0);
+    for (const m of turn) {
+      if (turnChars <= budget) break;
+      if (m.role !== 'tool' || (m.content?.length ?? 0) < 200) continue;
+      const note = `[tool result of ${m.content!.length} characters left out to keep the conversation within its size limit]`;
+      turnChars -= m.content!.length - note.length;
+      m.content = note;
+    }
+    budget -= turnChars;
+    const earlier = budget > 0 ? await this.sessionService.earlierTurns(sessionId, turnStart, budget) : [];
+    return [{ role: 'system', content: systemPrompt }, ...[...earlier, ...turn].map(toParam)];
+  }
+
+  /** Records why a turn stopped (an `error` message) and gives the error the caller answers with. */
+  private async failTurn(ctx: RunContext, seq: number, err: unknown): Promise<AppError> {
+    const sessionId = ctx.session.id;
+    // another writer took the session's message order: nothing more is written here
+    if (err instanceof AppError && err.code === 'session_busy') return err;
+    if (!(err instanceof ModelError)) {
+      // not the model's doing (a tool runtime or database failure): logged, answered 500 turn_failed
+      console.error(`[netaclaw] session ${sessionId}: the turn failed:`, err);
+      const message = `the turn failed: ${String((err as Error)?.message ?? err).slice(0, 500)}`;
+      await this.sessionService.append(sessionId, seq, { role: 'error', content: message, name: 'turn_failed' });
+      await this.sessionService.touch(sessionId);
+      return new AppError(500, 'turn_failed', message, undefined, { sessionId });
+    }
+    await this.sessionService.append(sessionId, seq, { role: 'error', content: err.message, name: err.code });
+    await this.sessionService.touch(sessionId);
+    const status = err.code === 'model_timeout' ? 504 : err.code === 'cancelled' ? 409 : 502;
+    return new AppError(status, err.code, err.message, undefined, { sessionId });
+  }
+
+  // ---- delegation: a sub-agent batch driven by the same agent loop ----
+
+  /** One delegated task: a batch (crewRole sub, bounded by the session's policy) and its agent loop. */
+  private async runSubagent(ctx: RunContext, t: DelegatedTask): Promise<{ ok: boolean; output: string }> {
+    const sessionId = ctx.session.id;
+    let handle: BatchHandle;
+    const parent = ctx.policy;
+    // who runs the task: a crew member named by the call (its own instructions, channel and toolsets), or
+    // a sub-agent of the agent itself
+    let member: AgentView = ctx.agent;
+    let channel: NetaClawModelChannelEntity | null = ctx.channel;
+    if (t.agent !== undefined) {
+      const crew = await this.agentService.crewOf(ctx.agent);
+      const found = crew.find(a => a.name === t.agent);
+      if (!found) {
+        const names = crew.map(a => a.name).join(', ');
+        return { ok: false, output: `no member of this agent's crew is named ${JSON.stringify(t.agent)}` + (names ? ` (the crew: ${names})` : ' (this agent has no crew)') };
+      }
+      member = found;
+      channel = await this.channelService.forAgent(found);
+      if (!channel) return { ok: false, output: `the crew member ${JSON.stringify(t.agent)} has no model channel` };
+    }
+    try {
+      handle = await this.runner.start({
+        agentId: member.id!,
+        sessionId,
+        crewRole: 'sub',
+        driver: 'model',
+        sessionCwd: ctx.fields.sessionCwd,
+        workspaceRoots: ctx.fields.workspaceRoots ?? [],
+        shellPermitted: ctx.fields.shellPermitted,
+        writePermitted: ctx.fields.writePermitted,
+        parent: { workspaceRoots: parent.workspaceRoots, allowShell: parent.allowShell, readonly: parent.readonly },
+        subagentTools: t.tools,
+      });
+    } catch (err) {
+      return { ok: false, output: `the sub-agent could not start: ${(err as Error).message}` };
+    }
+    ctx.running.add(handle);
+    ctx.batchIds.push(handle.id);
+    ctx.emit({ type: 'batch', sessionId, batchId: handle.id, status: 'running', task: t.task });
+    try {
+      const reply = await this.subagentLoop(ctx, handle, t, member, channel);
+      await handle.finish();
+      ctx.emit({ type: 'batch', sessionId, batchId: handle.id, status: 'completed', task: t.task, reply });
+      return { ok: true, output: `[sub-agent batch ${handle.id}]\n${reply}` };
+    } catch (err) {
+      const message = (err as Error).message;
+      await handle.kill(ctx.signal.aborted ? 'cancelled' : message).catch(() => undefined);
+      ctx.emit({ type: 'batch', sessionId, batchId: handle.id, status: ctx.signal.aborted ? 'killed' : 'failed', task: t.task, error: message });
+      if (ctx.signal.aborted) throw err;
+      return { ok: false, output: `[sub-agent batch ${handle.id}] failed: ${message}` };
+    } finally {
+      ctx.running.delete(handle);
+    }
+  }
+
+  /** The sub-agent's run: the agent loop on its own messages, offered its batch's runnable routes; its calls go to the batch. */
+  private async subagentLoop(ctx: RunContext, handle: BatchHandle, t: DelegatedTask, member: AgentView, channel: NetaClawModelChannelEntity): Promise<string> {
+    const sessionId = ctx.session.id;
+    const resolved = handle.resolved;
+    const prompt = buildSystemPrompt({
+      agent: member,
+      delegated: true,
+      sessionCwd: ctx.fields.sessionCwd,
+      policy: handle.policy,
+      toolNames: handle.offered,
+      toolPromptHints: resolved.toolPromptHints,
+      skills: await skillSummaries(member.skills),
+      builtinToolNames: resolved.builtinToolNames,
+    });
+    const messages: ChatCompletionMessageParam[] = [
+      { role: 'system', content: prompt.systemPrompt },
+      { role: 'user', content: t.task },
+    ];
+    const history: LoopHistory = {
+      messages: async () => messages,
+      assistant: async (content, calls) => {
+        messages.push(
+          calls.length > 0
+            ? { role: 'assistant', content: content || null, tool_calls: calls.map(c => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) }
+            : { role: 'assistant', content }
+        );
+      },
+      result: async (call, text) => {
+        messages.push({ role: 'tool', tool_call_id: call.id, content: text });
+      },
+    };
+    const port = new CallPort({
+      offered: handle.offered,
+      policy: handle.policy,
+      routes: handle.routes,
+      own: {},
+      place: { call: (name, args) => handle.call(name, args), record: call => handle.record(call) },
+      sessionId,
+      batchId: handle.id,
+      signal: ctx.signal,
+      emit: ctx.emit,
+    });
+    const r = await runAgentLoop({
+      channel,
+      tools: this.offer(handle.offered),
+      history,
+      port,
+      signal: ctx.signal,
+      onDelta: text => ctx.emit({ type: 'delta', sessionId, batchId: handle.id, text }),
+    });
+    return r.reply;
+  }
+}
+
+/** The tools the model of a session is offered: those whose route in the session can run. */
+function offeredOf(d: RuntimeDiagnostic): string[] {
+  return d.resolved.toolNames;
+}
+
+/** A task of a delegation call, as the package's check of the tool's parameters let it through. */
+function delegated(v: Record<string, unknown>): DelegatedTask {
+  return {
+    task: v.task as string,
+    tools: Array.isArray(v.tools) ? (v.tools as string[]) : null,
+    ...(typeof v.agent === 'string' ? { agent: v.agent } : {}),
+  };
+}

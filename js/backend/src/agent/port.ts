@@ -1,0 +1,134 @@
+/**
+ * The call port: every tool call of a model — the main agent's and every sub-agent's — enters here as the
+ * model's own argument text. The port checks only L0 (was the tool offered to this model?); the package
+ * decides the rest (`checkCallText`: the text as it reads it, the tool's parameters, paths, routes), and
+ * the port runs the call where that decision puts it: the executor's own tools here, every other tool at
+ * its place (the session's worker, or the batch's), which records it with where it really ran.
+ */
+import type { ChatTurnEvent } from '../api-types';
+import { policy, ToolRuntimeRoute, WorkerPolicy } from '../policy';
+import { DECISIONS, OWN_TOOL_STATUS, RUNTIME_REASONS } from '../runtime/codes';
+import { checkCallText, GateResult } from '../runtime/gate';
+import type { CallRecord } from '../runtime/host';
+import type { ModelToolCall } from './model';
+
+/** A tool call as the chat answer and the stream show it: the runtime's record, with the model's call id. */
+export type ToolCallView = Omit<CallRecord, 'seq'> & { id: string };
+
+/** What an executor tool answers: an outcome, or a question that pauses the turn (`clarify`). */
+export type OwnOutcome = { ok: boolean; output?: string; error?: string } | { pause: { question: string } };
+
+/** A tool the executor runs itself, in the main process, with the arguments the package read. */
+export type OwnTool = (args: Record<string, unknown>) => Promise<OwnOutcome>;
+
+/** Where the tools that are not the executor's own run, and where the port's own decisions are stored. */
+export interface Place {
+  /** Runs a call the package let through; the place decides it again, runs and records it. */
+  call(name: string, args: unknown): Promise<CallRecord>;
+  /** Stores a call the port decided or ran itself. */
+  record(call: Omit<CallRecord, 'seq'>): Promise<unknown>;
+}
+
+export interface PortOptions {
+  /** The tools offered to this model (L0). */
+  offered: readonly string[];
+  policy: WorkerPolicy | { workspaceRoots: string[]; allowShell: boolean; readonly: boolean };
+  routes: readonly ToolRuntimeRoute[] | unknown[];
+  own: Readonly<Record<string, OwnTool>>;
+  place: Place;
+  sessionId: number;
+  batchId: number | null;
+  /** The turn's: an executor tool that fails because the turn was cancelled ends the turn. */
+  signal: AbortSignal;
+  emit(event: ChatTurnEvent): void;
+}
+
+/** A call's view, and the question it asks when it pauses the turn. */
+export type PortResult = ToolCallView & { pause?: { question: string } };
+
+/** Longest argument text kept in a record of a call whose arguments could not be read. */
+const UNREAD_TEXT_KEPT = 1000;
+
+export class CallPort {
+  private readonly offered: Set<string>;
+  /** The executor's tools checked with the route the executor runs them at (the main process). */
+  private readonly ownRoutes: unknown[];
+
+  constructor(private readonly o: PortOptions) {
+    this.offered = new Set(o.offered);
+    this.ownRoutes = (o.routes as ToolRuntimeRoute[]).map(r => (Object.prototype.hasOwnProperty.call(o.own, r.name) ? { ...r, status: OWN_TOOL_STATUS } : r));
+  }
+
+  async call(tc: ModelToolCall): Promise<PortResult> {
+    const { sessionId, batchId } = this.o;
+    const started = Date.now();
+    const own = Object.prototype.hasOwnProperty.call(this.o.own, tc.name) ? this.o.own[tc.name] : undefined;
+    let gate: GateResult;
+    try {
+      gate = checkCallText({ policy: this.o.policy, routes: own ? this.ownRoutes : (this.o.routes as unknown[]), name: tc.name }, tc.arguments);
+    } catch (err) {
+      gate = { decision: DECISIONS.denied, reason: RUNTIME_REASONS.invalidArguments, paths: [], detail: `gate error: ${(err as Error).message}` };
+    }
+    // L0: a tool this model was not offered is denied whatever the routes say (the package's reading of
+    // its arguments is kept for the record)
+    if (!this.offered.has(tc.name)) {
+      gate = { ...gate, decision: DECISIONS.denied, reason: RUNTIME_REASONS.notOffered, detail: `${JSON.stringify(tc.name)} is not one of the tools offered to this agent` };
+    }
+    const read = 'arguments' in gate;
+    const shown = read ? gate.arguments : tc.arguments.slice(0, UNREAD_TEXT_KEPT);
+    this.o.emit({ type: 'tool-call', sessionId, batchId, id: tc.id, name: tc.name, arguments: shown });
+    let view: PortResult;
+    if (gate.decision === DECISIONS.denied || !read) {
+      const detail = gate.detail ?? null;
+      const reason = gate.reason ?? RUNTIME_REASONS.invalidArguments;
+      view = { id: tc.id, name: tc.name, arguments: shown, decision: DECISIONS.denied, reason, detail, ok: false, error: detail ?? reason, durationMs: Date.now() - started };
+      await this.o.place.record(strip(view));
+    } else if (own) {
+      let r: OwnOutcome;
+      try {
+        r = await own(gate.arguments as Record<string, unknown>);
+      } catch (err) {
+        if (this.o.signal.aborted) throw err;
+        r = { ok: false, error: (err as Error).message };
+      }
+      const base = { id: tc.id, name: tc.name, arguments: shown, decision: gate.decision, reason: gate.reason, detail: null, durationMs: Date.now() - started };
+      view = 'pause' in r ? { ...base, ok: true, output: 'waiting for the user\'s answer', pause: r.pause } : { ...base, ...r };
+      await this.o.place.record(strip(view));
+    } else {
+      const { seq: _seq, ...record } = await this.o.place.call(tc.name, gate.arguments);
+      void _seq;
+      view = { id: tc.id, ...record };
+    }
+    const { pause: _p, ...event } = view;
+    void _p;
+    this.o.emit({ type: 'tool-result', sessionId, batchId, ...event });
+    return view;
+  }
+}
+
+function strip(v: PortResult): Omit<CallRecord, 'seq'> {
+  const { id: _id, pause: _pause, ...call } = v;
+  void _id;
+  void _pause;
+  return call;
+}
+
+/** The package's English label of a reason code (the code itself for one it does not know). */
+function reasonLabel(code: string): string {
+  try {
+    return policy().label('reasons', code, 'en');
+  } catch {
+    return code;
+  }
+}
+
+/** The text a tool result gives the model. */
+export function resultText(r: ToolCallView): string {
+  if (r.decision === DECISIONS.denied) {
+    const reason = r.reason ?? DECISIONS.denied;
+    const why = r.reason ? reasonLabel(r.reason) : DECISIONS.denied;
+    return `Tool call denied (${reason}): ${why}` + (r.detail ? `. ${r.detail}` : '');
+  }
+  if (!r.ok) return `Tool call failed: ${r.error ?? 'unknown error'}` + (r.output ? `\n${r.output}` : '');
+  return r.output ?? '';
+}
