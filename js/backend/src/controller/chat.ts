@@ -6,6 +6,7 @@ import { ChatExecutor } from '../service/executor';
 import { SessionService } from '../service/session';
 import { SubagentService } from '../service/subagent';
 import { TodoService } from '../service/todo';
+import { EscalationService } from '../service/escalation';
 
 /** The REST path of the chat gateway (RUNTIME §6): the same executor as the WebSocket. */
 @Controller('/api/netaclaw')
@@ -27,7 +28,7 @@ export class ChatController {
   }
 }
 
-/** Sessions for the chat page: `{ list, total }` newest first, and one session with its messages, calls and todo list. */
+/** Sessions for the chat page: `{ list, total }` newest first, and one session with its messages, calls, todo list and escalations. */
 @Controller('/admin/netaclaw/session')
 export class SessionController {
   @Inject()
@@ -38,6 +39,9 @@ export class SessionController {
 
   @Inject()
   todoService: TodoService;
+
+  @Inject()
+  escalationService: EscalationService;
 
   @Get('/page')
   async page(@Query() query: SessionPageQueryDTO) {
@@ -53,6 +57,8 @@ export class SessionController {
       calls: await this.subagents.sessionCalls(session.id),
       // the main agent's todo list (the `todo` tool), kept in the database
       todos: await this.todoService.get({ sessionId: String(session.id) }),
+      // the escalations of its agents (the `escalate` tool), open and resolved, oldest first
+      escalations: await this.escalationService.forSession(session.id),
     };
   }
 }

@@ -28,6 +28,7 @@ import { BatchPageQueryDTO, IdQueryDTO, pageOf } from '../dto/query';
 import { BatchSpecDTO, SubagentRunDTO } from '../dto/subagent';
 import { MemoryService } from './memory';
 import { TodoService } from './todo';
+import { EscalationService } from './escalation';
 
 export type { CallRecord } from '../runtime/host';
 export type { StoredCall } from '../api-types';
@@ -186,6 +187,9 @@ export class SubagentService {
   todoService: TodoService;
 
   @Inject()
+  escalationService: EscalationService;
+
+  @Inject()
   validateService: ValidateService;
 
   private readonly live = new Map<number, LiveBatch>();
@@ -206,6 +210,13 @@ export class SubagentService {
       skillsDir: SKILLS_DIR,
       boundSkills,
       todos: { set: items => this.todoService.set(todoOwner, items) },
+      escalations: {
+        record: async (agentId, reason) => {
+          // a sub-agent's escalation belongs to its batch and to the batch's chat session, if any
+          const sessionId = todoOwner.batchId == null ? (todoOwner.sessionId ?? null) : ((await this.batches.findOneBy({ id: todoOwner.batchId }))?.sessionId ?? null);
+          return this.escalationService.record({ sessionId, batchId: todoOwner.batchId ?? null }, agentId, reason);
+        },
+      },
     };
   }
 

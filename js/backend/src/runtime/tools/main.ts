@@ -131,8 +131,13 @@ export const todo: ToolImpl = async (args, ctx) => {
 /** `{ question }`: the question for the user (the driver shows it; a batch records it). */
 export const clarify: ToolImpl = async args => `question for the user: ${str(args, 'question')}`;
 
-/** `{ reason }`: hands the task back to the user with a reason. */
-export const escalate: ToolImpl = async args => `escalated to the user: ${str(args, 'reason')}`;
+/** `{ reason }`: hands the task to a human: records an escalation an operator sees and resolves. */
+export const escalate: ToolImpl = async (args, ctx) => {
+  const reason = str(args, 'reason');
+  if (reason.trim() === '') throw new ToolError('reason must not be empty');
+  const r = await services(ctx).escalations.record(agentOf(ctx), reason);
+  return `Escalation #${r.id} recorded: an operator will see it and answer.`;
+};
 
 export const memorySave: ToolImpl = async (args, ctx) => {
   const content = str(args, 'content');
