@@ -4,7 +4,7 @@ import { ref } from 'vue';
 import { createParser } from 'eventsource-parser';
 import type { AgentInput, AgentRow, ChannelView, Page, PreviewPromptResult, SyncResult, ToolRow } from './types';
 import type { RuntimeDiagnostic, ToolManifest } from '@netaclaw/tool-policy';
-import type { BatchRecord, BatchRow, BatchRunInput, ChannelInput, SessionFields, SessionInfo, SessionRow } from './types';
+import type { BatchRecord, BatchRow, BatchRunInput, ChannelInput, EscalationRecord, EscalationStatus, SessionFields, SessionInfo, SessionRow } from './types';
 
 /**
  * Whether this browser is logged in: the backend's answer (`GET /auth/state`, a login, a 401), never a
@@ -105,6 +105,7 @@ const AGENT = '/admin/netaclaw/agent';
 const CHANNEL = '/admin/netaclaw/channel';
 const SESSION = '/admin/netaclaw/session';
 const SUBAGENT = '/admin/netaclaw/subagent';
+const ESCALATION = '/admin/netaclaw/escalation';
 
 export interface ToolPageQuery {
   page?: number;
@@ -159,6 +160,12 @@ export const api = {
     /** The routes of a chat session's main agent, as the executor computes them (the backend's diagnostic). */
     routes: (agentId: number, fields: Partial<SessionFields>) =>
       request<RuntimeDiagnostic>('POST', `${TOOL}/diagnostic`, { agentId, ...fields }),
+  },
+  escalation: {
+    page: (q: { sessionId?: number; status?: EscalationStatus; page?: number; size?: number }) =>
+      request<Page<EscalationRecord>>('POST', `${ESCALATION}/page`, q),
+    /** Rejects with ApiError 409 `escalation_resolved` when someone resolved it first. */
+    resolve: (id: number, resolution: string) => request<EscalationRecord>('POST', `${ESCALATION}/resolve`, { id, resolution }),
   },
   subagent: {
     run: (body: BatchRunInput) => request<BatchRecord>('POST', `${SUBAGENT}/run`, body),

@@ -14,6 +14,7 @@ const ERRORS: Record<Locale, Sentences> = {
     not_found: '要找的记录不存在（可能已被删除）。',
     conflict: '此记录已被他人修改，请重新载入后再保存。',
     session_busy: '这个会话正在回答另一条消息，请等它结束或先取消。',
+    escalation_resolved: '这条升级已经有人处理过了，以先提交的处理结果为准。',
     busy: '上一条消息还在回答中，请等它结束或先取消。',
     turn_failed: '本轮对话失败。',
     model_error: '模型服务出错或无法连接，请检查模型渠道的地址、模型名和密钥。',
@@ -41,6 +42,7 @@ const ERRORS: Record<Locale, Sentences> = {
     not_found: 'The record does not exist (it may have been deleted).',
     conflict: 'Someone else changed this record: reload it, then save again.',
     session_busy: 'This session is answering another message: wait for it or cancel it first.',
+    escalation_resolved: 'Someone has resolved this escalation already; the first resolution stands.',
     busy: 'The previous message is still being answered: wait for it or cancel it first.',
     turn_failed: 'This turn failed.',
     model_error: 'The model service failed or cannot be reached: check the channel’s URL, model and key.',
@@ -70,14 +72,14 @@ const FIELDS: Record<Locale, Sentences> = {
     sessionCwd: '工作目录 (cwd)', workspaceRoots: '额外 workspace roots', systemPrompt: '系统提示词', toolsets: 'Toolsets',
     subagentTools: '子 Agent 允许工具', calls: '调用', arguments: '参数', token: '管理令牌', label: '展示名',
     description: '描述', promptHint: 'Prompt Hint', sort: '排序', extra: '扩展 (JSON)', skills: 'Skills', crewRole: 'Crew 角色',
-    modelChannelId: '模型渠道', agentId: 'Agent', sessionId: '会话',
+    modelChannelId: '模型渠道', agentId: 'Agent', sessionId: '会话', resolution: '处理结果',
   },
   en: {
     name: 'Name', baseUrl: 'Base URL', model: 'Model', apiKey: 'API key', capability: 'Capability', message: 'Message',
     sessionCwd: 'Working directory (cwd)', workspaceRoots: 'Extra workspace roots', systemPrompt: 'System prompt', toolsets: 'Toolsets',
     subagentTools: 'Sub-agent tools', calls: 'Calls', arguments: 'Arguments', token: 'Admin token', label: 'Label',
     description: 'Description', promptHint: 'Prompt hint', sort: 'Sort', extra: 'Extra (JSON)', skills: 'Skills', crewRole: 'Crew role',
-    modelChannelId: 'Model channel', agentId: 'Agent', sessionId: 'Session',
+    modelChannelId: 'Model channel', agentId: 'Agent', sessionId: 'Session', resolution: 'Resolution',
   },
 };
 

@@ -2,7 +2,7 @@
 // (Capability, CrewRole, RoutingStrategy, ToolManifest, …) are the package's, and the wire types the
 // backend's services build are its api-types.ts: both are imported, never restated here.
 import type { Capability, CrewRole, RoutingStrategy } from '@netaclaw/tool-policy';
-import type { AgentFields, ChatSessionFields, StoredCall } from '../../js/backend/src/api-types';
+import type { AgentFields, ChatSessionFields, EscalationRecord, PendingQuestion, StoredCall, TodoItem } from '../../js/backend/src/api-types';
 
 export type { Capability, CrewRole, RoutingStrategy };
 export type {
@@ -15,9 +15,13 @@ export type {
   ChatAttached,
   ChatEvent,
   ChatToolCall,
+  EscalationRecord,
+  EscalationStatus,
+  PendingQuestion,
   StoredCall,
+  TodoItem,
 } from '../../js/backend/src/api-types';
-export { MESSAGE_MAX_CHARS, newAgentFields } from '../../js/backend/src/api-types';
+export { MESSAGE_MAX_CHARS, RESOLUTION_MAX_CHARS, newAgentFields } from '../../js/backend/src/api-types';
 
 /** A `netaclaw_tool` row as the backend returns it. */
 export interface ToolRow {
@@ -131,6 +135,12 @@ export interface SessionInfo extends SessionRow {
   messages: SessionMessage[];
   /** The main agent's calls, in order (a sub-agent's are its batch's). */
   calls: StoredCall[];
+  /** The main agent's todo list (the `todo` tool). */
+  todos: TodoItem[];
+  /** The escalations of the session's agents (the `escalate` tool), open and resolved, oldest first. */
+  escalations: EscalationRecord[];
+  /** The question the session waits on (the `clarify` tool): the next message answers it. */
+  pendingQuestion?: PendingQuestion | null;
 }
 
 /** The body of POST /admin/netaclaw/subagent/run. */

@@ -165,18 +165,45 @@ export interface ChatAnswer {
   batchIds: number[];
   /**
    * `stop` (answered without calls), `length` (reply cut at the limit), `step_limit`, `clarify` (the agent
-   * asked the user a question: the session's next message is the answer, and the turn goes on).
+   * asked the user a question: the session waits, the next message is the answer).
    */
   stopReason: 'stop' | 'length' | 'step_limit' | 'clarify';
-  /** The question the session waits on (`stopReason: 'clarify'`): the call that asked it, and its text. */
+  /** With `stopReason: 'clarify'`: the question the session waits on. */
   clarify?: PendingQuestion;
 }
 
-/** A question of the agent that waits for the user's answer. */
+/** A question a session waits on (the `clarify` tool): its call id and the question. */
 export interface PendingQuestion {
   callId: string;
   question: string;
 }
+
+/** An item of an agent's todo list (the `todo` tool). */
+export interface TodoItem {
+  text: string;
+  done: boolean;
+}
+
+export type EscalationStatus = 'open' | 'resolved';
+
+/**
+ * An escalation (`netaclaw_escalation`): a task an agent handed to a human with the `escalate` tool,
+ * open until an operator resolves it with a resolution text.
+ */
+export interface EscalationRecord<Time = string> {
+  id: number;
+  sessionId: string | null;
+  batchId: number | null;
+  agentId: number;
+  reason: string;
+  status: EscalationStatus;
+  resolution: string | null;
+  createTime: Time;
+  resolveTime: Time | null;
+}
+
+/** How long a resolution may be (characters; a MySQL TEXT column holds 16,000 of 4 bytes). */
+export const RESOLUTION_MAX_CHARS = 16_000;
 
 /** What a chat turn streams while it runs (RUNTIME §6). */
 export type ChatTurnEvent =

@@ -17,6 +17,7 @@ import { NetaClawSubagentBatchEntity } from './entity/batch';
 import { NetaClawToolCallEntity } from './entity/toolcall';
 import { NetaClawToolEntity } from './entity/tool';
 import { NetaClawTodoListEntity } from './entity/todo';
+import { NetaClawEscalationEntity } from './entity/escalation';
 import { MIGRATIONS, MIGRATIONS_TABLE } from './migration';
 import { DB, SQLITE_BUSY_TIMEOUT_MS } from './settings';
 
@@ -31,6 +32,7 @@ export const ENTITIES = [
   NetaClawMemoryEntity,
   NetaClawMcpServerEntity,
   NetaClawTodoListEntity,
+  NetaClawEscalationEntity,
 ];
 
 export function dataSourceOptions(): DataSourceOptions {

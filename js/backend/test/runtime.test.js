@@ -899,7 +899,9 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
     const bad = await run('todo', { items: [{ done: true }] });
     assert.match(bad.error, /items\[0\]\.text must be a string/);
     assert.match((await run('clarify', { question: 'Which branch?' })).output, /Which branch\?/);
-    assert.match((await run('escalate', { reason: 'needs a human' })).output, /needs a human/);
+    assert.equal((await run('escalate', { reason: 'needs a human' })).output, 'Escalation #1 recorded: an operator will see it and answer.');
+    assert.deepEqual(svc.escalated, [{ id: 1, agentId: 1, reason: 'needs a human' }]);
+    assert.match((await run('escalate', { reason: '  ' })).error, /reason must not be empty/);
   });
 
   test('memory_save / memory_recall', async () => {

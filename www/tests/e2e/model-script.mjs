@@ -19,7 +19,17 @@ export const MESSAGES = {
   slow: 'Think about it for a long while.',
   /** read_file with a first text, then a pause before the rest of the answer (a page reloaded mid-answer). */
   twoParts: 'Read notes.txt, then take your time.',
+  /** todo (a list of three, one done), then escalate (an operator has to act), then a short answer. */
+  panels: 'Plan the release and hand the signing key to a human.',
 };
+
+/** The todo list and the escalation reason of the `panels` scenario. */
+export const PANEL_TODOS = [
+  { text: 'Read the release notes', done: true },
+  { text: 'Build the packages', done: false },
+  { text: 'Sign the packages', done: false },
+];
+export const ESCALATION_REASON = 'The signing key is not in the workspace: a human has to provide it.';
 
 /** How long the second part of `twoParts` waits. */
 export const PAUSE_MS = 4000;
@@ -85,6 +95,11 @@ export function respond(body) {
       };
     }
     return { chunks: ['The sub-agent reported: ', (results[0] ?? '').replace(/^\[sub-agent batch \d+\]\n/, '')] };
+  }
+  if (message === MESSAGES.panels) {
+    if (step === 0) return { chunks: ['Planning ', 'first.'], toolCalls: [{ id: 'todo_1', name: 'todo', arguments: { items: PANEL_TODOS } }] };
+    if (step === 1) return { toolCalls: [{ id: 'escalate_1', name: 'escalate', arguments: { reason: ESCALATION_REASON } }] };
+    return { chunks: ['Handed over: ', (results[1] ?? '').trim()] };
   }
   if (message === MESSAGES.slow) return { stallMs: 60_000, content: 'Finally.' };
   if (message === MESSAGES.twoParts) {

@@ -155,6 +155,27 @@ for (const lang of ['zh-CN', 'en']) {
       await apiData('POST', '/admin/netaclaw/agent/update', { id: user.id, modelChannelId: null });
       await apiData('POST', '/admin/netaclaw/channel/delete', { id: other.id });
 
+      // the panel beside the transcript: the agent's todos and an open escalation, the resolve dialog
+      // refusing an empty resolution, the escalation resolved
+      page = await chat();
+      await page.getByTestId('chat-fields').getByTestId('field-cwd').fill(workspace.path);
+      await send(page, MESSAGES.panels);
+      await page.getByTestId('chat-answering').waitFor({ state: 'detached' });
+      const panel = page.getByTestId('chat-panel');
+      await panel.locator('[data-testid=chat-escalation][data-status=open]').waitFor();
+      await panel.getByTestId('chat-todo').first().waitFor();
+      await shot(page, lang, '21-chat-todos-escalation');
+      await panel.getByTestId('chat-escalation-resolve').click();
+      const resolveDialog = page.getByTestId('resolve-dialog');
+      await resolveDialog.getByTestId('resolve-save').click();
+      await resolveDialog.getByTestId('resolve-item').locator('.el-form-item__error').waitFor();
+      await shot(page, lang, '22-chat-resolve-required');
+      await resolveDialog.getByTestId('resolve-text').fill(lang === 'en' ? 'The key is in the vault now.' : '签名密钥已放进保险库。');
+      await resolveDialog.getByTestId('resolve-save').click();
+      await panel.locator('[data-testid=chat-escalation][data-status=resolved]').waitFor();
+      await shot(page, lang, '23-chat-escalation-resolved');
+      const panelAddress = page.url().slice(page.url().indexOf('#') + 1);
+
       // the narrowest and the widest screens the pages are made for
       for (const width of [1280, 1920]) {
         const p = b.context.pages()[0];
@@ -169,6 +190,9 @@ for (const lang of ['zh-CN', 'en']) {
         page = await open(b.context, chatAddress, { lang });
         await page.getByTestId('chat-batches').locator('[data-testid=batch-card]').first().waitFor();
         await shot(page, lang, `${width}-chat`);
+        page = await open(b.context, panelAddress, { lang });
+        await page.getByTestId('chat-panel').locator('[data-testid=chat-escalation]').first().waitFor();
+        await shot(page, lang, `${width}-chat-panel`);
       }
     } finally {
       await b.close();

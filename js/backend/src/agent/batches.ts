@@ -23,6 +23,7 @@ import { IdQueryDTO } from '../dto/query';
 import { BatchSpecDTO, SubagentRunDTO } from '../dto/subagent';
 import { MemoryService } from '../service/memory';
 import { TodoService } from '../service/todo';
+import { EscalationService } from '../service/escalation';
 import { BatchEvent, BatchRecord, SubagentService, batchView, eventCall, sessionKey } from '../service/subagent';
 import { isRunnable } from '../runtime/codes';
 import type { RuntimeDiagnostic, ToolRuntimeRoute } from '../policy';
@@ -136,6 +137,9 @@ export class BatchRunner {
   todoService: TodoService;
 
   @Inject()
+  escalationService: EscalationService;
+
+  @Inject()
   validateService: ValidateService;
 
   private readonly live = new Map<number, LiveBatch>();
@@ -156,6 +160,13 @@ export class BatchRunner {
       skillsDir: SKILLS_DIR,
       boundSkills,
       todos: { set: items => this.todoService.set(todoOwner, items) },
+      escalations: {
+        record: async (agentId, reason) => {
+          // a sub-agent's escalation belongs to its batch and to the batch's chat session, if any
+          const sessionId = todoOwner.batchId == null ? (todoOwner.sessionId ?? null) : ((await this.store.batches.findOneBy({ id: todoOwner.batchId }))?.sessionId ?? null);
+          return this.escalationService.record({ sessionId, batchId: todoOwner.batchId ?? null }, agentId, reason);
+        },
+      },
     };
   }
 

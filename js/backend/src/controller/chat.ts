@@ -7,6 +7,7 @@ import { ChatExecutor } from '../agent/executor';
 import { SessionService } from '../service/session';
 import { SubagentService } from '../service/subagent';
 import { TodoService } from '../service/todo';
+import { EscalationService } from '../service/escalation';
 
 /** The REST path of the chat gateway (RUNTIME §6): the same executor as the WebSocket. */
 @Controller('/api/netaclaw')
@@ -28,7 +29,7 @@ export class ChatController {
   }
 }
 
-/** Sessions for the chat page: `{ list, total }` newest first, and one session with its messages, calls and todo list. */
+/** Sessions for the chat page: `{ list, total }` newest first, and one session with its messages, calls, todo list and escalations. */
 @Controller('/admin/netaclaw/session')
 export class SessionController {
   @Inject()
@@ -39,6 +40,9 @@ export class SessionController {
 
   @Inject()
   todoService: TodoService;
+
+  @Inject()
+  escalationService: EscalationService;
 
   private async pendingQuestion(sessionId: number): Promise<PendingQuestion | null> {
     const q = await this.sessionService.pendingQuestion(sessionId);
@@ -61,6 +65,8 @@ export class SessionController {
       todos: await this.todoService.get({ sessionId: String(session.id) }),
       // the question the agent asked (`clarify`) that waits for the user's answer, or null
       pendingQuestion: await this.pendingQuestion(session.id),
+      // the escalations of its agents (the `escalate` tool), open and resolved, oldest first
+      escalations: await this.escalationService.forSession(session.id),
     };
   }
 }

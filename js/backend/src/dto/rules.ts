@@ -124,7 +124,7 @@ export function queryInt(min: number, max: number) {
 export interface RuleProblem {
   type: string;
   path: Array<string | number>;
-  context?: { label?: string; limit?: number; min?: number; max?: number; extra?: string; noun?: string; keys?: string; where?: string };
+  context?: { label?: string; limit?: number; min?: number; max?: number; extra?: string; noun?: string; keys?: string; where?: string; valids?: unknown[] };
 }
 
 /** The message of a refused value, naming the field; a body that is not an object is named as such. */
@@ -160,6 +160,8 @@ export function validationMessage(p: RuleProblem): string {
       return `${field} must be a string or number of 1 to 64 characters`;
     case 'object.base':
       return `${field} must be a JSON object`;
+    case 'any.only':
+      return `${field} must be one of ${(p.context?.valids ?? []).filter(v => v !== null).join(', ')}`;
     default:
       return `${field} is not valid (${p.type})`;
   }

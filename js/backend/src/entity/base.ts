@@ -1,4 +1,4 @@
-import { CreateDateColumn, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, CreateDateColumn, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import { DB } from '../settings';
 
 /** Long text (tool output, model replies): MySQL/MariaDB TEXT holds 65,535 bytes, less than a 64 KiB output plus its note. */
@@ -16,4 +16,18 @@ export abstract class BaseEntity {
   @Index()
   @UpdateDateColumn({ comment: '更新时间' })
   updateTime: Date;
+}
+
+/**
+ * A row that belongs to a chat session and/or a sub-agent batch (a todo list, an escalation): the base
+ * columns plus `sessionId` and `batchId`, both indexed.
+ */
+export abstract class SessionOwnedEntity extends BaseEntity {
+  @Index()
+  @Column({ type: 'varchar', length: 64, nullable: true, comment: '会话 ID' })
+  sessionId: string | null;
+
+  @Index()
+  @Column({ type: 'int', nullable: true, comment: '子 Agent 批次 ID' })
+  batchId: number | null;
 }

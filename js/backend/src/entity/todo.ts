@@ -1,23 +1,15 @@
 import { Column, Entity, Index } from 'typeorm';
-import { BaseEntity } from './base';
+import { SessionOwnedEntity } from './base';
 
 /**
  * The todo list an agent keeps with the `todo` tool: one list per owner — a chat session's main agent
  * (`session:<id>`) or a sub-agent batch (`batch:<id>`) — replaced whole by each call.
  */
 @Entity('netaclaw_todo_list')
-export class NetaClawTodoListEntity extends BaseEntity {
+export class NetaClawTodoListEntity extends SessionOwnedEntity {
   @Index({ unique: true })
   @Column({ type: 'varchar', length: 80, comment: '所属 (session:<id> / batch:<id>)' })
   owner: string;
-
-  @Index()
-  @Column({ type: 'varchar', length: 64, nullable: true, comment: '会话 ID' })
-  sessionId: string | null;
-
-  @Index()
-  @Column({ type: 'int', nullable: true, comment: '子 Agent 批次 ID' })
-  batchId: number | null;
 
   @Column({ type: 'json', comment: '待办事项 [{ text, done }]' })
   items: Array<{ text: string; done: boolean }>;

@@ -76,9 +76,11 @@ function operations(mode) {
 function services(skillsDir, boundSkills = []) {
   const memories = [];
   const todoItems = [];
+  const escalated = [];
   return {
     memories,
     todoItems,
+    escalated,
     memory: {
       async save(agentId, content) {
         memories.push({ id: memories.length + 1, agentId, content, createTime: new Date() });
@@ -92,6 +94,12 @@ function services(skillsDir, boundSkills = []) {
     skillsDir: skillsDir ?? path.join(os.tmpdir(), 'netaclaw-no-skills-here'),
     boundSkills: async () => boundSkills,
     todos: { set: items => todoItems.splice(0, todoItems.length, ...items) },
+    escalations: {
+      async record(agentId, reason) {
+        escalated.push({ id: escalated.length + 1, agentId, reason });
+        return { id: escalated.length };
+      },
+    },
   };
 }
 

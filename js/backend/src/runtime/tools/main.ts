@@ -135,8 +135,13 @@ export const todo: ToolImpl = async (args, ctx) => {
 export const clarify: ToolImpl = async args =>
   `No user can answer a sub-agent's question (${str(args, 'question')}): go on with the most reasonable assumption, and say in your answer what you assumed.`;
 
-/** `{ reason }`: hands the task back to the user with a reason. */
-export const escalate: ToolImpl = async args => `escalated to the user: ${str(args, 'reason')}`;
+/** `{ reason }`: hands the task to a human: records an escalation an operator sees and resolves. */
+export const escalate: ToolImpl = async (args, ctx) => {
+  const reason = str(args, 'reason');
+  if (reason.trim() === '') throw new ToolError('reason must not be empty');
+  const r = await services(ctx).escalations.record(agentOf(ctx), reason);
+  return `Escalation #${r.id} recorded: an operator will see it and answer.`;
+};
 
 export const memorySave: ToolImpl = async (args, ctx) => {
   const content = str(args, 'content');

@@ -18,6 +18,8 @@ export interface MainServices {
   boundSkills(): Promise<readonly string[]>;
   /** The todo list of the current batch or session. */
   todos: { set(items: Array<{ text: string; done: boolean }>): void | Promise<void> };
+  /** The escalations of the current session or batch (the `escalate` tool): recorded for an operator. */
+  escalations: { record(agentId: number, reason: string): Promise<{ id: number }> };
 }
 
 export interface ToolContext {
