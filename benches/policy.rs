@@ -96,6 +96,7 @@ mod native {
                 selected: i % 7 != 0,
                 not_selected_reason: if i % 14 == 0 { Some(ReasonCode::DisabledByAgent) } else { None },
                 strategy: strategies[i % strategies.len()],
+                main_process: false,
             })
             .collect()
     }

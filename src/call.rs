@@ -46,13 +46,19 @@ pub struct ToolCallCheck {
     /// for the model; `null` when the call may run.
     #[cfg_attr(feature = "types", tsify(type = "string | null"))]
     pub detail: Option<String>,
+    /// The arguments as read from the JSON text the model sent (an empty or blank text reads as `{}`):
+    /// present for `checkText` whenever the text was read, so that the caller runs exactly what was
+    /// decided on; absent for `check` / `checkToolCall` and for text that is not JSON.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "types", tsify(optional, type = "unknown"))]
+    pub arguments: Option<Value>,
 }
 
 /// A denial: the reason and its detail.
 type Denied = (ReasonCode, String);
 
 pub fn deny(reason: ReasonCode, detail: String) -> ToolCallCheck {
-    ToolCallCheck { decision: ToolCallDecision::Denied, reason: Some(reason), paths: Vec::new(), detail: Some(detail) }
+    ToolCallCheck { decision: ToolCallDecision::Denied, reason: Some(reason), paths: Vec::new(), detail: Some(detail), arguments: None }
 }
 
 fn bad(detail: String) -> Denied {
@@ -110,7 +116,7 @@ pub fn check_tool_call_with(name: &str, tool: Option<&ToolManifest>, route: Opti
         return deny(*reason, (*detail).to_string());
     }
     match check_arguments(&tool.parameters, schema_valid, arguments, policy) {
-        Ok(paths) => ToolCallCheck { decision, reason: None, paths, detail: None },
+        Ok(paths) => ToolCallCheck { decision, reason: None, paths, detail: None, arguments: None },
         Err((reason, detail)) => deny(reason, detail),
     }
 }

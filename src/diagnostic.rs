@@ -7,6 +7,7 @@ use crate::projection::{route, route_with, RouteInput, ToolRuntimeRoute};
 use crate::sink::Sink;
 use crate::trace::{CatalogSources, Recorder, RouteNames};
 use crate::worker_policy::{bound_by_parent, policy_for, roots_of, PolicyWarning, Root, WorkerPolicy};
+use crate::vocab::{CrewRole, FrontendRoute, ToolKind};
 use serde::Serialize;
 #[cfg(feature = "types")]
 use tsify::Tsify;
@@ -37,6 +38,9 @@ pub struct RuntimeDiagnostic {
     pub profiles: Vec<ToolManifest>,
     /// The route of every catalog tool in this worker (the dynamic picture).
     pub routes: Vec<ToolRuntimeRoute>,
+    /// The tools the agent's model is offered: the selected tools whose route is not `disabled`, in
+    /// catalog order. Every other tool's route says why it is not.
+    pub offered: Vec<String>,
 }
 
 /// `runtimeDiagnostic`: resolve; select `subagentTools ∩ toolNames` in catalog order (every resolved
@@ -100,17 +104,27 @@ pub fn runtime_diagnostic_with(catalog: &Catalog, governance: &Governance, input
             write: permission_source(!policy.readonly, input.write_permitted, parent.is_some_and(|p| p.readonly), "writePermitted", "parent.readonly"),
         });
     }
+    // Outside a sub-agent the executor in the main process runs the delegation tools itself; a
+    // sub-agent delegates no further.
+    let delegates = input.resolve.crew_role != Some(CrewRole::Sub);
     let mut routes: Vec<ToolRuntimeRoute> = Vec::with_capacity(catalog.tools().len());
+    let mut offered = Vec::new();
     for (i, tool) in catalog.tools().iter().enumerate() {
-        let route_input = RouteInput { selected: selected[i], not_selected_reason: decisions.reasons[i], strategy: governance.strategy(i) };
+        let main_process = delegates && tool.kind == ToolKind::Delegation;
+        let route_input = RouteInput { selected: selected[i], not_selected_reason: decisions.reasons[i], strategy: governance.strategy(i), main_process };
         // A tool the resolver dropped has no route to trace: its trace ends at the resolver's block.
-        routes.push(match recorder.as_mut().filter(|_| decisions.reasons[i].is_none()) {
+        let r = match recorder.as_mut().filter(|_| decisions.reasons[i].is_none()) {
             Some(recorder) => {
                 recorder.tool(i);
                 route_with(tool, route_input, (&policy).into(), crate::sink::erase(recorder))
             }
             None => route(tool, route_input, &policy),
-        });
+        };
+        // The model is offered what runs somewhere: worker-local or proxied.
+        if r.route != FrontendRoute::Disabled {
+            offered.push(r.name.clone());
+        }
+        routes.push(r);
     }
     let mut resolved = result(catalog, governance, &decisions);
     if let Some(recorder) = recorder.as_mut() {
@@ -127,7 +141,7 @@ pub fn runtime_diagnostic_with(catalog: &Catalog, governance: &Governance, input
         }
     }
     let profiles = if options.without_profiles { Vec::new() } else { catalog.tools().to_vec() };
-    RuntimeDiagnostic { resolved, policy, policy_warnings, profiles, routes }
+    RuntimeDiagnostic { resolved, policy, policy_warnings, profiles, routes, offered }
 }
 
 /// A diagnostic without its static part: `runtimeDiagnostic`'s answer less `profiles`, the keys in
@@ -139,12 +153,13 @@ pub struct DiagnosticRoutes<'a> {
     #[serde(rename = "policyWarnings", skip_serializing_if = "Option::is_none")]
     pub policy_warnings: &'a Option<Vec<PolicyWarning>>,
     pub routes: &'a Vec<ToolRuntimeRoute>,
+    pub offered: &'a Vec<String>,
 }
 
 impl RuntimeDiagnostic {
     /// This diagnostic without `profiles`.
     pub fn routes_only(&self) -> DiagnosticRoutes<'_> {
-        DiagnosticRoutes { resolved: &self.resolved, policy: &self.policy, policy_warnings: &self.policy_warnings, routes: &self.routes }
+        DiagnosticRoutes { resolved: &self.resolved, policy: &self.policy, policy_warnings: &self.policy_warnings, routes: &self.routes, offered: &self.offered }
     }
 }
 
@@ -192,5 +207,23 @@ mod tests {
         assert_eq!(status("list_dir"), (RuntimeStatus::NotSelected, vec![ReasonCode::NotSelectedForSubagent]));
         assert!(d.resolved.warnings.iter().any(|w| w.code == ReasonCode::UnknownTool && w.subject == "ghost"));
         assert_eq!(d.profiles.len(), 19);
+        assert_eq!(d.offered, ["bash", "read_file"]);
+    }
+
+    #[test]
+    fn a_master_s_executor_runs_the_delegation_tools_and_a_sub_agent_gets_none() {
+        let catalog = Catalog::builtin();
+        let diagnose = |crew_role| {
+            let resolve = ResolveInput { agent: Some(AgentToolConfig { toolsets: Some(vec!["delegation".into()]), disabled: vec![] }), crew_role, ..Default::default() };
+            runtime_diagnostic(&catalog, &Governance::default(), &DiagnosticInput { resolve, ..Default::default() })
+        };
+        let master = diagnose(Some(CrewRole::Master));
+        let task = master.routes.iter().find(|r| r.name == "delegate_task").unwrap();
+        assert_eq!((task.status, task.reasons.as_slice()), (RuntimeStatus::MainProcessProxied, &[ReasonCode::RequiresMainProcessProxy][..]));
+        assert_eq!(master.offered, ["todo", "clarify", "delegate_task", "delegate_parallel"]);
+        let sub = diagnose(Some(CrewRole::Sub));
+        let task = sub.routes.iter().find(|r| r.name == "delegate_task").unwrap();
+        assert_eq!((task.status, task.reasons.as_slice()), (RuntimeStatus::NotSelected, &[ReasonCode::CrewMasterOnly][..]));
+        assert_eq!(sub.offered, ["todo", "clarify"]);
     }
 }

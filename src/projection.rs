@@ -57,6 +57,9 @@ pub struct RouteInput {
     /// Why a tool is not selected (defaults to `not_selected_for_subagent`).
     pub not_selected_reason: Option<ReasonCode>,
     pub strategy: RoutingStrategy,
+    /// The executor in the main process runs this tool itself when nothing but the worker's lack of
+    /// support blocks it (the delegation tools outside a `sub` agent): proxied, not disabled.
+    pub main_process: bool,
 }
 
 /// Decides one tool's status and reasons (SPEC §5 checks 1–6, §7 "Worker policy and projection").
@@ -115,6 +118,12 @@ pub fn decide_route_with<S: Sink + ?Sized>(tool: &ToolManifest, input: RouteInpu
             sink.record(layer, TraceOutcome::Proxy, source, Some(ReasonCode::RequiresMainProcessProxy));
             RuntimeStatus::MainProcessProxied
         }
+        // What the worker cannot run, the main process runs when it may and nothing else blocks it.
+        _ if input.main_process && !blocked => {
+            reasons.push(ReasonCode::RequiresMainProcessProxy);
+            sink.record(TraceLayer::Manifest, TraceOutcome::Proxy, Source::CrewRole, Some(ReasonCode::RequiresMainProcessProxy));
+            RuntimeStatus::MainProcessProxied
+        }
         WorkerRoutingHint::Local | WorkerRoutingHint::Disabled => {
             reasons.push(ReasonCode::UnsupportedInWorker);
             let source = if hint == WorkerRoutingHint::Local { Source::SupportedInWorker } else { source };
@@ -165,6 +174,7 @@ impl ProjectionInput {
             selected: self.selected.get(position).copied().unwrap_or(false),
             not_selected_reason: self.not_selected_reasons.get(position).copied().flatten(),
             strategy: self.strategies.get(position).copied().unwrap_or(RoutingStrategy::Auto),
+            main_process: false,
         }
     }
 }
@@ -194,7 +204,7 @@ mod tests {
     fn one(name: &str, strategy: RoutingStrategy, p: &RoutePolicy) -> ToolRuntimeRoute {
         let catalog = Catalog::builtin();
         let tool = catalog.get(name).unwrap();
-        route(tool, RouteInput { selected: true, not_selected_reason: None, strategy }, p)
+        route(tool, RouteInput { selected: true, not_selected_reason: None, strategy, main_process: false }, p)
     }
 
     #[test]
@@ -231,7 +241,7 @@ mod tests {
     fn not_selected_stops_at_check_one() {
         let catalog = Catalog::builtin();
         let tool = catalog.get("bash").unwrap();
-        let r = route(tool, RouteInput { selected: false, not_selected_reason: Some(DisabledByAgent), strategy: RoutingStrategy::Auto }, policy(false, false, true));
+        let r = route(tool, RouteInput { selected: false, not_selected_reason: Some(DisabledByAgent), strategy: RoutingStrategy::Auto, main_process: false }, policy(false, false, true));
         assert_eq!((r.status, r.reasons.as_slice()), (RuntimeStatus::NotSelected, &[DisabledByAgent][..]));
     }
 }

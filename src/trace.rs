@@ -321,7 +321,7 @@ mod tests {
         assert_eq!(sources_of(&traces[0])[..2], [("catalog", "pass", "catalog[0]"), ("agent-toolsets", "pass", "toolsetDefaults[0]")]);
         assert_eq!(traces[2].last().map(|e| (e.layer, e.source.as_str(), e.reason)), Some((TraceLayer::Scene, "memoryEnabled", Some(ReasonCode::MemoryDisabled))));
         let policy = RoutePolicy { has_roots: true, allow_shell: true, readonly: true };
-        let selected = RouteInput { selected: true, not_selected_reason: None, strategy: RoutingStrategy::Auto };
+        let selected = RouteInput { selected: true, not_selected_reason: None, strategy: RoutingStrategy::Auto, main_process: false };
         // The schema set the hint (local) but not supportedInWorker: the default of its kind decides.
         let t = route_trace(&catalog, &sources, 0, selected, policy);
         assert_eq!(t.last().map(|e| (e.source.as_str(), e.reason)), Some(("catalog[0]", Some(ReasonCode::UnsupportedInWorker))));

@@ -50,12 +50,13 @@ fn the_node_test_function_list_is_the_table() {
 }
 
 #[test]
-fn every_function_has_golden_vectors_and_every_folder_a_function() {
+fn every_function_has_golden_vectors_and_every_other_folder_a_function() {
     let folders: Vec<String> = fs::read_dir(repo("tests/golden")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     for export in EXPORTS {
         assert!(folders.iter().any(|f| f == export.name), "no tests/golden/{}/", export.name);
     }
-    for folder in &folders {
+    // Besides the functions, one folder holds vectors of a class method (`tests/golden.rs` replays it).
+    for folder in folders.iter().filter(|f| *f != "checker.checkText") {
         assert!(Function::parse(folder).is_some(), "tests/golden/{folder}/ is not an exported function");
     }
 }

@@ -6,6 +6,9 @@
 //! the arguments cross as JavaScript would pass them (`JSON.stringify` of the parsed file), and the
 //! answer is compared byte for byte with the expectation printed as `JSON.stringify` prints it.
 //!
+//! A folder named `checker.checkText` holds vectors of a prepared checker's method: `args` is
+//! `[options, name, argumentsJson]`, replayed as `new ToolCallChecker(options).checkText(name, argumentsJson)`.
+//!
 //! `GOLDEN_BLESS=1 cargo test --test golden -- --nocapture` writes the actual answer into every vector
 //! whose expectation is missing or different, and lists the files it wrote. Read each of them against
 //! the spec before keeping it: a blessed vector pins what the code does, not what the spec says.
@@ -18,8 +21,12 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// Every exported function (JS names), from the export table; each golden folder is named after one.
+/// Every exported function (JS names), from the export table; each golden folder is named after one,
+/// or after one of [`METHODS`].
 const FUNCTIONS: &[&str] = api::Function::NAMES;
+
+/// The methods of the package's classes that have golden folders of their own.
+const METHODS: &[&str] = &["checker.checkText"];
 
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("golden")
@@ -64,9 +71,17 @@ fn as_javascript_passes_it(arg: &Value) -> Value {
     serde_json::from_str(&text).expect("printed JSON parses")
 }
 
+/// `new ToolCallChecker(options).checkText(name, argumentsJson)`, with the binding's errors.
+fn check_text(args: &[Value]) -> Result<String, netaclaw_tool_policy::Error> {
+    let checker = api::CallChecker::new(args.first().unwrap_or(&Value::Null))?;
+    let text = |i: usize, path: &str| args.get(i).and_then(Value::as_str).ok_or_else(|| netaclaw_tool_policy::Error::invalid(path, "expected a string"));
+    checker.check_text(text(1, "name")?, text(2, "argumentsJson")?)
+}
+
 fn run(function: &str, args: &[Value]) -> Outcome {
     let args: Vec<Value> = args.iter().map(as_javascript_passes_it).collect();
-    match api::call(function, &args) {
+    let answer = if function == "checker.checkText" { check_text(&args) } else { api::call(function, &args) };
+    match answer {
         Ok(text) => Outcome::Answer(text),
         Err(e) => Outcome::Error { code: e.code().to_string(), message: e.message() },
     }
@@ -223,6 +238,11 @@ golden_tests!(
 );
 
 #[test]
+fn golden_checker_check_text() {
+    check_function("checker.checkText");
+}
+
+#[test]
 fn the_golden_folder_covers_every_function_and_nothing_else() {
     let dir = golden_dir();
     let entries: Vec<_> = fs::read_dir(&dir).map(|e| e.filter_map(Result::ok).collect()).unwrap_or_default();
@@ -230,10 +250,10 @@ fn the_golden_folder_covers_every_function_and_nothing_else() {
     for entry in &entries {
         let name = entry.file_name().to_string_lossy().to_string();
         assert!(entry.path().is_dir(), "tests/golden/{name} is not a function folder");
-        assert!(FUNCTIONS.contains(&name.as_str()), "tests/golden/{name}/ is not an exported function");
+        assert!(FUNCTIONS.contains(&name.as_str()) || METHODS.contains(&name.as_str()), "tests/golden/{name}/ is not an exported function");
     }
     let mut total = 0;
-    for function in FUNCTIONS {
+    for function in FUNCTIONS.iter().chain(METHODS) {
         let n = vector_files(function).len();
         assert!(n > 0, "tests/golden/{function}/ has no vector");
         total += n;
@@ -306,13 +326,19 @@ fn the_prepared_check_replays_every_check_tool_call_vector() {
         };
         assert_eq!(prepared, stateless, "{}", file.display());
         if let (Some(name), Outcome::Answer(answer)) = (input["call"]["name"].as_str(), &stateless) {
-            // Absent arguments read as `null`, which is what the text `null` says.
+            // Absent arguments read as `null`, which is what the text `null` says; the answer carries
+            // the arguments it read.
             let text = input["call"].get("arguments").map_or_else(|| "null".to_string(), |a| json::to_string(a).unwrap());
-            assert_eq!(&checker.check_text(name, &text).unwrap(), answer, "{}", file.display());
+            assert_eq!(checker.check_text(name, &text).unwrap(), with_arguments(answer, &text), "{}", file.display());
             compared += 1;
         }
     }
     assert!(compared >= 30, "only {compared} vectors compared");
+}
+
+/// A `check` answer (a JSON object) with `arguments` (JSON text) added last: what `checkText` answers.
+fn with_arguments(answer: &str, arguments: &str) -> String {
+    format!("{},\"arguments\":{arguments}}}", &answer[..answer.len() - 1])
 }
 
 /// `checkText` on text that is not what `JSON.stringify` prints: any JSON the model may send reads as
@@ -325,14 +351,27 @@ fn the_prepared_check_reads_the_model_s_text() {
         "routes": [{ "name": "read_file", "status": "worker-local", "reasons": [] }],
     });
     let checker = api::CallChecker::new(&input).unwrap();
-    let allowed = r#"{"decision":"worker-local","reason":null,"paths":[{"argument":"path","path":"/srv/w/b","write":false}],"detail":null}"#;
+    let allowed = r#"{"decision":"worker-local","reason":null,"paths":[{"argument":"path","path":"/srv/w/b","write":false}],"detail":null,"arguments":{"path":"b"}}"#;
     for text in [" {\n \"path\" : \"b\" } ", r#"{"path":"a","path":"b"}"#, r#"{"path":"\u0062"}"#] {
         assert_eq!(checker.check_text("read_file", text).unwrap(), allowed, "{text}");
     }
     let not_json = r#"{"decision":"denied","reason":"invalid_tool_arguments","paths":[],"detail":"arguments: is not valid JSON (or longer than 32 MiB)"}"#;
-    for text in ["", "{", "{\"path\": \"b\",}", "{\"path\": 1e400}", "nul", "{} {}"] {
+    for text in ["{", "{\"path\": \"b\",}", "{\"path\": 1e400}", "nul", "{} {}", "\u{a0}", "\u{b}"] {
         assert_eq!(checker.check_text("read_file", text).unwrap(), not_json, "{text:?}");
     }
     let null = checker.check_text("read_file", "null").unwrap();
-    assert!(null.contains("arguments: expected an object, got null"), "{null}");
+    assert!(null.contains("arguments: expected an object, got null") && null.ends_with(r#","arguments":null}"#), "{null}");
+    // Empty text, or JSON whitespace only, is a call without arguments: `{}`.
+    let list_dir = serde_json::json!({
+        "policy": { "workspaceRoots": ["/srv/w"], "allowShell": false, "readonly": true },
+        "routes": [{ "name": "list_dir", "status": "worker-local", "reasons": [] }],
+    });
+    let checker = api::CallChecker::new(&list_dir).unwrap();
+    let first_root = r#"{"decision":"worker-local","reason":null,"paths":[{"argument":"path","path":"/srv/w","write":false}],"detail":null,"arguments":{}}"#;
+    for text in ["", " ", " \t\r\n ", "{}", " {} "] {
+        assert_eq!(checker.check_text("list_dir", text).unwrap(), first_root, "{text:?}");
+    }
+    // Over the input limit, blank or not, the text is not read.
+    let blank = " ".repeat(32 * 1024 * 1024 + 1);
+    assert_eq!(checker.check_text("list_dir", &blank).unwrap(), not_json);
 }

@@ -19,8 +19,13 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 const BUNDLE: &str = include_str!("golden.bundle.json");
 
-/// Every exported function (JS names), from the export table; each golden folder is named after one.
+/// Every exported function (JS names), from the export table; each golden folder is named after one,
+/// or after one of [`METHODS`].
 const FUNCTIONS: &[&str] = api::Function::NAMES;
+
+/// The class methods with golden folders: `checker.checkText` vectors' `args` are
+/// `[options, name, argumentsJson]`, replayed as `new ToolCallChecker(options).checkText(name, argumentsJson)`.
+const METHODS: &[&str] = &["checker.checkText"];
 
 /// One golden vector: its file, the document parsed by the browser's `JSON.parse` (what a JS caller
 /// passes) and by the crate (for the expectation).
@@ -122,6 +127,7 @@ fn call(function: &str, args: &[JsValue]) -> Result<JsValue, JsValue> {
         "toolRowView" => wasm::tool_row_view(a(0)),
         "agentResolveInput" => wasm::agent_resolve_input(a(0)),
         "fromMcpTool" => wasm::from_mcp_tool(a(0)),
+        "checker.checkText" => ToolCallChecker::new(a(0)).and_then(|checker| checker.check_text(a(1), a(2))),
         other => panic!("no binding {other}"),
     }
 }
@@ -158,7 +164,7 @@ fn the_bundle_holds_well_formed_vectors_of_exported_functions() {
     assert!(!vectors.is_empty(), "the golden bundle is empty");
     for v in &vectors {
         let folder = v.file.split('/').next().unwrap();
-        assert!(FUNCTIONS.contains(&folder), "{}: not an exported function", v.file);
+        assert!(FUNCTIONS.contains(&folder) || METHODS.contains(&folder), "{}: not an exported function", v.file);
         assert_eq!(v.function(), folder, "{}", v.file);
         assert!(v.doc["args"].is_array(), "{}: args", v.file);
         assert!(v.doc.get("expected").is_some() != v.doc.get("error").is_some(), "{}: needs exactly one of expected and error", v.file);
@@ -280,6 +286,11 @@ fn golden_from_mcp_tool() {
 }
 
 #[wasm_bindgen_test]
+fn golden_checker_check_text() {
+    replay("checker.checkText");
+}
+
+#[wasm_bindgen_test]
 fn every_function_has_vectors() {
     let vectors = vectors();
     for function in FUNCTIONS {
@@ -292,7 +303,7 @@ fn the_bindings_answer_what_the_json_api_answers_inside_the_same_module() {
     // The bytes of the JSON API (what native Rust prints), compared with the binding's answer after
     // the round trip through JS objects.
     let mut compared = 0;
-    for v in vectors().iter().filter(|v| v.doc.get("expected").is_some()) {
+    for v in vectors().iter().filter(|v| v.doc.get("expected").is_some() && !METHODS.contains(&v.function())) {
         let args: Vec<Value> = v.doc["args"].as_array().unwrap().iter().map(|a| json::js_normalize(a.clone())).collect();
         // In this build the JSON API answers `checkToolCall` as the decision's fields (the binding builds
         // the object from them); its JSON is `check_tool_call_json`'s.
@@ -351,7 +362,7 @@ fn engine_diagnose_is_runtime_diagnostic_on_every_vector() {
 
 /// `new ToolCallChecker({ policy, routes, catalog })` on every `checkToolCall` vector: `check(call)`
 /// answers what `checkToolCall` answers (the same bytes, or the same error), and so does
-/// `checkText(name, JSON.stringify(arguments))` on every answered call.
+/// `checkText(name, JSON.stringify(arguments))` on every answered call, with the arguments it read.
 #[wasm_bindgen_test]
 fn the_checker_is_check_tool_call_on_every_vector() {
     let vectors = vectors_of("checkToolCall");
@@ -378,8 +389,11 @@ fn the_checker_is_check_tool_call_on_every_vector() {
         if let (Outcome::Answer(_), true) = (&direct, name.is_string()) {
             let arguments = Reflect::get(&call_value, &"arguments".into()).unwrap();
             let text: String = if arguments.is_undefined() { "null".into() } else { JSON::stringify(&arguments).unwrap().into() };
-            let answer = checker.check_text(name.clone(), text.into());
-            assert_eq!(outcome(answer), direct, "checker.checkText on {}", v.file);
+            let answer = checker.check_text(name.clone(), text.clone().into());
+            let Outcome::Answer(direct) = &direct else { unreachable!() };
+            let read = json::to_string(&json::js_normalize(json::parse(&text).unwrap())).unwrap();
+            let with_arguments = Outcome::Answer(format!("{},\"arguments\":{read}}}", &direct[..direct.len() - 1]));
+            assert_eq!(outcome(answer), with_arguments, "checker.checkText on {}", v.file);
             texts += 1;
         }
     }
@@ -518,7 +532,7 @@ fn answers_are_plain_objects_with_string_keyed_prompt_hints() {
 
 #[wasm_bindgen_test]
 fn same_input_same_bytes() {
-    for v in vectors().iter().filter(|v| v.doc.get("expected").is_some()) {
+    for v in vectors().iter().filter(|v| v.doc.get("expected").is_some() && !METHODS.contains(&v.function())) {
         let first = outcome(call(v.function(), &v.args()));
         assert_eq!(outcome(call(v.function(), &v.args())), first, "{}", v.file);
     }

@@ -54,7 +54,9 @@ fn names_of(list: &Value) -> Vec<String> {
 /// One route per catalog tool, in catalog order; every routed tool passes the policy (SPEC §6.2, §6.4):
 /// no shell tool without `allowShell`, no write tool when `readonly`, no root tool without roots, no tool
 /// whose manifest hint is `disabled` (an unknown tool), whatever the strategy.
-pub fn check_routes(tools: &[ToolManifest], policy: &Value, selected: &[String], routes: &Value) {
+/// `main_process`: the executor in the main process runs the delegation tools (a diagnostic outside a
+/// `sub` agent), so a delegation tool nothing else blocks is proxied however its manifest reads.
+pub fn check_routes(tools: &[ToolManifest], policy: &Value, selected: &[String], routes: &Value, main_process: bool) {
     let routes = routes.as_array().unwrap_or_else(|| panic!("routes are not an array: {routes}"));
     assert_eq!(routes.len(), tools.len(), "one route per catalog tool");
     let allow_shell = policy["allowShell"].as_bool().unwrap_or(false);
@@ -85,7 +87,11 @@ pub fn check_routes(tools: &[ToolManifest], policy: &Value, selected: &[String],
         assert!(!tool.requires_shell || allow_shell, "{name}: shell tool routed without allowShell: {route}");
         assert!(!tool.requires_write || !readonly, "{name}: write tool routed under readonly: {route}");
         assert!(!tool.requires_workspace_root || has_roots, "{name}: root tool routed without roots: {route}");
-        assert_ne!(tool.worker_routing_hint, WorkerRoutingHint::Disabled, "{name}: a tool without worker support was routed: {route}");
+        if main_process && tool.kind == ToolKind::Delegation && route["status"] == "main-process-proxied" {
+            assert_eq!(route["reasons"], json!(["requires_main_process_proxy"]), "{name}: the executor's own tool proxied with other reasons: {route}");
+        } else {
+            assert_ne!(tool.worker_routing_hint, WorkerRoutingHint::Disabled, "{name}: a tool without worker support was routed: {route}");
+        }
         assert_ne!(route["strategy"].as_str(), Some("force-disabled"), "{name}: force-disabled tool routed");
         if route["status"] == "worker-local" {
             assert!(tool.supported_in_worker, "{name}: worker-local without worker support: {route}");
@@ -104,7 +110,7 @@ pub fn check_projection(input: &Value, text: &str, stricter: [bool; 4]) {
     let Some(catalog) = catalog_of(input) else { panic!("projection accepted a catalog that does not read: {input}") };
     let out = parse(text);
     let selected = names_of(&input["selectedTools"]);
-    check_routes(catalog.tools(), &input["policy"], &selected, &out);
+    check_routes(catalog.tools(), &input["policy"], &selected, &out, false);
 
     let mut strict = input.clone();
     if stricter[0] {
@@ -122,7 +128,7 @@ pub fn check_projection(input: &Value, text: &str, stricter: [bool; 4]) {
     }
     let strict_text = call("projectRuntimePolicy", std::slice::from_ref(&strict)).unwrap_or_else(|e| panic!("a stricter policy became invalid: {e}"));
     let strict_out = parse(&strict_text);
-    check_routes(catalog.tools(), &strict["policy"], &names_of(&strict["selectedTools"]), &strict_out);
+    check_routes(catalog.tools(), &strict["policy"], &names_of(&strict["selectedTools"]), &strict_out, false);
     let before = routed_names(&out);
     for name in routed_names(&strict_out) {
         assert!(before.contains(&name), "{name}: a stricter policy routed a tool the original did not");
@@ -277,7 +283,8 @@ pub fn check_diagnostic(input: &Value, text: &str) {
         .as_array()
         .map(|a| a.iter().filter(|r| r["status"] != "not-selected").filter_map(|r| r["name"].as_str().map(str::to_string)).collect())
         .unwrap_or_default();
-    check_routes(catalog.tools(), &out["policy"], &selected, routes);
+    check_routes(catalog.tools(), &out["policy"], &selected, routes, input["crewRole"] != "sub");
+    assert_eq!(out["offered"], json!(routed_names(routes)), "offered is every routed tool, in catalog order");
     let reasons = resolved["disabledReasons"].as_array().cloned().unwrap_or_default();
     for route in routes.as_array().into_iter().flatten() {
         let name = route["name"].as_str().unwrap_or("");

@@ -118,7 +118,7 @@ export function runSuite(policy, inputs, now, options = {}) {
  * `checkToolCall` on every tool call: one `read_file` call (a relative path) against a worker's builtin
  * routes, through the public function (policy and routes read on every call) and through a prepared
  * `ToolCallChecker` (`check(call)`, and `checkText(name, argumentsJson)` with the text the model sent),
- * every answer checked byte-identical to the function's. Floors: the whole input and the answer
+ * every answer checked byte-identical to the function's (`checkText`'s with the `arguments` it read). Floors: the whole input and the answer
  * through `JSON.parse(JSON.stringify(x))`; the call `{ name, arguments }` and the answer the same way,
  * what `check(call)` pays at least on a JSON boundary; and a fresh plain object of the answer's shape
  * built in JavaScript from its strings, what `checkText` pays at least to hand back a plain object (its
@@ -136,8 +136,8 @@ export function checkSuite(policy, now, options = {}) {
   const checker = new policy.ToolCallChecker({ policy: diagnostic.policy, routes });
   const identical =
     JSON.stringify(checker.check(call)) === answerText &&
-    JSON.stringify(checker.checkText(call.name, argumentsJson)) === answerText &&
-    checker.checkText(call.name, '').reason === 'invalid_tool_arguments';
+    JSON.stringify(checker.checkText(call.name, argumentsJson)) === `${answerText.slice(0, -1)},"arguments":${argumentsJson}}` &&
+    checker.checkText(call.name, 'x').reason === 'invalid_tool_arguments';
   const work = {
     checkToolCall: () => policy.checkToolCall(input),
     check: () => checker.check(call),
@@ -145,7 +145,7 @@ export function checkSuite(policy, now, options = {}) {
     // The least any check through checkText does: arguments that are not JSON (the reader stops at the
     // first byte, the answer is the fixed denial), through the same boundary (two strings in, the
     // answer's fields out, the object built in JavaScript).
-    checkTextLeast: () => checker.checkText('read_file', ''),
+    checkTextLeast: () => checker.checkText('read_file', 'x'),
     floorInput: () => roundTrip(input, answer),
     floorCall: () => roundTrip(call, answer),
     floorAnswer: () => JSON.parse(answerText),

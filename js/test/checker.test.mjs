@@ -1,12 +1,16 @@
 // ToolCallChecker answers byte-identically to checkToolCall: on every golden vector of checkToolCall
-// (through `check(call)` and through `checkText(name, argumentsJson)`), and on random calls against
-// random policies and routes. Bad input throws `invalid_input`, never a trap.
+// (through `check(call)`, and through `checkText(name, argumentsJson)`, whose answer adds the
+// `arguments` it read), and on random calls against random policies and routes. Bad input throws
+// `invalid_input`, never a trap.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { ToolCallChecker, builtinCatalog, checkToolCall } from '@netaclaw/tool-policy';
 import { attempt, isPlainObject, loadVectorsForTests, outcomeText as text, vectorsOf } from './lib/golden.mjs';
 
 const { vectors: entries, loadError } = loadVectorsForTests();
+
+/** A `check` answer's JSON text with `arguments` (JSON text) added last: what `checkText` answers. */
+const withArguments = (answer, json) => `${answer.slice(0, -1)},"arguments":${json}}`;
 
 /** Builds a checker from the input's policy, routes and catalog, then runs `use(checker)`. */
 function withChecker(input, use) {
@@ -41,7 +45,7 @@ for (const { file, vector } of vectorsOf(entries, 'checkToolCall')) {
     assert.equal(text(withChecker(input, (c) => attempt(() => c.check(call)))), expected);
     if (expected.startsWith('ok ') && typeof call.name === 'string') {
       const json = call.arguments === undefined ? 'null' : JSON.stringify(call.arguments);
-      assert.equal(text(withChecker(input, (c) => attempt(() => c.checkText(call.name, json)))), expected);
+      assert.equal(text(withChecker(input, (c) => attempt(() => c.checkText(call.name, json)))), withArguments(expected, json));
     }
   });
 }
@@ -101,7 +105,7 @@ test('prepared = stateless on random calls, policies and routes', () => {
         const call = { name, arguments: args };
         const expected = JSON.stringify(checkToolCall({ policy, routes, call }));
         assert.equal(JSON.stringify(checker.check(call)), expected, JSON.stringify(call));
-        assert.equal(JSON.stringify(checker.checkText(name, JSON.stringify(args))), expected, JSON.stringify(call));
+        assert.equal(JSON.stringify(checker.checkText(name, JSON.stringify(args))), withArguments(expected, JSON.stringify(args)), JSON.stringify(call));
         compared++;
       }
     } finally {
@@ -111,20 +115,29 @@ test('prepared = stateless on random calls, policies and routes', () => {
   assert.equal(compared, 1500);
 });
 
-test('checkText reads the text the model sent; text that is not JSON is a denied call', () => {
-  const checker = new ToolCallChecker({ policy: { workspaceRoots: ['/srv/w'], allowShell: false, readonly: true }, routes: [{ name: 'read_file', status: 'worker-local', reasons: [] }] });
-  const allowed = { decision: 'worker-local', reason: null, paths: [{ argument: 'path', path: '/srv/w/b', write: false }], detail: null };
+test('checkText reads the text the model sent, and answers the arguments it read; text that is not JSON is a denied call', () => {
+  const checker = new ToolCallChecker({
+    policy: { workspaceRoots: ['/srv/w'], allowShell: false, readonly: true },
+    routes: [{ name: 'read_file', status: 'worker-local', reasons: [] }, { name: 'list_dir', status: 'worker-local', reasons: [] }],
+  });
+  const allowed = { decision: 'worker-local', reason: null, paths: [{ argument: 'path', path: '/srv/w/b', write: false }], detail: null, arguments: { path: 'b' } };
   for (const t of [' {\n "path" : "b" } ', '{"path":"a","path":"b"}', '{"path":"\\u0062"}']) assert.deepEqual(checker.checkText('read_file', t), allowed, t);
   const notJson = { decision: 'denied', reason: 'invalid_tool_arguments', paths: [], detail: 'arguments: is not valid JSON (or longer than 32 MiB)' };
-  for (const t of ['', '{', '{"path": "b",}', '{"path": 1e400}', '{} {}', '"\\ud800"x']) assert.deepEqual(checker.checkText('read_file', t), notJson, t);
-  assert.equal(checker.checkText('write_file', '{"path":"a","content":"x"}').reason, 'not_selected_for_subagent');
+  for (const t of ['{', '{"path": "b",}', '{"path": 1e400}', '{} {}', '"\\ud800"x', '\u00a0', '\f']) assert.deepEqual(checker.checkText('read_file', t), notJson, t);
+  // Empty text, or JSON whitespace only, is a call without arguments: `{}`.
+  const firstRoot = { decision: 'worker-local', reason: null, paths: [{ argument: 'path', path: '/srv/w', write: false }], detail: null, arguments: {} };
+  for (const t of ['', '  ', ' \t\r\n']) assert.deepEqual(checker.checkText('list_dir', t), firstRoot, JSON.stringify(t));
+  const denied = checker.checkText('write_file', '{"path":"a","content":"x"}');
+  assert.equal(denied.reason, 'not_selected_for_subagent');
+  assert.deepEqual(denied.arguments, { path: 'a', content: 'x' });
+  assert.equal(Object.hasOwn(checker.check({ name: 'list_dir', arguments: {} }), 'arguments'), false, 'check answers without arguments');
   checker.free();
 });
 
 test('checkText takes any string: long, non-ASCII, lone surrogates, over the input limit, two checkers in turn', () => {
   const options = (root) => ({ policy: { workspaceRoots: [root], allowShell: false, readonly: true }, routes: [{ name: 'read_file', status: 'worker-local', reasons: [] }] });
   const a = new ToolCallChecker(options('/srv/a')), b = new ToolCallChecker(options('/srv/b'));
-  const allowed = (path) => ({ decision: 'worker-local', reason: null, paths: [{ argument: 'path', path, write: false }], detail: null });
+  const allowed = (path, argument = path.slice('/srv/a/'.length)) => ({ decision: 'worker-local', reason: null, paths: [{ argument: 'path', path, write: false }], detail: null, arguments: { path: argument } });
   const notJson = { decision: 'denied', reason: 'invalid_tool_arguments', paths: [], detail: 'arguments: is not valid JSON (or longer than 32 MiB)' };
   const long = 'd/'.repeat(1500) + 'x';
   for (let round = 0; round < 3; round++) {
@@ -134,7 +147,7 @@ test('checkText takes any string: long, non-ASCII, lone surrogates, over the inp
     assert.deepEqual(b.checkText('read_file', ' '.repeat(200_000) + '{"path":"界/é"}'), allowed('/srv/b/界/é'));
     // A lone surrogate crosses as U+FFFD, as every string argument does.
     assert.deepEqual(a.checkText('read_file', '{"path":"c\ud800"}'), allowed('/srv/a/c\ufffd'));
-    assert.deepEqual(a.checkText('read_file\udc00', '{}'), { decision: 'denied', reason: 'not_selected_for_subagent', paths: [], detail: 'no route for tool "read_file\ufffd"' });
+    assert.deepEqual(a.checkText('read_file\udc00', '{}'), { decision: 'denied', reason: 'not_selected_for_subagent', paths: [], detail: 'no route for tool "read_file\ufffd"', arguments: {} });
     assert.deepEqual(b.checkText('n'.repeat(300_000), '{}').detail, `no route for tool "${'n'.repeat(300_000)}"`);
   }
   // Longer than the input limit (32 MiB): denied without being copied.

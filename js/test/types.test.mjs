@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as policy from '@netaclaw/tool-policy';
-import { FUNCTIONS, isPlainObject, loadVectorsForTests, vectorsOf } from './lib/golden.mjs';
+import { FUNCTIONS, METHODS, isPlainObject, loadVectorsForTests, vectorsOf } from './lib/golden.mjs';
 import { check, describe, literalsOf, readDeclarations } from './lib/dts.mjs';
 
 const require = createRequire(import.meta.url);
@@ -73,10 +73,21 @@ test('there are golden vectors to check', () => {
 // database may hold out-of-type values, which syncCatalog resets); their answers are still checked.
 const OUT_OF_TYPE_ARGUMENTS = { syncCatalog: ['rows'] };
 
+/**
+ * The declaration a golden folder is checked against: the function's, or for a class method's folder
+ * (`checker.checkText`) the constructor's parameters, then the method's, and the method's return type.
+ */
+function declaredOf(fn) {
+  if (!Object.hasOwn(METHODS, fn)) return decls.functions.get(fn);
+  const checker = decls.classes.get('ToolCallChecker');
+  const method = checker?.get(fn.slice('checker.'.length));
+  return method && { params: [...checker.get('constructor').params, ...method.params], returns: method.returns };
+}
+
 for (const fn of [...new Set(entries.map((e) => e.folder))]) {
   const valid = vectorsOf(entries, fn).filter(({ vector }) => Object.hasOwn(vector, 'expected'));
   if (valid.length === 0) continue;
-  const declared = decls.functions.get(fn);
+  const declared = declaredOf(fn);
   test(`${fn}: every golden answer fits the declared return type ${declared ? describe(declared.returns) : '?'}`, () => {
     assert.ok(declared, `${fn} is declared`);
     const problems = valid.flatMap(({ file, vector }) => check(decls, vector.expected, declared.returns, file, true));

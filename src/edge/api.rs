@@ -296,16 +296,24 @@ impl CallChecker {
     }
 
     /// Decides a call whose arguments are the JSON text the model sent, as `check` decides the call
-    /// with the arguments `JSON.parse` reads from that text. Text that is not JSON (or longer than the
-    /// input limit, 32 MiB) is a denied call, `invalid_tool_arguments`.
+    /// with the arguments `JSON.parse` reads from that text; an empty text, or one of JSON whitespace
+    /// only, reads as `{}` (a call without arguments). The answer carries those `arguments`, the value
+    /// decided on. Text that is not JSON (or longer than the input limit, 32 MiB) is a denied call,
+    /// `invalid_tool_arguments`, without `arguments`.
     pub fn check_text(&self, name: &str, arguments: &str) -> Result<String, Error> {
         json::to_string(&self.decide_text(name, arguments))
     }
 
     /// [`CallChecker::check_text`]'s decision, before it is printed.
     pub fn decide_text(&self, name: &str, arguments: &str) -> crate::call::ToolCallCheck {
-        match crate::edge::read::parse_input(arguments) {
-            Ok(value) => self.check(name, Some(&value)),
+        // Blank text within the limit is `{}`; longer text is refused by the reader, blank or not.
+        let blank = arguments.len() <= limits::MAX_INPUT_BYTES && arguments.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+        match crate::edge::read::parse_input(if blank { "{}" } else { arguments }) {
+            Ok(value) => {
+                let mut check = self.check(name, Some(&value));
+                check.arguments = Some(value);
+                check
+            }
             Err(_) => crate::call::deny(crate::vocab::ReasonCode::InvalidToolArguments, "arguments: is not valid JSON (or longer than 32 MiB)".into()),
         }
     }

@@ -256,6 +256,11 @@ export interface RuntimeDiagnostic {
      * The route of every catalog tool in this worker (the dynamic picture).
      */
     routes: ToolRuntimeRoute[];
+    /**
+     * The tools the agent's model is offered: the selected tools whose route is not `disabled`, in
+     * catalog order. Every other tool's route says why it is not.
+     */
+    offered: string[];
 }
 
 /**
@@ -404,6 +409,12 @@ export interface ToolCallCheck {
      * for the model; `null` when the call may run.
      */
     detail: string | null;
+    /**
+     * The arguments as read from the JSON text the model sent (an empty or blank text reads as `{}`):
+     * present for `checkText` whenever the text was read, so that the caller runs exactly what was
+     * decided on; absent for `check` / `checkToolCall` and for text that is not JSON.
+     */
+    arguments?: unknown;
 }
 
 /**

@@ -449,7 +449,8 @@ impl ToolCallChecker {
     }
 
     /// Decides a call of `name` whose arguments are the JSON text the model sent (no `JSON.parse` or
-    /// `JSON.stringify` needed); text that is not JSON is a denied call, `invalid_tool_arguments`.
+    /// `JSON.stringify` needed; empty or blank text is `{}`); text that is not JSON is a denied call,
+    /// `invalid_tool_arguments`. The answer carries the `arguments` read, the value to run.
     /// Both strings cross as wasm-bindgen passes strings (UTF-8; a lone surrogate becomes U+FFFD).
     #[wasm_bindgen(js_name = checkText, unchecked_return_type = "ToolCallCheck")]
     pub fn check_text(

@@ -14,9 +14,29 @@ export const FUNCTIONS = JSON.parse(readFileSync(new URL('./functions.json', imp
 
 const policy = createRequire(import.meta.url)('@netaclaw/tool-policy');
 
-/** Whether `name` is a function the package exports (a golden folder must be one). */
+/**
+ * The class methods with golden folders of their own: a `checker.checkText` vector's `args` are
+ * `[options, name, argumentsJson]`, replayed as `new ToolCallChecker(options).checkText(name, argumentsJson)`.
+ */
+export const METHODS = {
+  'checker.checkText': (options, name, argumentsJson) => {
+    const checker = new policy.ToolCallChecker(options);
+    try {
+      return checker.checkText(name, argumentsJson);
+    } finally {
+      checker.free();
+    }
+  },
+};
+
+/** Whether `name` is a function the package exports (a golden folder must be one, or one of `METHODS`). */
 export function isExportedFunction(name) {
-  return name !== 'ToolPolicyEngine' && Object.hasOwn(policy, name) && typeof policy[name] === 'function';
+  return name !== 'ToolPolicyEngine' && name !== 'ToolCallChecker' && Object.hasOwn(policy, name) && typeof policy[name] === 'function';
+}
+
+/** What the vectors of a golden folder call: the exported function, or the method of `METHODS`. */
+export function vectorFunction(name) {
+  return Object.hasOwn(METHODS, name) ? METHODS[name] : policy[name];
 }
 
 /**
@@ -67,7 +87,7 @@ function checkShape(file, folder, v) {
     throw new Error(`golden vector ${file}: ${why}`);
   };
   if (v === null || typeof v !== 'object' || Array.isArray(v)) fail('not an object');
-  if (!isExportedFunction(folder)) fail(`folder ${folder} is not an exported function`);
+  if (!isExportedFunction(folder) && !Object.hasOwn(METHODS, folder)) fail(`folder ${folder} is not an exported function`);
   if (v.function !== folder) fail(`"function" is ${JSON.stringify(v.function)}, the folder says ${folder}`);
   if (!Array.isArray(v.args)) fail('"args" is not an array');
   const hasExpected = Object.hasOwn(v, 'expected');
