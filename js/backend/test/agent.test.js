@@ -419,10 +419,12 @@ function defineTests(backend) {
         [3, 'read_file', 'invalid_tool_arguments'],
         [4, 'bash', 'tool_not_offered'],
       ]);
-      // a read-only session: the same write is denied by the gate
+      // a read-only session: write_file is not offered (its route cannot run), and a call of it anyway is denied by L0
       model.push({ toolCalls: [{ id: 'w5', name: 'write_file', arguments: { path: 'ro.txt', content: 'x' } }] }, { content: 'ok' });
       const ro = await chat(s, { agentId: agent.id, message: 'write ro.txt', sessionCwd: work });
-      assert.deepEqual([ro.body.data.toolCalls[0].decision, ro.body.data.toolCalls[0].reason], ['denied', 'write_blocked_by_readonly_policy']);
+      assert.ok(!model.offered(-2).includes('write_file'), model.offered(-2).join(','));
+      assert.ok(model.offered(-2).includes('read_file'));
+      assert.deepEqual([ro.body.data.toolCalls[0].decision, ro.body.data.toolCalls[0].reason], ['denied', 'tool_not_offered']);
       assert.ok(!fs.existsSync(path.join(work, 'ro.txt')));
     });
   });
@@ -507,7 +509,7 @@ function defineTests(backend) {
         { toolCalls: [{ id: 'm1', name: 'read_file', arguments: '{"path": "a.txt", ' }, { id: 'm2', name: 'clarify', arguments: '["why?"]' }] },
         { content: 'Sorry, my arguments were wrong.' }
       );
-      const r = await chat(s, { agentId: agent.id, message: 'read a.txt' });
+      const r = await chat(s, { agentId: agent.id, message: 'read a.txt', sessionCwd: tmpDir() });
       assert.equal(r.status, 200, r.text);
       const [c1, c2] = r.body.data.toolCalls;
       assert.deepEqual([c1.decision, c1.reason, c1.ok], ['denied', 'invalid_tool_arguments', false]);

@@ -177,8 +177,15 @@ describe('the gate prepares one checker per policy and routes', () => {
     const { checkCallText } = rt('gate.js');
     const { policy, routes } = diagnose('/srv/gate', { shell: true, write: false });
     for (const [name, args] of [['read_file', { path: 'a/../b.txt' }], ['read_file', { path: '/etc/passwd' }], ['bash', { command: 'ls' }], ['nope', {}], ['read_file', null]]) {
-      assert.equal(JSON.stringify(checkCallText({ policy, routes, name }, JSON.stringify(args))), JSON.stringify(checkCall({ policy, routes, name, arguments: args })), name);
+      const { arguments: read, ...decided } = checkCallText({ policy, routes, name }, JSON.stringify(args));
+      assert.equal(JSON.stringify(decided), JSON.stringify(checkCall({ policy, routes, name, arguments: args })), name);
+      // with the arguments the package read from the text: what runs is what was decided
+      assert.deepEqual(read, args, name);
     }
+    // text a model sends for a call without arguments reads as {}; text that is not JSON has no arguments
+    assert.deepEqual(checkCallText({ policy, routes, name: 'list_dir' }, '').arguments, {});
+    assert.deepEqual(checkCallText({ policy, routes, name: 'list_dir' }, ' \n').arguments, {});
+    assert.equal('arguments' in checkCallText({ policy, routes, name: 'list_dir' }, '{"path":'), false);
     // The model's own text, spelled its way, is read as it is.
     const r = checkCallText({ policy, routes, name: 'read_file' }, '{ "path" : "../../etc/x" }');
     assert.deepEqual([r.decision, r.reason], ['denied', 'path_outside_workspace']);

@@ -121,12 +121,18 @@ function defineTests(backend) {
       ]);
       const sessionId = r1.body.data.sessionId;
 
-      // the writing tool, in a session without write permission: refused before the server sees it
+      // the writing tool, in a session without write permission: not offered (its route cannot run, for
+      // the readonly policy), and a call of it anyway is refused before the server sees it
       model.push({ toolCalls: [{ id: 'n1', name: 'mcp__fx__note', arguments: { path: 'a.txt', content: 'x' } }] }, { content: 'refused' });
       const r2 = await chat(s, { agentId: agent.id, message: 'note', sessionId });
       assert.equal(r2.status, 200, r2.text);
+      assert.ok(!model.offered(-2).includes('mcp__fx__note'), model.offered(-2).join(','));
+      assert.ok(model.offered(-2).includes('mcp__fx__echo'));
       const note = r2.body.data.toolCalls[0];
-      assert.deepEqual([note.decision, note.reason, note.ok], ['denied', 'write_blocked_by_readonly_policy', false], JSON.stringify(note));
+      assert.deepEqual([note.decision, note.reason, note.ok], ['denied', 'tool_not_offered', false], JSON.stringify(note));
+      const diag = (await call(s, 'POST', '/admin/netaclaw/tool/diagnostic', { agentId: agent.id, sessionCwd: work })).body.data;
+      assert.equal(diag.routes.find(x => x.name === 'mcp__fx__note').blockedReason, 'write_blocked_by_readonly_policy');
+      assert.ok(!diag.offered.includes('mcp__fx__note'));
       // with write permission the same call reaches the server
       model.push({ toolCalls: [{ id: 'n2', name: 'mcp__fx__note', arguments: { path: 'a.txt', content: 'x' } }] }, { content: 'noted' });
       const rw = await chat(s, { agentId: agent.id, message: 'note', sessionCwd: work, writePermitted: true });

@@ -21,7 +21,12 @@ export const MESSAGES = {
   twoParts: 'Read notes.txt, then take your time.',
   /** todo (a list of three, one done), then escalate (an operator has to act), then a short answer. */
   panels: 'Plan the release and hand the signing key to a human.',
+  /** clarify (the turn waits for the user's answer), then an answer quoting it. */
+  clarify: 'Write me a story.',
 };
+
+/** The question of the `clarify` scenario. */
+export const CLARIFY_QUESTION = 'Should the story be short or long?';
 
 /** The todo list and the escalation reason of the `panels` scenario. */
 export const PANEL_TODOS = [
@@ -61,6 +66,15 @@ function currentTurn(messages) {
 /** The model's answer to one request (a turn of ScriptedModel). */
 export function respond(body) {
   const { message, step, results } = currentTurn(body?.messages ?? []);
+  // the answer to the `clarify` scenario's question: the last user message after the call that asked it
+  const messages = body?.messages ?? [];
+  const asked = messages.findIndex((m) => m.role === 'assistant' && m.tool_calls?.some((c) => c.id === 'clarify_1'));
+  if (asked >= 0 && messages.slice(asked).some((m) => m.role === 'user') && message !== MESSAGES.clarify) {
+    return { chunks: ['A ', `${message.trim()} story it is.`] };
+  }
+  if (message === MESSAGES.clarify) {
+    return { chunks: ['One question first.'], toolCalls: [{ id: 'clarify_1', name: 'clarify', arguments: { question: CLARIFY_QUESTION } }] };
+  }
   if (message === TASK) {
     if (step === 0) {
       return {

@@ -4,10 +4,7 @@
 // resolution someone else gave first is shown, with the page's sentence for it; everything is still there
 // after a reload. The panel sits beside the transcript on a wide screen and below it on a narrow one.
 //
-// Not covered here: the clarify answer box (the card "Agent 在等你的回答" and the message box's answer
-// placeholder). The page shows them from the chat answer's `stopReason: 'clarify'` / `clarify` and the
-// session info's `pendingQuestion`, which the backend does not send yet; its test belongs with the
-// backend change that pauses a turn on `clarify`.
+// The clarify answer box is covered by clarify.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { apiData, assertLocalizedErrors, forFile, launch, notesWorkspace, open, scriptedChannel, uniqueName } from './helpers.mjs';

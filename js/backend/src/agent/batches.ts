@@ -25,8 +25,7 @@ import { MemoryService } from '../service/memory';
 import { TodoService } from '../service/todo';
 import { EscalationService } from '../service/escalation';
 import { BatchEvent, BatchRecord, SubagentService, batchView, eventCall, sessionKey } from '../service/subagent';
-import { isRunnable } from '../runtime/codes';
-import type { RuntimeDiagnostic, ToolRuntimeRoute } from '../policy';
+import type { RuntimeDiagnostic } from '../policy';
 
 export type { CallRecord } from '../runtime/host';
 export type { BatchEvent, BatchRecord, StoredCall } from '../service/subagent';
@@ -299,7 +298,7 @@ export class BatchRunner {
       id,
       policy: workerPolicy,
       routes,
-      offered: (diag.routes as ToolRuntimeRoute[]).filter(isRunnable).map(r => r.name),
+      offered: diag.offered,
       resolved: { toolPromptHints: diag.resolved.toolPromptHints, builtinToolNames: diag.resolved.builtinToolNames },
       call: (name, args) => host.call(name, args),
       record: async call => {

@@ -472,9 +472,9 @@ export class ChatExecutor {
   }
 }
 
-/** The tools the model of a session is offered: those whose route in the session can run. */
+/** The tools the model of a session is offered: those whose route in the session can run (the package's `offered`). */
 function offeredOf(d: RuntimeDiagnostic): string[] {
-  return d.resolved.toolNames;
+  return d.offered;
 }
 
 /** A task of a delegation call, as the package's check of the tool's parameters let it through. */

@@ -7,7 +7,7 @@
  */
 import type { ChatTurnEvent } from '../api-types';
 import { policy, ToolRuntimeRoute, WorkerPolicy } from '../policy';
-import { DECISIONS, OWN_TOOL_STATUS, RUNTIME_REASONS } from '../runtime/codes';
+import { DECISIONS, RUNTIME_REASONS } from '../runtime/codes';
 import { checkCallText, GateResult } from '../runtime/gate';
 import type { CallRecord } from '../runtime/host';
 import type { ModelToolCall } from './model';
@@ -51,12 +51,9 @@ const UNREAD_TEXT_KEPT = 1000;
 
 export class CallPort {
   private readonly offered: Set<string>;
-  /** The executor's tools checked with the route the executor runs them at (the main process). */
-  private readonly ownRoutes: unknown[];
 
   constructor(private readonly o: PortOptions) {
     this.offered = new Set(o.offered);
-    this.ownRoutes = (o.routes as ToolRuntimeRoute[]).map(r => (Object.prototype.hasOwnProperty.call(o.own, r.name) ? { ...r, status: OWN_TOOL_STATUS } : r));
   }
 
   async call(tc: ModelToolCall): Promise<PortResult> {
@@ -65,7 +62,7 @@ export class CallPort {
     const own = Object.prototype.hasOwnProperty.call(this.o.own, tc.name) ? this.o.own[tc.name] : undefined;
     let gate: GateResult;
     try {
-      gate = checkCallText({ policy: this.o.policy, routes: own ? this.ownRoutes : (this.o.routes as unknown[]), name: tc.name }, tc.arguments);
+      gate = checkCallText({ policy: this.o.policy, routes: this.o.routes as unknown[], name: tc.name }, tc.arguments);
     } catch (err) {
       gate = { decision: DECISIONS.denied, reason: RUNTIME_REASONS.invalidArguments, paths: [], detail: `gate error: ${(err as Error).message}` };
     }

@@ -4,7 +4,7 @@
  * other code, route and decision comes from a package answer. Types are the package's, so a code that
  * the package drops stops the build.
  */
-import type { ReasonCode, ToolCallDecision, ToolRuntimeRoute } from '../policy';
+import type { ReasonCode, ToolCallDecision } from '../policy';
 
 export const RUNTIME_REASONS = {
   /** L0: the model called a tool it was not offered (the executor). */
@@ -25,15 +25,3 @@ export const DECISIONS = {
   proxy: 'main-process-proxy', // policy-vocabulary: the main process runs the calls decided main-process-proxy (RUNTIME §5)
   denied: 'denied',
 } as const satisfies Record<string, ToolCallDecision>;
-
-/**
- * Where the executor runs its own tools (`delegate_task`, `delegate_parallel`): in the main process. Their
- * arguments are checked by `checkToolCall` against the tool's catalog `parameters`, with the tool's route at
- * this status, as every other call is checked against its route.
- */
-export const OWN_TOOL_STATUS = 'main-process-proxied' satisfies ToolRuntimeRoute['status']; // policy-vocabulary: the executor runs its own delegation tools in the main process (RUNTIME §6)
-
-/** A route the projection made runnable: what a sub-agent's model is offered (L0). */
-export function isRunnable(route: Pick<ToolRuntimeRoute, 'route' | 'blockedReason'>): boolean {
-  return route.route !== 'disabled'; // policy-vocabulary: the executor offers a sub-agent only the routes the package made runnable (RUNTIME §1 L0)
-}

@@ -120,9 +120,7 @@ export function checkCall(input: GateInput): GateResult {
  * of the answer, absent when the text is not JSON). The same checker and answer as `checkCall`.
  */
 export function checkCallText(input: Omit<GateInput, 'arguments'>, argumentsJson: string): GateResult {
-  const r = answer(checkerFor(input).checkText(input.name, argumentsJson));
-  if (r.arguments === undefined) { try { r.arguments = JSON.parse(argumentsJson.trim() === '' ? '{}' : argumentsJson); } catch { /* */ } } // TEMPORARY-UNTIL-PKG
-  return r;
+  return answer(checkerFor(input).checkText(input.name, argumentsJson));
 }
 
 function answer(r: PackageCheck): GateResult {
