@@ -4,7 +4,7 @@ import { ref } from 'vue';
 import { createParser } from 'eventsource-parser';
 import type { AgentInput, AgentRow, ChannelView, Page, PreviewPromptResult, SyncResult, ToolRow } from './types';
 import type { RuntimeDiagnostic, ToolManifest } from '@netaclaw/tool-policy';
-import type { BatchRecord, BatchRow, BatchRunInput, ChannelInput, SessionFields, SessionInfo, SessionRow } from './types';
+import type { BatchRecord, BatchRow, BatchRunInput, ChannelInput, McpInput, McpServerView, SessionFields, SessionInfo, SessionRow } from './types';
 
 /**
  * Whether this browser is logged in: the backend's answer (`GET /auth/state`, a login, a 401), never a
@@ -105,6 +105,7 @@ const AGENT = '/admin/netaclaw/agent';
 const CHANNEL = '/admin/netaclaw/channel';
 const SESSION = '/admin/netaclaw/session';
 const SUBAGENT = '/admin/netaclaw/subagent';
+const MCP = '/admin/netaclaw/mcp';
 
 export interface ToolPageQuery {
   page?: number;
@@ -146,6 +147,15 @@ export const api = {
     /** Without `apiKey` the stored key is kept; `apiKey: null` removes it. */
     update: (id: number, c: ChannelInput) => request<ChannelView>('POST', `${CHANNEL}/update`, { ...c, id }),
     delete: (id: number) => request<{ id: number; defaultChannelId: number | null }>('POST', `${CHANNEL}/delete`, { id }),
+  },
+  mcp: {
+    page: (q: { page?: number; size?: number } = {}) => request<Page<McpServerView>>('POST', `${MCP}/page`, q),
+    info: (id: number) => request<McpServerView>('GET', `${MCP}/info${qs({ id })}`),
+    add: (m: McpInput) => request<McpServerView>('POST', `${MCP}/add`, m),
+    update: (id: number, m: McpInput) => request<McpServerView>('POST', `${MCP}/update`, { ...m, id }),
+    delete: (id: number) => request<{ id: number }>('POST', `${MCP}/delete`, { id }),
+    /** Starts or reaches every enabled server again, lists its tools and runs the catalog sync. */
+    refresh: () => request<{ servers: McpServerView[]; sync: SyncResult }>('POST', `${MCP}/refresh`, {}),
   },
   session: {
     page: (q: { page?: number; size?: number; agentId?: number }) =>

@@ -15,9 +15,11 @@ export type {
   ChatAttached,
   ChatEvent,
   ChatToolCall,
+  McpServerState,
+  McpServerView,
   StoredCall,
 } from '../../js/backend/src/api-types';
-export { MESSAGE_MAX_CHARS, newAgentFields } from '../../js/backend/src/api-types';
+export { MCP_ENV_NAME, MCP_NAME, MESSAGE_MAX_CHARS, newAgentFields } from '../../js/backend/src/api-types';
 
 /** A `netaclaw_tool` row as the backend returns it. */
 export interface ToolRow {
@@ -88,6 +90,21 @@ export interface ChannelInput {
   apiKey?: string | null;
   capability?: Capability;
   isDefault?: boolean;
+}
+
+/**
+ * The body of mcp/add; mcp/update takes any part of it. `env` sent replaces the stored one; a value `null`
+ * keeps the value stored under that name (the API shows values only masked).
+ */
+export interface McpInput {
+  name?: string;
+  transport?: 'stdio' | 'http';
+  command?: string | null;
+  args?: string[] | null;
+  url?: string | null;
+  env?: Record<string, string | null> | null;
+  workspaceRoots?: string[] | null;
+  enabled?: boolean;
 }
 
 /** The session fields of a chat (fixed when its session is created). */
