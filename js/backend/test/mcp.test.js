@@ -165,7 +165,7 @@ function defineTests(backend) {
     });
   });
 
-  test('MCP server env: answered only masked; an update keeps a variable sent as null, replaces the others, refuses null for an unknown one', async () => {
+  test('MCP server env: answered only masked; an update keeps a variable sent as null, replaces the others, refuses null for an unknown one; a changed server is pending until refreshed', async () => {
     const db = await backend.fresh();
     await withServer(db.env, async s => {
       const secret = 'sk-mcp-secret-0123456789';
@@ -181,8 +181,13 @@ function defineTests(backend) {
       const [stored] = await db.sql('SELECT env FROM netaclaw_mcp_server WHERE id = ' + Number(added.id));
       const env = typeof stored.env === 'string' ? JSON.parse(stored.env) : stored.env;
       assert.deepEqual(env, { API_KEY: secret, MODE: 'b', EXTRA: 'x' });
+      // refreshed, it runs; changed, it is pending until the next refresh
+      const running = ok(await call(s, 'POST', '/admin/netaclaw/mcp/refresh', {}));
+      assert.equal(running.servers[0].state.status, 'connected', JSON.stringify(running.servers[0].state));
       // a variable left out is removed
-      ok(await call(s, 'POST', '/admin/netaclaw/mcp/update', { id: added.id, env: { API_KEY: null } }));
+      const changed = ok(await call(s, 'POST', '/admin/netaclaw/mcp/update', { id: added.id, env: { API_KEY: null } }));
+      assert.equal(changed.state.status, 'pending');
+      assert.equal(ok(await call(s, 'POST', '/admin/netaclaw/mcp/refresh', {})).servers[0].state.status, 'connected');
       assert.deepEqual(ok(await call(s, 'GET', `/admin/netaclaw/mcp/info?id=${added.id}`)).env, { API_KEY: 'sk-…6789' });
       // null for a name with no stored value: a 400 naming it, nothing written
       const unknown = await call(s, 'POST', '/admin/netaclaw/mcp/update', { id: added.id, env: { API_KEY: null, OTHER: null } });

@@ -1,9 +1,9 @@
 // The MCP servers section of Tool 管理, with a real MCP server (the SDK-built js/backend/examples/mcp-demo-server.mjs
 // the backend tests use): the dialog's field rules first, then a backend refusal shown as a sentence; a stdio
 // server added through the dialog with a secret env value that never reaches the page; "refresh tools"
-// starts it and its mcp__<server>__<tool> rows appear in the tool table; an edit keeps the secret; an http
-// server that cannot be reached is shown failed; disabled, refreshed (its tools become orphan rows),
-// deleted; nothing sticks out of the card at 1280 and 1920 px, zh-CN and en.
+// starts it and its mcp__<server>__<tool> rows appear in the tool table; an edit keeps the secret and waits
+// for the next refresh; an http server that cannot be reached is shown failed; disabled, refreshed (its
+// tools become orphan rows), deleted; nothing sticks out of the card at 1280 and 1920 px, zh-CN and en.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dirname, join, resolve } from 'node:path';
@@ -132,6 +132,8 @@ test('MCP servers: add through the dialog, refresh, its tools in the tool table,
   const edited = await apiData('GET', `/admin/netaclaw/mcp/info?id=${added.id}`);
   assert.deepEqual(edited.args, [SERVER, '--quiet']);
   assert.deepEqual(edited.env, { DEMO_TOKEN: masked }, 'the secret is kept');
+  // what is saved runs from the next refresh on
+  await row.locator('[data-role=state][data-status=pending]').waitFor();
 
   // an http server that cannot be reached: failed, the others go on
   const gone = serverName('gone');

@@ -214,7 +214,7 @@ export class McpService {
   async update(input: McpUpdateDTO): Promise<McpServerView> {
     const id = Number(input.id);
     const v = values(input, true);
-    await dbWriteLock.run(() =>
+    const before = await dbWriteLock.run(() =>
       this.dataSource.transaction(async em => {
         const row = await em.findOneBy(NetaClawMcpServerEntity, { id });
         if (!row) throw notFound(`no MCP server with id ${id}`);
@@ -222,8 +222,11 @@ export class McpService {
         checkWhole({ ...row, ...v });
         if (v.name !== undefined) await this.checkNameFree(em, v.name, id);
         if (Object.keys(v).length > 0) await em.update(NetaClawMcpServerEntity, { id }, v);
+        return row.name;
       })
     );
+    // what is saved is not what runs: `pending` until the next refresh
+    if (Object.keys(v).length > 0) this.states.delete(before);
     return this.view(await this.mustGet(id));
   }
 
