@@ -73,6 +73,7 @@ const FIELDS: Record<Locale, Sentences> = {
     subagentTools: '子 Agent 允许工具', calls: '调用', arguments: '参数', token: '管理令牌', label: '展示名',
     description: '描述', promptHint: 'Prompt Hint', sort: '排序', extra: '扩展 (JSON)', skills: 'Skills', crewRole: 'Crew 角色',
     modelChannelId: '模型渠道', agentId: 'Agent', sessionId: '会话', resolution: '处理结果',
+    transport: '传输方式', command: '命令', args: '参数', url: '地址 (URL)', env: '环境变量', enabled: '启用',
   },
   en: {
     name: 'Name', baseUrl: 'Base URL', model: 'Model', apiKey: 'API key', capability: 'Capability', message: 'Message',
@@ -80,6 +81,7 @@ const FIELDS: Record<Locale, Sentences> = {
     subagentTools: 'Sub-agent tools', calls: 'Calls', arguments: 'Arguments', token: 'Admin token', label: 'Label',
     description: 'Description', promptHint: 'Prompt hint', sort: 'Sort', extra: 'Extra (JSON)', skills: 'Skills', crewRole: 'Crew role',
     modelChannelId: 'Model channel', agentId: 'Agent', sessionId: 'Session', resolution: 'Resolution',
+    transport: 'Transport', command: 'Command', args: 'Arguments', url: 'URL', env: 'Environment', enabled: 'Enabled',
   },
 };
 
@@ -88,11 +90,16 @@ const INVALID_FIELD: Record<Locale, (f: string) => string> = {
   en: (f) => `“${f}” is not valid: check it and try again.`,
 };
 
-/** The field an `invalid_input` message names first (`sessionCwd: must be …`, `calls[0].name …`). */
+/**
+ * The field an `invalid_input` message names first (`sessionCwd: must be …`, `calls[0].name …`), or the
+ * object it is a member of (`env.API_KEY must be …`: the environment).
+ */
 export function errorField(e: { code: string; message?: string }): string | null {
   if (e.code !== 'invalid_input' || !e.message) return null;
   const m = /^(?:[a-z]+\.)?([a-zA-Z]+)(?:\[\d+\])?(?:[.:\s])/.exec(e.message);
-  return m && m[1] in FIELDS.en ? m[1] : null;
+  if (m && m[1] in FIELDS.en) return m[1];
+  const owner = /^([a-zA-Z]+)\./.exec(e.message);
+  return owner && owner[1] in FIELDS.en ? owner[1] : null;
 }
 
 /** The sentence of an error code in the current locale (the backend's message helps name a field). */

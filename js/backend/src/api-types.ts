@@ -70,6 +70,11 @@ export interface ChannelView<Time = string> {
   updateTime: Time;
 }
 
+/** An MCP server's name: it becomes part of tool names (`mcp__<name>__<tool>`) and of a toolset (`mcp:<name>`). */
+export const MCP_NAME = /^[a-z0-9][a-z0-9_-]{0,29}$/;
+/** A key of an MCP server's `env`: a variable name. */
+export const MCP_ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 /** What a connection needs of an MCP server (`netaclaw_mcp_server`): how it is started or reached. */
 export interface McpServerConfig {
   name: string;

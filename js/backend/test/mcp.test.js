@@ -171,6 +171,39 @@ function defineTests(backend) {
     });
   });
 
+  test('MCP server env: answered only masked; an update keeps a variable sent as null, replaces the others, refuses null for an unknown one; a changed server is pending until refreshed', async () => {
+    const db = await backend.fresh();
+    await withServer(db.env, async s => {
+      const secret = 'sk-mcp-secret-0123456789';
+      const added = ok(await call(s, 'POST', '/admin/netaclaw/mcp/add', { name: 'envs', transport: 'stdio', command: 'node', args: [SERVER], env: { API_KEY: secret, MODE: 'a' } }));
+      assert.deepEqual(added.env, { API_KEY: 'sk-…6789', MODE: '…' });
+      assert.ok(!JSON.stringify(added).includes(secret));
+      // null on add: there is nothing to keep
+      const addNull = await call(s, 'POST', '/admin/netaclaw/mcp/add', { name: 'envs2', transport: 'stdio', command: 'node', env: { API_KEY: null } });
+      assert.equal(addNull.status, 400, addNull.text);
+      assert.match(addNull.body.error.message, /^env\.API_KEY must be a string/);
+      // keep API_KEY, change MODE, add EXTRA, drop nothing else
+      ok(await call(s, 'POST', '/admin/netaclaw/mcp/update', { id: added.id, env: { API_KEY: null, MODE: 'b', EXTRA: 'x' } }));
+      const [stored] = await db.sql('SELECT env FROM netaclaw_mcp_server WHERE id = ' + Number(added.id));
+      const env = typeof stored.env === 'string' ? JSON.parse(stored.env) : stored.env;
+      assert.deepEqual(env, { API_KEY: secret, MODE: 'b', EXTRA: 'x' });
+      // refreshed, it runs; changed, it is pending until the next refresh
+      const running = ok(await call(s, 'POST', '/admin/netaclaw/mcp/refresh', {}));
+      assert.equal(running.servers[0].state.status, 'connected', JSON.stringify(running.servers[0].state));
+      // a variable left out is removed
+      const changed = ok(await call(s, 'POST', '/admin/netaclaw/mcp/update', { id: added.id, env: { API_KEY: null } }));
+      assert.equal(changed.state.status, 'pending');
+      assert.equal(ok(await call(s, 'POST', '/admin/netaclaw/mcp/refresh', {})).servers[0].state.status, 'connected');
+      assert.deepEqual(ok(await call(s, 'GET', `/admin/netaclaw/mcp/info?id=${added.id}`)).env, { API_KEY: 'sk-…6789' });
+      // null for a name with no stored value: a 400 naming it, nothing written
+      const unknown = await call(s, 'POST', '/admin/netaclaw/mcp/update', { id: added.id, env: { API_KEY: null, OTHER: null } });
+      assert.equal(unknown.status, 400, unknown.text);
+      assert.equal(unknown.body.error.code, 'invalid_input');
+      assert.match(unknown.body.error.message, /^env\.OTHER: no stored value to keep/);
+      assert.deepEqual(ok(await call(s, 'GET', `/admin/netaclaw/mcp/info?id=${added.id}`)).env, { API_KEY: 'sk-…6789' });
+    });
+  });
+
   test('custom command tools: the demo vision_ocr on a vision channel, and a probe, run in the shell sandbox with their arguments on stdin', async () => {
     model.reset();
     const db = await backend.fresh();

@@ -19,5 +19,10 @@ export function shared<T>(fetch: () => Promise<T>) {
       });
     return loading;
   }
-  return { value, error, load };
+  /** Fetches again (after the backend's data changed, e.g. MCP tools joined the catalog). */
+  function reload(): Promise<void> {
+    loading = null;
+    return load();
+  }
+  return { value, error, load, reload };
 }

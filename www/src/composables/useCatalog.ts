@@ -17,5 +17,5 @@ export function catalogNow(): ToolSchema[] {
 export function useCatalog() {
   if (!store.value.value) void store.load();
   const info = computed<CatalogInfo | null>(() => (store.value.value ? catalogInfo(store.value.value) : null));
-  return { catalog: store.value, info, error: store.error, ready: store.load };
+  return { catalog: store.value, info, error: store.error, ready: store.load, reload: store.reload };
 }

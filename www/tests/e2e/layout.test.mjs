@@ -3,44 +3,10 @@
 // its card, no column title or transfer title is cut, and the tables keep their name column fixed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiData, forFile, launch, open, uniqueName } from './helpers.mjs';
+import { apiData, checkPage, forFile, launch, open, uniqueName } from './helpers.mjs';
 
 const browser = forFile(launch);
 const WIDTHS = [1280, 1440, 1920];
-
-/**
- * What sticks out: elements whose box passes their card's edge (outside any scrolling or clipping box
- * inside the card), and texts cut by an ellipsis or a clipping box (their content wider than they are).
- */
-function problems() {
-  const out = [];
-  const describe = (el) => `${el.tagName.toLowerCase()}${el.dataset.testid ? `[${el.dataset.testid}]` : ''}.${[...el.classList].join('.')} "${(el.textContent ?? '').trim().slice(0, 40)}"`;
-  for (const card of document.querySelectorAll('.el-card')) {
-    const c = card.getBoundingClientRect();
-    if (c.width === 0) continue;
-    for (const el of card.querySelectorAll('*')) {
-      const r = el.getBoundingClientRect();
-      if (r.width === 0 || r.height === 0) continue;
-      let clipped = false;
-      for (let p = el.parentElement; p && p !== card; p = p.parentElement) {
-        if (getComputedStyle(p).overflowX !== 'visible') {
-          clipped = true;
-          break;
-        }
-      }
-      if (!clipped && (r.right > c.right + 1 || r.left < c.left - 1)) out.push(`outside its card: ${describe(el)} [${Math.round(r.left)}, ${Math.round(r.right)}] vs [${Math.round(c.left)}, ${Math.round(c.right)}]`);
-    }
-    for (const el of card.querySelectorAll('th .cell, .el-transfer-panel__header-title, .el-transfer-panel__item .el-checkbox__label, .el-tabs__item, .el-form-item__label')) {
-      if (el.getBoundingClientRect().width > 0 && el.scrollWidth > el.clientWidth + 1) out.push(`cut: ${describe(el)} (${el.scrollWidth} > ${el.clientWidth})`);
-    }
-  }
-  return out;
-}
-
-async function checkPage(page, what) {
-  const found = await page.evaluate(problems);
-  assert.deepEqual(found, [], what);
-}
 
 test('the transfer: two columns side by side, titled and searchable, buttons between; nothing cut at 1280–1920 px', async () => {
   const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('layout'), toolsets: ['base', 'planning'], tools: { disabled: ['bash'] } });

@@ -11,6 +11,7 @@ import { MESSAGES, NOTES } from './model-script.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const OUT = process.env.SHOTS_DIR ?? resolve(here, '..', '..', '..', 'docs', 'screenshots', 'states');
+const MCP_DEMO = resolve(here, '..', '..', '..', 'js', 'backend', 'examples', 'mcp-demo-server.mjs');
 const channel = forFile(scriptedChannel);
 const workspace = forFile(() => notesWorkspace(NOTES));
 
@@ -175,6 +176,39 @@ for (const lang of ['zh-CN', 'en']) {
       await panel.locator('[data-testid=chat-escalation][data-status=resolved]').waitFor();
       await shot(page, lang, '23-chat-escalation-resolved');
       const panelAddress = page.url().slice(page.url().indexOf('#') + 1);
+      // Tool 管理 → MCP 服务器: the SDK-built demo server connected, an unreachable one failed; the dialog
+      const demo = await apiData('POST', '/admin/netaclaw/mcp/add', {
+        name: `demo-${lang === 'en' ? 'en' : 'zh'}`,
+        transport: 'stdio',
+        command: 'node',
+        args: [MCP_DEMO],
+        env: { DEMO_TOKEN: 'sk-shots-secret-0123456789' },
+      });
+      const gone = await apiData('POST', '/admin/netaclaw/mcp/add', { name: `gone-${lang === 'en' ? 'en' : 'zh'}`, transport: 'http', url: 'http://127.0.0.1:9/mcp' });
+      page = await open(b.context, '/agent/tools', { lang });
+      const mcp = page.getByTestId('mcp-section');
+      await mcp.locator(`tr.mcp-row-${demo.name} [data-role=state][data-status=pending]`).waitFor();
+      await mcp.scrollIntoViewIfNeeded();
+      await shot(page, lang, '24-mcp-servers-pending');
+      await mcp.getByTestId('mcp-refresh').click();
+      await mcp.locator(`tr.mcp-row-${demo.name} [data-role=state][data-status=connected]`).waitFor({ timeout: 60_000 });
+      await mcp.locator(`tr.mcp-row-${gone.name} [data-role=state][data-status=failed]`).waitFor();
+      await page.getByTestId('filter-name').fill(`mcp__${demo.name}__`);
+      await page.getByTestId('filter-search').click();
+      await page.locator(`[data-testid=tool-table] tr.tool-row-mcp__${demo.name}__echo`).first().waitFor();
+      await shot(page, lang, '25-mcp-servers-refreshed');
+      await mcp.getByTestId('mcp-add').click();
+      await page.getByTestId('mcp-dialog').getByTestId('mcp-save').click();
+      await page.getByTestId('mcp-dialog').locator('.el-form-item__error').first().waitFor();
+      await shot(page, lang, '26-mcp-dialog-errors');
+      await page.keyboard.press('Escape');
+      await page.getByTestId('mcp-dialog').waitFor({ state: 'hidden' });
+      await mcp.locator(`tr.mcp-row-${demo.name}`).getByTestId('mcp-edit').click();
+      await page.getByTestId('mcp-dialog').getByTestId('mcp-env-row').waitFor();
+      await shot(page, lang, '27-mcp-dialog-edit');
+      await page.keyboard.press('Escape');
+      for (const s of [demo, gone]) await apiData('POST', '/admin/netaclaw/mcp/delete', { id: s.id });
+      await apiData('POST', '/admin/netaclaw/mcp/refresh', {});
 
       // the narrowest and the widest screens the pages are made for
       for (const width of [1280, 1920]) {

@@ -11,7 +11,7 @@ import { NetaClawMcpServerEntity } from '../entity/mcp';
 import { invalidInput, notFound } from '../errors';
 import { dbWriteLock, Mutex } from '../mutex';
 import { policy, ToolSchema } from '../policy';
-import type { McpServerConfig, McpServerState as ApiMcpServerState, McpServerView as ApiMcpServerView } from '../api-types';
+import { MCP_ENV_NAME, MCP_NAME, McpServerConfig, McpServerState as ApiMcpServerState, McpServerView as ApiMcpServerView } from '../api-types';
 import { connect, ended, listTools, MCP_CALL_TIMEOUT_MS, McpConnection } from '../runtime/mcp/client';
 import { setCustomTools } from '../runtime/tools/custom';
 import { ToolError, ToolImpl, ToolOutput } from '../runtime/tools/types';
@@ -19,8 +19,6 @@ import { CatalogService } from './catalog';
 import { maskKey } from './channel';
 import { ToolService } from './tool';
 
-/** A server name: it becomes part of tool names (`mcp__<name>__<tool>`) and of a toolset (`mcp:<name>`). */
-export const MCP_NAME = /^[a-z0-9][a-z0-9_-]{0,29}$/;
 /** What a model API accepts as a function name (OpenAI: letters, digits, `_`, `-`, at most 64). */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -37,8 +35,12 @@ function stringList(value: unknown, field: string, max: number): string[] | null
   return value as string[];
 }
 
-/** The fields of an add or update, checked (the DTO checked their types where it could). */
-function values(o: McpAddDTO | McpUpdateDTO): Values {
+/**
+ * The fields of an add or update, checked (the DTO checked their types where it could). With `keep` (an
+ * update), an `env` value of `null` stands for the value stored under that name (the API sends values only
+ * masked, so an edit that keeps a variable sends no value for it); `resolveEnv` puts the stored value in.
+ */
+function values(o: McpAddDTO | McpUpdateDTO, keep = false): Values {
   const v: Values = {};
   if (o.name !== undefined) {
     const name = o.name.trim();
@@ -82,14 +84,25 @@ function values(o: McpAddDTO | McpUpdateDTO): Values {
     else {
       if (typeof env !== 'object' || Array.isArray(env)) throw invalidInput('env must be an object of strings');
       for (const [k, val] of Object.entries(env as Record<string, unknown>)) {
-        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw invalidInput(`env: ${JSON.stringify(k)} is not a variable name`);
-        if (typeof val !== 'string') throw invalidInput(`env.${k} must be a string`);
+        if (!MCP_ENV_NAME.test(k)) throw invalidInput(`env: ${JSON.stringify(k)} is not a variable name`);
+        if (typeof val !== 'string' && !(keep && val === null)) throw invalidInput(`env.${k} must be a string`);
       }
       v.env = env as Record<string, string>;
     }
   }
   if (o.enabled !== undefined) v.enabled = o.enabled;
   return v;
+}
+
+/** An update's `env` with each `null` (keep) replaced by the value stored under that name. */
+function resolveEnv(env: Record<string, string | null>, stored: Record<string, string> | null): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, val] of Object.entries(env)) {
+    if (val !== null) out[k] = val;
+    else if (stored && typeof stored[k] === 'string') out[k] = stored[k];
+    else throw invalidInput(`env.${k}: no stored value to keep (give a value)`);
+  }
+  return out;
 }
 
 /** The row as a whole must be usable by its transport. */
@@ -200,16 +213,20 @@ export class McpService {
 
   async update(input: McpUpdateDTO): Promise<McpServerView> {
     const id = Number(input.id);
-    const v = values(input);
-    await dbWriteLock.run(() =>
+    const v = values(input, true);
+    const before = await dbWriteLock.run(() =>
       this.dataSource.transaction(async em => {
         const row = await em.findOneBy(NetaClawMcpServerEntity, { id });
         if (!row) throw notFound(`no MCP server with id ${id}`);
+        if (v.env) v.env = resolveEnv(v.env, row.env);
         checkWhole({ ...row, ...v });
         if (v.name !== undefined) await this.checkNameFree(em, v.name, id);
         if (Object.keys(v).length > 0) await em.update(NetaClawMcpServerEntity, { id }, v);
+        return row.name;
       })
     );
+    // what is saved is not what runs: `pending` until the next refresh
+    if (Object.keys(v).length > 0) this.states.delete(before);
     return this.view(await this.mustGet(id));
   }
 
