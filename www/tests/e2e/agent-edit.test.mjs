@@ -294,3 +294,25 @@ async function expectStored(id, ok) {
   }
   assert.fail(`agent ${id} is ${JSON.stringify(last)}`);
 }
+
+test('Crew 成员: other agents picked by name, stored as ids, restored on reload; the agent itself is not offered', async () => {
+  const member = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('crew-member'), toolsets: ['base'] });
+  const lead = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('crew-lead'), crewRole: 'master', toolsets: ['base', 'delegation'] });
+  const page = await open(browser.context, `/agent/${lead.id}`);
+  const select = page.getByTestId('agent-crew-members');
+  await select.waitFor();
+  await select.click();
+  const options = page.locator('.popper-agent-crew-members .el-select-dropdown__item');
+  await options.first().waitFor();
+  const names = (await options.allInnerTexts()).map((s) => s.trim());
+  assert.ok(names.includes(member.name), names.join(', '));
+  assert.ok(!names.includes(lead.name), 'the agent is not a member of its own crew');
+  await pickOption(page, 'popper-agent-crew-members', member.name);
+  await page.keyboard.press('Escape');
+  await page.getByTestId('agent-save').click();
+  await page.locator('.el-message--success').first().waitFor();
+  await expectStored(lead.id, (a) => JSON.stringify(a.crewMembers) === JSON.stringify([member.id]));
+  await page.reload();
+  await select.locator('.el-tag', { hasText: member.name }).waitFor();
+  assert.deepEqual(browser.errors, []);
+});

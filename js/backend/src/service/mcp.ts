@@ -12,9 +12,9 @@ import { invalidInput, notFound } from '../errors';
 import { dbWriteLock, Mutex } from '../mutex';
 import { policy, ToolSchema } from '../policy';
 import { MCP_ENV_NAME, MCP_NAME, McpServerConfig, McpServerState as ApiMcpServerState, McpServerView as ApiMcpServerView } from '../api-types';
-import { connect, ended, listTools, MCP_CALL_TIMEOUT_MS, McpConnection } from '../runtime/mcp/client';
+import { McpServers } from '../runtime/mcp/servers';
 import { setCustomTools } from '../runtime/tools/custom';
-import { ToolError, ToolImpl, ToolOutput } from '../runtime/tools/types';
+import type { ToolImpl } from '../runtime/tools/types';
 import { CatalogService } from './catalog';
 import { maskKey } from './channel';
 import { ToolService } from './tool';
@@ -123,30 +123,12 @@ function config(row: NetaClawMcpServerEntity): McpServerConfig {
   };
 }
 
-/** An MCP `tools/call` result as a tool's answer: its text parts, other parts named; `isError` a failed call. */
-export function resultOutput(server: string, r: Record<string, unknown>): ToolOutput {
-  const parts: string[] = [];
-  const content = Array.isArray(r.content) ? (r.content as Array<Record<string, unknown>>) : [];
-  for (const c of content) {
-    if (c.type === 'text' && typeof c.text === 'string') parts.push(c.text);
-    else if (c.type === 'image' || c.type === 'audio') parts.push(`[${c.type} ${String(c.mimeType ?? '')}, ${String(c.data ?? '').length} base64 characters]`);
-    else if (c.type === 'resource') {
-      const res = (c.resource ?? {}) as Record<string, unknown>;
-      parts.push(typeof res.text === 'string' ? res.text : `[resource ${String(res.uri ?? '')}]`);
-    } else if (c.type === 'resource_link') parts.push(`[resource ${String(c.uri ?? '')}]`);
-  }
-  if (parts.length === 0 && r.structuredContent !== undefined) parts.push(JSON.stringify(r.structuredContent));
-  const output = parts.join('\n');
-  if (r.isError === true) return { output, error: `the MCP server ${server} reported an error: ${output.split('\n')[0].slice(0, 500) || 'no detail'}` };
-  return { output };
-}
-
 /**
  * MCP servers (`netaclaw_mcp_server`) and their tools. At start and on refresh each enabled server is
  * started (stdio, in the OS sandbox) or reached (http), its tools listed, converted with the package's
  * `fromMcpTool` and registered through the catalog sync the builtins use (rows are never deleted: a tool
- * that went away is an orphan row, not offered). The main process holds the connections; a call of an MCP
- * tool, decided again by the main process, is forwarded with exactly the decided arguments.
+ * that went away is an orphan row, not offered). The connections, and the calls forwarded to them, are
+ * `runtime/mcp/servers.ts`'s.
  */
 @Provide()
 @Scope(ScopeEnum.Singleton)
@@ -164,8 +146,8 @@ export class McpService {
   tools: ToolService;
 
   private readonly states = new Map<string, McpServerState>();
-  private readonly connections = new Map<string, McpConnection>();
-  private readonly configs = new Map<string, McpServerConfig>();
+  /** The servers' connections, where their tools run. */
+  private readonly servers = new McpServers();
   private readonly refreshing = new Mutex();
 
   private state(row: NetaClawMcpServerEntity): McpServerState {
@@ -273,7 +255,7 @@ export class McpService {
   async refresh(): Promise<{ servers: McpServerView[]; sync: { inserts: number; updates: number; orphans: string[] } }> {
     return this.refreshing.run(async () => {
       const rows = await this.repo.find({ order: { id: 'ASC' } });
-      await this.closeAll();
+      await this.servers.closeAll();
       this.states.clear();
       const schemas: ToolSchema[] = [];
       const impls: Record<string, ToolImpl> = {};
@@ -281,13 +263,9 @@ export class McpService {
         if (!row.enabled) continue;
         const state: McpServerState = { status: 'failed', tools: [], skipped: [], error: null, refreshedAt: new Date() };
         this.states.set(row.name, state);
-        const cfg = config(row);
-        this.configs.set(row.name, cfg);
         let listed;
         try {
-          const conn = await connect(cfg);
-          this.connections.set(row.name, conn);
-          listed = await listTools(conn);
+          listed = await this.servers.open(config(row));
         } catch (err) {
           state.error = `cannot list the tools of MCP server ${row.name}: ${(err as Error).message}`;
           console.warn(`[netaclaw] ${state.error}`);
@@ -306,14 +284,14 @@ export class McpService {
             continue;
           }
           schemas.push(schema);
-          impls[schema.name] = this.forward(row.name, tool.name);
+          impls[schema.name] = this.servers.tool(row.name, tool.name);
           state.tools.push(schema.name);
         }
         state.status = 'connected';
       }
       // catalog file entries whose implementation is a tool of an MCP server
       for (const [name, impl] of this.catalog.load().implementations) {
-        if (impl.type === 'mcp') impls[name] = this.forward(impl.server, impl.tool);
+        if (impl.type === 'mcp') impls[name] = this.servers.tool(impl.server, impl.tool);
       }
       try {
         this.catalog.setMcpTools(schemas);
@@ -334,44 +312,9 @@ export class McpService {
     });
   }
 
-  /** The implementation of one MCP tool: forwarded to its server, which is started again if it has ended. */
-  private forward(server: string, tool: string): ToolImpl {
-    return async args => this.call(server, tool, args);
-  }
-
-  async call(server: string, tool: string, args: Record<string, unknown>): Promise<ToolOutput> {
-    let conn = this.connections.get(server);
-    if (!conn || conn.closed) {
-      const cfg = this.configs.get(server);
-      if (!cfg) throw new ToolError(`MCP server ${server} is not configured or not enabled here`);
-      const before = conn?.stdio ? ended(conn.stdio) : '';
-      try {
-        conn = await connect(cfg);
-      } catch (err) {
-        throw new ToolError(`MCP server ${server} is not running${before} and could not be started again: ${(err as Error).message}`);
-      }
-      this.connections.set(server, conn);
-    }
-    try {
-      const r = await conn.client.callTool({ name: tool, arguments: args }, undefined, { timeout: MCP_CALL_TIMEOUT_MS });
-      return resultOutput(server, r as Record<string, unknown>);
-    } catch (err) {
-      // let the process's end be seen before reporting
-      await new Promise(resolve => setTimeout(resolve, 50));
-      const why = conn.stdio ? ended(conn.stdio) : '';
-      if (conn.closed || why) {
-        await conn.client.close().catch(() => undefined);
-        this.connections.delete(server);
-      }
-      throw new ToolError(`the call of ${tool} on MCP server ${server} failed: ${(err as Error).message}${why}`);
-    }
-  }
-
+  /** Ends every server's connection (the backend stops). */
   async closeAll(): Promise<void> {
-    const all = [...this.connections.values()];
-    this.connections.clear();
-    this.configs.clear();
-    await Promise.all(all.map(c => c.client.close().catch(() => undefined)));
+    await this.servers.closeAll();
   }
 
   async mustGet(id: number): Promise<NetaClawMcpServerEntity> {
