@@ -44,12 +44,13 @@ async function checkReadCards(scope) {
   assert.match(await read.getByTestId('tool-card-args').innerText(), /"path": "notes.txt"/);
   assert.equal(await read.locator('.reason-tag').count(), 0, 'a call that ran has no reason');
 
+  // write_file in a read-only session: not offered (its route cannot run there), so refused as not offered
   const write = card(scope, 'write_file');
   assert.equal(await write.getAttribute('data-state'), 'refused');
-  assert.equal(await write.getAttribute('data-reason'), 'write_blocked_by_readonly_policy');
+  assert.equal(await write.getAttribute('data-reason'), 'tool_not_offered');
   // the reason once, in the denied line; no "where it ran" for a call that did not run
   assert.equal(await write.locator('.reason-tag').count(), 1);
-  assert.equal((await write.getByTestId('tool-card-denied').locator('.reason-tag').innerText()).trim(), zh('reasons', 'write_blocked_by_readonly_policy'));
+  assert.equal((await write.getByTestId('tool-card-denied').locator('.reason-tag').innerText()).trim(), zh('reasons', 'tool_not_offered'));
   assert.equal(await write.locator('.decision').count(), 0);
 
   const mem = card(scope, 'memory_save');
@@ -66,6 +67,7 @@ test('a chat turn streams its answer; each tool call is a card with its decision
   assert.match(await page.getByTestId('chat-channel').innerText(), new RegExp(`${channel.channel.name}.*${process.env.E2E_MODEL}`, 's'));
   await page.getByTestId('chat-offered').locator('[data-tool=read_file]').waitFor();
   assert.equal(await page.getByTestId('chat-offered').locator('[data-tool=memory_save]').count(), 0);
+  assert.equal(await page.getByTestId('chat-offered').locator('[data-tool=write_file]').count(), 0, 'a read-only session is not offered write_file');
 
   await send(page, MESSAGES.read);
   const answer = transcript(page).getByTestId('msg-assistant').filter({ hasText: 'notes.txt says:' });
@@ -89,7 +91,7 @@ test('a chat turn streams its answer; each tool call is a card with its decision
     stored.calls.map((c) => [c.name, c.decision, c.reason]),
     [
       ['read_file', 'worker-local', null],
-      ['write_file', 'denied', 'write_blocked_by_readonly_policy'],
+      ['write_file', 'denied', 'tool_not_offered'],
       ['memory_save', 'denied', 'tool_not_offered'],
     ],
   );
@@ -107,7 +109,7 @@ test('a chat turn streams its answer; each tool call is a card with its decision
   // in English: the package's English labels
   await switchLocale(again, 'en');
   const writeCard = card(transcript(again), 'write_file');
-  await writeCard.locator('[data-testid=tool-card-denied] .reason-tag', { hasText: label('reasons', 'write_blocked_by_readonly_policy', 'en') }).waitFor();
+  await writeCard.locator('[data-testid=tool-card-denied] .reason-tag', { hasText: label('reasons', 'tool_not_offered', 'en') }).waitFor();
   assert.equal((await card(transcript(again), 'read_file').locator('.decision').innerText()).trim(), label('routes', 'worker-local', 'en'));
   await switchLocale(again, 'zh-CN');
   // a second turn in the reloaded session goes on in it
@@ -153,7 +155,8 @@ test('a master delegates: its sub-agent batch appears live with its stored route
   assert.match(await card(done, 'read_file').getByTestId('tool-card-output').innerText(), new RegExp(NOTES));
   const bash = card(done, 'bash');
   assert.equal(await bash.getAttribute('data-state'), 'refused');
-  assert.equal((await bash.getByTestId('tool-card-denied').locator('.reason-tag').innerText()).trim(), zh('reasons', 'shell_disabled_by_policy'));
+  // the sub-agent was not offered bash (no shell in the session): the call port refuses it (L0)
+  assert.equal((await bash.getByTestId('tool-card-denied').locator('.reason-tag').innerText()).trim(), zh('reasons', 'tool_not_offered'));
   assert.equal(await bash.locator('.reason-tag').count(), 1, 'the reason once on the card (not again on its route)');
   assert.match(await done.getByTestId('batch-policy').innerText(), new RegExp(`roots=\\[${workspace.path}\\].*shell=false`, 's'));
 
@@ -162,7 +165,7 @@ test('a master delegates: its sub-agent batch appears live with its stored route
   assert.deepEqual(info.calls.map((c) => [c.name, c.decision, c.reason]), [
     ['list_dir', 'worker-local', null],
     ['read_file', 'worker-local', null],
-    ['bash', 'denied', 'shell_disabled_by_policy'],
+    ['bash', 'denied', 'tool_not_offered'],
   ]);
   await done.locator('.el-collapse-item__header').first().click();
   const rows = done.getByTestId('batch-routes').locator('.el-table__body-wrapper tr.batch-route-row');
@@ -197,7 +200,7 @@ test('a master delegates: its sub-agent batch appears live with its stored route
   const again = await open(browser.context, `/agent/chat?agent=${agent.id}&session=${sessionId}`);
   const replay = again.getByTestId('chat-batches').locator(`[data-testid=batch-card][data-batch="${batchId}"][data-status=completed]`);
   await card(replay, 'bash').waitFor();
-  assert.equal(await card(replay, 'bash').getAttribute('data-reason'), 'shell_disabled_by_policy');
+  assert.equal(await card(replay, 'bash').getAttribute('data-reason'), 'tool_not_offered');
   // its task and the sub-agent's reply, from the stored delegation call
   assert.match(await replay.getByTestId('batch-task').innerText(), new RegExp(TASK.replace('.', '\\.')));
   assert.match(await replay.getByTestId('batch-reply').innerText(), new RegExp(`which says: ${NOTES}`));
