@@ -138,27 +138,35 @@ function defineTests(backend) {
     const seedFile = path.join(dir, 'agents.json');
     const seeds = [
       { name: 'legacy', toolsets: null },
-      { name: 'crew master', toolsets: ['base', 'delegation'], crewRole: 'master', subagentTools: ['read_file'] },
+      { name: 'crew master', toolsets: ['base', 'delegation'], crewRole: 'master', subagentTools: ['read_file'], crew: ['reviewer'] },
+      { name: 'reviewer', toolsets: ['base'] },
     ];
     // a bad entry (its second): the start fails naming it, and nothing is added
     fs.writeFileSync(seedFile, JSON.stringify([seeds[0], { name: 'x', subagentTools: ['nope'] }]));
     const failed = await startServer({ ...db.env, NETACLAW_SEED_FILE: seedFile }, { expectExit: true });
     assert.notEqual(failed.exitCode, 0);
     assert.match(failed.log(), /NETACLAW_SEED_FILE .*agents\.json: entry \[1\]: subagentTools\[0\]: no tool of the catalog is named "nope"/);
+    // a crew naming an agent the file does not have
+    fs.writeFileSync(seedFile, JSON.stringify([seeds[0], { name: 'y', crew: ['nobody'] }]));
+    const noMember = await startServer({ ...db.env, NETACLAW_SEED_FILE: seedFile }, { expectExit: true });
+    assert.notEqual(noMember.exitCode, 0);
+    assert.match(noMember.log(), /entry \[1\]: crew must list names of agents of this file/);
 
     fs.writeFileSync(seedFile, JSON.stringify(seeds));
     await withServer({ ...db.env, NETACLAW_SEED_FILE: seedFile }, async s => {
-      assert.match(s.log(), /seeded 2 example agents/);
+      assert.match(s.log(), /seeded 3 example agents/);
       const list = (await call(s, 'POST', '/admin/netaclaw/agent/page', { size: 100 })).body.data.list;
-      assert.deepEqual(list.map(a => [a.name, a.toolsets, a.crewRole, a.subagentTools]), [
-        ['legacy', null, null, null],
-        ['crew master', ['base', 'delegation'], 'master', ['read_file']],
+      const reviewer = list.find(a => a.name === 'reviewer');
+      assert.deepEqual(list.map(a => [a.name, a.toolsets, a.crewRole, a.subagentTools, a.crewMembers]), [
+        ['legacy', null, null, null, null],
+        ['crew master', ['base', 'delegation'], 'master', ['read_file'], [reviewer.id]],
+        ['reviewer', ['base'], null, null, null],
       ]);
     });
     // a second start: the table has agents, nothing is added
     await withServer({ ...db.env, NETACLAW_SEED_FILE: seedFile }, async s => {
       assert.match(s.log(), /not seeding .*: the agent table has agents/);
-      assert.equal((await call(s, 'POST', '/admin/netaclaw/agent/page', {})).body.data.pagination.total, 2);
+      assert.equal((await call(s, 'POST', '/admin/netaclaw/agent/page', {})).body.data.pagination.total, 3);
     });
     // without the variable nothing is seeded (a fresh database stays empty)
     const empty = await backend.fresh();

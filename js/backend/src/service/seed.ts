@@ -19,7 +19,8 @@ export class SeedFileError extends Error {
 
 /**
  * Example agents for a first look (the demo sets `NETACLAW_SEED_FILE`): a JSON array of AgentInput,
- * each added as `POST /agent/add` adds it (the same checks) — only when the agent table is empty, so a
+ * each added as `POST /agent/add` adds it (the same checks), plus `crew`: the names of agents of the same
+ * file that form its crew (stored as their ids, `crewMembers`, once all are added) — only when the agent table is empty, so a
  * database with agents of its own is never touched. Instances started together on one MySQL/MariaDB
  * database seed under the catalog sync's lock: the second sees the first one's agents.
  */
@@ -39,10 +40,16 @@ export class SeedService {
   async seed(file: string): Promise<number> {
     const agents = readJsonArray(file, 'agents (AgentInput)', detail => new SeedFileError(file, detail));
     // every entry checked before the first is added: a bad file adds nothing
+    const names = agents.map(a => (a && typeof a === 'object' ? (a as { name?: unknown }).name : undefined));
+    const crews: string[][] = [];
     const checked = agents.map((input, i) => {
       try {
-        requireObject(input, `entry [${i}]`);
-        const dto = (this.validateService.validate(AgentAddDTO, input)?.value ?? input) as AgentAddDTO;
+        const { crew, ...fields } = requireObject(input, `entry [${i}]`);
+        if (crew !== undefined && (!Array.isArray(crew) || crew.some(n => typeof n !== 'string' || !names.includes(n)))) {
+          throw new Error('crew must list names of agents of this file');
+        }
+        crews[i] = (crew as string[] | undefined) ?? [];
+        const dto = (this.validateService.validate(AgentAddDTO, fields)?.value ?? fields) as AgentAddDTO;
         agentValues(dto);
         return dto;
       } catch (err) {
@@ -51,11 +58,21 @@ export class SeedService {
     });
     return withSyncLock(this.dataSource, 'demo seed', async () => {
       if ((await this.agentService.repo.count()) > 0) return 0;
+      const ids: number[] = [];
       for (const [i, input] of checked.entries()) {
         try {
-          await this.agentService.add(input);
+          ids.push((await this.agentService.add(input)).id);
         } catch (err) {
           throw new SeedFileError(file, `entry [${i}]: ${(err as Error).message}`);
+        }
+      }
+      for (const [i, crew] of crews.entries()) {
+        if (crew.length === 0) continue;
+        const crewMembers = crew.map(n => ids[names.indexOf(n)]);
+        try {
+          await this.agentService.update({ id: ids[i], crewMembers } as never);
+        } catch (err) {
+          throw new SeedFileError(file, `entry [${i}]: crew: ${(err as Error).message}`);
         }
       }
       return checked.length;
