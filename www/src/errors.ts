@@ -74,6 +74,7 @@ const FIELDS: Record<Locale, Sentences> = {
     description: '描述', promptHint: 'Prompt Hint', sort: '排序', extra: '扩展 (JSON)', skills: 'Skills', crewRole: 'Crew 角色',
     modelChannelId: '模型渠道', agentId: 'Agent', sessionId: '会话', resolution: '处理结果',
     transport: '传输方式', command: '命令', args: '参数', url: '地址 (URL)', env: '环境变量', enabled: '启用',
+    crewMembers: 'Crew 成员',
   },
   en: {
     name: 'Name', baseUrl: 'Base URL', model: 'Model', apiKey: 'API key', capability: 'Capability', message: 'Message',
@@ -82,6 +83,7 @@ const FIELDS: Record<Locale, Sentences> = {
     description: 'Description', promptHint: 'Prompt hint', sort: 'Sort', extra: 'Extra (JSON)', skills: 'Skills', crewRole: 'Crew role',
     modelChannelId: 'Model channel', agentId: 'Agent', sessionId: 'Session', resolution: 'Resolution',
     transport: 'Transport', command: 'Command', args: 'Arguments', url: 'URL', env: 'Environment', enabled: 'Enabled',
+    crewMembers: 'Crew members',
   },
 };
 

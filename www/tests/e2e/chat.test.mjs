@@ -51,6 +51,9 @@ async function checkReadCards(scope) {
   // the reason once, in the denied line; no "where it ran" for a call that did not run
   assert.equal(await write.locator('.reason-tag').count(), 1);
   assert.equal((await write.getByTestId('tool-card-denied').locator('.reason-tag').innerText()).trim(), zh('reasons', 'tool_not_offered'));
+  // and why the session does not offer it: its route's reason, in the page language
+  await write.getByTestId('tool-card-why').waitFor();
+  assert.match(await write.getByTestId('tool-card-why').innerText(), new RegExp(zh('reasons', 'write_blocked_by_readonly_policy').replace(/[()（）]/g, '.')));
   assert.equal(await write.locator('.decision').count(), 0);
 
   const mem = card(scope, 'memory_save');
