@@ -235,8 +235,9 @@ export interface ChatAttached {
   /** Some of the streamed text was not kept (the turn's replay is bounded). */
   truncated?: boolean;
   /**
-   * Not running here, but another instance (on the same database) holds the session's turn: the page
-   * can follow what that turn stores, not its stream.
+   * Another instance (on the same database) holds the session's turn. With `running`, its stream follows,
+   * read from the progress that instance writes (gateway/progress.ts); without, it has written none yet:
+   * the page follows what that turn stores.
    */
   elsewhere?: boolean;
 }

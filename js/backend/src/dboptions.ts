@@ -18,6 +18,7 @@ import { NetaClawToolCallEntity } from './entity/toolcall';
 import { NetaClawToolEntity } from './entity/tool';
 import { NetaClawTodoListEntity } from './entity/todo';
 import { NetaClawEscalationEntity } from './entity/escalation';
+import { NetaClawTurnProgressEntity } from './entity/turnprogress';
 import { MIGRATIONS, MIGRATIONS_TABLE } from './migration';
 import { DB, SQLITE_BUSY_TIMEOUT_MS } from './settings';
 
@@ -33,6 +34,7 @@ export const ENTITIES = [
   NetaClawMcpServerEntity,
   NetaClawTodoListEntity,
   NetaClawEscalationEntity,
+  NetaClawTurnProgressEntity,
 ];
 
 export function dataSourceOptions(): DataSourceOptions {

@@ -135,6 +135,102 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
       }
     });
 
+    test('a turn running on A is followed live from B: the replay so far, the rest, the same done; a cancel on B stops it on A', async () => {
+      const db = await backend.fresh();
+      const model = await startModel();
+      const env = { ...db.env, ...modelEnv(model) };
+      const started = await Promise.allSettled([startServer(env), startServer(env)]);
+      const [a, b] = started.map(r => r.value);
+      try {
+        for (const r of started) assert.equal(r.status, 'fulfilled', r.reason?.message);
+        const agent = await addAgent(a, { name: 'followed', toolsets: ['planning'] });
+        model.push(
+          { chunks: ['part ', 'one.'], toolCalls: [{ id: 'x1', name: 'not_a_tool', arguments: {} }] },
+          { stallMs: 2500, chunks: ['part ', 'two ', 'and the end.'] }
+        );
+        const onA = openWs(a);
+        await onA.opened;
+        const resultOnA = onA.next(e => e.type === 'tool-result');
+        const doneOnA = onA.next(e => e.type === 'done' || e.type === 'error');
+        onA.send({ type: 'chat', agentId: agent.id, message: 'tell me in two parts' });
+        const { sessionId } = await resultOnA;
+        // the progress row is written at most every 300 ms: what A streamed so far is there soon after
+        await until(async () => (await db.sql('SELECT JSON_LENGTH(events) AS n FROM netaclaw_turn_progress WHERE sessionId = ?', [sessionId]))[0]?.n >= 3);
+
+        const onB = openWs(b);
+        await onB.opened;
+        const doneOnB = onB.next(e => e.type === 'done' || e.type === 'error');
+        onB.send({ type: 'attach', sessionId });
+        const endB = await doneOnB;
+        const endA = await doneOnA;
+        assert.equal(endA.type, 'done', JSON.stringify(endA));
+        assert.deepEqual(endB, endA, "B's done is A's answer");
+        assert.equal(endB.reply, 'part two and the end.');
+        await new Promise(r => setTimeout(r, 500)); // (an event after the end would be seen)
+        const [attached, ...rest] = onB.events;
+        assert.deepEqual(attached, { type: 'attached', sessionId, running: true, elsewhere: true, message: 'tell me in two parts' });
+        const replayed = rest.findIndex(e => e.type === 'tool-result');
+        assert.ok(replayed > 0, JSON.stringify(rest));
+        assert.deepEqual(rest.slice(0, replayed + 1).map(e => [e.type, e.type === 'delta' ? e.text : e.name]), [
+          ['delta', 'part one.'],
+          ['tool-call', 'not_a_tool'],
+          ['tool-result', 'not_a_tool'],
+        ], 'the events so far, the streamed text kept as one');
+        const live = rest.slice(replayed + 1, -1);
+        assert.ok(live.length > 0 && live.every(e => e.type === 'delta'), JSON.stringify(live));
+        assert.equal(live.map(e => e.text).join(''), 'part two and the end.', 'then the rest of the text, as A streamed it');
+        assert.equal(rest.filter(e => e.type === 'done').length, 1);
+        // what B saw is what A streamed (the deltas merged)
+        const text = events => events.filter(e => e.type === 'delta').map(e => e.text).join('');
+        assert.equal(text(onB.events), text(onA.events));
+        const [row] = await db.sql('SELECT token, endTime, JSON_LENGTH(events) AS n FROM netaclaw_turn_progress WHERE sessionId = ?', [sessionId]);
+        assert.ok(row && row.endTime !== null && /^[0-9a-f]{32}$/.test(row.token), JSON.stringify(row));
+        await Promise.all([onA.close(), onB.close()]);
+
+        // nothing runs now: attaching on B says so
+        const later = openWs(b);
+        await later.opened;
+        const none = later.next(e => e.type === 'attached');
+        later.send({ type: 'attach', sessionId });
+        assert.deepEqual(await none, { type: 'attached', sessionId, running: false });
+        await later.close();
+
+        // the session's next turn replaces the row; a page on B cancels it, A stops it
+        model.push({ chunks: ['started ', 'and then'], stallMs: 20000, stallAfterChunks: 2 });
+        const second = openWs(a);
+        await second.opened;
+        const deltaOnA = second.next(e => e.type === 'delta');
+        const cancelledOnA = second.next(e => e.type === 'done' || e.type === 'error');
+        second.send({ type: 'chat', agentId: agent.id, sessionId, message: 'a long one' });
+        await deltaOnA;
+        await until(async () => (await db.sql('SELECT message FROM netaclaw_turn_progress'))[0]?.message === 'a long one');
+        const rows = await db.sql('SELECT token, message, endTime FROM netaclaw_turn_progress');
+        assert.equal(rows.length, 1);
+        assert.notEqual(rows[0].token, row.token);
+        assert.deepEqual([rows[0].message, rows[0].endTime], ['a long one', null]);
+        const follower = openWs(b);
+        await follower.opened;
+        const attachedOnB = follower.next(e => e.type === 'attached');
+        const deltaOnB = follower.next(e => e.type === 'delta');
+        const endOnB = follower.next(e => e.type === 'done' || e.type === 'error');
+        follower.send({ type: 'attach', sessionId });
+        assert.equal((await attachedOnB).running, true);
+        const soFar = await deltaOnB;
+        assert.equal(soFar.text, text(second.events), 'what A streamed of it so far');
+        follower.send({ type: 'cancel' });
+        assert.equal((await cancelledOnA).code, 'cancelled');
+        assert.deepEqual(await endOnB, await cancelledOnA);
+        assert.equal(await model.aborted(), true);
+        await Promise.all([second.close(), follower.close()]);
+        const info = (await call(b, 'GET', `/admin/netaclaw/session/info?id=${sessionId}`)).body.data;
+        assert.equal(info.messages.at(-1).name, 'cancelled');
+        for (const s of [a, b]) assert.doesNotMatch(s.log(), /cannot (write|read) the turn's progress|cannot ask for the cancel/);
+      } finally {
+        await Promise.all([a, b].filter(Boolean).map(s => s.stop()));
+        await model.close();
+      }
+    });
+
     test('a start waits while another instance holds the sync lock, then syncs', async () => {
       const db = await backend.fresh();
       const holder = await db.connect();
@@ -154,6 +250,14 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
       }
     });
   });
+}
+
+async function until(check, timeoutMs = 10000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`not within ${timeoutMs} ms: ${check}`);
+    await new Promise(r => setTimeout(r, 50));
+  }
 }
 
 async function waitForLine(s, re, timeoutMs = 30000) {

@@ -96,6 +96,7 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
         assert.match(s.log(), /schema migration McpServer: created netaclaw_mcp_server\n/);
         assert.match(s.log(), /schema todo lists: created netaclaw_todo_list\n/);
         assert.match(s.log(), /schema escalations: created netaclaw_escalation\n/);
+        assert.match(s.log(), /schema turn progress: created netaclaw_turn_progress\n/);
         assert.equal((await call(s, 'GET', '/health', undefined, { token: null })).status, 200);
       });
       assert.deepEqual((await db.sql('SELECT name FROM netaclaw_migrations')).map(r => r.name), ALL);

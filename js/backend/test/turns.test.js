@@ -128,5 +128,24 @@ describe('a turn outlives its page', () => {
     hub.push(t, { type: 'error', sessionId: 5, code: 'cancelled', message: 'cancelled' });
     assert.equal(hub.find(5), null);
     assert.equal(hub.size, 0);
+    assert.equal(t.final.code, 'cancelled', 'the end event is kept apart');
+  });
+
+  test('a follower on another instance gets what the progress row has more: the growth of the last delta, the new events', () => {
+    const { sendNew } = dist('gateway/progress.js');
+    const sent = [];
+    const at = { sent: 0, textSent: 0 };
+    const delta = text => ({ type: 'delta', sessionId: 1, batchId: null, text });
+    const call = { type: 'tool-call', sessionId: 1, batchId: null, id: 'c', name: 't', arguments: {} };
+    sendNew([delta('ab')], at, e => sent.push(e));
+    sendNew([delta('ab')], at, e => sent.push(e));
+    sendNew([delta('abcd')], at, e => sent.push(e));
+    sendNew([delta('abcdef'), call, delta('x')], at, e => sent.push(e));
+    sendNew([delta('abcdef'), call, delta('xyz'), { type: 'done', sessionId: 1, reply: 'xyz' }], at, e => sent.push(e));
+    assert.deepEqual(
+      sent.map(e => (e.type === 'delta' ? e.text : e.type)),
+      ['ab', 'cd', 'ef', 'tool-call', 'x', 'yz'],
+      'each piece once; the end event is not among them (it is sent from the row apart)'
+    );
   });
 });

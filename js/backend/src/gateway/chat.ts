@@ -12,6 +12,7 @@ import { AdminTokenService } from '../service/token';
 import { checkBearer } from '../authlimit';
 import { sameOrigin, sessionCookie, sessionValid } from '../session';
 import { LiveTurn, TurnHub } from './turns';
+import { TurnProgressService } from './progress';
 
 export const CHAT_WS_PATH = '/ws/netaclaw/chat';
 
@@ -59,6 +60,9 @@ export class ChatGateway {
   @Inject()
   sessionService: SessionService;
 
+  @Inject()
+  progress: TurnProgressService;
+
   /** The upgrade check: true lets the WebSocket handshake go on. */
   async authorizeUpgrade(req: IncomingMessage, socket: Duplex): Promise<boolean> {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -91,6 +95,8 @@ export class ChatGateway {
   attach(ws: WebSocket) {
     /** The turn this connection follows (started here or attached to): its events come here. */
     let current: { turn: LiveTurn; stop: () => void } | null = null;
+    /** The turn of another instance this connection follows (gateway/progress.ts). */
+    let remote: { sessionId: number; token: string; stop: () => void } | null = null;
     const send = (event: ChatEvent | ChatAttached) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(event));
     };
@@ -116,6 +122,10 @@ export class ChatGateway {
       const type = msg !== null && typeof msg === 'object' && !Array.isArray(msg) ? (msg as { type?: unknown }).type : undefined;
       if (type === 'cancel') {
         current?.turn.cancel();
+        if (remote) {
+          const { sessionId, token } = remote;
+          this.progress.cancel(sessionId, token).catch(err => console.error(`[netaclaw] session ${sessionId}: cannot ask for the cancel of its turn:`, (err as Error).message));
+        }
         return;
       }
       if (type === 'attach') {
@@ -123,24 +133,42 @@ export class ChatGateway {
         if (typeof sessionId !== 'number' || !Number.isSafeInteger(sessionId) || sessionId < 1) {
           return error('invalid_input', 'sessionId must be a positive integer');
         }
-        if (current) return error('busy', 'this connection follows a turn already; wait for done/error or send cancel');
+        if (current || remote) return error('busy', 'this connection follows a turn already; wait for done/error or send cancel');
         const turn = this.turns.find(sessionId);
         if (turn) {
           for (const e of turn.replay(sessionId)) send(e);
           follow(turn);
           return;
         }
-        // not here: another instance may hold the session's turn (its claim on the session row)
-        this.sessionService.turnElsewhere(sessionId).then(
-          elsewhere => send({ type: 'attached', sessionId, running: false, ...(elsewhere ? { elsewhere: true } : {}) }),
-          () => send({ type: 'attached', sessionId, running: false })
-        );
+        // not here: another instance may hold the session's turn (its claim on the session row); its
+        // progress row, once written, is followed (until then the page reads what the turn stores)
+        const following = { sessionId, token: '', stop: () => {} };
+        remote = following;
+        const drop = () => {
+          if (remote === following) remote = null;
+        };
+        this.sessionService
+          .turnElsewhere(sessionId)
+          .then(async elsewhere => {
+            const row = elsewhere ? await this.progress.running(sessionId).catch(() => null) : null;
+            if (remote !== following) return;
+            if (!row || ws.readyState !== ws.OPEN) {
+              drop();
+              return send({ type: 'attached', sessionId, running: false, ...(elsewhere ? { elsewhere: true } : {}) });
+            }
+            following.token = row.token;
+            following.stop = this.progress.follow(row, send, drop);
+          })
+          .catch(() => {
+            drop();
+            send({ type: 'attached', sessionId, running: false });
+          });
         return;
       }
       if (type !== 'chat') {
         return error('invalid_input', `unknown message type ${JSON.stringify(type ?? null)}: send "chat", "attach" or "cancel"`);
       }
-      if (current) return error('busy', 'a chat message is being answered on this connection; wait for done/error or send cancel');
+      if (current || remote) return error('busy', 'a chat message is being answered on this connection; wait for done/error or send cancel');
       const { type: _t, ...body } = msg as Record<string, unknown>;
       // the same DTO as POST /api/netaclaw/chat
       let request: ChatDTO;
@@ -157,7 +185,10 @@ export class ChatGateway {
       if (!turn) return error('busy', 'too many chat turns are running on this server; try again when one has ended');
       follow(turn);
       // the turn goes on when this connection closes: only a cancel (of any page following it) stops it
-      const push = (event: ChatEvent) => this.turns.push(turn, event);
+      const push = (event: ChatEvent) => {
+        this.turns.push(turn, event);
+        this.progress.changed(turn);
+      };
       this.executor.chat(request, push, abort.signal).then(
         answer => push({ type: 'done', ...answer }),
         err => {
@@ -182,6 +213,8 @@ export class ChatGateway {
     ws.on('close', () => {
       current?.stop();
       current = null;
+      remote?.stop();
+      remote = null;
     });
   }
 }

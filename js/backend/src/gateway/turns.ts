@@ -22,6 +22,8 @@ export class LiveTurn {
   chars = 0;
   truncated = false;
   ended = false;
+  /** The event that ended the turn (`done` or `error`), kept apart from the bounded events. */
+  final: ChatEvent | null = null;
   private readonly listeners = new Set<Listener>();
 
   constructor(
@@ -37,6 +39,7 @@ export class LiveTurn {
 
   /** Keeps the event for a replay (bounded) and sends it to every listener. */
   push(event: ChatEvent): void {
+    if (event.type === 'done' || event.type === 'error') this.final = event;
     this.keep(event);
     for (const l of [...this.listeners]) l(event);
   }

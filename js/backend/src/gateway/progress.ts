@@ -1,0 +1,208 @@
+/**
+ * A running turn followed from another instance (several backends on one MySQL/MariaDB database; on SQLite
+ * there is one instance per database file, and nothing is written): the instance running a turn writes
+ * its replay — the events a page attaching there gets (`LiveTurn`, bounded by TURN_EVENTS_MAX /
+ * TURN_TEXT_MAX_CHARS) — to `netaclaw_turn_progress`, at most every TURN_PROGRESS_MS while it changes
+ * (never a write per delta) and once at its end. A page attaching on another instance gets that replay,
+ * then what is new in the row, read every TURN_PROGRESS_MS, then the end event. A cancel there is written
+ * to the row; the running instance reads it every CANCEL_CHECK_MS.
+ *
+ * A session's row is replaced by its next turn; rows not written for TURN_PROGRESS_KEEP_MS are deleted when
+ * a turn starts.
+ */
+import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
+import { InjectEntityModel } from '@midwayjs/typeorm';
+import * as crypto from 'crypto';
+import { IsNull, LessThan, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import type { ChatAttached, ChatEvent } from '../api-types';
+import { NetaClawTurnProgressEntity } from '../entity/turnprogress';
+import { dbWriteLock } from '../mutex';
+import { DB } from '../settings';
+import { SessionService } from '../service/session';
+import type { LiveTurn } from './turns';
+
+export const TURN_PROGRESS_MS = 300;
+export const TURN_PROGRESS_KEEP_MS = 60 * 60 * 1000;
+export const CANCEL_CHECK_MS = 1000;
+/** A followed turn whose claim is gone without an end written: given up after this long. */
+const LOST_AFTER_MS = 3000;
+
+interface Writer {
+  token: string;
+  timer: NodeJS.Timeout | null;
+  watch: NodeJS.Timeout | null;
+  last: number;
+  chain: Promise<void>;
+  written: boolean;
+}
+
+/**
+ * Sends `send` what the kept events have more than what was sent (`sent` events, the last delta `textSent`
+ * long). The end event, kept with them when there is room, is sent apart (the row's `endEvent`).
+ */
+export function sendNew(kept: ChatEvent[], at: { sent: number; textSent: number }, send: (e: ChatEvent) => void): void {
+  const events = kept.filter(e => e.type !== 'done' && e.type !== 'error');
+  if (at.sent > 0 && at.sent <= events.length) {
+    const last = events[at.sent - 1];
+    if (last.type === 'delta' && last.text.length > at.textSent) send({ ...last, text: last.text.slice(at.textSent) });
+  }
+  for (let i = at.sent; i < events.length; i++) send(events[i]);
+  at.sent = Math.max(at.sent, events.length);
+  const last = events[at.sent - 1];
+  at.textSent = last && last.type === 'delta' ? last.text.length : 0;
+}
+
+@Provide()
+@Scope(ScopeEnum.Singleton)
+export class TurnProgressService {
+  @InjectEntityModel(NetaClawTurnProgressEntity)
+  repo: Repository<NetaClawTurnProgressEntity>;
+
+  @Inject()
+  sessionService: SessionService;
+
+  private readonly writers = new WeakMap<LiveTurn, Writer>();
+
+  // ---- the instance running the turn ----
+
+  /** After each event of `turn`: writes its replay now (its first with a session, its end) or soon. */
+  changed(turn: LiveTurn): void {
+    // SQLite: one instance per database file, nobody else to read it
+    if (turn.sessionId === null || DB.kind === 'sqlite') return;
+    let w = this.writers.get(turn);
+    if (!w) {
+      w = { token: crypto.randomBytes(16).toString('hex'), timer: null, watch: null, last: 0, chain: Promise.resolve(), written: false };
+      this.writers.set(turn, w);
+      if (!turn.ended) this.watchCancel(turn, w);
+      this.enqueue(turn, w);
+      return;
+    }
+    if (turn.ended) {
+      if (w.timer) clearTimeout(w.timer);
+      if (w.watch) clearInterval(w.watch);
+      w.timer = w.watch = null;
+      this.enqueue(turn, w);
+      return;
+    }
+    if (w.timer) return;
+    const writer = w;
+    w.timer = setTimeout(() => {
+      writer.timer = null;
+      this.enqueue(turn, writer);
+    }, Math.max(0, w.last + TURN_PROGRESS_MS - Date.now()));
+    w.timer.unref();
+  }
+
+  private enqueue(turn: LiveTurn, w: Writer): void {
+    w.chain = w.chain.then(() => this.write(turn, w)).catch(err => console.error(`[netaclaw] session ${turn.sessionId}: cannot write the turn's progress:`, (err as Error).message));
+  }
+
+  private async write(turn: LiveTurn, w: Writer): Promise<void> {
+    const sessionId = turn.sessionId!;
+    const now = Date.now();
+    w.last = now;
+    // the JSON columns take the events as they are (TypeORM's partial type reads into their union)
+    const values: QueryDeepPartialEntity<NetaClawTurnProgressEntity> = {
+      events: [...turn.events] as QueryDeepPartialEntity<ChatEvent>[],
+      truncated: turn.truncated,
+      endEvent: (turn.ended ? turn.final : null) as QueryDeepPartialEntity<ChatEvent> | null,
+      writeTime: now,
+      endTime: turn.ended ? now : null,
+    };
+    if (!w.written) {
+      w.written = true;
+      // the session's row of its turn before is replaced; rows left for an hour go
+      await dbWriteLock.run(async () => {
+        await this.repo.delete({ writeTime: LessThan(now - TURN_PROGRESS_KEEP_MS) });
+        await this.repo.upsert({ sessionId, token: w.token, message: turn.message, cancelTime: null, ...values }, ['sessionId']);
+      });
+      return;
+    }
+    // only this turn's row (a later turn of the session has its own token)
+    await dbWriteLock.run(() => this.repo.update({ sessionId, token: w.token }, values));
+  }
+
+  /** Stops `turn` when a page on another instance asked for its cancel. */
+  private watchCancel(turn: LiveTurn, w: Writer): void {
+    w.watch = setInterval(() => {
+      if (!w.written || turn.ended) return;
+      this.repo
+        .findOne({ select: ['cancelTime'], where: { sessionId: turn.sessionId!, token: w.token } })
+        .then(row => {
+          if (row?.cancelTime != null && !turn.ended) turn.cancel();
+        })
+        .catch(() => undefined);
+    }, CANCEL_CHECK_MS);
+    w.watch.unref();
+  }
+
+  // ---- another instance ----
+
+  /** The row of the session's turn while it runs (no end written yet); null otherwise. */
+  async running(sessionId: number): Promise<NetaClawTurnProgressEntity | null> {
+    const row = await this.repo.findOneBy({ sessionId });
+    return row && row.endTime == null ? row : null;
+  }
+
+  /** Asks the instance running the turn of `row` to cancel it. */
+  async cancel(sessionId: number, token: string): Promise<void> {
+    await dbWriteLock.run(() => this.repo.update({ sessionId, token, endTime: IsNull() }, { cancelTime: Date.now() }));
+  }
+
+  /**
+   * Follows the running turn of `row`: sends `attached` (running, elsewhere), its events so far, then what
+   * is new, then its end event; `onEnd` after that. Returns the function that stops following.
+   */
+  follow(row: NetaClawTurnProgressEntity, send: (e: ChatEvent | ChatAttached) => void, onEnd: () => void): () => void {
+    const { sessionId, token } = row;
+    let stopped = false;
+    let timer: NodeJS.Timeout | null = null;
+    const at = { sent: 0, textSent: 0 };
+    let lastWrite = Number(row.writeTime);
+    let unchangedSince = Date.now();
+    let claimGoneSince: number | null = null;
+    const finish = (event: ChatEvent) => {
+      stopped = true;
+      send(event);
+      onEnd();
+    };
+    send({ type: 'attached', sessionId, running: true, elsewhere: true, message: row.message, ...(row.truncated ? { truncated: true } : {}) });
+    sendNew(row.events ?? [], at, send);
+    const poll = async () => {
+      const r = await this.repo.findOneBy({ sessionId });
+      if (stopped) return;
+      if (!r || r.token !== token) {
+        return finish({ type: 'error', sessionId, code: 'turn_failed', message: 'the turn followed is no longer recorded (it ended long ago or its instance stopped)' });
+      }
+      sendNew(r.events ?? [], at, send);
+      if (r.endTime != null) {
+        return finish(r.endEvent ?? { type: 'error', sessionId, code: 'turn_failed', message: 'the turn ended without its answer recorded' });
+      }
+      if (Number(r.writeTime) !== lastWrite) {
+        lastWrite = Number(r.writeTime);
+        unchangedSince = Date.now();
+        claimGoneSince = null;
+      } else if (Date.now() - unchangedSince >= LOST_AFTER_MS) {
+        // nothing new for a while: the instance running it may have stopped (its claim ran out)
+        unchangedSince = Date.now();
+        if (await this.sessionService.turnElsewhere(sessionId)) claimGoneSince = null;
+        else if (claimGoneSince === null) claimGoneSince = Date.now();
+        else if (!stopped) return finish({ type: 'error', sessionId, code: 'turn_failed', message: 'the instance running the turn stopped before its end' });
+      }
+    };
+    const next = () => {
+      if (stopped) return;
+      timer = setTimeout(() => {
+        poll()
+          .catch(err => console.error(`[netaclaw] session ${sessionId}: cannot read the turn's progress:`, (err as Error).message))
+          .finally(next);
+      }, TURN_PROGRESS_MS);
+    };
+    next();
+    return () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    };
+  }
+}
