@@ -33,14 +33,15 @@ BENCH_INPUTS_OUT="$PWD/$out/inputs.json" cargo bench --bench policy
 echo "bench: Node"
 node js/bench/node.mjs --inputs "$out/inputs.json" --out "$out/node.json" > /dev/null
 echo "bench: headless Chromium"
-# First visits of a page bundled as www is need www's Vite.
+# First visits of a page bundled as www need www's Vite, and the backend's compiled page files
+# (js/backend/dist/pagefiles.js), which serve the pages as the backend does.
 [ -d www/node_modules/vite ] || npm --prefix www ci
+[ -d js/backend/node_modules ] || npm --prefix js/backend ci
+npm --prefix js/backend run build > /dev/null
 node js/bench/browser.mjs --inputs "$out/inputs.json" --out "$out/browser.json" > /dev/null
 echo "bench: the boundary, JSON text against serde-wasm-bindgen"
 scripts/boundary-experiment.sh
-echo "bench: the runtime's own costs (js/backend's compiled runtime)"
-[ -d js/backend/node_modules ] || npm --prefix js/backend ci
-npm --prefix js/backend run build > /dev/null
+echo "bench: the runtime's own costs (js/backend's compiled runtime, built above)"
 node js/bench/runtime.cjs --out "$out/runtime.json" > /dev/null
 printf '{ "start": "%s", "end": "%s" }\n' "$start_load" "$(load)" > "$out/load.json"
 node js/bench/report.mjs --dir "$out" --criterion "$target/criterion" --out BENCHMARKS.md

@@ -1,7 +1,9 @@
 // The Node benchmark in headless Chromium: the same suite (suite.mjs) on the browser build
 // (pkg/browser.mjs), served from a small static server on 127.0.0.1, the cold start (import +
 // instantiate) and first visits in fresh browser contexts. Uses Debian's /usr/bin/chromium through
-// playwright-core, and www's Vite to bundle a page the way www is built.
+// playwright-core, and www's Vite to bundle a page the way www is built. Files are served as the backend
+// serves the built pages (js/backend's compiled PageFiles, dist/pagefiles.js: gzip when accepted).
+// scripts/bench.sh builds js/backend first.
 // Usage: node bench/browser.mjs [--inputs target/bench/inputs.json] [--out file.json]
 //        [--cold-runs 15] [--visit-runs 61]
 import fs from 'node:fs';
@@ -13,6 +15,14 @@ import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { arg, inputsPath, repo, writeResult } from './cli.mjs';
 import { median } from './suite.mjs';
+
+/** The backend's page files (gzipped once, from memory), so the bench serves the pages as the backend does. */
+function backendPageFiles() {
+  const file = path.join(repo, 'js', 'backend', 'dist', 'pagefiles.js');
+  if (!fs.existsSync(file)) throw new Error('browser bench: js/backend/dist/pagefiles.js is missing; run npm --prefix js/backend run build');
+  return createRequire(import.meta.url)(file).PageFiles;
+}
+const PageFiles = backendPageFiles();
 
 const coldRuns = Number(arg('cold-runs', '15'));
 const visitRuns = Number(arg('visit-runs', '61'));
@@ -122,10 +132,12 @@ window.__visit = [ready, performance.now() - ready];`,
 
 /** Serves pkg/, js/bench/, the inputs file, the unbundled visit pages and the bundled pages (under /vite/),
  * cross-origin isolated (finer `performance.now()`), every file from memory once read: a first visit
- * then measures the browser, not this server's disk reads. */
-function serve(pages, bundledDir) {
+ * then measures the browser, not this server's disk reads. The files are answered by the backend's
+ * PageFiles, as the backend answers the built pages: gzip when the request accepts it, compressed once. */
+function serve(pages, bundledDir, sent) {
   const cache = new Map();
-  const server = http.createServer((req, res) => {
+  const files = new PageFiles();
+  const server = http.createServer(async (req, res) => {
     const pathname = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname);
     const headers = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp', 'Cache-Control': 'no-store' };
     if (pathname === '/') {
@@ -148,8 +160,17 @@ function serve(pages, bundledDir) {
       res.end();
       return;
     }
+    const type = { 'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream' };
+    const answer = await files.answer(file, req.headers);
+    if (answer) {
+      // What the bundled pages' .wasm went as: its size and the bytes sent.
+      if (answer.body && pathname.startsWith('/vite/') && file.endsWith('.wasm')) sent.wasm = { raw: fs.statSync(file).size, sent: answer.body.length, encoding: answer.headers['Content-Encoding'] ?? 'identity' };
+      res.writeHead(answer.status, { ...headers, ...answer.headers, ...(answer.body ? type : {}) });
+      res.end(answer.body ?? undefined);
+      return;
+    }
     if (!cache.has(file)) cache.set(file, fs.readFileSync(file));
-    res.writeHead(200, { ...headers, 'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream' });
+    res.writeHead(200, { ...headers, ...type });
     res.end(cache.get(file));
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
@@ -176,7 +197,8 @@ async function firstVisit(browser, url) {
 
 const bundled = await buildBundledPages();
 const pages = unbundledFiles();
-const server = await serve(pages, bundled.outDir);
+const sent = {};
+const server = await serve(pages, bundled.outDir, sent);
 const origin = `http://127.0.0.1:${server.address().port}`;
 const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
 try {
@@ -243,6 +265,8 @@ try {
     cold: { import: { readyNs: median(ready), firstCallNs: median(first), runs: coldRuns } },
     // The machine's load average (1, 5, 15 min) before and after the visits.
     visitLoad,
+    // The bundled pages' .wasm as served (as the backend serves it): its size, the bytes sent, their encoding.
+    served: sent,
     // From navigation start, from the page's first request, and (bundled pages) from its module's start.
     visit: Object.fromEntries(
       Object.entries(visits).map(([k, v]) => [k, { readyNs: median(v.ready), fromStartNs: median(v.fromStart), ...(v.inModule.every(Number.isFinite) ? { inModuleNs: median(v.inModule) } : {}), firstCallNs: median(v.first), runs: visitRuns }]),
