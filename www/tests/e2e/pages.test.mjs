@@ -20,7 +20,7 @@ test('the three pages open from the left menu', async () => {
   assert.equal(all.length, catalog.length);
   assert.equal(toolRows, Math.min(all.length, 50));
   const bashRow = page.locator('[data-testid=tool-table] .el-table__body-wrapper tr.tool-row-bash');
-  await assert.doesNotReject(bashRow.getByText('local', { exact: true }).waitFor({ timeout: 5000 }));
+  await assert.doesNotReject(bashRow.locator('[data-worker-hint=local]').waitFor({ timeout: 5000 }));
 
   // Agent 列表 → 编辑
   await page.getByTestId('menu-agents').click();
