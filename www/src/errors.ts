@@ -1,7 +1,7 @@
 // The sentences the pages show for errors, by code, in zh-CN and en. A backend error carries a code
 // (docs/backend-api.md); the page shows the sentence of that code, never the backend's English message
 // nor the code itself. A code that is a policy reason (a denied tool call) takes the package's label.
-import { locale, type Locale } from './i18n';
+import { locale, t, type Locale } from './i18n';
 import { L } from './policy';
 
 type Sentences = Record<string, string>;
@@ -107,6 +107,8 @@ export function errorField(e: { code: string; message?: string }): string | null
 /** The sentence of an error code in the current locale (the backend's message helps name a field). */
 export function errorSentence(e: { code: string; status?: number; message?: string }): string {
   const dict = ERRORS[locale.value];
+  const path = pathSentence(e);
+  if (path) return path;
   const field = errorField(e);
   if (field) return INVALID_FIELD[locale.value](FIELDS[locale.value][field]);
   if (dict[e.code]) return dict[e.code];
@@ -115,3 +117,42 @@ export function errorSentence(e: { code: string; status?: number; message?: stri
   return dict.http;
 }
 
+
+/** A JSON-quoted path of a backend message, as it was given. */
+function quoted(s: string): string {
+  try {
+    return String(JSON.parse(s));
+  } catch {
+    return s;
+  }
+}
+
+/**
+ * The sentence of a refused working directory or workspace root, naming the path the backend names
+ * (docs/runtime.md, "Working directory and workspace roots"): a relative or empty path, one too long,
+ * and a root that reaches the backend's own state (`root_contains_backend_state`); null for any other.
+ */
+export function pathSentence(e: { code: string; message?: string }): string | null {
+  const p = t.value.pathErrors;
+  const msg = e.message ?? '';
+  if (e.code === 'root_contains_backend_state') {
+    const clash = /^workspace root ("(?:[^"\\]|\\.)*") (is inside|contains|is) the backend's own (.+?): a workspace root/.exec(msg);
+    if (clash) {
+      const key = Object.keys(p.state).find((k) => clash[3].includes(k === 'code' ? 'code (' : k));
+      const what = key ? p.state[key] : p.stateOther;
+      return p.backendState(quoted(clash[1]), p.relations[clash[2]], what, p.relationTail[clash[2]]);
+    }
+    const unresolvable = /^workspace root ("(?:[^"\\]|\\.)*") cannot be resolved/.exec(msg);
+    if (unresolvable) return p.unresolvable(quoted(unresolvable[1]));
+    return t.value.errorCodes.root_contains_backend_state;
+  }
+  const field = errorField(e);
+  if (field !== 'sessionCwd' && field !== 'workspaceRoots') return null;
+  const name = FIELDS[locale.value][field];
+  const relative = /must be an absolute path.*, got ("(?:[^"\\]|\\.)*")$/.exec(msg);
+  if (relative) return p.relative(name, quoted(relative[1]));
+  if (/must not be empty/.test(msg)) return p.empty(name);
+  const long = /at most (\d+) characters/.exec(msg);
+  if (long) return p.tooLong(name, long[1]);
+  return null;
+}

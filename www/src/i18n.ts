@@ -222,6 +222,40 @@ const zh = {
     envNameDuplicate: '变量名重复。',
     rootsInvalid: '可读目录必须是绝对路径（以 / 开头）。',
   },
+  // the values of the vocabularies the package has no label for (the others: policy.ts `L`)
+  vocab: {
+    capability: { text: '文本', vision: '视觉', multimodal: '多模态' },
+    visibility: { internal: '内部', tool: '工具', skill: 'Skill' },
+    executionMode: { parallel: '可并行', sequential: '按顺序' },
+    workerRoutingHint: { local: 'Worker 本地', 'main-process-proxy': '主进程代理', disabled: '禁用' }, // policy-vocabulary: the page's words for hint values (the package labels routes, not hints)
+    crewRole: { master: '主管（可委派）', sub: '子 Agent' },
+  } as Record<string, Record<string, string>>,
+  inWorkerYes: 'Worker 内可运行',
+  inWorkerNo: 'Worker 内无实现',
+  nameAndLabel: '名称 / 展示名',
+  flags: '属性',
+  // the backend's refusals of a working directory or a workspace root, naming the path
+  pathErrors: {
+    relative: (field: string, path: string) => `「${field}」必须是绝对路径（以 / 开头），「${path}」不是。`,
+    empty: (field: string) => `「${field}」不能是空的：请填写一个绝对路径，或删掉这一项。`,
+    tooLong: (field: string, n: string) => `「${field}」太长了（最多 ${n} 个字符）。`,
+    backendState: (path: string, relation: string, what: string, tail: string) =>
+      `工作区根目录「${path}」${relation}后端自身的${what}${tail}：工作区不能触及后端的数据、页面、代码或配置（含指向它们的符号链接）。请选择其他目录。`,
+    unresolvable: (path: string) => `无法解析工作区根目录「${path}」的真实路径，因此无法确认它不触及后端自身的数据、页面、代码或配置。请选择其他目录。`,
+    relations: { is: '就是', 'is inside': '位于', contains: '包含' } as Record<string, string>,
+    relationTail: { is: '', 'is inside': '之内', contains: '' } as Record<string, string>,
+    state: {
+      DATA_DIR: '数据目录（DATA_DIR）',
+      STATIC_DIR: '页面目录（STATIC_DIR）',
+      NETACLAW_SKILLS_DIR: 'Skill 目录（NETACLAW_SKILLS_DIR）',
+      code: '代码目录（含 dist/ 与 node_modules/）',
+      'pkg/': '策略包（pkg/）',
+      NETACLAW_CATALOG_FILE: '工具目录文件（NETACLAW_CATALOG_FILE）',
+      NETACLAW_SEED_FILE: '种子文件（NETACLAW_SEED_FILE）',
+      DB_PATH: 'SQLite 数据库文件（DB_PATH）',
+    } as Record<string, string>,
+    stateOther: '状态文件',
+  },
   // labels of the backend's error codes
   errorCodes: {
     root_contains_backend_state:
@@ -460,6 +494,38 @@ const en: Dict = {
     envNameInvalid: 'A variable name has letters, digits and “_” only, and does not start with a digit.',
     envNameDuplicate: 'This name is given twice.',
     rootsInvalid: 'A readable folder must be an absolute path (starting with /).',
+  },
+  vocab: {
+    capability: { text: 'Text', vision: 'Vision', multimodal: 'Multimodal' },
+    visibility: { internal: 'Internal', tool: 'Tool', skill: 'Skill' },
+    executionMode: { parallel: 'Parallel', sequential: 'Sequential' },
+    workerRoutingHint: { local: 'Worker-local', 'main-process-proxy': 'Main-process proxy', disabled: 'Disabled' }, // policy-vocabulary: the page's words for hint values (the package labels routes, not hints)
+    crewRole: { master: 'Lead (delegates)', sub: 'Sub-agent' },
+  },
+  inWorkerYes: 'Runs in a worker',
+  inWorkerNo: 'No worker implementation',
+  nameAndLabel: 'Name / label',
+  flags: 'Attributes',
+  pathErrors: {
+    relative: (field, path) => `“${field}” must be an absolute path (starting with /); “${path}” is not.`,
+    empty: (field) => `“${field}” cannot be empty: enter an absolute path, or remove the entry.`,
+    tooLong: (field, n) => `“${field}” is too long (${n} characters at most).`,
+    backendState: (path, relation, what) =>
+      `The workspace root “${path}” ${relation} the backend's own ${what}: a workspace may not reach the backend's data, pages, code or configuration (symlinks to them included). Choose another folder.`,
+    unresolvable: (path) => `The real path of the workspace root “${path}” cannot be resolved, so it cannot be shown to stay clear of the backend's data, pages, code or configuration. Choose another folder.`,
+    relations: { is: 'is', 'is inside': 'lies inside', contains: 'contains' },
+    relationTail: { is: '', 'is inside': '', contains: '' },
+    state: {
+      DATA_DIR: 'data folder (DATA_DIR)',
+      STATIC_DIR: 'pages folder (STATIC_DIR)',
+      NETACLAW_SKILLS_DIR: 'skills folder (NETACLAW_SKILLS_DIR)',
+      code: 'code folder (with dist/ and node_modules/)',
+      'pkg/': 'policy package (pkg/)',
+      NETACLAW_CATALOG_FILE: 'catalog file (NETACLAW_CATALOG_FILE)',
+      NETACLAW_SEED_FILE: 'seed file (NETACLAW_SEED_FILE)',
+      DB_PATH: 'SQLite database file (DB_PATH)',
+    },
+    stateOther: 'state',
   },
   errorCodes: {
     root_contains_backend_state:

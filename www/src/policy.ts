@@ -26,7 +26,7 @@ import type {
   ToolRuntimeRoute,
   ToolSchema,
 } from '@netaclaw/tool-policy';
-import { locale } from './i18n';
+import { locale, t } from './i18n';
 import { errorSentence } from './errors';
 import { catalogNow } from './composables/useCatalog';
 import { channelFor } from './composables/useChannels';
@@ -44,6 +44,19 @@ export function L(group: LabelGroup, code: string | null | undefined): string {
   } catch {
     return code; // a code the package does not know: show it raw rather than invent a text
   }
+}
+
+/** A vocabulary of the package (`catalogInfo().vocabulary`). */
+export type VocabKind = keyof CatalogInfo['vocabulary'];
+
+/**
+ * The word of a value of a vocabulary the package has no label for (capability, visibility, execution
+ * mode, worker routing hint, crew role: the page's words, i18n.ts `vocab`), in the current locale; the
+ * value itself when the page has none.
+ */
+export function V(kind: VocabKind, code: string | null | undefined): string {
+  if (code == null || code === '') return '';
+  return t.value.vocab[kind]?.[code] ?? code;
 }
 
 export function manifestOf(name: string, catalog: ToolSchema[]): ToolManifest | null {

@@ -52,7 +52,7 @@ test('disabling bash for an agent shows disabled_by_agent, in zh-CN then en; sav
 
   // capability vision, memory on, a skill, crew master
   await page.getByTestId('agent-capability').click();
-  await pickOption(page, 'popper-agent-capability', 'vision');
+  await pickOption(page, 'popper-agent-capability', '视觉');
   await page.getByTestId('agent-memory').click();
   const skills = page.getByTestId('agent-skills');
   await skills.click();
@@ -93,7 +93,7 @@ test('disabling bash for an agent shows disabled_by_agent, in zh-CN then en; sav
   assert.deepEqual(tsTags.map((s) => s.trim()), ['base', 'planning', 'memory', 'vision']);
   assert.equal(await page.getByTestId('agent-toolsets-default').locator('input').isChecked(), false);
   await transferRight(page, ['bash']);
-  assert.equal((await page.getByTestId('agent-capability').innerText()).trim(), 'vision');
+  assert.equal((await page.getByTestId('agent-capability').innerText()).trim(), '视觉'); // vision, in the page's words
   assert.equal(await page.getByTestId('agent-memory').locator('input').isChecked(), true);
   assert.deepEqual((await page.getByTestId('agent-skills').locator('.el-tag').allInnerTexts()).map((s) => s.trim()), ['code-review']);
   assert.equal(await page.getByTestId('crew-master').locator('input').isChecked(), true);

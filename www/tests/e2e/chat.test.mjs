@@ -161,7 +161,10 @@ test('a master delegates: its sub-agent batch appears live with its stored route
   // the sub-agent was not offered bash (no shell in the session): the call port refuses it (L0)
   assert.equal((await bash.getByTestId('tool-card-denied').locator('.reason-tag').innerText()).trim(), zh('reasons', 'tool_not_offered'));
   assert.equal(await bash.locator('.reason-tag').count(), 1, 'the reason once on the card (not again on its route)');
-  assert.match(await done.getByTestId('batch-policy').innerText(), new RegExp(`roots=\\[${workspace.path}\\].*shell=false`, 's'));
+  const policy = done.getByTestId('batch-policy');
+  assert.deepEqual(JSON.parse(await policy.getAttribute('data-roots')), [workspace.path]);
+  assert.equal(await policy.getAttribute('data-allow-shell'), 'false');
+  assert.match(await policy.innerText(), new RegExp(`${workspace.path}.*Shell 不允许`, 's'));
 
   // the routes shown are the ones stored with the batch
   const info = await apiData('GET', `/admin/netaclaw/subagent/info?id=${batchId}`);

@@ -28,7 +28,7 @@ test('a tool registered by file is in the catalog, synced, shown on the tool pag
   const page = await open(browser.context, '/agent/tools');
   await toolRow(page).waitFor();
   assert.equal((await toolRow(page).locator('td.col-toolset').innerText()).trim(), 'vision');
-  assert.equal((await toolRow(page).locator('td.col-capability').innerText()).trim(), 'vision');
+  assert.equal(await toolRow(page).locator('td.col-capability [data-value]').getAttribute('data-value'), 'vision');
   assert.equal(await toolRow(page).getByTestId('orphan').count(), 0, 'a catalog tool, not an orphan');
   try {
     // governed: switched off globally on the page
@@ -37,7 +37,7 @@ test('a tool registered by file is in the catalog, synced, shown on the tool pag
     await toolRow(page).getByTestId('edit-tool').click();
     const drawer = page.getByTestId('tool-drawer');
     await drawer.getByTestId('drawer-profile').waitFor();
-    assert.match(await drawer.getByTestId('drawer-profile').innerText(), /main-process-proxy/);
+    assert.equal(await drawer.getByTestId('drawer-profile').locator('[data-worker-hint]').getAttribute('data-worker-hint'), 'main-process-proxy');
     await page.keyboard.press('Escape');
     await drawer.waitFor({ state: 'hidden' });
     // a sync keeps the admin's choice
@@ -63,7 +63,7 @@ test('Task 17: dropped with capability_mismatch on a text channel, given on a vi
     const page = await open(browser.context, `/agent/${agent.id}`);
     await droppedRow(page).waitFor();
     assert.equal((await droppedRow(page).locator('.reason-tag').innerText()).trim(), label('reasons', 'capability_mismatch', 'zh-CN'));
-    assert.match(await page.getByTestId('agent-channel-capability').innerText(), new RegExp(`text.*${text.name}`));
+    assert.match(await page.getByTestId('agent-channel-capability').innerText(), new RegExp(`文本.*${text.name}`));
     // 可用工具: the vision toolset brings vision_ocr
     await page.getByTestId('agent-disabled-transfer').getByTestId(`transfer-item-${OCR}`).waitFor();
     await page.getByTestId('backend-compare-btn').click();
@@ -72,7 +72,7 @@ test('Task 17: dropped with capability_mismatch on a text channel, given on a vi
 
     // the vision channel: injected; saved and seen by the backend
     await page.getByTestId('agent-channel').click();
-    await pickOption(page, 'popper-agent-channel', `${vision.name} · a-vision-model · vision`);
+    await pickOption(page, 'popper-agent-channel', `${vision.name} · a-vision-model · 视觉`);
     await page.getByTestId('injected-tools').locator(`[data-tool=${OCR}]`).waitFor();
     await page.getByTestId('agent-save').click();
     await page.locator('.el-message--success').first().waitFor();

@@ -22,7 +22,7 @@ test('the three pages open from the left menu', async () => {
   assert.ok(catalog.every((m) => rowNames.has(m.name)), 'every catalog tool has a row');
   assert.equal(toolRows, Math.min(all.length, 50));
   const bashRow = page.locator('[data-testid=tool-table] .el-table__body-wrapper tr.tool-row-bash');
-  await assert.doesNotReject(bashRow.getByText('local', { exact: true }).waitFor({ timeout: 5000 }));
+  await assert.doesNotReject(bashRow.locator('[data-worker-hint=local]').waitFor({ timeout: 5000 }));
 
   // Agent 列表 → 编辑
   await page.getByTestId('menu-agents').click();

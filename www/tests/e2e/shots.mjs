@@ -101,6 +101,10 @@ for (const lang of ['zh-CN', 'en']) {
       await page.getByTestId('chat-fields').getByTestId('field-cwd').fill('relative/dir');
       await page.getByTestId('chat-fields').locator('.el-form-item__error').waitFor();
       await shot(page, lang, '11-chat-cwd-error');
+      // a working directory the backend refuses: its own pages folder (root_contains_backend_state)
+      await page.getByTestId('chat-fields').getByTestId('field-cwd').fill(resolve(here, '..', '..', 'dist'));
+      await page.getByTestId('chat-fields-error').waitFor();
+      await shot(page, lang, '11b-chat-cwd-backend-state');
       await page.getByTestId('chat-fields').getByTestId('field-cwd').fill(workspace.path);
       await page.getByTestId('chat-fields').locator('.el-form-item__error').waitFor({ state: 'detached' });
       await send(page, MESSAGES.read);
@@ -217,6 +221,9 @@ for (const lang of ['zh-CN', 'en']) {
         page = await open(b.context, '/agent/tools', { lang });
         await page.locator('[data-testid=tool-table] tr.tool-row-bash').first().waitFor();
         await shot(page, lang, `${width}-tools`);
+        page = await open(b.context, '/agent/channels', { lang });
+        await page.locator('[data-testid=channel-table] .el-table__body-wrapper tr').first().waitFor();
+        await shot(page, lang, `${width}-channels`);
         page = await open(b.context, `/agent/${agent.id}`, { lang });
         await page.getByTestId('agent-disabled-transfer').getByTestId('transfer-item-bash').waitFor();
         await page.locator('[data-testid=preview-profile] tr.profile-row').first().waitFor();

@@ -160,15 +160,16 @@ test('editing human fields in the drawer: label, prompt hint, strategy, extra; s
   }
 });
 
-test('the 可关闭 column shows canDisable of every row', async () => {
+test('the 可关闭 flag shows canDisable of every row', async () => {
   const page = await open(browser.context, '/agent/tools');
   await row(page, 'todo').waitFor();
-  const header = page.locator('[data-testid=tool-table] .el-table__header-wrapper th.col-canDisable');
-  assert.equal((await header.innerText()).trim(), '可关闭');
+  // the yes/no flags share a column: 核心 / 可关闭
+  const header = page.locator('[data-testid=tool-table] .el-table__header-wrapper th.col-flags');
+  assert.match((await header.innerText()).trim(), /可关闭/);
   const all = await apiData('GET', '/admin/netaclaw/tool/all');
   for (const name of ['todo', 'clarify', 'bash', 'memory_save']) {
     const expected = all.find((r) => r.name === name).canDisable;
-    assert.equal(await row(page, name).locator('td.col-canDisable [data-value]').getAttribute('data-value'), String(expected), name);
+    assert.equal(await row(page, name).locator('td.col-flags .flag-canDisable').getAttribute('data-value'), String(expected), name);
   }
   assert.equal(all.find((r) => r.name === 'todo').canDisable, 0);
   assert.equal(all.find((r) => r.name === 'bash').canDisable, 1);
@@ -217,8 +218,10 @@ test('the filters: name, toolset, status, capability, and reset', async () => {
   await page.getByTestId('filter-reset').click();
   await page.getByTestId('filter-capability').click();
   const caps = await page.locator('.popper-filter-capability .el-select-dropdown__item').allInnerTexts();
-  assert.deepEqual(caps.map((s) => s.trim()), catalogInfo(catalog).vocabulary.capability);
-  await pickOption(page, 'popper-filter-capability', 'vision');
+  // labelled with the page's words (i18n.ts vocab.capability), in the package's order
+  const WORDS = { text: '文本', vision: '视觉', multimodal: '多模态' };
+  assert.deepEqual(caps.map((s) => s.trim()), catalogInfo(catalog).vocabulary.capability.map((c) => WORDS[c]));
+  await pickOption(page, 'popper-filter-capability', '视觉');
   await page.getByTestId('filter-search').click();
   await settle(all.filter((r) => r.capability === 'vision').map((r) => r.name));
   assert.deepEqual(browser.errors, []);

@@ -1,0 +1,111 @@
+// A working directory or workspace root the backend refuses (issue 25): the chat page says why, in the
+// page's language, naming the path — a relative path (under its field), a root that is, lies inside or
+// contains the backend's own state (`root_contains_backend_state`, the pages folder here) — and a
+// folder that does not exist yet is no refusal (the workspace is created on first use).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { api, apiData, assertLocalizedErrors, forFile, launch, open, scriptedChannel, uniqueName } from './helpers.mjs';
+
+const browser = forFile(launch);
+const channel = forFile(scriptedChannel);
+const here = dirname(fileURLToPath(import.meta.url));
+// the backend serves the pages just built (run.mjs: STATIC_DIR)
+const PAGES = resolve(here, '..', '..', 'dist');
+const REPO = resolve(here, '..', '..', '..');
+
+const cwdField = (page) => page.getByTestId('chat-fields').getByTestId('field-cwd');
+const fieldError = (page, i) => page.getByTestId('chat-fields').locator('.el-form-item').nth(i).locator('.el-form-item__error');
+
+async function chat(lang = 'zh-CN') {
+  const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('cwd'), toolsets: ['base'] });
+  const page = await open(browser.context, `/agent/chat?agent=${agent.id}`, { lang });
+  await page.getByTestId('chat-channel').waitFor();
+  await page.locator('[data-testid=chat-offered] [data-tool]').first().waitFor();
+  return { agent, page };
+}
+
+/** The refusal the chat page shows for `cwd` (the alert above the offered tools). */
+async function refusalOf(page, cwd) {
+  await cwdField(page).fill(cwd);
+  const alert = page.getByTestId('chat-fields-error');
+  await alert.waitFor();
+  // the sentence naming this path (not the one of the path before)
+  await page.waitForFunction(
+    (p) => [`「${p}」`, `“${p}”`].some((q) => document.querySelector('[data-testid=chat-fields-error]')?.textContent.includes(q)),
+    cwd,
+  );
+  return (await alert.innerText()).trim();
+}
+
+test('a relative working directory: the sentence under the field names the path', async () => {
+  const { page } = await chat();
+  await cwdField(page).fill('relative/dir');
+  await fieldError(page, 0).waitFor();
+  assert.equal((await fieldError(page, 0).innerText()).trim(), '「工作目录 (cwd)」必须是绝对路径（以 / 开头），「relative/dir」不是。');
+  await assertLocalizedErrors(page.getByTestId('chat-fields'), 'zh-CN', 'a relative cwd');
+  // in English
+  const en = (await chat('en')).page;
+  await cwdField(en).fill('relative/dir');
+  await fieldError(en, 0).waitFor();
+  assert.equal((await fieldError(en, 0).innerText()).trim(), '“Working directory (cwd)” must be an absolute path (starting with /); “relative/dir” is not.');
+  assert.deepEqual(browser.errors, []);
+});
+
+test('a relative extra workspace root: the sentence under the roots names it', async () => {
+  const { page } = await chat();
+  await cwdField(page).fill('/srv/app');
+  const roots = page.getByTestId('chat-fields').getByTestId('field-roots');
+  await roots.click();
+  await page.keyboard.type('rel/root');
+  await page.keyboard.press('Enter');
+  await fieldError(page, 1).waitFor();
+  assert.equal((await fieldError(page, 1).innerText()).trim(), '「额外 workspace roots」必须是绝对路径（以 / 开头），「rel/root」不是。');
+  await assertLocalizedErrors(page.getByTestId('chat-fields'), 'zh-CN', 'a relative root');
+  assert.deepEqual(browser.errors, []);
+});
+
+test('a root that is the backend\'s pages folder: root_contains_backend_state said as a sentence naming the path', async () => {
+  // what the backend answers (the page words it)
+  const { agent, page } = await chat();
+  const r = await api('POST', '/admin/netaclaw/tool/diagnostic', { agentId: agent.id, sessionCwd: PAGES });
+  assert.equal(r.status, 400);
+  assert.equal(r.body.error.code, 'root_contains_backend_state');
+  const text = await refusalOf(page, PAGES);
+  assert.equal(
+    text,
+    `工作区根目录「${PAGES}」就是后端自身的页面目录（STATIC_DIR）：工作区不能触及后端的数据、页面、代码或配置（含指向它们的符号链接）。请选择其他目录。`,
+  );
+  await assertLocalizedErrors(page.getByTestId('chat-session-card'), 'zh-CN', 'the pages folder as cwd');
+  const en = (await chat('en')).page;
+  assert.equal(
+    await refusalOf(en, PAGES),
+    `The workspace root “${PAGES}” is the backend's own pages folder (STATIC_DIR): a workspace may not reach the backend's data, pages, code or configuration (symlinks to them included). Choose another folder.`,
+  );
+  assert.deepEqual(browser.errors, []);
+});
+
+test('a root inside the pages folder, and one containing it: each relation in its own words', async () => {
+  const { page } = await chat();
+  const inside = join(PAGES, 'assets');
+  assert.equal(await refusalOf(page, inside), `工作区根目录「${inside}」位于后端自身的页面目录（STATIC_DIR）之内：工作区不能触及后端的数据、页面、代码或配置（含指向它们的符号链接）。请选择其他目录。`);
+  const text = await refusalOf(page, REPO);
+  assert.match(text, new RegExp(`^工作区根目录「${REPO}」包含后端自身的.+：工作区不能触及后端的数据、页面、代码或配置`));
+  await assertLocalizedErrors(page.getByTestId('chat-session-card'), 'zh-CN', 'a root containing the backend');
+  assert.deepEqual(browser.errors, []);
+});
+
+test('a folder that does not exist yet is no refusal: nothing is shown, the tools are offered', async () => {
+  const { agent, page } = await chat();
+  const missing = `/tmp/${uniqueName('not-yet')}/work`;
+  const r = await api('POST', '/admin/netaclaw/tool/diagnostic', { agentId: agent.id, sessionCwd: missing });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  await cwdField(page).fill('relative/dir');
+  await fieldError(page, 0).waitFor();
+  await cwdField(page).fill(missing);
+  await fieldError(page, 0).waitFor({ state: 'detached' });
+  assert.equal(await page.getByTestId('chat-fields-error').count(), 0);
+  await page.locator('[data-testid=chat-offered] [data-tool]').first().waitFor();
+  assert.deepEqual(browser.errors, []);
+});
