@@ -180,6 +180,13 @@ for (const lang of ['zh-CN', 'en']) {
       await panel.locator('[data-testid=chat-escalation][data-status=resolved]').waitFor();
       await shot(page, lang, '23-chat-escalation-resolved');
       const panelAddress = page.url().slice(page.url().indexOf('#') + 1);
+      // the agent's question (clarify): the turn waits, the message box asks for the answer
+      const asking = await chat();
+      await asking.getByTestId('chat-fields').getByTestId('field-cwd').fill(workspace.path);
+      await send(asking, MESSAGES.clarify);
+      await asking.getByTestId('chat-pending-question').waitFor();
+      await shot(asking, lang, '28-chat-question');
+      await asking.close();
       // Tool 管理 → MCP 服务器: the SDK-built demo server connected, an unreachable one failed; the dialog
       const demo = await apiData('POST', '/admin/netaclaw/mcp/add', {
         name: `demo-${lang === 'en' ? 'en' : 'zh'}`,
