@@ -177,6 +177,9 @@ function defineTests(backend) {
     };
     writeSkill('review', '---\nname: review\ndescription: "Reviews a change for bugs and style."\n---\n# Review\nSteps…\n');
     writeSkill('deploy', '# Deploy\n\nShips the build to staging, then to production.\n');
+    // a SKILL.md that is a FIFO: listed by its name, and the prompt does not wait on it
+    require('node:fs').mkdirSync(require('node:path').join(skillsDir, 'fifo'));
+    require('node:child_process').execFileSync('mkfifo', [require('node:path').join(skillsDir, 'fifo', 'SKILL.md')]);
     await withServer({ ...db.env, NETACLAW_SKILLS_DIR: skillsDir }, async s => {
       const noChannel = (await ok(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { agent: { name: 'p' } })).body.data;
       assert.equal(noChannel.channel, null);
@@ -197,7 +200,7 @@ function defineTests(backend) {
       assert.match(missing.body.error.message, /model channel 999/);
 
       const session = { sessionCwd: '/work/proj/./src/..', workspaceRoots: ['/data//sets/'], shellPermitted: true, writePermitted: false };
-      const p = (await ok(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { agent: { name: 'p', skills: ['review', 'deploy', '../etc'] }, ...session })).body.data;
+      const p = (await ok(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { agent: { name: 'p', skills: ['review', 'deploy', '../etc', 'fifo'] }, ...session })).body.data;
       const layer = key => p.layers.find(l => l.key === key).content;
       assert.equal(
         layer('session'),
@@ -218,6 +221,7 @@ function defineTests(backend) {
           '- review: Reviews a change for bugs and style.',
           '- deploy: Ships the build to staging, then to production.',
           '- ../etc',
+          '- fifo',
           `Builtin tools a skill may use: ${p.builtinToolNames.join(', ')}`,
         ].join('\n')
       );

@@ -131,6 +131,18 @@ describe('a turn outlives its page', () => {
     assert.equal(t.final.code, 'cancelled', 'the end event is kept apart');
   });
 
+  test('a progress row keeps the events that fit in its byte bound, and all of them below it', () => {
+    const { prefixWithin } = dist('gateway/progress.js');
+    const big = 'x'.repeat(1000);
+    const events = [0, 1, 2, 3].map(i => ({ type: 'tool-result', sessionId: 1, batchId: null, id: `c${i}`, name: 'read_file', arguments: {}, decision: 'worker-local', reason: null, ok: true, output: big, durationMs: 1 }));
+    assert.equal(prefixWithin(events, 1_000_000), null, 'under the bound: all of them');
+    const kept = prefixWithin(events, 2500);
+    assert.deepEqual(kept.map(e => e.id), ['c0', 'c1'], 'the events that fit, in order');
+    assert.ok(Buffer.byteLength(JSON.stringify(kept)) <= 2500);
+    events[0].output = 'changed';
+    assert.equal(kept[0].output, big, 'a copy: the turn going on does not change what was kept');
+  });
+
   test('a follower on another instance gets what the progress row has more: the growth of the last delta, the new events', () => {
     const { sendNew } = dist('gateway/progress.js');
     const sent = [];

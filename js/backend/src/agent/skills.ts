@@ -4,6 +4,7 @@
  * matter, or else its first line of text. A name that is not a plain folder name, a folder that is not
  * inside the skills folder (symlinks included) or a skill without `SKILL.md` is listed by its name only.
  */
+import { constants as fsConstants } from 'fs';
 import * as fs from 'fs/promises';
 import * as path from 'path';
 import { SKILLS_DIR } from '../settings';
@@ -39,9 +40,12 @@ export function describeSkill(text: string): string | null {
   return null;
 }
 
+/** The first HEAD_BYTES of a regular file (never waits on a FIFO or a device; a symlink is refused). */
 async function readHead(file: string): Promise<string> {
-  const h = await fs.open(file, 'r');
+  const { O_RDONLY, O_NONBLOCK, O_NOFOLLOW } = fsConstants;
+  const h = await fs.open(file, O_RDONLY | O_NONBLOCK | O_NOFOLLOW);
   try {
+    if (!(await h.stat()).isFile()) throw new Error(`${file} is not a regular file`);
     const buf = Buffer.alloc(HEAD_BYTES);
     const { bytesRead } = await h.read(buf, 0, HEAD_BYTES, 0);
     return buf.subarray(0, bytesRead).toString('utf8');

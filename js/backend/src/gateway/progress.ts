@@ -25,6 +25,28 @@ import type { LiveTurn } from './turns';
 export const TURN_PROGRESS_MS = 300;
 export const TURN_PROGRESS_KEEP_MS = 60 * 60 * 1000;
 export const CANCEL_CHECK_MS = 1000;
+/**
+ * The most JSON a progress row's events take (a turn's kept events are bounded in count and text, not in the
+ * size of tool results): past it the row keeps the events that fit, frozen, and says `truncated`.
+ */
+export const TURN_PROGRESS_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The events of a progress row: all of them while their JSON fits in `maxBytes`, else null — the caller
+ * then keeps `prefixWithin`'s events, once, for the rest of the turn (a row only grows, for its followers).
+ */
+export function prefixWithin(events: readonly ChatEvent[], maxBytes: number): ChatEvent[] | null {
+  if (Buffer.byteLength(JSON.stringify(events), 'utf8') <= maxBytes) return null;
+  let bytes = 2;
+  let n = 0;
+  for (const e of events) {
+    const b = Buffer.byteLength(JSON.stringify(e), 'utf8') + 1;
+    if (bytes + b > maxBytes) break;
+    bytes += b;
+    n++;
+  }
+  return JSON.parse(JSON.stringify(events.slice(0, n))) as ChatEvent[];
+}
 /** A followed turn whose claim is gone without an end written: given up after this long. */
 const LOST_AFTER_MS = 3000;
 
@@ -35,6 +57,8 @@ interface Writer {
   last: number;
   chain: Promise<void>;
   written: boolean;
+  /** The events kept once the row reached TURN_PROGRESS_MAX_BYTES (then only the end is written). */
+  frozen?: ChatEvent[];
 }
 
 /**
@@ -103,9 +127,10 @@ export class TurnProgressService {
     const now = Date.now();
     w.last = now;
     // the JSON columns take the events as they are (TypeORM's partial type reads into their union)
+    w.frozen ??= prefixWithin(turn.events, TURN_PROGRESS_MAX_BYTES) ?? undefined;
     const values: QueryDeepPartialEntity<NetaClawTurnProgressEntity> = {
-      events: [...turn.events] as QueryDeepPartialEntity<ChatEvent>[],
-      truncated: turn.truncated,
+      events: (w.frozen ?? [...turn.events]) as QueryDeepPartialEntity<ChatEvent>[],
+      truncated: turn.truncated || w.frozen !== undefined,
       endEvent: (turn.ended ? turn.final : null) as QueryDeepPartialEntity<ChatEvent> | null,
       writeTime: now,
       endTime: turn.ended ? now : null,
