@@ -1,3 +1,3 @@
-// Types of the CommonJS entry (`require`): wasm-bindgen's nodejs glue.
+// Types of the Node entries (`require`: wasm-bindgen's nodejs glue; `import`: index.cjs, the same module).
 /// <reference path="./dispose.d.ts" />
 export * from './node/netaclaw_tool_policy';

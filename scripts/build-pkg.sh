@@ -3,7 +3,7 @@
 # `--target nodejs` (the CommonJS glue, pkg/node/) and `--target web` (the browser and bundler glue,
 # pkg/web/) on that same file, then binaryen's wasm-opt (scripts/wasm-opt.sh, the one place of its flags) on the
 # module, which both glues then load: the same bytes are placed beside each glue. Nothing generated is
-# edited. The entries (pkg/browser.mjs, pkg/index.mjs) and types (pkg/*.d.ts, pkg/*.d.mts) are
+# edited. The entries (pkg/browser.mjs, pkg/index.cjs) and types (pkg/*.d.ts, pkg/*.d.mts) are
 # hand-kept files that import the glue. Prints the module's size.
 set -euo pipefail
 cd "$(dirname "$0")/.."

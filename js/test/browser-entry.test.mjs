@@ -84,7 +84,7 @@ test('a first visit importing pkg/browser.mjs: the entry, the glue and the .wasm
 test('the packed package holds the entries and one module, beside each glue, the same bytes', () => {
   const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: join(ROOT, 'pkg'), encoding: 'utf8' }));
   const files = packed.files.map((f) => f.path);
-  for (const entry of ['browser.mjs', 'index.mjs', 'node/netaclaw_tool_policy.js', 'web/netaclaw_tool_policy.js']) assert.ok(files.includes(entry), `${entry} in ${files.join(', ')}`);
+  for (const entry of ['browser.mjs', 'index.cjs', 'node/netaclaw_tool_policy.js', 'web/netaclaw_tool_policy.js']) assert.ok(files.includes(entry), `${entry} in ${files.join(', ')}`);
   const wasms = files.filter((f) => f.endsWith('.wasm')).sort();
   assert.deepEqual(wasms, ['node/netaclaw_tool_policy_bg.wasm', 'web/netaclaw_tool_policy_bg.wasm']);
   assert.ok(readFileSync(join(ROOT, 'pkg', wasms[0])).equals(readFileSync(join(ROOT, 'pkg', wasms[1]))), 'the two copies differ');

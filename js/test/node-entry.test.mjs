@@ -1,4 +1,4 @@
-// The Node ES module entry (pkg/index.mjs, hand-kept): the CommonJS entry's exports, named and as the
+// The Node `import` entry (pkg/index.cjs, hand-kept): the CommonJS entry's exports, named and as the
 // default export, so that `import` and `require` in one process share one instance and one set of
 // classes, whichever loads first.
 import test from 'node:test';

@@ -99,7 +99,7 @@ console.log(JSON.stringify({ ...${PROBE('p')}, shared: whole === required && p.T
   });
   assert.deepEqual(JSON.parse(sh(process.execPath, ['main.js'], cjs)), expected);
   assert.equal(sh(join(cjs, 'node_modules/.bin/tool-policy'), ['--version'], cjs).trim(), policy.version());
-  const types = ['LICENSE', 'README.md', 'index.d.ts', 'index.d.mts', 'browser.d.mts'].filter((f) => !existsSync(join(cjs, 'node_modules/@netaclaw/tool-policy', f)));
+  const types = ['LICENSE', 'README.md', 'index.d.ts', 'browser.d.mts'].filter((f) => !existsSync(join(cjs, 'node_modules/@netaclaw/tool-policy', f)));
   assert.deepEqual(types, [], 'files missing from the installed package');
 });
 

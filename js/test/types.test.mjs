@@ -13,9 +13,10 @@ import { check, describe, literalsOf, readDeclarations } from './lib/dts.mjs';
 
 const require = createRequire(import.meta.url);
 const entry = require.resolve('@netaclaw/tool-policy');
-const dtsPath = entry.replace(/\.js$/, '.d.ts');
-const decls = readDeclarations(dtsPath);
 const pkgDir = dirname(require.resolve('@netaclaw/tool-policy/package.json'));
+// The Node entry (index.cjs) hands out the nodejs glue: its declarations are the glue's.
+const dtsPath = join(pkgDir, 'node', 'netaclaw_tool_policy.d.ts');
+const decls = readDeclarations(dtsPath);
 const pkgJson = require('@netaclaw/tool-policy/package.json');
 
 const { vectors: entries, loadError } = loadVectorsForTests();
@@ -39,6 +40,8 @@ function paramProblems(params, args, where) {
 
 test('the package types point at the declarations of the Node build, which declare every export', () => {
   assert.equal(pkgJson.types, './index.d.ts');
+  assert.equal(entry, join(pkgDir, 'index.cjs'));
+  assert.deepEqual(pkgJson.exports['.'].node, { types: './index.d.ts', default: './index.cjs' });
   assert.match(readFileSync(join(pkgDir, 'index.d.ts'), 'utf8'), /export \* from '\.\/node\/netaclaw_tool_policy'/);
   // Declared functions are exactly the runtime's exported functions, which include SPEC §5/§7.
   const cjs = require('@netaclaw/tool-policy');
