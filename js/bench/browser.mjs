@@ -1,43 +1,49 @@
 // The Node benchmark in headless Chromium: the same suite (suite.mjs) on the browser build
 // (pkg/browser.mjs), served from a small static server on 127.0.0.1, the cold start (import +
-// instantiate) and first visits in fresh browser contexts. Uses Debian's /usr/bin/chromium through
-// playwright-core, and www's Vite to bundle a page the way www is built. Files are served as the backend
-// serves the built pages (js/backend's compiled PageFiles, dist/pagefiles.js: gzip when accepted).
-// scripts/bench.sh builds js/backend first.
+// instantiate) and first visits in fresh browser contexts. Uses Debian's /usr/bin/chromium, through
+// playwright-core for the suite, the cold start and the first visits with a DevTools client on the page,
+// and over its DevTools pipe at the browser level only for the first visits without one
+// (bare-chromium.mjs); www's Vite bundles a page the way www is built. Files are served, from a process of
+// their own (visit-server.mjs), as the backend serves the built pages (js/backend's compiled PageFiles,
+// dist/pagefiles.js: gzip when accepted). scripts/bench.sh builds js/backend first.
 // Usage: node bench/browser.mjs [--inputs target/bench/inputs.json] [--out file.json]
 //        [--cold-runs 15] [--visit-runs 61]
+import { fork } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
+import { launchBareChromium } from './bare-chromium.mjs';
 import { arg, inputsPath, repo, writeResult } from './cli.mjs';
 import { median } from './suite.mjs';
 
-/** The backend's page files (gzipped once, from memory), so the bench serves the pages as the backend does. */
-function backendPageFiles() {
-  const file = path.join(repo, 'js', 'backend', 'dist', 'pagefiles.js');
-  if (!fs.existsSync(file)) throw new Error('browser bench: js/backend/dist/pagefiles.js is missing; run npm --prefix js/backend run build');
-  return createRequire(import.meta.url)(file).PageFiles;
-}
-const PageFiles = backendPageFiles();
-
 const coldRuns = Number(arg('cold-runs', '15'));
 const visitRuns = Number(arg('visit-runs', '61'));
+// A pause before each visit, in ms, so that the last visit's context and renderer are gone and the
+// browser is idle when the next one starts, as it is when a user opens a page.
+const visitPauseMs = Number(arg('visit-pause', '250'));
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const TYPES = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
 const WASM = '/pkg/web/netaclaw_tool_policy_bg.wasm';
 
+/**
+ * What every visit page's module does last: posts its figures to the file server (in ms from navigation
+ * start: the module ready, its first call, the start of the page's first request after the HTML, when
+ * the page's module started running or null) with the visit's id (the query string) and whether the page
+ * was hidden. They are read before the post, which is no request of theirs.
+ */
+const REPORT = `navigator.sendBeacon('/visit-report', JSON.stringify({ id: location.search.slice(1), hidden: document.hidden, figures: [...window.__visit, Math.min(...performance.getEntriesByType('resource').map((e) => e.startTime)), window.__moduleStart ?? null] }));`;
 /** What a visit page's module does once the package is there: the module ready, then its first call. */
 const BODY = `p.version();
 const ready = performance.now();
 p.runtimeDiagnostic({});
-window.__visit = [ready, performance.now() - ready];`;
-const EMPTY_BODY = 'window.__visit = [performance.now(), 0];';
+window.__visit = [ready, performance.now() - ready];
+${REPORT}`;
+const EMPTY_BODY = `window.__visit = [performance.now(), 0];
+${REPORT}`;
 
 /** The preload hint of the `.wasm` that www/index.html carries, as written there. */
 function wwwPreload() {
@@ -98,7 +104,8 @@ async function buildBundledPages() {
       `const bytes = await (await fetch(new URL('${href}', import.meta.url))).arrayBuffer();
 const ready = performance.now();
 await WebAssembly.compile(bytes);
-window.__visit = [ready, performance.now() - ready];`,
+window.__visit = [ready, performance.now() - ready];
+${REPORT}`,
     ],
   };
   // Each chunk first notes when it starts running (`start.js`, bundled ahead of the rest).
@@ -130,50 +137,68 @@ window.__visit = [ready, performance.now() - ready];`,
   return { dir, outDir };
 }
 
-/** Serves pkg/, js/bench/, the inputs file, the unbundled visit pages and the bundled pages (under /vite/),
- * cross-origin isolated (finer `performance.now()`), every file from memory once read: a first visit
- * then measures the browser, not this server's disk reads. The files are answered by the backend's
- * PageFiles, as the backend answers the built pages: gzip when the request accepts it, compressed once. */
-function serve(pages, bundledDir, sent) {
-  const cache = new Map();
-  const files = new PageFiles();
-  const server = http.createServer(async (req, res) => {
-    const pathname = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname);
-    const headers = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp', 'Cache-Control': 'no-store' };
-    if (pathname === '/') {
-      res.writeHead(200, { ...headers, 'Content-Type': 'text/html' });
-      res.end('<!doctype html><meta charset="utf-8"><title>bench</title>');
-      return;
-    }
-    if (Object.hasOwn(pages, pathname)) {
-      res.writeHead(200, { ...headers, 'Content-Type': pages[pathname].type });
-      res.end(pages[pathname].body);
-      return;
-    }
-    let file = null;
-    if (pathname === '/inputs.json') file = inputsPath;
-    else if (pathname.startsWith('/pkg/') || pathname.startsWith('/js/bench/')) file = path.join(repo, pathname);
-    else if (pathname.startsWith('/vite/')) file = path.join(bundledDir, pathname.slice('/vite/'.length));
-    const inside = file && (file === inputsPath || [repo, bundledDir].some((root) => path.resolve(file).startsWith(root + path.sep)));
-    if (!inside || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
-      res.writeHead(404, headers);
-      res.end();
-      return;
-    }
-    const type = { 'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream' };
-    const answer = await files.answer(file, req.headers);
-    if (answer) {
-      // What the bundled pages' .wasm went as: its size and the bytes sent.
-      if (answer.body && pathname.startsWith('/vite/') && file.endsWith('.wasm')) sent.wasm = { raw: fs.statSync(file).size, sent: answer.body.length, encoding: answer.headers['Content-Encoding'] ?? 'identity' };
-      res.writeHead(answer.status, { ...headers, ...answer.headers, ...(answer.body ? type : {}) });
-      res.end(answer.body ?? undefined);
-      return;
-    }
-    if (!cache.has(file)) cache.set(file, fs.readFileSync(file));
-    res.writeHead(200, { ...headers, ...type });
-    res.end(cache.get(file));
+/**
+ * Starts the file server (visit-server.mjs) in a process of its own. Answers its origin, `reports` (a
+ * visit id's report, as it arrives), `sent()` (what the bundled pages' .wasm went as) and `close()`.
+ */
+async function startServer(pages, bundledDir) {
+  const configFile = path.join(bundledDir, '..', 'server.json');
+  fs.writeFileSync(configFile, JSON.stringify({ repo, inputsPath, bundledDir, pages }));
+  const child = fork(new URL('./visit-server.mjs', import.meta.url), [configFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const waiting = new Map();
+  const arrived = new Map();
+  let onSent = null;
+  let failed = null;
+  const port = await new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`browser bench: the file server exited (${code})`)));
+    child.on('message', (m) => {
+      if (m.port) resolve(m.port);
+      else if (m.sent) onSent?.(m.sent);
+      else if (m.error) failed = new Error(`browser bench: ${m.error}`);
+      else if (m.report) {
+        const w = waiting.get(m.report.id);
+        if (w) {
+          waiting.delete(m.report.id);
+          w(m.report);
+        } else arrived.set(m.report.id, m.report);
+      }
+    });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    /** The report of visit `id`, within 60 s. */
+    report(id) {
+      if (failed) return Promise.reject(failed);
+      if (arrived.has(id)) {
+        const r = arrived.get(id);
+        arrived.delete(id);
+        return Promise.resolve(r);
+      }
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`browser bench: no report of visit ${id} within 60 s`)), 60_000);
+        waiting.set(id, (r) => {
+          clearTimeout(timer);
+          resolve(r);
+        });
+      });
+    },
+    sent() {
+      return new Promise((resolve) => {
+        onSent = resolve;
+        child.send({ sent: true });
+      });
+    },
+    close() {
+      child.kill();
+    },
+  };
+}
+
+let visitCount = 0;
+/** The figures of a visit's report, in ns: [ready, first call, first request start, module start (NaN when not noted)]. */
+function figures(report) {
+  if (report.hidden) throw new Error(`browser bench: visit ${report.id} ran in a hidden page`);
+  return report.figures.map((x) => (x === null ? NaN : x * 1e6));
 }
 
 /**
@@ -186,7 +211,7 @@ async function firstVisit(browser, url) {
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
-    await page.goto(url);
+    await page.goto(`${url}?devtools${++visitCount}`);
     await page.waitForFunction(() => window.__visit);
     const [ready, first, start, moduleStart] = await page.evaluate(() => [...window.__visit, Math.min(...performance.getEntriesByType('resource').map((e) => e.startTime)), window.__moduleStart ?? NaN]);
     return [ready * 1e6, first * 1e6, start * 1e6, moduleStart * 1e6];
@@ -195,13 +220,30 @@ async function firstVisit(browser, url) {
   }
 }
 
+/**
+ * Opens `url` in a fresh browser context of the bare Chromium (no DevTools session on the page) and
+ * answers the figures the page reports, as firstVisit does.
+ */
+async function bareVisit(bare, server, url) {
+  const id = `bare${++visitCount}`;
+  const report = server.report(id);
+  const { browserContextId } = await bare.send('Target.createBrowserContext');
+  try {
+    await bare.send('Target.createTarget', { url: `${url}?${id}`, browserContextId });
+    return figures(await report);
+  } finally {
+    await bare.send('Target.disposeBrowserContext', { browserContextId });
+  }
+}
+
 const bundled = await buildBundledPages();
 const pages = unbundledFiles();
-const sent = {};
-const server = await serve(pages, bundled.outDir, sent);
-const origin = `http://127.0.0.1:${server.address().port}`;
+const server = await startServer(pages, bundled.outDir);
+const { origin } = server;
 const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+let bare = null;
 try {
+  bare = await launchBareChromium(CHROMIUM, ARGS);
   // Cold start: a fresh context (empty cache) per run; import + instantiate, then the first call.
   const ready = [];
   const first = [];
@@ -223,31 +265,55 @@ try {
     await context.close();
   }
 
-  // First visits, to the module ready, then its first call: a fresh context
-  // (empty cache) per visit; in each round one visit of every page, in turn, the order reversed every
-  // other round, so that a page's figure and its floor's are taken side by side.
+  // First visits, to the module ready, then its first call: a fresh context (empty cache) per visit,
+  // in the bare Chromium (no DevTools session on the page: the figures judged) and through Playwright
+  // (its session on the page, as the previous builds were measured). In each round one visit of every
+  // page in each browser, in turn, the order reversed every other round, so that a page's figure and
+  // its floor's are taken side by side.
   const kinds = { plain: '/visit.html', hints: '/visit-hints.html', bundled: '/vite/visit.html', empty: '/vite/empty.html', request: '/vite/request.html' };
-  const visits = Object.fromEntries(Object.keys(kinds).map((k) => [k, { ready: [], first: [], fromStart: [], inModule: [] }]));
+  const methods = {
+    bare: (url) => bareVisit(bare, server, url),
+    devtools: (url) => firstVisit(browser, url),
+  };
+  const visits = Object.fromEntries(Object.keys(methods).map((m) => [m, Object.fromEntries(Object.keys(kinds).map((k) => [k, { ready: [], first: [], fromStart: [], inModule: [] }]))]));
   const loadavg = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
   const visitLoad = { start: loadavg() };
   for (let i = 0; i < visitRuns; i++) {
-    const order = Object.keys(kinds);
-    if (i % 2) order.reverse();
-    for (const kind of order) {
-      const [ready, first, start, moduleStart] = await firstVisit(browser, `${origin}${kinds[kind]}`);
-      visits[kind].ready.push(ready);
-      visits[kind].first.push(first);
-      visits[kind].fromStart.push(ready - start);
-      visits[kind].inModule.push(ready - moduleStart);
+    for (const [method, visit] of i % 2 ? Object.entries(methods).reverse() : Object.entries(methods)) {
+      const order = Object.keys(kinds);
+      if (i % 2) order.reverse();
+      for (const kind of order) {
+        await new Promise((resolve) => setTimeout(resolve, visitPauseMs));
+        const [ready, first, start, moduleStart] = await visit(`${origin}${kinds[kind]}`);
+        const v = visits[method][kind];
+        v.ready.push(ready);
+        v.first.push(first);
+        v.fromStart.push(ready - start);
+        v.inModule.push(ready - moduleStart);
+      }
     }
   }
   visitLoad.end = loadavg();
   /** `a` less `b` visit by visit (the same round), its median: from navigation start, and from the
    * start of each page's first request. */
-  const less = (a, b) => ({
-    readyNs: median(visits[a].ready.map((r, i) => r - visits[b].ready[i])),
-    fromStartNs: median(visits[a].fromStart.map((r, i) => r - visits[b].fromStart[i])),
+  const less = (of, a, b) => ({
+    readyNs: median(of[a].ready.map((r, i) => r - of[b].ready[i])),
+    fromStartNs: median(of[a].fromStart.map((r, i) => r - of[b].fromStart[i])),
     runs: visitRuns,
+  });
+  /** One method's figures: medians per page, every visit, the module's own cost and the floors. */
+  const summary = (of) => ({
+    // From navigation start, from the page's first request, and (bundled pages) from its module's start.
+    visit: Object.fromEntries(
+      Object.entries(of).map(([k, v]) => [k, { readyNs: median(v.ready), fromStartNs: median(v.fromStart), ...(v.inModule.every(Number.isFinite) ? { inModuleNs: median(v.inModule) } : {}), firstCallNs: median(v.first), runs: visitRuns }]),
+    ),
+    // Every visit, in ms, round by round: [ready, from the page's first request, from its module's start].
+    visitSamples: Object.fromEntries(Object.entries(of).map(([k, v]) => [k, v.ready.map((r, i) => [r, v.fromStart[i], v.inModule[i]].map((x) => (Number.isNaN(x) ? null : +(x / 1e6).toFixed(2))))])),
+    // The module's own cost: each visit less the empty page's visit of the same round, the median.
+    moduleOnly: { plain: less(of, 'plain', 'empty'), hints: less(of, 'hints', 'empty'), bundled: less(of, 'bundled', 'empty') },
+    // The floors beside it: the .wasm's preloaded request beside the page's module in a fresh context
+    // (the page reading it less the empty page), and compiling those bytes.
+    floors: { request: less(of, 'request', 'empty'), compile: { readyNs: median(of.request.first), runs: visitRuns } },
   });
 
   const context = await browser.newContext();
@@ -259,30 +325,27 @@ try {
     const inputs = await (await fetch('/inputs.json')).json();
     return { isolated: self.crossOriginIsolated, ...runSuite(policy, inputs, () => performance.now() * 1e6) };
   });
+  const product = (v) => v.replace(/^(Headless)?Chrome\//, '');
+  if (product(bare.product) !== browser.version()) throw new Error(`browser bench: the bare Chromium is ${bare.product}, Playwright's ${browser.version()}`);
   const result = {
     runtime: `Chromium ${browser.version()} (headless)`,
     timerIsolated: suite.isolated,
     cold: { import: { readyNs: median(ready), firstCallNs: median(first), runs: coldRuns } },
-    // The machine's load average (1, 5, 15 min) before and after the visits.
+    // The machine's load average (1, 5, 15 min) before and after the visits, and the pause before each.
     visitLoad,
+    visitPauseMs,
     // The bundled pages' .wasm as served (as the backend serves it): its size, the bytes sent, their encoding.
-    served: sent,
-    // From navigation start, from the page's first request, and (bundled pages) from its module's start.
-    visit: Object.fromEntries(
-      Object.entries(visits).map(([k, v]) => [k, { readyNs: median(v.ready), fromStartNs: median(v.fromStart), ...(v.inModule.every(Number.isFinite) ? { inModuleNs: median(v.inModule) } : {}), firstCallNs: median(v.first), runs: visitRuns }]),
-    ),
-    // Every visit, in ms, round by round: [ready, from the page's first request, from its module's start].
-    visitSamples: Object.fromEntries(Object.entries(visits).map(([k, v]) => [k, v.ready.map((r, i) => [r, v.fromStart[i], v.inModule[i]].map((x) => (Number.isNaN(x) ? null : +(x / 1e6).toFixed(2))))])),
-    // The module's own cost: each visit less the empty page's visit of the same round, the median.
-    moduleOnly: { plain: less('plain', 'empty'), hints: less('hints', 'empty'), bundled: less('bundled', 'empty') },
-    // The floors beside it: the .wasm's preloaded request beside the page's module in a fresh context
-    // (the page reading it less the empty page), and compiling those bytes.
-    floors: { request: less('request', 'empty'), compile: { readyNs: median(visits.request.first), runs: visitRuns } },
+    served: await server.sent(),
+    // The first visits without a DevTools session on the page (judged) ...
+    ...summary(visits.bare),
+    // ... and with Playwright's, as the previous builds were measured.
+    devtools: summary(visits.devtools),
     cases: suite.cases,
     checks: suite.checks,
   };
   writeResult(result);
 } finally {
+  await bare?.close();
   await browser.close();
   server.close();
   fs.rmSync(bundled.dir, { recursive: true, force: true });

@@ -35,14 +35,14 @@ const t1 = process.hrtime.bigint();
 p.runtimeDiagnostic({});
 const t2 = process.hrtime.bigint();
 console.log(JSON.stringify([Number(t1 - t0), Number(t2 - t1)]));`,
-  // The floors of \`import\`: an empty ES module, and one that reads the package's \`.wasm\` with \`fs\` and
-  // compiles it, as the package's ES entry does before it instantiates.
+  // The floors of \`import\`: an empty CommonJS file (the package's entry and Cedar's are CommonJS), and one
+  // that reads the package's \`.wasm\` with \`fs\` and compiles it, as the package's glue does before it instantiates.
   emptyImport: `const t0 = process.hrtime.bigint();
-await import(${JSON.stringify(floorUrl('empty.mjs'))});
+await import(${JSON.stringify(floorUrl('empty.cjs'))});
 const t1 = process.hrtime.bigint();
 console.log(JSON.stringify([Number(t1 - t0), 0]));`,
   wasmImport: `const t0 = process.hrtime.bigint();
-await import(${JSON.stringify(floorUrl('compile-wasm.mjs'))});
+await import(${JSON.stringify(floorUrl('compile-wasm.cjs'))});
 const t1 = process.hrtime.bigint();
 console.log(JSON.stringify([Number(t1 - t0), 0]));`,
   cedarRequire: `const t0 = process.hrtime.bigint();
