@@ -7,7 +7,7 @@
 // their own (visit-server.mjs), as the backend serves the built pages (js/backend's compiled PageFiles,
 // dist/pagefiles.js: gzip when accepted). scripts/bench.sh builds js/backend first.
 // Usage: node bench/browser.mjs [--inputs target/bench/inputs.json] [--out file.json]
-//        [--cold-runs 15] [--visit-runs 61]
+//        [--cold-runs 15] [--visit-runs 61] [--visit-pause 250]
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -138,15 +138,16 @@ ${REPORT}`,
 }
 
 /**
- * Starts the file server (visit-server.mjs) in a process of its own. Answers its origin, `reports` (a
- * visit id's report, as it arrives), `sent()` (what the bundled pages' .wasm went as) and `close()`.
+ * Starts the file server (visit-server.mjs) in a process of its own. Answers its origin, `report(id)`
+ * (the report of a visit, once it arrives: asked for before the visit starts; a report nobody asked
+ * for, such as a Playwright visit's, is dropped), `sent()` (what the bundled pages' .wasm went as) and
+ * `close()`.
  */
 async function startServer(pages, bundledDir) {
   const configFile = path.join(bundledDir, '..', 'server.json');
   fs.writeFileSync(configFile, JSON.stringify({ repo, inputsPath, bundledDir, pages }));
   const child = fork(new URL('./visit-server.mjs', import.meta.url), [configFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const waiting = new Map();
-  const arrived = new Map();
   let onSent = null;
   let failed = null;
   const port = await new Promise((resolve, reject) => {
@@ -157,10 +158,8 @@ async function startServer(pages, bundledDir) {
       else if (m.error) failed = new Error(`browser bench: ${m.error}`);
       else if (m.report) {
         const w = waiting.get(m.report.id);
-        if (w) {
-          waiting.delete(m.report.id);
-          w(m.report);
-        } else arrived.set(m.report.id, m.report);
+        waiting.delete(m.report.id);
+        w?.(m.report);
       }
     });
   });
@@ -169,11 +168,6 @@ async function startServer(pages, bundledDir) {
     /** The report of visit `id`, within 60 s. */
     report(id) {
       if (failed) return Promise.reject(failed);
-      if (arrived.has(id)) {
-        const r = arrived.get(id);
-        arrived.delete(id);
-        return Promise.resolve(r);
-      }
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`browser bench: no report of visit ${id} within 60 s`)), 60_000);
         waiting.set(id, (r) => {
