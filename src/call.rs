@@ -89,7 +89,7 @@ pub fn check_tool_call(name: &str, tool: Option<&ToolManifest>, route: Option<&D
 /// prepared check works out once per tool (a schema that does not is checked again on each call, for
 /// the denial naming what is wrong).
 pub fn schema_is_valid(tool: &ToolManifest) -> bool {
-    check_schema(&tool.parameters, &Path::Root("parameters")).is_ok()
+    check_schema(tool.parameters.as_value(), &Path::Root("parameters")).is_ok()
 }
 
 /// [`check_tool_call`] knowing beforehand whether the tool's schema is valid (`schema_valid`; false:
@@ -115,7 +115,7 @@ pub fn check_tool_call_with(name: &str, tool: Option<&ToolManifest>, route: Opti
     if let Some((_, reason, detail)) = policy_checks.iter().find(|c| c.0) {
         return deny(*reason, (*detail).to_string());
     }
-    match check_arguments(&tool.parameters, schema_valid, arguments, policy) {
+    match check_arguments(tool.parameters.as_value(), schema_valid, arguments, policy) {
         Ok(paths) => ToolCallCheck { decision, reason: None, paths, detail: None, arguments: None },
         Err((reason, detail)) => deny(reason, detail),
     }
@@ -522,7 +522,7 @@ mod tests {
         assert_eq!(check("list_dir", LOCAL, &p, json!({})).paths, [ToolCallPath { argument: "path".into(), path: "/w".into(), write: false }]);
         assert_eq!(check("grep", LOCAL, &p, json!({"pattern": "x"})).paths[0].path, "/w");
         let none = policy(&[], false, true);
-        let custom = Catalog::from_schemas(&[crate::catalog::ToolSchema { parameters: Some(std::sync::Arc::new(json!({"type": "object", "properties": {"p": {"type": "string", "x-netaclaw-path": "read"}}}))), ..crate::catalog::ToolSchema::new("look", "x") }]).unwrap();
+        let custom = Catalog::from_schemas(&[crate::catalog::ToolSchema { parameters: Some(json!({"type": "object", "properties": {"p": {"type": "string", "x-netaclaw-path": "read"}}}).into()), ..crate::catalog::ToolSchema::new("look", "x") }]).unwrap();
         let c = check_tool_call("look", custom.get("look"), Some(&route("look", PROXY, &[])), &none, Some(&json!({})));
         assert_eq!(denied(&c).0, Some(ReasonCode::WorkspaceRootRequired));
     }
@@ -621,7 +621,7 @@ mod tests {
     #[test]
     fn unsupported_schema_keywords_fail_closed() {
         let p = policy(&["/w"], false, false);
-        let schema = |parameters: Value| Catalog::from_schemas(&[crate::catalog::ToolSchema { parameters: Some(std::sync::Arc::new(parameters)), ..crate::catalog::ToolSchema::new("t", "x") }]).unwrap();
+        let schema = |parameters: Value| Catalog::from_schemas(&[crate::catalog::ToolSchema { parameters: Some(parameters.into()), ..crate::catalog::ToolSchema::new("t", "x") }]).unwrap();
         let run = |catalog: &Catalog, arguments: Value| check_tool_call("t", catalog.get("t"), Some(&route("t", PROXY, &[])), &p, Some(&arguments));
         let any_of = schema(json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}]}}}));
         assert_eq!(denied(&run(&any_of, json!({}))).1, "parameters.properties.a: unsupported schema keyword \"anyOf\"");

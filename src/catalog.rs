@@ -3,7 +3,7 @@
 
 use crate::vocab::{Capability, ExecutionMode, ToolKind, Visibility, WorkerRoutingHint};
 use serde::Serialize;
-use crate::value::Value;
+use crate::value::{Static, Value};
 use std::sync::{Arc, OnceLock};
 #[cfg(feature = "types")]
 use tsify::Tsify;
@@ -68,7 +68,7 @@ pub struct ToolSchema {
     /// validates (shared, so that copying a schema or a manifest does not copy it).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "types", tsify(optional, type = "JsonSchema | null"))]
-    pub parameters: Option<Arc<Value>>,
+    pub parameters: Option<Parameters>,
 }
 
 impl ToolSchema {
@@ -189,25 +189,72 @@ impl Builtin {
     }
 
     /// The JSON Schema of this builtin's arguments.
-    pub fn parameters(&self) -> Arc<Value> {
-        let at = BUILTINS.iter().position(|b| b.name == self.name).unwrap_or(usize::MAX);
-        builtin_parameters().get(at).cloned().unwrap_or_else(|| Arc::new(Value::Null))
+    pub fn parameters(&self) -> Parameters {
+        Parameters::Builtin(BUILTINS.iter().position(|b| b.name == self.name).unwrap_or(usize::MAX))
     }
 }
 
-/// The argument schemas of the builtins, in the order of [`BUILTINS`], then the empty schema: one
-/// JSON text, read once.
-fn builtin_parameters() -> &'static [Arc<Value>] {
-    static PARSED: OnceLock<Vec<Arc<Value>>> = OnceLock::new();
-    PARSED.get_or_init(|| match serde_json::from_str(include_str!("parameters.json")) {
-        Ok(Value::Array(items)) => items.into_iter().map(Arc::new).collect(),
-        _ => Vec::new(),
-    })
+/// A tool's arguments as a JSON Schema object: a builtin's, fixed when the crate is built, or one
+/// given as JSON (shared, so that copying a schema or a manifest does not copy it). Both print as
+/// JSON alike; [`Parameters::as_value`] is the schema as a `serde_json` value.
+#[derive(Clone, Debug)]
+pub enum Parameters {
+    /// The schema at this position of the builtin schemas: a builtin's (the order of [`BUILTINS`]),
+    /// or, after them, the empty schema.
+    Builtin(usize),
+    Given(Arc<Value>),
+}
+
+impl Parameters {
+    /// The schema as a JSON value (a builtin's is built once, the first time one is asked for).
+    pub fn as_value(&self) -> &Value {
+        static NULL: Value = Value::Null;
+        match self {
+            Parameters::Builtin(at) => builtin_values().get(*at).unwrap_or(&NULL),
+            Parameters::Given(value) => value,
+        }
+    }
+}
+
+impl From<Value> for Parameters {
+    fn from(value: Value) -> Self {
+        Parameters::Given(Arc::new(value))
+    }
+}
+
+impl PartialEq for Parameters {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Parameters::Builtin(a), Parameters::Builtin(b)) if a == b => true,
+            _ => self.as_value() == other.as_value(),
+        }
+    }
+}
+
+impl Eq for Parameters {}
+
+impl Serialize for Parameters {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Parameters::Builtin(at) => BUILTIN_PARAMETERS.get(*at).unwrap_or(&Static::Null).serialize(serializer),
+            Parameters::Given(value) => value.serialize(serializer),
+        }
+    }
+}
+
+/// The argument schemas of the builtins, in the order of [`BUILTINS`], then the empty schema:
+/// `src/parameters.json` as Rust data (`build.rs`).
+static BUILTIN_PARAMETERS: &[Static] = include!(concat!(env!("OUT_DIR"), "/parameters.rs"));
+
+/// [`BUILTIN_PARAMETERS`] as JSON values, built once.
+fn builtin_values() -> &'static [Value] {
+    static VALUES: OnceLock<Vec<Value>> = OnceLock::new();
+    VALUES.get_or_init(|| BUILTIN_PARAMETERS.iter().map(Static::to_value).collect())
 }
 
 /// The schema of a tool that declares no arguments: any object (`{"type":"object","properties":{}}`).
-pub fn empty_parameters() -> Arc<Value> {
-    builtin_parameters().get(BUILTINS.len()).cloned().unwrap_or_else(|| Arc::new(Value::Null))
+pub fn empty_parameters() -> Parameters {
+    Parameters::Builtin(BUILTINS.len())
 }
 
 /// The builtin catalog: every field present, in the order of SPEC §4.
@@ -242,5 +289,34 @@ mod tests {
         let todo = builtin("todo").map(Builtin::schema).unwrap();
         assert_eq!(todo.visibility, Some(Visibility::Internal));
         assert_eq!(todo.can_disable, Some(false));
+    }
+
+    #[test]
+    fn the_builtin_schemas_are_the_json_text_as_javascript_reads_it() {
+        let text: Value = serde_json::from_str(include_str!("parameters.json")).unwrap();
+        let read = crate::value::js_normalize(text);
+        let read = read.as_array().unwrap();
+        assert_eq!(BUILTIN_PARAMETERS.len(), BUILTINS.len() + 1, "one schema per builtin, then the empty schema");
+        assert_eq!(read.len(), BUILTIN_PARAMETERS.len());
+        for (at, value) in read.iter().enumerate() {
+            let parameters = Parameters::Builtin(at);
+            assert_eq!(parameters.as_value(), value, "schema {at} as a value");
+            // Printed without a value, byte for byte as the value prints.
+            assert_eq!(crate::value::js_text(&serde_json::to_value(&parameters).unwrap()), crate::value::js_text(value));
+            assert_eq!(crate::value::to_js_string(&parameters).unwrap(), crate::value::js_text(value), "schema {at} printed");
+            assert_eq!(parameters, Parameters::from(value.clone()), "a builtin schema equals the same schema given");
+        }
+        assert_eq!(empty_parameters().as_value(), &serde_json::json!({"type": "object", "properties": {}}));
+        assert_ne!(Parameters::Builtin(0), Parameters::Builtin(1));
+        assert_eq!(builtin("grep").unwrap().parameters(), Parameters::Builtin(4));
+    }
+
+    #[test]
+    fn static_json_prints_as_the_same_value_prints() {
+        static V: Static = Static::Object(&[("b", Static::Array(&[Static::Null, Static::Bool(true), Static::U32(7), Static::U32(4_294_967_295), Static::Str("x\u{1f}\"\\")])), ("a", Static::Object(&[]))]);
+        let value = serde_json::json!({"b": [null, true, 7, 4_294_967_295u32, "x\u{1f}\"\\"], "a": {}});
+        assert_eq!(V.to_value(), value);
+        assert_eq!(crate::value::to_js_string(&V).unwrap(), crate::value::js_text(&value));
+        assert_eq!(crate::value::to_js_string(&V).unwrap(), r#"{"b":[null,true,7,4294967295,"x\u001f\"\\"],"a":{}}"#);
     }
 }

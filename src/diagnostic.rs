@@ -96,13 +96,7 @@ pub fn runtime_diagnostic_with(catalog: &Catalog, governance: &Governance, input
         policy_warnings = Some(bounded.warnings);
     }
     if let Some(recorder) = recorder.as_mut() {
-        let parent = options.parent;
-        recorder.set_routes(RouteNames::Diagnostic {
-            batch: input.subagent_tools.as_deref().map(crate::trace::first_indices).unwrap_or_default(),
-            roots: roots_source(input, &policy, parent.is_some() && unbounded_roots),
-            shell: permission_source(policy.allow_shell, input.shell_permitted, parent.is_some_and(|p| !p.allow_shell), "shellPermitted", "parent.allowShell"),
-            write: permission_source(!policy.readonly, input.write_permitted, parent.is_some_and(|p| p.readonly), "writePermitted", "parent.readonly"),
-        });
+        name_route_sources(recorder, input, &policy, options.parent, unbounded_roots);
     }
     // Outside a sub-agent the executor in the main process runs the delegation tools itself; a
     // sub-agent delegates no further.
@@ -128,17 +122,7 @@ pub fn runtime_diagnostic_with(catalog: &Catalog, governance: &Governance, input
     }
     let mut resolved = result(catalog, governance, &decisions);
     if let Some(recorder) = recorder.as_mut() {
-        // `disabledReasons` lists the dropped tools in catalog order.
-        let mut dropped = resolved.disabled_reasons.iter_mut();
-        for (i, r) in routes.iter_mut().enumerate() {
-            let trace = recorder.take(i);
-            if decisions.reasons[i].is_some() {
-                if let Some(entry) = dropped.next() {
-                    entry.trace = Some(trace.clone());
-                }
-            }
-            r.trace = Some(trace);
-        }
+        attach_traces(recorder, &decisions.reasons, &mut resolved, &mut routes);
     }
     let profiles = if options.without_profiles { Vec::new() } else { catalog.tools().to_vec() };
     RuntimeDiagnostic { resolved, policy, policy_warnings, profiles, routes, offered }
@@ -160,6 +144,35 @@ impl RuntimeDiagnostic {
     /// This diagnostic without `profiles`.
     pub fn routes_only(&self) -> DiagnosticRoutes<'_> {
         DiagnosticRoutes { resolved: &self.resolved, policy: &self.policy, policy_warnings: &self.policy_warnings, routes: &self.routes, offered: &self.offered }
+    }
+}
+
+/// Names, in the recorder, what gave the routes their roots, shell and write permissions (a traced
+/// diagnostic only: out of line, so that an untraced one compiles none of it; docs/architecture.md,
+/// "The first call").
+#[inline(never)]
+fn name_route_sources<'a>(recorder: &mut Recorder<'a>, input: &'a DiagnosticInput, policy: &WorkerPolicy, parent: Option<&WorkerPolicy>, unbounded_roots: bool) {
+    recorder.set_routes(RouteNames::Diagnostic {
+        batch: input.subagent_tools.as_deref().map(crate::trace::first_indices).unwrap_or_default(),
+        roots: roots_source(input, policy, parent.is_some() && unbounded_roots),
+        shell: permission_source(policy.allow_shell, input.shell_permitted, parent.is_some_and(|p| !p.allow_shell), "shellPermitted", "parent.allowShell"),
+        write: permission_source(!policy.readonly, input.write_permitted, parent.is_some_and(|p| p.readonly), "writePermitted", "parent.readonly"),
+    });
+}
+
+/// Gives every route its trace, and every tool the resolver dropped the same trace in
+/// `disabledReasons` (in catalog order), as the recorder took them down (a traced diagnostic only).
+#[inline(never)]
+fn attach_traces(recorder: &mut Recorder, reasons: &[Option<crate::vocab::ReasonCode>], resolved: &mut ResolveResult, routes: &mut [ToolRuntimeRoute]) {
+    let mut dropped = resolved.disabled_reasons.iter_mut();
+    for (i, r) in routes.iter_mut().enumerate() {
+        let trace = recorder.take(i);
+        if reasons[i].is_some() {
+            if let Some(entry) = dropped.next() {
+                entry.trace = Some(trace.clone());
+            }
+        }
+        r.trace = Some(trace);
     }
 }
 

@@ -376,7 +376,7 @@ mod tests {
         let governance = Governance::new(&catalog, rows);
         let input = ResolveInput { memory_enabled: true, crew_role: Some(CrewRole::Sub), ..Default::default() };
         let r = resolve_tools(&catalog, &governance, &input);
-        assert_eq!(r.tool_prompt_hints.0, vec![("patch".to_string(), "Prefer small hunks.".to_string())]);
+        assert_eq!(r.tool_prompt_hints.entries(), [("patch".to_string(), "Prefer small hunks.".to_string())]);
         let reason = |n: &str| r.disabled_reasons.iter().find(|d| d.name == n).map(|d| d.reason);
         assert_eq!(reason("read_skill"), Some(ReasonCode::NoSkillsBound));
         assert_eq!(reason("delegate_task"), Some(ReasonCode::CrewMasterOnly));

@@ -37,14 +37,14 @@ pub fn default_guidance(name: &str) -> Option<&'static str> {
 pub fn tool_behavior_guidance(tool_names: &[&str], hints: Option<&NameMap<String>>) -> String {
     let mut out = String::new();
     let firsts = crate::names::FirstIndex::new(crate::names::positions(tool_names));
-    let hint_index = hints.map(|h| crate::names::FirstIndex::new(h.0.iter().enumerate().map(|(i, (k, _))| (k.as_str(), i)).collect()));
+    let hint_index = hints.map(|h| crate::names::FirstIndex::new(h.entries().iter().enumerate().map(|(i, (k, _))| (k.as_str(), i)).collect()));
     for (position, name) in tool_names.iter().enumerate() {
         if !firsts.is_first(name, position) {
             continue;
         }
         let hint = hints
             .zip(hint_index.as_ref())
-            .and_then(|(h, index)| index.get(name).and_then(|i| h.0.get(i)))
+            .and_then(|(h, index)| index.get(name).and_then(|i| h.entries().get(i)))
             .map(|(_, h)| h.trim())
             .filter(|h| !h.is_empty());
         if let Some(text) = hint.or_else(|| default_guidance(name)) {

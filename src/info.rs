@@ -204,7 +204,7 @@ pub fn from_mcp_tool(server: &str, tool: &str, description: Option<String>, read
         supported_in_worker: Some(false),
         worker_routing_hint: Some(WorkerRoutingHint::MainProcessProxy),
         requires_write: Some(!read_only),
-        parameters: Some(std::sync::Arc::new(parameters)),
+        parameters: Some(parameters.into()),
         ..ToolSchema::new(crate::text::concat(&["mcp__", server, "__", tool]), crate::text::concat(&["mcp:", server]))
     }
 }

@@ -31,7 +31,7 @@ pub struct ToolManifest {
     /// The JSON Schema of the tool's arguments: the schema's own, the builtin's, or any object
     /// (`{"type":"object","properties":{}}`) when none is declared.
     #[cfg_attr(feature = "types", tsify(type = "JsonSchema"))]
-    pub parameters: std::sync::Arc<crate::value::Value>,
+    pub parameters: crate::catalog::Parameters,
 }
 
 impl ToolManifest {
@@ -77,6 +77,13 @@ pub fn tool_manifest(schema: &ToolSchema) -> ToolManifest {
             parameters: schema.parameters.clone().unwrap_or_else(|| table.parameters()),
         };
     }
+    custom_manifest(schema)
+}
+
+/// [`tool_manifest`] of a name that is not a builtin's (out of line: the builtin catalog runs none of
+/// it; docs/architecture.md, "The first call").
+#[inline(never)]
+fn custom_manifest(schema: &ToolSchema) -> ToolManifest {
     let kind = schema.kind.unwrap_or_else(|| kind_of_toolset(&schema.toolset));
     let (hint, mode) = match kind {
         ToolKind::Memory | ToolKind::Skill => (WorkerRoutingHint::MainProcessProxy, ExecutionMode::Parallel),

@@ -87,15 +87,21 @@ pub fn first_duplicate(pairs: Vec<(&str, usize)>) -> Option<(usize, usize)> {
     best
 }
 
-/// A map from names to values in insertion order (keys distinct): prompt hints by tool name, the
-/// fields an update sets. It prints as JavaScript lists an object's keys (array-index keys first).
+/// A map from names to values (keys distinct): prompt hints by tool name, the fields an update
+/// sets. Its entries are held, and print, as JavaScript lists an object's keys: array-index keys
+/// first, ascending, then the others in insertion order.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct NameMap<T>(pub Vec<(String, T)>);
+pub struct NameMap<T>(Vec<(String, T)>);
 
 impl<T> NameMap<T> {
-    /// The map of `pairs`; keys must be distinct.
+    /// The map of `pairs`, in JavaScript's key order; keys must be distinct.
     pub fn new(pairs: Vec<(String, T)>) -> Self {
-        NameMap(pairs)
+        NameMap(crate::value::js_key_order(pairs))
+    }
+
+    /// The entries, in JavaScript's key order.
+    pub fn entries(&self) -> &[(String, T)] {
+        &self.0
     }
 
     /// The value under `key`.
@@ -106,8 +112,7 @@ impl<T> NameMap<T> {
 
 impl<T: serde::Serialize> serde::Serialize for NameMap<T> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let pairs: Vec<(String, &T)> = self.0.iter().map(|(k, v)| (k.clone(), v)).collect();
-        serializer.collect_map(crate::value::js_key_order(pairs))
+        serializer.collect_map(self.0.iter().map(|(k, v)| (k, v)))
     }
 }
 

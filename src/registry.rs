@@ -192,7 +192,7 @@ pub fn sync_catalog(catalog: &Catalog, rows: &[Map<String, Value>]) -> SyncPlan 
             }
         }
         if !set.is_empty() {
-            plan.updates.push(RowUpdate { name: tool.name.clone(), set: NameMap(set) });
+            plan.updates.push(RowUpdate { name: tool.name.clone(), set: NameMap::new(set) });
         }
     }
     for row in rows {
@@ -322,7 +322,7 @@ mod tests {
         }
         for update in &plan.updates {
             let row = rows.iter_mut().find(|r| r["name"] == update.name.as_str()).unwrap();
-            for (k, v) in &update.set.0 {
+            for (k, v) in update.set.entries() {
                 row.insert(k.clone(), v.clone());
             }
         }
@@ -337,7 +337,7 @@ mod tests {
         assert_eq!(plan.inserts.len(), 18);
         assert_eq!(plan.orphans, ["old_tool"]);
         let bash = &plan.updates[0];
-        let fields: Vec<_> = bash.set.0.iter().map(|(k, _)| k.as_str()).collect();
+        let fields: Vec<_> = bash.set.entries().iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(fields, ["toolset", "description", "visibility", "capability", "promptHint", "sort", "extra", "workerRoutingStrategy"]);
         apply(&mut rows, &plan);
         let again = sync_catalog(&catalog, &rows);

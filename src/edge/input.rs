@@ -63,7 +63,7 @@ pub fn schema(value: &Value, path: &Path) -> Result<ToolSchema, Error> {
             None => None,
             Some(v) => {
                 object(v, &path.key("parameters"))?;
-                Some(std::sync::Arc::new(v.clone()))
+                Some(v.clone().into())
             }
         },
     })
@@ -134,8 +134,17 @@ fn short(value: &Value) -> String {
 }
 
 /// Governance rows lined up with `catalog` (absent or `null` = none).
+#[inline]
 pub fn governance(value: Option<&Value>, path: &Path, catalog: &Catalog) -> Result<Governance, Error> {
-    let Some(value) = value.filter(|v| !v.is_null()) else { return Ok(Governance::default()) };
+    match value.filter(|v| !v.is_null()) {
+        None => Ok(Governance::default()),
+        Some(value) => governance_of(value, path, catalog),
+    }
+}
+
+/// Governance rows given (out of line).
+#[inline(never)]
+fn governance_of(value: &Value, path: &Path, catalog: &Catalog) -> Result<Governance, Error> {
     let items = array(value, path)?;
     let names = row_names(items, path)?;
     let mut rows = Vec::with_capacity(items.len());
@@ -146,8 +155,17 @@ pub fn governance(value: Option<&Value>, path: &Path, catalog: &Catalog) -> Resu
 }
 
 /// `AgentToolConfig` (absent or `null` = none).
+#[inline]
 pub fn agent(value: Option<&Value>, path: &Path) -> Result<Option<AgentToolConfig>, Error> {
-    let Some(value) = value else { return Ok(None) };
+    match value {
+        None => Ok(None),
+        Some(value) => agent_of(value, path).map(Some),
+    }
+}
+
+/// An agent given (out of line, as every reader of an optional field: docs/architecture.md, "The first call").
+#[inline(never)]
+fn agent_of(value: &Value, path: &Path) -> Result<AgentToolConfig, Error> {
     let map = object(value, path)?;
     let toolsets = owned(name_list(field(map, "toolsets"), &path.key("toolsets"), limits::MAX_TOOLSET)?);
     let disabled = match field(map, "tools") {
@@ -158,7 +176,7 @@ pub fn agent(value: Option<&Value>, path: &Path) -> Result<Option<AgentToolConfi
             owned(name_list(field(tools_map, "disabled"), &tools_path.key("disabled"), limits::MAX_NAME)?).unwrap_or_default()
         }
     };
-    Ok(Some(AgentToolConfig { toolsets, disabled }))
+    Ok(AgentToolConfig { toolsets, disabled })
 }
 
 /// The per-call fields of the resolver's input (everything but `catalog` and `governance`).
@@ -187,11 +205,13 @@ impl RawRoots<'_> {
             Some(cwd) => Some(root(cwd, &Path::Root("sessionCwd"))?),
             None => None,
         };
-        Ok((cwd, normalized_roots(&self.workspace_roots, &Path::Root("workspaceRoots"))?))
+        let roots = if self.workspace_roots.is_empty() { Vec::new() } else { normalized_roots(&self.workspace_roots, &Path::Root("workspaceRoots"))? };
+        Ok((cwd, roots))
     }
 }
 
 /// A list of roots, each normalized (an error names `path[i]`).
+#[inline(never)]
 fn normalized_roots(texts: &[&str], path: &Path) -> Result<Vec<Root>, Error> {
     let mut out = Vec::with_capacity(texts.len());
     for (i, text) in texts.iter().enumerate() {
@@ -262,6 +282,7 @@ pub fn route_policy(value: &Value, path: &Path) -> Result<RoutePolicy, Error> {
 
 /// A `WorkerPolicy` given as input (`checkToolCall`'s `policy`, a `parent`): every field required,
 /// its roots normalized, exact duplicates dropped (errors at `….workspaceRoots[i]`).
+#[inline(never)]
 pub fn worker_policy(value: &Value, path: &Path) -> Result<WorkerPolicy, Error> {
     let (roots, allow_shell, readonly) = policy_fields(value, path)?;
     let roots = normalized_roots(&roots, &path.key("workspaceRoots"))?;
@@ -384,8 +405,17 @@ fn unique_catalog(schemas: &[ToolSchema]) -> Result<Catalog, Error> {
 }
 
 /// A catalog and where its entries came from (for traces): absent or `null` = the builtin catalog.
+#[inline]
 pub fn catalog_with_sources(value: Option<&Value>, path: &Path) -> Result<(Catalog, crate::trace::CatalogSources), Error> {
-    let Some(value) = value.filter(|v| !v.is_null()) else { return Ok((Catalog::builtin(), crate::trace::CatalogSources::builtin())) };
+    match value.filter(|v| !v.is_null()) {
+        None => Ok((Catalog::builtin(), crate::trace::CatalogSources::builtin())),
+        Some(value) => catalog_given(value, path),
+    }
+}
+
+/// A catalog given (out of line).
+#[inline(never)]
+fn catalog_given(value: &Value, path: &Path) -> Result<(Catalog, crate::trace::CatalogSources), Error> {
     let items = array(value, path)?;
     let mut schemas = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
@@ -401,6 +431,7 @@ pub fn trace_flag(map: &Map<String, Value>, path: &Path) -> Result<bool, Error> 
 }
 
 /// The `parent` option: a `WorkerPolicy` (every field required), its roots normalized.
+#[inline]
 pub fn parent_policy(map: &Map<String, Value>, path: &Path) -> Result<Option<WorkerPolicy>, Error> {
     match field(map, "parent") {
         None => Ok(None),
@@ -512,7 +543,7 @@ pub fn mcp_tool(map: &Map<String, Value>, path: &Path) -> Result<ToolSchema, Err
         Some(a) => opt_bool(object(a, &tool_path.key("annotations"))?, &tool_path.key("annotations"), "readOnlyHint")? == Some(true),
     };
     let parameters = match field(tool, "inputSchema") {
-        None => (*crate::catalog::empty_parameters()).clone(),
+        None => crate::catalog::empty_parameters().as_value().clone(),
         Some(v) => {
             object(v, &tool_path.key("inputSchema"))?;
             v.clone()

@@ -23,7 +23,7 @@ pub fn parse(text: &str) -> Result<Value, Error> {
 
 /// Serializes an answer exactly as `JSON.stringify` prints the same value in JavaScript.
 pub fn to_string<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, Error> {
-    crate::value::to_js_string(value).map_err(|_| Error::invalid("output", "cannot be written as JSON"))
+    crate::value::to_js_string(value).ok_or_else(|| Error::invalid("output", "cannot be written as JSON"))
 }
 
 #[cfg(test)]

@@ -83,14 +83,24 @@ pub fn enum_value<E>(value: &Value, path: &Path, parse: fn(&str) -> Option<E>, a
 }
 
 /// An optional list of names (`null` or absent = `None`).
+#[inline]
 pub fn name_list<'v>(value: Option<&'v Value>, path: &Path, max_len: usize) -> Result<Option<Vec<&'v str>>, Error> {
-    let Some(value) = value else { return Ok(None) };
+    match value {
+        None => Ok(None),
+        Some(value) => names_of(value, path, max_len).map(Some),
+    }
+}
+
+/// A list of names given (out of line: an input without one runs none of this code; see
+/// docs/architecture.md, "The first call").
+#[inline(never)]
+fn names_of<'v>(value: &'v Value, path: &Path, max_len: usize) -> Result<Vec<&'v str>, Error> {
     let items = array(value, path)?;
     let mut names = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         names.push(string(item, &path.index(i), 0, max_len)?);
     }
-    Ok(Some(names))
+    Ok(names)
 }
 
 /// Reads the JSON text of one input (at most [`limits::MAX_INPUT_BYTES`]) as JavaScript holds it.

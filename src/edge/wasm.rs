@@ -247,20 +247,30 @@ fn read(value: &JsValue, path: &str) -> Result<Value, JsValue> {
         None
     };
     if let Some(kind) = kind {
-        return Err(invalid(&Error::invalid(path, crate::text::concat(&["cannot be read as JSON: got ", kind]))));
+        return Err(unreadable(path, &["cannot be read as JSON: got ", kind]));
     }
     let text = match json_stringify(value) {
-        Ok(text) => text,
-        Err(thrown) => {
-            let why = thrown_message(&thrown);
-            let what = crate::text::concat(&["cannot be read as JSON (", if why.is_empty() { "JSON.stringify threw" } else { &why }, ")"]);
-            return Err(invalid(&Error::invalid(path, what)));
-        }
+        Ok(Some(text)) => text,
+        Ok(None) => return Err(unreadable(path, &["cannot be read as JSON"])),
+        Err(thrown) => return Err(stringify_threw(path, &thrown)),
     };
-    let Some(text) = text else {
-        return Err(invalid(&Error::invalid(path, "cannot be read as JSON")));
-    };
-    crate::edge::read::parse_input(&text).map_err(|e| invalid(&Error::invalid(path, e.what())))
+    crate::edge::read::parse_input(&text).map_err(|e| unreadable(path, &[e.what()]))
+}
+
+/// The error of an argument that cannot be read: `path: what`. Out of line, as every error path of
+/// the reading (docs/architecture.md, "The first call").
+#[cold]
+#[inline(never)]
+fn unreadable(path: &str, what: &[&str]) -> JsValue {
+    invalid(&Error::invalid(path, crate::text::concat(what)))
+}
+
+/// The error of an argument whose `JSON.stringify` threw, with what it threw.
+#[cold]
+#[inline(never)]
+fn stringify_threw(path: &str, thrown: &JsValue) -> JsValue {
+    let why = thrown_message(thrown);
+    unreadable(path, &["cannot be read as JSON (", if why.is_empty() { "JSON.stringify threw" } else { &why }, ")"])
 }
 
 /// The top-level object argument (`input` in error paths).

@@ -41,12 +41,18 @@ impl serde_json::ser::Formatter for JsFormatter {
 }
 
 /// `value` as `JSON.stringify` prints the same value in JavaScript (for a value already in
-/// JavaScript's key order: see [`js_normalize`]).
-pub fn to_js_string<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, serde_json::Error> {
+/// JavaScript's key order: see [`js_normalize`]); `None` when a `Serialize` implementation fails,
+/// which none of the crate's does.
+pub fn to_js_string<T: serde::Serialize + ?Sized>(value: &T) -> Option<String> {
     let mut out = Vec::with_capacity(128);
-    value.serialize(&mut serde_json::Serializer::with_formatter(&mut out, JsFormatter))?;
-    // serde_json writes only valid UTF-8.
-    String::from_utf8(out).map_err(|_| serde::ser::Error::custom("not UTF-8"))
+    value.serialize(&mut serde_json::Serializer::with_formatter(&mut out, JsFormatter)).ok()?;
+    text_of(out)
+}
+
+/// The text `serde_json` wrote (valid UTF-8: it writes nothing else). Not generic, so that it is
+/// compiled once for every type [`to_js_string`] prints.
+fn text_of(bytes: Vec<u8>) -> Option<String> {
+    String::from_utf8(bytes).ok()
 }
 
 /// A value printed into a message as JavaScript prints it (empty when it cannot be printed).
@@ -57,15 +63,68 @@ pub fn js_text(value: &Value) -> String {
 /// Reorders a value as JavaScript would hold it, so that echoing it gives JavaScript's bytes:
 /// object keys that are array indices come first in ascending order, then the others in insertion
 /// order; numbers are IEEE doubles.
-pub fn js_normalize(value: Value) -> Value {
+pub fn js_normalize(mut value: Value) -> Value {
+    normalize_in_place(&mut value);
+    value
+}
+
+/// [`js_normalize`] on a value in place: an object is rebuilt only when it has an array-index key.
+fn normalize_in_place(value: &mut Value) {
     match value {
         Value::Object(map) => {
-            let entries: Vec<(String, Value)> = map.into_iter().collect();
-            Value::Object(js_key_order(entries).into_iter().map(|(k, v)| (k, js_normalize(v))).collect())
+            if map.keys().any(|k| array_index(k).is_some()) {
+                let entries: Vec<(String, Value)> = std::mem::take(map).into_iter().collect();
+                *map = js_key_order(entries).into_iter().collect();
+            }
+            map.values_mut().for_each(normalize_in_place);
         }
-        Value::Array(items) => Value::Array(items.into_iter().map(js_normalize).collect()),
-        Value::Number(n) => js_number(n.as_f64().unwrap_or(f64::NAN)),
-        other => other,
+        Value::Array(items) => items.iter_mut().for_each(normalize_in_place),
+        Value::Number(n) => *value = js_number(n.as_f64().unwrap_or(f64::NAN)),
+        _ => {}
+    }
+}
+
+/// A JSON value fixed when the crate is built (the builtin argument schemas, written by `build.rs`
+/// from `src/parameters.json`): it prints exactly as the same [`Value`] prints, without one being
+/// built; [`Static::to_value`] builds it where a value is needed.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Static {
+    Null,
+    Bool(bool),
+    /// A non-negative integer (as `serde_json` holds `1`).
+    U32(u32),
+    Str(&'static str),
+    Array(&'static [Static]),
+    /// An object's entries, in JavaScript's key order.
+    Object(&'static [(&'static str, Static)]),
+}
+
+impl Static {
+    /// The `serde_json` value this data holds.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Static::Null => Value::Null,
+            Static::Bool(b) => Value::Bool(*b),
+            Static::U32(n) => Value::Number(Number::from(*n)),
+            Static::Str(text) => Value::String((*text).to_string()),
+            Static::Array(items) => Value::Array(items.iter().map(Static::to_value).collect()),
+            Static::Object(entries) => Value::Object(entries.iter().map(|(k, v)| ((*k).to_string(), v.to_value())).collect()),
+        }
+    }
+}
+
+/// The calls `serde_json`'s `Value` makes of the serializer for the same value.
+impl serde::Serialize for Static {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Static::Null => serializer.serialize_unit(),
+            Static::Bool(b) => serializer.serialize_bool(*b),
+            // As `serde_json` prints a non-negative integer it holds.
+            Static::U32(n) => serializer.serialize_u64(u64::from(*n)),
+            Static::Str(text) => serializer.serialize_str(text),
+            Static::Array(items) => serializer.collect_seq(items.iter()),
+            Static::Object(entries) => serializer.collect_map(entries.iter().map(|(k, v)| (*k, v))),
+        }
     }
 }
 
@@ -92,6 +151,9 @@ pub fn array_index(key: &str) -> Option<u32> {
 /// Orders `(key, value)` pairs as a JavaScript object lists them: array-index keys first, ascending,
 /// then the others in the given order.
 pub fn js_key_order<T>(pairs: Vec<(String, T)>) -> Vec<(String, T)> {
+    if !pairs.iter().any(|(k, _)| array_index(k).is_some()) {
+        return pairs;
+    }
     let Some(order) = js_positions(&pairs.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>()) else { return pairs };
     let mut taken: Vec<Option<(String, T)>> = pairs.into_iter().map(Some).collect();
     order.into_iter().filter_map(|position| taken.get_mut(position).and_then(Option::take)).collect()
