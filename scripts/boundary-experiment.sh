@@ -14,7 +14,7 @@ work="$PWD/$target/boundary"
 mkdir -p "$out"
 rm -rf "$work/crate" "$work/pkg"
 mkdir -p "$work/crate" "$work/pkg/node" "$work/pkg/web"
-cp -r Cargo.toml Cargo.lock src benches examples "$work/crate/"
+cp -r Cargo.toml Cargo.lock build.rs src benches examples "$work/crate/"
 cp -r fuzz "$work/crate/" 2>/dev/null || true
 cat js/bench/boundary/swb.rs >> "$work/crate/src/edge/wasm.rs"
 (

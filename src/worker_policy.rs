@@ -170,13 +170,21 @@ fn join<'a>(prefix: &str, separator: &str, parts: impl Iterator<Item = &'a str>)
 /// The session's cwd then the extra roots, exact duplicates dropped (first kept).
 pub fn roots_of(session_cwd: Option<&Root>, extra: &[Root]) -> Vec<Root> {
     let mut roots = Vec::with_capacity(extra.len() + 1);
-    roots.extend(session_cwd.cloned());
-    roots.extend_from_slice(extra);
+    if let Some(cwd) = session_cwd {
+        roots.push(cwd.clone());
+    }
+    for root in extra {
+        roots.push(root.clone());
+    }
     first_occurrences(roots)
 }
 
 /// `roots` without exact duplicates, the first occurrence of each kept in place.
 pub fn first_occurrences(roots: Vec<Root>) -> Vec<Root> {
+    // No list of fewer than two roots repeats one.
+    if roots.len() < 2 {
+        return roots;
+    }
     let keep: Vec<bool> = {
         let index = crate::names::FirstIndex::new(crate::names::positions(&roots));
         roots.iter().enumerate().map(|(i, r)| index.is_first(r, i)).collect()

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { arg, inputsPath, repo, writeResult } from './cli.mjs';
 import { median, runSuite } from './suite.mjs';
 
-const coldRuns = Number(arg('cold-runs', '25'));
+const coldRuns = Number(arg('cold-runs', '41'));
 const floorUrl = (file) => pathToFileURL(path.join(repo, 'js', 'bench', 'floor', file)).href;
 
 /** One `isAuthorized` of Cedar: what "one call" is for the comparison. */

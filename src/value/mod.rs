@@ -151,9 +151,16 @@ pub fn array_index(key: &str) -> Option<u32> {
 /// Orders `(key, value)` pairs as a JavaScript object lists them: array-index keys first, ascending,
 /// then the others in the given order.
 pub fn js_key_order<T>(pairs: Vec<(String, T)>) -> Vec<(String, T)> {
-    if !pairs.iter().any(|(k, _)| array_index(k).is_some()) {
-        return pairs;
+    if pairs.iter().any(|(k, _)| array_index(k).is_some()) {
+        js_reorder(pairs)
+    } else {
+        pairs
     }
+}
+
+/// [`js_key_order`] of pairs with an array-index key (out of line: most objects have none).
+#[inline(never)]
+fn js_reorder<T>(pairs: Vec<(String, T)>) -> Vec<(String, T)> {
     let Some(order) = js_positions(&pairs.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>()) else { return pairs };
     let mut taken: Vec<Option<(String, T)>> = pairs.into_iter().map(Some).collect();
     order.into_iter().filter_map(|position| taken.get_mut(position).and_then(Option::take)).collect()
