@@ -25,9 +25,10 @@ pub struct DiagnosticInput {
 }
 
 /// What the pages show.
+// Its `profiles` are the catalog's manifests, borrowed: a diagnostic copies none.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "types", derive(Tsify))]
-pub struct RuntimeDiagnostic {
+pub struct RuntimeDiagnostic<'c> {
     pub resolved: ResolveResult,
     pub policy: WorkerPolicy,
     /// How the policy was narrowed to fit its `parent` (present only when a parent was given).
@@ -35,7 +36,8 @@ pub struct RuntimeDiagnostic {
     #[cfg_attr(feature = "types", tsify(optional))]
     pub policy_warnings: Option<Vec<PolicyWarning>>,
     /// The manifest of every catalog tool (the static picture).
-    pub profiles: Vec<ToolManifest>,
+    #[cfg_attr(feature = "types", tsify(type = "ToolManifest[]"))]
+    pub profiles: &'c [ToolManifest],
     /// The route of every catalog tool in this worker (the dynamic picture).
     pub routes: Vec<ToolRuntimeRoute>,
     /// The tools the agent's model is offered: the selected tools whose route is not `disabled`, in
@@ -46,7 +48,7 @@ pub struct RuntimeDiagnostic {
 /// `runtimeDiagnostic`: resolve; select `subagentTools ∩ toolNames` in catalog order (every resolved
 /// tool when absent); build the worker policy from that selection; project with the governance rows'
 /// strategies. Tools the resolver dropped are `not-selected` with the resolver's reason.
-pub fn runtime_diagnostic(catalog: &Catalog, governance: &Governance, input: &DiagnosticInput) -> RuntimeDiagnostic {
+pub fn runtime_diagnostic<'c>(catalog: &'c Catalog, governance: &Governance, input: &DiagnosticInput) -> RuntimeDiagnostic<'c> {
     runtime_diagnostic_with(catalog, governance, input, &DiagnosticOptions::default())
 }
 
@@ -64,7 +66,7 @@ pub struct DiagnosticOptions<'a> {
 
 /// `runtimeDiagnostic` with a parent policy and/or traces. With traces, the resolver and every
 /// resolved tool's route record their steps into a [`Recorder`]: the same decisions, written down.
-pub fn runtime_diagnostic_with(catalog: &Catalog, governance: &Governance, input: &DiagnosticInput, options: &DiagnosticOptions) -> RuntimeDiagnostic {
+pub fn runtime_diagnostic_with<'c>(catalog: &'c Catalog, governance: &Governance, input: &DiagnosticInput, options: &DiagnosticOptions) -> RuntimeDiagnostic<'c> {
     let mut recorder = options.trace.map(|sources| Recorder::new(catalog, sources).resolving(&input.resolve, governance));
     let mut decisions = match recorder.as_mut() {
         Some(recorder) => decide_with(catalog, governance, &input.resolve, crate::sink::erase(recorder)),
@@ -124,7 +126,7 @@ pub fn runtime_diagnostic_with(catalog: &Catalog, governance: &Governance, input
     if let Some(recorder) = recorder.as_mut() {
         attach_traces(recorder, &decisions.reasons, &mut resolved, &mut routes);
     }
-    let profiles = if options.without_profiles { Vec::new() } else { catalog.tools().to_vec() };
+    let profiles = if options.without_profiles { &[] } else { catalog.tools() };
     RuntimeDiagnostic { resolved, policy, policy_warnings, profiles, routes, offered }
 }
 
@@ -140,7 +142,7 @@ pub struct DiagnosticRoutes<'a> {
     pub offered: &'a Vec<String>,
 }
 
-impl RuntimeDiagnostic {
+impl RuntimeDiagnostic<'_> {
     /// This diagnostic without `profiles`.
     pub fn routes_only(&self) -> DiagnosticRoutes<'_> {
         DiagnosticRoutes { resolved: &self.resolved, policy: &self.policy, policy_warnings: &self.policy_warnings, routes: &self.routes, offered: &self.offered }

@@ -210,8 +210,9 @@ mod tests {
     use crate::manifest::Catalog;
     use crate::trace::CatalogSources;
 
-    fn diagnostic(trace: bool) -> RuntimeDiagnostic {
-        let catalog = Catalog::builtin();
+    fn diagnostic(trace: bool) -> RuntimeDiagnostic<'static> {
+        static CATALOG: std::sync::OnceLock<Catalog> = std::sync::OnceLock::new();
+        let catalog = CATALOG.get_or_init(Catalog::builtin);
         let input = DiagnosticInput {
             resolve: ResolveInput { agent: Some(AgentToolConfig { toolsets: Some(vec!["base".into(), "planning".into()]), disabled: vec!["grep".into()] }), ..Default::default() },
             session_cwd: Some(Root::new("/srv/app").unwrap()),
@@ -220,7 +221,7 @@ mod tests {
         };
         let sources = CatalogSources::builtin();
         let options = DiagnosticOptions { trace: trace.then_some(&sources), ..Default::default() };
-        runtime_diagnostic_with(&catalog, &Governance::default(), &input, &options)
+        runtime_diagnostic_with(catalog, &Governance::default(), &input, &options)
     }
 
     #[test]

@@ -62,7 +62,7 @@ impl Prepared {
     }
 
     /// `runtimeDiagnostic` with this catalog and governance.
-    pub fn diagnose(&self, value: &Value) -> Result<RuntimeDiagnostic, Error> {
+    pub fn diagnose(&self, value: &Value) -> Result<RuntimeDiagnostic<'_>, Error> {
         self.diagnose_traced(value, false)
     }
 
@@ -87,11 +87,11 @@ impl Prepared {
     }
 
     /// `runtimeDiagnostic`, traced when `force_trace` or the input's `trace` asks for it.
-    fn diagnose_traced(&self, value: &Value, force_trace: bool) -> Result<RuntimeDiagnostic, Error> {
+    fn diagnose_traced(&self, value: &Value, force_trace: bool) -> Result<RuntimeDiagnostic<'_>, Error> {
         self.diagnose_with(value, force_trace, false)
     }
 
-    fn diagnose_with(&self, value: &Value, force_trace: bool, without_profiles: bool) -> Result<RuntimeDiagnostic, Error> {
+    fn diagnose_with(&self, value: &Value, force_trace: bool, without_profiles: bool) -> Result<RuntimeDiagnostic<'_>, Error> {
         let map = top(value)?;
         let (mut diagnostic_input, roots) = input::diagnostic_input(map, &ROOT)?;
         let trace = input::trace_flag(map, &ROOT)? || force_trace;
