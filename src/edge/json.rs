@@ -23,7 +23,15 @@ pub fn parse(text: &str) -> Result<Value, Error> {
 
 /// Serializes an answer exactly as `JSON.stringify` prints the same value in JavaScript.
 pub fn to_string<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, Error> {
-    crate::value::to_js_string(value).ok_or_else(|| Error::invalid("output", "cannot be written as JSON"))
+    crate::value::to_js_string(value).ok_or_else(unprintable)
+}
+
+/// The error of an answer that cannot be printed (no answer of the crate's is one): built once, out of
+/// line, for every type `to_string` prints.
+#[cold]
+#[inline(never)]
+fn unprintable() -> Error {
+    Error::invalid("output", "cannot be written as JSON")
 }
 
 #[cfg(test)]
