@@ -1,12 +1,14 @@
-//! The memory allocator of the WebAssembly build: `lol_alloc`'s free-list allocator (address-sorted,
-//! adjacent blocks coalesced, memory grown on demand), single-threaded as a WebAssembly module without
-//! the atomics feature is. Measured against the alternatives on the same build (gzip -9 of the
-//! package's `.wasm`): the standard library's dlmalloc costs 3,187 bytes more, the size-class
-//! allocator this crate used to carry (`src/allocator.rs`, 273 lines of its own unsafe code) 215
-//! bytes more, at the same speed on the 1,000-tool diagnostic (BENCHMARKS.md, "Package size").
+//! The memory allocator of the WebAssembly build: talc (`TalckWasm`: size-binned free lists, adjacent
+//! blocks coalesced, memory grown on demand), single-threaded as a WebAssembly module without the
+//! atomics feature is. It finds a free block of a size in a few steps and frees one in constant time.
+//! `lol_alloc`'s free-list allocator, which it replaces, is 1,331 bytes gzip -9 smaller but walks its
+//! address-sorted list on every allocation and free: on the 1,000-tool diagnostic in Node, an engine's
+//! `diagnoseRoutes` spent a quarter of its time there (the list grown long by the answers before it),
+//! and takes about 12% less with talc; `runtimeDiagnostic` and the cold start measured the same. The
+//! standard library's dlmalloc costs 1,768 bytes more than talc (docs/architecture.md).
 
 #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
 #[global_allocator]
-// SAFETY: without the atomics feature a WebAssembly module runs on one thread.
-static ALLOCATOR: lol_alloc::AssumeSingleThreaded<lol_alloc::FreeListAllocator> =
-    unsafe { lol_alloc::AssumeSingleThreaded::new(lol_alloc::FreeListAllocator::new()) };
+// SAFETY: without the atomics feature a WebAssembly module runs on one thread, which is what
+// `TalckWasm` (its lock a no-op) requires.
+static ALLOCATOR: talc::TalckWasm = unsafe { talc::TalckWasm::new_global() };

@@ -17,7 +17,8 @@ fn swb_answer<T: serde::Serialize + ?Sized>(result: Result<&T, Error>) -> Result
 #[wasm_bindgen(js_name = swbRuntimeDiagnostic)]
 pub fn swb_runtime_diagnostic(input: JsValue) -> Result<JsValue, JsValue> {
     let v = swb_read(&input, "input")?;
-    let d = Prepared::new(&v).and_then(|p| p.diagnose(&v));
+    let prepared = Prepared::new(&v).map_err(|e| invalid(&e))?;
+    let d = prepared.diagnose(&v);
     swb_answer(d.as_ref().map_err(Clone::clone))
 }
 
