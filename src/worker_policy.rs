@@ -334,6 +334,12 @@ mod tests {
     fn roots_keep_the_first_of_exact_duplicates() {
         let cwd = Root::new("/w/").unwrap();
         assert_eq!(roots_of(Some(&cwd), &roots(&["/w", "/x/../w", "/y"])), ["/w", "/y"]);
+        // Around the short path of fewer than two roots: none, one, and two that repeat.
+        assert!(roots_of(None, &[]).is_empty());
+        assert_eq!(roots_of(Some(&cwd), &[]), ["/w"]);
+        assert_eq!(roots_of(Some(&cwd), &roots(&["/w"])), ["/w"]);
+        assert_eq!(first_occurrences(roots(&["/y", "/y"])), ["/y"]);
+        assert_eq!(first_occurrences(roots(&["/y", "/w"])), ["/y", "/w"]);
         assert!(norm(&"a".repeat(5000)).unwrap_err().ends_with("is longer than 4096 characters"));
     }
 
