@@ -31,4 +31,4 @@ fi
 cd "$copy"
 npm run build
 if [ "$#" -eq 0 ]; then set -- test/*.test.js; fi
-exec node --test --test-reporter=spec "$@"
+exec node --test --test-concurrency=2 --test-reporter=spec "$@"
