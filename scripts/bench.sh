@@ -14,7 +14,11 @@ mkdir -p "$out"
 
 # The machine is shared: its load average when the run starts and when it ends goes into the report.
 load() { cut -d' ' -f1-3 /proc/loadavg; }
+# The machine's CPU time so far (user, nice, system, idle, iowait, irq, softirq, steal, in ticks): the
+# share of the run's time the host gave to other machines (steal) goes into the report.
+cpu_times() { awk '/^cpu / { printf "[%s,%s,%s,%s,%s,%s,%s,%s]", $2, $3, $4, $5, $6, $7, $8, $9 }' /proc/stat; }
 start_load="$(load)"
+start_cpu="$(cpu_times)"
 [ "${BENCH_SKIP_BUILD:-0}" = 1 ] || scripts/build-pkg.sh
 [ -d js/node_modules/playwright-core ] && [ -d js/node_modules/@cedar-policy/cedar-wasm ] || npm --prefix js ci
 
@@ -43,5 +47,5 @@ echo "bench: the boundary, JSON text against serde-wasm-bindgen"
 scripts/boundary-experiment.sh
 echo "bench: the runtime's own costs (js/backend's compiled runtime, built above)"
 node js/bench/runtime.cjs --out "$out/runtime.json" > /dev/null
-printf '{ "start": "%s", "end": "%s" }\n' "$start_load" "$(load)" > "$out/load.json"
+printf '{ "start": "%s", "end": "%s", "cpuStart": %s, "cpuEnd": %s }\n' "$start_load" "$(load)" "$start_cpu" "$(cpu_times)" > "$out/load.json"
 node js/bench/report.mjs --dir "$out" --criterion "$target/criterion" --out BENCHMARKS.md

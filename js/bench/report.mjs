@@ -68,6 +68,13 @@ p(`| Date | ${new Date().toISOString().slice(0, 10)} |`);
 if (fs.existsSync(path.join(dir, 'load.json'))) {
   const load = read('load.json');
   p(`| Load average (1, 5, 15 min) | ${load.start} when the run started, ${load.end} when it ended |`);
+  if (load.cpuStart && load.cpuEnd) {
+    // user, nice, system, idle, iowait, irq, softirq, steal: ticks of every core, over the run
+    const d = load.cpuEnd.map((v, i) => v - load.cpuStart[i]);
+    const all = d.reduce((a, b) => a + b, 0);
+    const share = (n) => `${((100 * n) / all).toFixed(1)}%`;
+    p(`| CPU time during the run | ${share(d[0] + d[1] + d[2] + d[5] + d[6])} busy, ${share(d[3] + d[4])} idle, ${share(d[7])} taken by the host for other machines (steal) |`);
+  }
 }
 p();
 p('## Package size');
