@@ -8,8 +8,10 @@ import {
   buildSubprocessWorkerPolicy,
   builtinCatalog,
   catalogInfo,
+  checkRules,
   checkToolCall,
   fromMcpTool,
+  ruleDefaults,
   getToolNamesByToolset,
   getToolSchema,
   toolRowView,
@@ -27,6 +29,13 @@ import {
   type Capability,
   type CatalogInfo,
   type CheckToolCallInput,
+  type Effect,
+  type Level,
+  type RuleCheck,
+  type RuleDefaults,
+  type RuleMatch,
+  type RuleReasonCode,
+  type RulesInput,
   type ToolCallCheckerOptions,
   type CrewRole,
   type ExecutionMode,
@@ -100,7 +109,8 @@ assertType<
     | 'shell_sandbox_unavailable'
   >
 >();
-assertType<Equal<ToolCallDecision, 'worker-local' | 'main-process-proxy' | 'denied'>>();
+assertType<Equal<ToolCallDecision, 'worker-local' | 'main-process-proxy' | 'denied' | 'ask'>>();
+assertType<Equal<RuleReasonCode, 'denied_by_rule' | 'approval_required'>>();
 
 export const status: RuntimeStatus = 'worker-local';
 // @ts-expect-error a misspelt status is not a RuntimeStatus
@@ -196,7 +206,10 @@ assertType<Equal<ReturnType<typeof label>, string>>();
 assertType<Equal<ReturnType<typeof version>, string>>();
 assertType<Equal<InvalidInputError['code'], 'invalid_input'>>();
 assertType<Equal<ReturnType<typeof checkToolCall>, ToolCallCheck>>();
-assertType<Equal<ToolCallCheck['reason'], ReasonCode | null>>();
+assertType<Equal<ToolCallCheck['reason'], ReasonCode | RuleReasonCode | null>>();
+assertType<Equal<ToolCallCheck['onApproval'], 'worker-local' | 'main-process-proxy' | undefined>>();
+assertType<Equal<ReturnType<typeof checkRules>, RuleCheck>>();
+assertType<Equal<ReturnType<typeof ruleDefaults>, RuleDefaults>>();
 assertType<Equal<ToolCallCheck['detail'], string | null>>();
 assertType<Equal<ToolCallCheck['paths'][number], { argument: string; path: string; write: boolean }>>();
 assertType<Equal<ToolManifest['parameters'], JsonSchema>>();
@@ -362,6 +375,18 @@ export function mcpCatalog(): ToolSchema[] {
   return [...builtinCatalog(), tool];
 }
 
+// ---- rules: the "try it" box and the editor's defaults ------------------------------------------
+export function tryRules(command: string): [Effect, Level | null, string | null] {
+  const rules: RulesInput = { global: { deny: ['read(**/.env*)'], protectedPaths: [...ruleDefaults().protectedPaths, 'secrets/**'] }, agent: { allow: ['bash(git status)'], default: 'ask' }, approvals: ['bash(make)'] };
+  const answer: RuleCheck = checkRules({ rules, policy: { workspaceRoots: ['/w'], allowShell: true, readonly: false }, command });
+  const rule: RuleMatch | null = answer.rule;
+  const defaults: RuleDefaults = ruleDefaults();
+  void defaults.kinds;
+  const reason: ReasonCode | RuleReasonCode | null = answer.reason;
+  void reason;
+  return [answer.decision, rule?.level ?? null, rule?.source ?? null];
+}
+
 export function isInvalidInput(e: unknown): e is InvalidInputError {
   return e instanceof Error && (e as Partial<InvalidInputError>).code === 'invalid_input';
 }
@@ -391,8 +416,12 @@ export function misuse(): void {
   void state;
   // @ts-expect-error checkToolCall needs the routes
   checkToolCall({ policy: { workspaceRoots: [], allowShell: false, readonly: true }, call: { name: 'bash', arguments: {} } });
-  // @ts-expect-error a decision is one of three
+  // @ts-expect-error a decision is one of four
   const wrong: ToolCallDecision = 'proxied';
+  // @ts-expect-error checkRules tries one thing: a command, a tool, a read or a write
+  checkRules({ rules: {} });
+  // @ts-expect-error a level's default is an effect
+  checkRules({ rules: { agent: { default: 'maybe' } }, command: 'ls' });
   void wrong;
   // @ts-expect-error the engine takes no per-call catalog type other than ToolSchema[]
   new ToolPolicyEngine({ catalog: [{ name: 1, toolset: 'base' }] });

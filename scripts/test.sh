@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh --test || { echo "test.sh: setup failed" >&2; exit 1; }
 
 passed=0; failed=0; failures=""
-expected_files="scripts/size-check.sh scripts/check-no-rules.mjs scripts/check-no-rules.test.mjs js/package.json js/backend/package.json www/package.json tests/web.rs scripts/test-backend-node24.sh"
+expected_files="js/test/schema-reference.test.mjs js/test/mcp-corpus.test.mjs scripts/size-check.sh scripts/check-no-rules.mjs scripts/check-no-rules.test.mjs js/package.json js/backend/package.json www/package.json tests/web.rs scripts/test-backend-node24.sh"
 suite() {
   local name="$1"; shift
   printf '\n==== %s\n' "$name"

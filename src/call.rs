@@ -3,8 +3,8 @@
 //! `parameters` schema, and every path the call would touch, lexically normalized and kept inside
 //! the workspace roots. The same function runs in the worker and in the main process.
 //!
-//! Arguments are validated by a small JSON Schema subset (see [`KEYWORDS`]); a schema using any other
-//! keyword fails closed. A string property marked `"x-netaclaw-path"` is a path the call touches:
+//! Arguments are validated against the tool's JSON Schema ([`crate::schema`]); a schema using a
+//! keyword it does not understand fails closed. A string property marked `"x-netaclaw-path"` is a path the call touches:
 //! `read` / `write` (a workspace path), `diff` (a unified diff: every file it names is a write path),
 //! `name` (a plain name, one path segment) or `relative` (a path inside a folder the host chooses).
 
@@ -16,7 +16,7 @@ use crate::manifest::ToolManifest;
 use crate::vocab::{ReasonCode, RuntimeStatus, ToolCallDecision};
 use crate::worker_policy::{Root, WorkerPolicy};
 use serde::Serialize;
-use crate::value::{Map, Value};
+use crate::value::Value;
 #[cfg(feature = "types")]
 use tsify::Tsify;
 
@@ -38,7 +38,7 @@ pub struct ToolCallPath {
 pub struct ToolCallCheck {
     pub decision: ToolCallDecision,
     /// Why the call is denied; `null` when it may run.
-    #[cfg_attr(feature = "types", tsify(type = "ReasonCode | null"))]
+    #[cfg_attr(feature = "types", tsify(type = "ReasonCode | RuleReasonCode | null"))]
     pub reason: Option<ReasonCode>,
     /// Every path the call touches (empty for a denied call).
     pub paths: Vec<ToolCallPath>,
@@ -46,6 +46,15 @@ pub struct ToolCallCheck {
     /// for the model; `null` when the call may run.
     #[cfg_attr(feature = "types", tsify(type = "string | null"))]
     pub detail: Option<String>,
+    /// The rule that decided the call, when `rules` were given and one spoke (`crate::rules`); absent
+    /// otherwise, so that a call no rule matches is answered exactly as without rules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "types", tsify(optional))]
+    pub rule: Option<crate::rules::RuleMatch>,
+    /// For an `ask`: where the call runs once approved (`worker-local` or `main-process-proxy`).
+    #[serde(rename = "onApproval", skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "types", tsify(optional, type = "\"worker-local\" | \"main-process-proxy\""))]
+    pub on_approval: Option<ToolCallDecision>,
     /// The arguments as read from the JSON text the model sent (an empty or blank text reads as `{}`):
     /// present for `checkText` whenever the text was read, so that the caller runs exactly what was
     /// decided on; absent for `check` / `checkToolCall` and for text that is not JSON.
@@ -58,25 +67,14 @@ pub struct ToolCallCheck {
 type Denied = (ReasonCode, String);
 
 pub fn deny(reason: ReasonCode, detail: String) -> ToolCallCheck {
-    ToolCallCheck { decision: ToolCallDecision::Denied, reason: Some(reason), paths: Vec::new(), detail: Some(detail), arguments: None }
+    ToolCallCheck { decision: ToolCallDecision::Denied, reason: Some(reason), paths: Vec::new(), detail: Some(detail), rule: None, on_approval: None, arguments: None }
 }
 
 fn bad(detail: String) -> Denied {
     (ReasonCode::InvalidToolArguments, detail)
 }
 
-/// The schema keywords the validator reads; `description`, `title`, `default`, `$schema` and
-/// `examples` are annotations, and `x-netaclaw-path` marks a path. Any other keyword fails closed.
-pub const KEYWORDS: [&str; 18] = [
-    "type", "properties", "required", "additionalProperties", "items", "enum", "minimum", "maximum", "minLength", "maxLength", "minItems",
-    "maxItems", "description", "title", "default", "$schema", "examples", "x-netaclaw-path",
-];
-
-/// The values of `x-netaclaw-path`.
-pub const PATH_MARKS: [&str; 5] = ["read", "write", "diff", "name", "relative"];
-
-const TYPES: [(&str, &str); 7] =
-    [("object", "an object"), ("array", "an array"), ("string", "a string"), ("number", "a number"), ("integer", "an integer"), ("boolean", "a boolean"), ("null", "null")];
+pub use crate::schema::PATH_MARKS;
 
 /// `checkToolCall`: `tool` is the catalog's manifest of `name` (absent when the name is not in the
 /// catalog), `route` the route of that name (absent when the routes do not list it), `policy` with
@@ -85,11 +83,11 @@ pub fn check_tool_call(name: &str, tool: Option<&ToolManifest>, route: Option<&D
     check_tool_call_with(name, tool, route, policy, arguments, false)
 }
 
-/// Whether a tool's `parameters` schema uses only [`KEYWORDS`] with values of the right shape: what a
+/// Whether a tool's `parameters` schema uses only understood keywords ([`crate::schema`]) with values of the right shape: what a
 /// prepared check works out once per tool (a schema that does not is checked again on each call, for
 /// the denial naming what is wrong).
 pub fn schema_is_valid(tool: &ToolManifest) -> bool {
-    check_schema(tool.parameters.as_value(), &Path::Root("parameters")).is_ok()
+    crate::schema::check(tool.parameters.as_value()).is_ok()
 }
 
 /// [`check_tool_call`] knowing beforehand whether the tool's schema is valid (`schema_valid`; false:
@@ -116,31 +114,23 @@ pub fn check_tool_call_with(name: &str, tool: Option<&ToolManifest>, route: Opti
         return deny(*reason, (*detail).to_string());
     }
     match check_arguments(tool.parameters.as_value(), schema_valid, arguments, policy) {
-        Ok(paths) => ToolCallCheck { decision, reason: None, paths, detail: None, arguments: None },
+        Ok(paths) => ToolCallCheck { decision, reason: None, paths, detail: None, rule: None, on_approval: None, arguments: None },
         Err((reason, detail)) => deny(reason, detail),
     }
-}
-
-/// A marked string found in the arguments: its argument path, the text (absent: defaulted to the
-/// first root) and the mark.
-struct Marked<'v> {
-    argument: String,
-    text: Option<&'v str>,
-    mark: &'v str,
 }
 
 /// Validates `arguments` against `schema`, then resolves every marked path.
 fn check_arguments(schema: &Value, schema_valid: bool, arguments: Option<&Value>, policy: &WorkerPolicy) -> Result<Vec<ToolCallPath>, Denied> {
     let at = Path::Root("arguments");
     if !schema_valid {
-        check_schema(schema, &Path::Root("parameters"))?;
+        crate::schema::check(schema).map_err(bad)?;
     }
     let arguments = match arguments {
         Some(v @ Value::Object(_)) => v,
         other => return Err(bad(concat(&["arguments: expected an object, got ", type_name(other.unwrap_or(&Value::Null))]))),
     };
     let mut marked = Vec::new();
-    validate(schema, arguments, &at, &mut marked)?;
+    crate::schema::Validation::new(schema).validate(schema, arguments, &at, 0, &mut marked).map_err(bad)?;
     let mut paths = Vec::new();
     for m in marked {
         // Where a denial names the argument; printed only for a denial.
@@ -166,7 +156,7 @@ fn check_arguments(schema: &Value, schema_valid: bool, arguments: Option<&Value>
 
 /// One workspace path: absolute, or relative to the first root (absent = the first root); inside a
 /// root; not written under `readonly`. A denial's detail is what follows the argument's name.
-fn workspace_path(text: Option<&str>, write: bool, policy: &WorkerPolicy) -> Result<String, Denied> {
+pub(crate) fn workspace_path(text: Option<&str>, write: bool, policy: &WorkerPolicy) -> Result<String, Denied> {
     let Some(first) = policy.workspace_roots.first() else {
         return Err((ReasonCode::WorkspaceRootRequired, "a path needs a workspace root, and the policy has none".into()));
     };
@@ -293,170 +283,6 @@ fn line_count(range: &str, sign: &str) -> Option<u32> {
     number(parts.next()?)?;
     let count = parts.next().map_or(Some(1), number);
     parts.next().is_none().then_some(count)?
-}
-
-/// Checks that a schema uses only [`KEYWORDS`], with values of the right shape.
-fn check_schema(schema: &Value, at: &Path) -> Result<(), Denied> {
-    let map = match schema {
-        Value::Bool(_) => return Ok(()),
-        Value::Object(map) => map,
-        other => return Err(bad(concat(&[&at.render(), ": expected a schema (an object or a boolean), got ", type_name(other)]))),
-    };
-    for (key, value) in map {
-        let here = at.key(key);
-        let ok = match key.as_str() {
-            "type" => type_names(value).iter().all(|t| t.as_str().is_some_and(type_known)),
-            "properties" => {
-                let Value::Object(properties) = value else { return Err(malformed(&here)) };
-                for (name, property) in properties {
-                    check_schema(property, &here.key(name))?;
-                }
-                true
-            }
-            "items" | "additionalProperties" => {
-                check_schema(value, &here)?;
-                true
-            }
-            "required" => value.as_array().is_some_and(|r| r.iter().all(Value::is_string)),
-            "enum" => value.is_array(),
-            "minimum" | "maximum" => value.is_number(),
-            "minLength" | "maxLength" | "minItems" | "maxItems" => value.as_u64().is_some(),
-            "x-netaclaw-path" => value.as_str().is_some_and(|m| PATH_MARKS.contains(&m)),
-            other if KEYWORDS.contains(&other) => true,
-            other => return Err(bad(concat(&[&at.render(), ": unsupported schema keyword ", &quote(other)]))),
-        };
-        if !ok {
-            return Err(malformed(&here));
-        }
-    }
-    Ok(())
-}
-
-fn malformed(at: &Path) -> Denied {
-    bad(concat(&[&at.render(), ": is not a valid value of this schema keyword"]))
-}
-
-/// The value of `type`: a list of type names, or one.
-fn type_names(types: &Value) -> &[Value] {
-    types.as_array().map_or(std::slice::from_ref(types), Vec::as_slice)
-}
-
-fn type_known(name: &str) -> bool {
-    TYPES.iter().any(|(t, _)| *t == name)
-}
-/// The JSON Schema type of a value (`integer` counts as a `number` too).
-fn type_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
-fn has_type(value: &Value, name: &str) -> bool {
-    type_of(value) == name || (name == "integer" && value.as_f64().is_some_and(|f| f.fract() == 0.0))
-}
-
-fn same(a: &Value, b: &Value) -> bool {
-    match (a.as_f64(), b.as_f64()) {
-        (Some(x), Some(y)) => x == y,
-        _ => a == b,
-    }
-}
-
-/// Validates `value` against a checked schema, collecting marked strings in document order.
-fn validate<'v>(schema: &'v Value, value: &'v Value, at: &Path, marked: &mut Vec<Marked<'v>>) -> Result<(), Denied> {
-    let fail = |what: &str| Err(bad(concat(&[&at.render(), ": ", what])));
-    let map = match schema {
-        Value::Bool(true) => return Ok(()),
-        Value::Object(map) => map,
-        _ => return fail("is not allowed"),
-    };
-    let mark = map.get("x-netaclaw-path").and_then(Value::as_str);
-    if let Some(types) = map.get("type") {
-        let names = type_names(types);
-        if !names.iter().any(|t| t.as_str().is_some_and(|t| has_type(value, t))) {
-            let mut wanted = String::new();
-            for (_, a) in names.iter().filter_map(|t| TYPES.iter().find(|(n, _)| Some(*n) == t.as_str())) {
-                if !wanted.is_empty() {
-                    wanted.push_str(" or ");
-                }
-                wanted.push_str(a);
-            }
-            return fail(&concat(&["expected ", &wanted, ", got ", type_name(value)]));
-        }
-    }
-    if let Some(Value::Array(options)) = map.get("enum") {
-        if !options.iter().any(|o| same(o, value)) {
-            return fail(&concat(&["must be one of ", &crate::value::to_js_string(options).unwrap_or_default()]));
-        }
-    }
-    // The bounds of the value's kind: its number, its length in characters, its count of items.
-    let (measure, keys, unit) = match value {
-        Value::Number(n) => (n.as_f64(), ["minimum", "maximum"], ""),
-        Value::String(text) => (Some(crate::text::scalar_count(text, usize::MAX) as f64), ["minLength", "maxLength"], " characters"),
-        Value::Array(items) => (Some(items.len() as f64), ["minItems", "maxItems"], " items"),
-        _ => (None, ["", ""], ""),
-    };
-    if let Some(x) = measure {
-        for (k, key) in keys.into_iter().enumerate() {
-            if let Some(bound) = map.get(key).filter(|b| b.as_f64().is_some_and(|b| if k == 0 { x < b } else { x > b })) {
-                let bound = crate::value::js_text(bound);
-                if k == 0 && bound == "1" && !unit.is_empty() {
-                    return fail("must not be empty");
-                }
-                return fail(&concat(&["must ", if unit.is_empty() { "be" } else { "have" }, if k == 0 { " at least " } else { " at most " }, &bound, unit]));
-            }
-        }
-    }
-    match value {
-        Value::String(text) => {
-            if let Some(mark) = mark {
-                marked.push(Marked { argument: at.render_below_root(), text: Some(text), mark });
-            }
-            return Ok(());
-        }
-        Value::Array(items) => {
-            if let Some(item_schema) = map.get("items") {
-                for (i, item) in items.iter().enumerate() {
-                    validate(item_schema, item, &at.index(i), marked)?;
-                }
-            }
-        }
-        Value::Object(object) => validate_object(map, object, at, marked)?,
-        _ => {}
-    }
-    if mark.is_some() {
-        return fail(&concat(&["expected a string, got ", type_name(value)]));
-    }
-    Ok(())
-}
-
-fn validate_object<'v>(schema: &'v Map<String, Value>, object: &'v Map<String, Value>, at: &Path, marked: &mut Vec<Marked<'v>>) -> Result<(), Denied> {
-    let properties = schema.get("properties").and_then(Value::as_object);
-    for name in schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
-        if !object.contains_key(name) {
-            return Err(bad(concat(&[&at.key(name).render(), ": is required"])));
-        }
-    }
-    for (key, value) in object {
-        let here = at.key(key);
-        match properties.and_then(|p| p.get(key)).or_else(|| schema.get("additionalProperties")) {
-            Some(Value::Bool(false)) => return Err(bad(concat(&[&here.render(), ": is not an allowed property"]))),
-            Some(property) => validate(property, value, &here, marked)?,
-            None => {}
-        }
-    }
-    // An absent optional workspace path stands for the first root (`list_dir`, `find_files`, `grep`).
-    for (name, property) in properties.into_iter().flatten() {
-        if let Some(mark) = property.get("x-netaclaw-path").and_then(Value::as_str).filter(|m| !object.contains_key(name.as_str()) && (*m == "read" || *m == "write")) {
-            marked.push(Marked { argument: at.key(name).render_below_root(), text: None, mark });
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -623,8 +449,11 @@ mod tests {
         let p = policy(&["/w"], false, false);
         let schema = |parameters: Value| Catalog::from_schemas(&[crate::catalog::ToolSchema { parameters: Some(parameters.into()), ..crate::catalog::ToolSchema::new("t", "x") }]).unwrap();
         let run = |catalog: &Catalog, arguments: Value| check_tool_call("t", catalog.get("t"), Some(&route("t", PROXY, &[])), &p, Some(&arguments));
-        let any_of = schema(json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}]}}}));
-        assert_eq!(denied(&run(&any_of, json!({}))).1, "parameters.properties.a: unsupported schema keyword \"anyOf\"");
+        let unknown = schema(json!({"type": "object", "properties": {"a": {"unevaluatedProperties": false}}}));
+        assert_eq!(denied(&run(&unknown, json!({}))).1, "parameters.properties.a: unsupported schema keyword \"unevaluatedProperties\"");
+        // The JSON Schema MCP servers write is understood (src/schema.rs).
+        let any_of = schema(json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}));
+        assert_eq!(run(&any_of, json!({"a": null})).decision, ToolCallDecision::MainProcessProxy);
         let malformed = schema(json!({"type": "object", "properties": {"a": {"maxLength": "3"}}}));
         assert_eq!(denied(&run(&malformed, json!({}))).1, "parameters.properties.a.maxLength: is not a valid value of this schema keyword");
         let unknown_mark = schema(json!({"properties": {"a": {"x-netaclaw-path": "exec"}}}));

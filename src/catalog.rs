@@ -69,6 +69,12 @@ pub struct ToolSchema {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "types", tsify(optional, type = "JsonSchema | null"))]
     pub parameters: Option<Parameters>,
+    /// Set by `fromMcpTool` when the tool cannot be called: its argument schema uses a keyword the
+    /// call check does not understand (or a malformed one), and this says which and where; every
+    /// call of the tool is denied with the same text. Absent: usable. A catalog reads no such field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "types", tsify(optional, type = "string"))]
+    pub unusable_reason: Option<String>,
 }
 
 impl ToolSchema {
@@ -185,6 +191,7 @@ impl Builtin {
             requires_skill_scope: Some(self.skill),
             requires_workspace_root: Some(self.root),
             parameters: Some(self.parameters()),
+            unusable_reason: None,
         }
     }
 

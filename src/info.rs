@@ -101,7 +101,7 @@ pub fn catalog_info(catalog: &Catalog) -> CatalogInfo {
             crew_role: CrewRole::NAMES,
             status: RuntimeStatus::NAMES,
             route: FrontendRoute::NAMES,
-            reason: ReasonCode::NAMES,
+            reason: ReasonCode::LISTED_NAMES,
         },
     }
 }
@@ -196,7 +196,8 @@ pub struct AgentResolveInput {
 }
 
 /// `fromMcpTool`: an MCP `tools/list` entry of `server` as a catalog entry, proxied through the main
-/// process, writing unless it says it is read-only, never run in a worker.
+/// process, writing unless it says it is read-only, never run in a worker; `unusableReason` when its
+/// `inputSchema` is not one the call check understands (registration, not each call, tells).
 pub fn from_mcp_tool(server: &str, tool: &str, description: Option<String>, read_only: bool, parameters: crate::value::Value) -> ToolSchema {
     ToolSchema {
         description,
@@ -204,6 +205,7 @@ pub fn from_mcp_tool(server: &str, tool: &str, description: Option<String>, read
         supported_in_worker: Some(false),
         worker_routing_hint: Some(WorkerRoutingHint::MainProcessProxy),
         requires_write: Some(!read_only),
+        unusable_reason: crate::schema::check(&parameters).err(),
         parameters: Some(parameters.into()),
         ..ToolSchema::new(crate::text::concat(&["mcp__", server, "__", tool]), crate::text::concat(&["mcp:", server]))
     }

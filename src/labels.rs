@@ -47,6 +47,8 @@ fn reason(code: ReasonCode, locale: Locale) -> &'static str {
         InvalidToolArguments => ("工具参数不合法", "The tool's arguments are invalid"),
         ToolNotOffered => ("工具未提供给当前 Agent", "The tool was not offered to this agent"),
         ShellSandboxUnavailable => ("Shell 沙箱不可用", "The shell sandbox is unavailable"),
+        DeniedByRule => ("被规则拒绝", "Denied by a rule"),
+        ApprovalRequired => ("需要批准，但无人批准", "Approval was required and nobody gave it"),
     };
     pick(locale, zh, en)
 }
@@ -187,7 +189,7 @@ pub struct Labels {
 /// `labels(locale)`.
 pub fn labels(locale: Locale) -> Labels {
     Labels {
-        reasons: LabelGroup(ReasonCode::ALL.iter().map(|c| (c.as_str(), reason(*c, locale))).collect()),
+        reasons: LabelGroup(ReasonCode::LISTED.iter().map(|c| (c.as_str(), reason(*c, locale))).collect()),
         statuses: LabelGroup(RuntimeStatus::ALL.iter().map(|c| (c.as_str(), status(*c, locale))).collect()),
         routes: LabelGroup(FrontendRoute::ALL.iter().map(|c| (c.as_str(), route(*c, locale))).collect()),
         kinds: LabelGroup(ToolKind::ALL.iter().map(|c| (c.as_str(), kind(*c, locale))).collect()),
@@ -222,7 +224,7 @@ mod tests {
         assert_eq!(label("statuses", "worker-local", Locale::ZhCn).unwrap(), "子进程可以本地执行");
         for locale in [Locale::ZhCn, Locale::En] {
             let all = labels(locale);
-            assert_eq!(all.reasons.0.len(), ReasonCode::ALL.len());
+            assert_eq!(all.reasons.0.len(), ReasonCode::LISTED.len());
             assert!(all.reasons.0.iter().all(|(_, l)| !l.is_empty() && !l.contains('`') && !l.contains('*')));
         }
         assert_ne!(label("kinds", "skill", Locale::En).unwrap(), label("kinds", "skill", Locale::ZhCn).unwrap());

@@ -44,8 +44,13 @@ pub mod guidance;
 pub mod labels;
 pub mod explain;
 pub mod mcp;
+pub mod pattern;
+pub mod schema;
 pub mod call;
 pub mod info;
+pub mod shell;
+pub mod rules;
+pub mod ruling;
 
 // The JSON edge: input limits and paths, reading input into the core's types, the export table and
 // JSON API, the wasm bindings.

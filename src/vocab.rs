@@ -41,6 +41,8 @@ macro_rules! string_enum {
     };
 }
 
+pub(crate) use string_enum;
+
 /// The position of `text` in `names`.
 pub fn index_of(names: &[&str], text: &str) -> Option<usize> {
     names.iter().position(|n| *n == text)
@@ -120,11 +122,26 @@ string_enum!(
         InvalidToolArguments = "invalid_tool_arguments",
         ToolNotOffered = "tool_not_offered",
         ShellSandboxUnavailable = "shell_sandbox_unavailable",
+        /// A `deny` rule or a protected path matched the call (`checkToolCall` with `rules`). The rule
+        /// codes are declared in TypeScript as `RuleReasonCode`, beside the listed codes' `ReasonCode`.
+        #[cfg_attr(feature = "types", serde(skip))]
+        DeniedByRule = "denied_by_rule",
+        /// An `ask` nobody could answer (no user, or none in time): the runtime's, never the package's.
+        #[cfg_attr(feature = "types", serde(skip))]
+        ApprovalRequired = "approval_required",
     }
 );
+
+impl ReasonCode {
+    /// The codes `labels()`, `catalogInfo`'s vocabulary and the routes' `reasons` list: every code but
+    /// the rule codes, which `checkToolCall` answers and `label("reasons", code)` names.
+    pub const LISTED: &'static [ReasonCode] = Self::ALL.split_at(25).0;
+    /// The strings of [`Self::LISTED`].
+    pub const LISTED_NAMES: &'static [&'static str] = Self::NAMES.split_at(25).0;
+}
 string_enum!(
     /// What happens to one tool call (`checkToolCall`): it runs in the worker, in the main process, or not at all.
-    ToolCallDecision { WorkerLocal = "worker-local", MainProcessProxy = "main-process-proxy", Denied = "denied" }
+    ToolCallDecision { WorkerLocal = "worker-local", MainProcessProxy = "main-process-proxy", Denied = "denied", Ask = "ask" }
 );
 
 string_enum!(
@@ -221,7 +238,9 @@ mod tests {
         for s in RoutingStrategy::ALL {
             assert_eq!(RoutingStrategy::parse(s.as_str()), Some(*s));
         }
-        assert_eq!(ReasonCode::ALL.len(), 25);
+        assert_eq!(ReasonCode::ALL.len(), 27);
+        assert_eq!(ReasonCode::LISTED.len(), 25);
+        assert_eq!(ReasonCode::LISTED_NAMES.last(), Some(&"shell_sandbox_unavailable"));
         assert_eq!(ReasonCode::parse("Unknown_Tool"), None);
     }
 

@@ -235,7 +235,26 @@ golden_tests!(
     golden_tool_row_view => "toolRowView",
     golden_agent_resolve_input => "agentResolveInput",
     golden_from_mcp_tool => "fromMcpTool",
+    golden_check_rules => "checkRules",
+    golden_rule_defaults => "ruleDefaults",
 );
+
+/// Every `checkRules` vector with an answer says in its description what it decides (`… → ask`),
+/// and the answer decides that: a vector blessed with a wrong decision fails here.
+#[test]
+fn every_rule_vector_decides_what_its_description_says() {
+    let mut checked = 0;
+    for file in vector_files("checkRules") {
+        let vector = read_vector(&file, "checkRules").unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let Some(Outcome::Answer(answer)) = &vector.expected else { continue };
+        let description = vector.doc["description"].as_str().unwrap_or_default();
+        let said = description.rsplit_once(" → ").map(|(_, d)| d).unwrap_or_else(|| panic!("{}: the description ends with → allow, ask or deny", file.display()));
+        let answer: Value = serde_json::from_str(answer).unwrap();
+        assert_eq!(answer["decision"].as_str(), Some(said), "{}", file.display());
+        checked += 1;
+    }
+    assert!(checked >= 150, "only {checked} rule vectors decide something");
+}
 
 #[test]
 fn golden_checker_check_text() {

@@ -4,7 +4,7 @@
 //! writes the file anew.
 #![cfg(not(target_arch = "wasm32"))]
 
-use netaclaw_tool_policy::{call, catalog, diagnostic, explain, governance, info, labels, manifest, mcp, projection, registry, sink, vocab, worker_policy};
+use netaclaw_tool_policy::{call, catalog, diagnostic, explain, governance, info, labels, manifest, mcp, projection, registry, rules, ruling, sink, vocab, worker_policy};
 use std::path::Path;
 use tsify::Tsify;
 
@@ -48,6 +48,12 @@ fn declarations() -> Vec<&'static str> {
         labels::Labels,
         explain::ProfileRouteDiff,
         mcp::ToolAnnotations,
+        rules::Effect,
+        rules::Level,
+        rules::PatternKind,
+        rules::RuleMatch,
+        rules::RuleDefaults,
+        ruling::RuleCheck,
         call::ToolCallPath,
         call::ToolCallCheck,
         info::ToolsetInfo,

@@ -127,6 +127,8 @@ fn call(function: &str, args: &[JsValue]) -> Result<JsValue, JsValue> {
         "toolRowView" => wasm::tool_row_view(a(0)),
         "agentResolveInput" => wasm::agent_resolve_input(a(0)),
         "fromMcpTool" => wasm::from_mcp_tool(a(0)),
+        "checkRules" => wasm::check_rules(a(0)),
+        "ruleDefaults" => wasm::rule_defaults(),
         "checker.checkText" => ToolCallChecker::new(a(0)).and_then(|checker| checker.check_text(a(1), a(2))),
         other => panic!("no binding {other}"),
     }
@@ -283,6 +285,16 @@ fn golden_agent_resolve_input() {
 #[wasm_bindgen_test]
 fn golden_from_mcp_tool() {
     replay("fromMcpTool");
+}
+
+#[wasm_bindgen_test]
+fn golden_check_rules() {
+    replay("checkRules");
+}
+
+#[wasm_bindgen_test]
+fn golden_rule_defaults() {
+    replay("ruleDefaults");
 }
 
 #[wasm_bindgen_test]

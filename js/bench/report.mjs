@@ -17,7 +17,7 @@ const criterionDir = arg('criterion', 'target/criterion');
 const out = arg('out', 'BENCHMARKS.md');
 const read = (file) => JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
 
-const GOALS = { decisionsPerSecond: 20e6, coldStartMs: 5, coldOverCedar: 0.15, firstVisitMs: 20, preparedSpeedup: 5, statelessOverFloor: 3, gzipBytes: 98304 };
+const GOALS = { decisionsPerSecond: 20e6, coldStartMs: 5, coldOverCedar: 0.15, firstVisitMs: 20, preparedSpeedup: 5, statelessOverFloor: 3, gzipBytes: 131072 };
 // The previous build's figures (js/bench/previous.json), printed beside this build's.
 const previous = JSON.parse(fs.readFileSync(new URL('./previous.json', import.meta.url), 'utf8'));
 const CASES = { builtin: 'builtin catalog (19 tools)', generated1000: 'generated catalog (1,000 tools)' };

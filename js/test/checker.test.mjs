@@ -14,7 +14,7 @@ const withArguments = (answer, json) => `${answer.slice(0, -1)},"arguments":${js
 
 /** Builds a checker from the input's policy, routes and catalog, then runs `use(checker)`. */
 function withChecker(input, use) {
-  const options = isPlainObject(input) ? { policy: input.policy, routes: input.routes, catalog: input.catalog } : input;
+  const options = isPlainObject(input) ? { policy: input.policy, routes: input.routes, catalog: input.catalog, rules: input.rules } : input;
   const built = attempt(() => new ToolCallChecker(options));
   if (!built.ok) return built;
   try {

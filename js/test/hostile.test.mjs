@@ -161,11 +161,13 @@ const CALLS = {
   toolRowView: [{ row: { name: 'bash', status: 1, promptHint: 'x', workerRoutingStrategy: 'auto' } }],
   agentResolveInput: [{ agent: { toolsets: ['base'], tools: { disabled: ['bash'] }, skills: ['pdf'], memoryEnabled: true, modelCapability: 'text' }, channel: { capability: 'vision' }, crewRole: 'master' }],
   fromMcpTool: [{ server: 'fs', tool: { name: 'read', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } } }],
+  checkRules: [{ rules: { global: { deny: ['read(**/.env*)'], protectedPaths: ['.git/hooks/**'] }, agent: { allow: ['bash(git status)'], default: 'ask' }, approvals: ['bash(make)'] }, policy: { workspaceRoots: ['/w'], allowShell: true, readonly: false }, command: 'git status > out.txt' }],
+  ruleDefaults: [],
 };
 const FIELDS = [
   'catalog', 'governance', 'agent', 'modelCapability', 'memoryEnabled', 'hasSkills', 'crewRole', 'toolsetDefaults', 'subagentTools',
   'sessionCwd', 'workspaceRoots', 'shellPermitted', 'writePermitted', 'selectedTools', 'policy', 'strategies', 'notSelectedReasons',
-  'row', 'patch', 'routes', 'call', 'channel', 'server', 'tool',
+  'row', 'patch', 'routes', 'call', 'channel', 'server', 'tool', 'rules', 'command', 'read', 'write',
 ];
 // Nested places: [function, path inside the first argument].
 const NESTED = [
@@ -200,6 +202,12 @@ const NESTED = [
   ['agentResolveInput', ['agent', 'skills']],
   ['fromMcpTool', ['tool', 'inputSchema']],
   ['fromMcpTool', ['tool', 'annotations', 'readOnlyHint']],
+  ['checkRules', ['rules', 'global']],
+  ['checkRules', ['rules', 'global', 'deny', 0]],
+  ['checkRules', ['rules', 'global', 'protectedPaths']],
+  ['checkRules', ['rules', 'agent', 'default']],
+  ['checkRules', ['rules', 'approvals', 0]],
+  ['checkRules', ['policy', 'workspaceRoots', 0]],
 ];
 
 function withCatalog(input) {

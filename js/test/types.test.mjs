@@ -163,7 +163,11 @@ test('the vocabulary unions are the exact strings of SPEC §2', () => {
       'core_tool_cannot_be_disabled unknown_tool unknown_toolset capability_fallback_text field_is_readonly ' +
       'prompt_hint_not_supported invalid_value path_outside_workspace invalid_tool_arguments tool_not_offered ' +
       'shell_sandbox_unavailable',
-    ToolCallDecision: 'worker-local main-process-proxy denied',
+    ToolCallDecision: 'worker-local main-process-proxy denied ask',
+    RuleReasonCode: 'denied_by_rule approval_required',
+    Effect: 'allow ask deny',
+    Level: 'global agent session',
+    PatternKind: 'tool bash read write',
   };
   for (const [name, values] of Object.entries(spec)) {
     assert.deepEqual(literalsOf(decls, name).sort(), values.split(' ').sort(), name);
@@ -216,6 +220,8 @@ test('direct answers of every function fit their declared return types', () => {
     agentResolveInput: [{ agent: { id: 1, toolsets: ['base'], tools: { disabled: ['bash'] }, skills: ['pdf'], memoryEnabled: 1 }, channel: { capability: 'vision' }, crewRole: 'master' }],
     fromMcpTool: [{ server: 'fs', tool: { name: 'read', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } } }],
     checkToolCall: [{ policy: policyValue, routes: policy.projectRuntimePolicy({ selectedTools: ['read_file'], policy: policyValue }), call: { name: 'read_file', arguments: { path: 'a.txt' } } }],
+    checkRules: [{ rules: { agent: { ask: ['bash(git push:*)'] } }, policy: policyValue, command: 'git status && git push' }],
+    ruleDefaults: [],
   };
   const problems = [];
   for (const fn of FUNCTIONS) {

@@ -240,6 +240,8 @@ pub struct CallChecker {
     route_at: Vec<usize>,
     /// Whether each catalog tool's `parameters` schema is valid, by position; empty when checked per call.
     schemas_valid: Vec<bool>,
+    /// The rules (`rules`), parsed once; `None`: decided as without rules.
+    rules: Option<crate::rules::Rules>,
 }
 
 impl CallChecker {
@@ -269,7 +271,8 @@ impl CallChecker {
         for tool in catalog.tools().iter().filter(|_| prepare) {
             schemas_valid.push(crate::call::schema_is_valid(tool));
         }
-        Ok(CallChecker { catalog, policy, routes, route_at, schemas_valid })
+        let rules = input::rules(field(map, "rules"), &ROOT.key("rules"))?;
+        Ok(CallChecker { catalog, policy, routes, route_at, schemas_valid, rules })
     }
 
     /// Decides a call of `name` with these arguments (absent: `null`).
@@ -279,7 +282,11 @@ impl CallChecker {
         // Every route names a catalog tool: a name not in the catalog has none.
         let route = at.and_then(|at| self.route_at.get(at)).and_then(|r| self.routes.get(*r));
         let schema_valid = at.and_then(|at| self.schemas_valid.get(at)).is_some_and(|v| *v);
-        crate::call::check_tool_call_with(name, tool, route, &self.policy, arguments, schema_valid)
+        let check = crate::call::check_tool_call_with(name, tool, route, &self.policy, arguments, schema_valid);
+        match &self.rules {
+            Some(rules) => crate::ruling::apply(check, rules, name, arguments, &self.policy),
+            None => check,
+        }
     }
 
     /// Reads the call `{ name, arguments }` (named `call` in errors) and answers its decision as JSON.
@@ -358,6 +365,17 @@ pub fn from_mcp_tool_json(value: &Value) -> Result<String, Error> {
     json::to_string(&input::mcp_tool(top(value)?, &ROOT)?)
 }
 
+/// `checkRules({ rules?, policy?, tool? | command? | read? | write? })`: the "try it" answer.
+pub fn check_rules_json(value: &Value) -> Result<String, Error> {
+    let (rules, trial, policy) = input::rule_trial(top(value)?, &ROOT)?;
+    json::to_string(&crate::ruling::check_rules(&rules, &trial, &policy))
+}
+
+/// `ruleDefaults()`: what the rules editor offers.
+pub fn rule_defaults_json() -> Result<String, Error> {
+    json::to_string(&crate::rules::rule_defaults())
+}
+
 /// `version()`.
 pub fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
@@ -399,5 +417,7 @@ pub fn call_function(function: Function, args: &[Value]) -> Result<String, Error
         Function::ToolRowView => tool_row_view_json(arg(0)),
         Function::AgentResolveInput => agent_resolve_input_json(arg(0)),
         Function::FromMcpTool => from_mcp_tool_json(arg(0)),
+        Function::CheckRules => check_rules_json(arg(0)),
+        Function::RuleDefaults => rule_defaults_json(),
     }
 }

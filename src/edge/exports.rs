@@ -62,6 +62,10 @@ macro_rules! export_table {
             AgentResolveInput agent_resolve_input agentResolveInput json "AgentResolveInput" [input input unchecked_param_type "AgentResolveSource"];
             /// An MCP tool as a catalog entry (proxied, never in a worker, writing unless read-only).
             FromMcpTool from_mcp_tool fromMcpTool json "ToolSchema" [input input unchecked_param_type "McpToolInput"];
+            /// The rules' decision on one tool, command or path ("try it"): decision, rule, level.
+            CheckRules check_rules checkRules json "RuleCheck" [input input unchecked_param_type "CheckRulesInput"];
+            /// The default protected paths and the vocabulary of the rules editor.
+            RuleDefaults rule_defaults ruleDefaults json "RuleDefaults" [];
         }
     };
 }

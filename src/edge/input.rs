@@ -66,6 +66,7 @@ pub fn schema(value: &Value, path: &Path) -> Result<ToolSchema, Error> {
                 Some(v.clone().into())
             }
         },
+        unusable_reason: None,
     })
 }
 
@@ -330,7 +331,7 @@ pub fn projection_input(map: &Map<String, Value>, path: &Path, catalog: &Catalog
         .into_iter()
         .map(|s| s.unwrap_or(RoutingStrategy::Auto))
         .collect();
-    let not_selected_reasons = by_position(field(map, "notSelectedReasons"), &path.key("notSelectedReasons"), catalog, |v, p| enum_value(v, p, ReasonCode::parse, ReasonCode::NAMES))?;
+    let not_selected_reasons = by_position(field(map, "notSelectedReasons"), &path.key("notSelectedReasons"), catalog, |v, p| enum_value(v, p, listed_reason, ReasonCode::LISTED_NAMES))?;
     Ok(ProjectionInput { selected, strategies, not_selected_reasons })
 }
 
@@ -479,7 +480,7 @@ pub fn dynamic_routes(map: &Map<String, Value>, path: &Path, known: &mut dyn FnM
         let reason_items = array(required(m, &p, "reasons")?, &reasons_path)?;
         let mut reasons = Vec::with_capacity(reason_items.len());
         for (k, v) in reason_items.iter().enumerate() {
-            reasons.push(enum_value(v, &reasons_path.index(k), ReasonCode::parse, ReasonCode::NAMES)?);
+            reasons.push(enum_value(v, &reasons_path.index(k), listed_reason, ReasonCode::LISTED_NAMES)?);
         }
         routes.push(DynamicRoute {
             name: name.to_string(),
@@ -550,6 +551,92 @@ pub fn mcp_tool(map: &Map<String, Value>, path: &Path) -> Result<ToolSchema, Err
         }
     };
     Ok(crate::info::from_mcp_tool(server, name, description.map(str::to_string), read_only, parameters))
+}
+
+/// A reason code a route or a diagnostic input may hold (not a rule code).
+fn listed_reason(text: &str) -> Option<ReasonCode> {
+    ReasonCode::parse(text).filter(|c| ReasonCode::LISTED.contains(c))
+}
+
+/// `rules`: `{ global?, agent?, session?, approvals? }`, each level `{ allow?, ask?, deny?, default? }`
+/// (the global level also `protectedPaths?`); every pattern parsed once, a bad one named by its path
+/// (`rules.agent.deny[2]: has an unknown kind "net" …`). Absent or `null`: no rules.
+pub fn rules(value: Option<&Value>, path: &Path) -> Result<Option<crate::rules::Rules>, Error> {
+    match value {
+        None => Ok(None),
+        Some(value) => rules_of(value, path).map(Some),
+    }
+}
+
+#[inline(never)]
+fn rules_of(value: &Value, path: &Path) -> Result<crate::rules::Rules, Error> {
+    use crate::rules::{Level, Pattern, Rules};
+    let map = object(value, path)?;
+    only_keys(map, path, &["global", "agent", "session", "approvals"])?;
+    let mut rules = Rules::default();
+    for level in Level::ALL {
+        let at = path.key(level.as_str());
+        let Some(value) = field(map, level.as_str()) else { continue };
+        let m = object(value, &at)?;
+        let global = *level == Level::Global;
+        only_keys(m, &at, if global { &["allow", "ask", "deny", "default", "protectedPaths"] } else { &["allow", "ask", "deny", "default"] })?;
+        let target = &mut rules.levels[*level as usize];
+        for (key, list) in [("allow", &mut target.allow), ("ask", &mut target.ask), ("deny", &mut target.deny)] {
+            *list = patterns(field(m, key), &at.key(key), Pattern::parse)?;
+        }
+        if let Some(v) = field(m, "default") {
+            target.default = Some(enum_value(v, &at.key("default"), crate::rules::Effect::parse, crate::rules::Effect::NAMES)?);
+        }
+        if global {
+            if let Some(v) = field(m, "protectedPaths") {
+                rules.protected = patterns(Some(v), &at.key("protectedPaths"), Pattern::protected)?;
+            }
+        }
+    }
+    rules.approvals = patterns(field(map, "approvals"), &path.key("approvals"), Pattern::approval)?;
+    Ok(rules)
+}
+
+fn only_keys(map: &Map<String, Value>, path: &Path, keys: &[&str]) -> Result<(), Error> {
+    match map.keys().find(|k| !keys.contains(&k.as_str())) {
+        Some(key) => Err(path.key(key).error(crate::text::concat(&["is not a field of rules here; expected one of ", &crate::text::join(keys, ", ")]))),
+        None => Ok(()),
+    }
+}
+
+fn patterns(value: Option<&Value>, path: &Path, parse: fn(&str) -> Result<crate::rules::Pattern, String>) -> Result<Vec<crate::rules::Pattern>, Error> {
+    let Some(texts) = name_list(value, path, crate::rules::MAX_PATTERN)? else { return Ok(Vec::new()) };
+    let mut out = Vec::with_capacity(texts.len());
+    for (i, text) in texts.iter().enumerate() {
+        out.push(parse(text).map_err(|why| path.index(i).error(why))?);
+    }
+    Ok(out)
+}
+
+/// `checkRules`' input: `{ rules?, policy?, tool? | command? | read? | write? }` (exactly one thing
+/// tried; `policy` absent: no roots, not readonly).
+pub fn rule_trial(map: &Map<String, Value>, path: &Path) -> Result<(crate::rules::Rules, crate::ruling::Trial, WorkerPolicy), Error> {
+    use crate::ruling::Trial;
+    let rules = rules(field(map, "rules"), &path.key("rules"))?.unwrap_or_default();
+    let policy = match field(map, "policy") {
+        Some(v) => worker_policy(v, &path.key("policy"))?,
+        None => WorkerPolicy { workspace_roots: Vec::new(), allow_shell: true, readonly: false },
+    };
+    let mut trial = None;
+    for key in ["tool", "command", "read", "write"] {
+        let Some(v) = field(map, key) else { continue };
+        if trial.is_some() {
+            return Err(path.key(key).error("try one thing at a time: one of tool, command, read, write"));
+        }
+        let text = string(v, &path.key(key), 1, if key == "tool" { limits::MAX_NAME } else { limits::MAX_TEXT.max(limits::MAX_PATH) })?.to_string();
+        trial = Some(match key {
+            "tool" => Trial::Tool(text),
+            "command" => Trial::Command(text),
+            _ => Trial::Path { path: text, write: key == "write" },
+        });
+    }
+    let trial = trial.ok_or_else(|| path.key("command").error("is required (or one of tool, read, write)"))?;
+    Ok((rules, trial, policy))
 }
 
 #[cfg(test)]

@@ -53,7 +53,7 @@ export type ReasonCode = "workspace_root_required" | "shell_disabled_by_policy" 
 /**
  * What happens to one tool call (`checkToolCall`): it runs in the worker, in the main process, or not at all.
  */
-export type ToolCallDecision = "worker-local" | "main-process-proxy" | "denied";
+export type ToolCallDecision = "worker-local" | "main-process-proxy" | "denied" | "ask";
 
 /**
  * A layer of a decision trace (`trace: true`), in the order the engine consults them.
@@ -98,6 +98,12 @@ export interface ToolSchema {
      * validates (shared, so that copying a schema or a manifest does not copy it).
      */
     parameters?: JsonSchema | null;
+    /**
+     * Set by `fromMcpTool` when the tool cannot be called: its argument schema uses a keyword the
+     * call check does not understand (or a malformed one), and this says which and where; every
+     * call of the tool is denied with the same text. Absent: usable. A catalog reads no such field.
+     */
+    unusableReason?: string;
 }
 
 /**
@@ -374,6 +380,100 @@ export interface ToolAnnotations {
 }
 
 /**
+ * What a rule does to what it matches; ordered from the weakest.
+ */
+export type Effect = "allow" | "ask" | "deny";
+
+/**
+ * Where a rule comes from: the admin's global rules, the agent's, the session's (or a sub-agent's).
+ */
+export type Level = "global" | "agent" | "session";
+
+/**
+ * The kinds of pattern: `read_file` or `mcp:github/*` (a tool), `bash(git status)` (a command),
+ * `read(.env*)` or `write(.git/hooks/**)` (a path).
+ */
+export type PatternKind = "tool" | "bash" | "read" | "write";
+
+/**
+ * The rule that decided a subject.
+ */
+export interface RuleMatch {
+    effect: Effect;
+    /**
+     * The level of the rule; `null` for a command the reader does not understand.
+     */
+    level: Level | null;
+    /**
+     * Where the rule sits in the input: `rules.agent.ask[0]`, `rules.global.protectedPaths[1]`
+     * (the default list when none is given), `rules.session.default`, `rules.approvals[2]`; `null`
+     * for a command the reader does not understand.
+     */
+    source: string | null;
+    /**
+     * The pattern as written (`bash(git push:*)`; a protected path as `write(.git/hooks/**)`);
+     * `null` for a level's default and for a command the reader does not understand.
+     */
+    pattern: string | null;
+    /**
+     * What it matched: the kind of subject and its text (a simple command's words joined by one
+     * space, a normalized path, a tool name, or the whole command text).
+     */
+    kind: PatternKind;
+    subject: string;
+    /**
+     * Why the command was not understood (`command substitution`, …); `null` when it was.
+     */
+    unreadable: string | null;
+}
+
+/**
+ * What the rules editor offers (`ruleDefaults()`): the default protected paths, the effects, the
+ * levels and the pattern kinds, in order.
+ */
+export interface RuleDefaults {
+    protectedPaths: string[];
+    effects: Effect[];
+    levels: Level[];
+    kinds: PatternKind[];
+    /**
+     * The commands the shell reader never lets an `allow` match (they run other commands).
+     */
+    runsOtherCommands: string[];
+    /**
+     * Interpreters read as not understood when given inline code (`-c`, `-e`, `-p`, `-r`, `--eval` …).
+     */
+    interpreters: string[];
+}
+
+/**
+ * The answer of `checkRules`.
+ */
+export interface RuleCheck {
+    /**
+     * `allow` when no rule objects (a call is then decided as without rules), `ask` or `deny`.
+     */
+    decision: Effect;
+    /**
+     * The rule that decided; `null` when none spoke (or the path is outside every root).
+     */
+    rule: RuleMatch | null;
+    /**
+     * `path_outside_workspace` (a path outside every root, denied whatever the rules say),
+     * `denied_by_rule` for a rule's `deny`; otherwise `null`.
+     */
+    reason: ReasonCode | RuleReasonCode | null;
+    /**
+     * A command's simple commands as the reader read them, each its words (`[]` otherwise).
+     */
+    commands: string[][];
+    /**
+     * A path tried, absolute and normalized (`null` otherwise, or when it is outside every root).
+     */
+    path: string | null;
+}
+
+/**
  * One path a call touches.
  */
 export interface ToolCallPath {
@@ -399,7 +499,7 @@ export interface ToolCallCheck {
     /**
      * Why the call is denied; `null` when it may run.
      */
-    reason: ReasonCode | null;
+    reason: ReasonCode | RuleReasonCode | null;
     /**
      * Every path the call touches (empty for a denied call).
      */
@@ -409,6 +509,15 @@ export interface ToolCallCheck {
      * for the model; `null` when the call may run.
      */
     detail: string | null;
+    /**
+     * The rule that decided the call, when `rules` were given and one spoke (`crate::rules`); absent
+     * otherwise, so that a call no rule matches is answered exactly as without rules.
+     */
+    rule?: RuleMatch;
+    /**
+     * For an `ask`: where the call runs once approved (`worker-local` or `main-process-proxy`).
+     */
+    onApproval?: "worker-local" | "main-process-proxy";
     /**
      * The arguments as read from the JSON text the model sent (an empty or blank text reads as `{}`):
      * present for `checkText` whenever the text was read, so that the caller runs exactly what was

@@ -129,12 +129,42 @@ export interface ToolCall {
   arguments?: unknown;
 }
 
+/** The reason codes of rules: `denied_by_rule` (`checkToolCall` with `rules`), `approval_required` (the runtime's). */
+export type RuleReasonCode = "denied_by_rule" | "approval_required";
+
+/**
+ * A pattern: a tool (`read_file`, `mcp:github/*`), a command (`bash(git status)`, `bash(npm run test:*)`)
+ * or a path glob read or written (`read(**\/.env*)`, `write(.git/**)`), relative to each root or absolute.
+ */
+export type RulePattern = string;
+
+/** The rules of one level: patterns by effect, and what an unmatched command or tool call gets. */
+export interface LevelRulesInput {
+  allow?: RulePattern[] | null;
+  ask?: RulePattern[] | null;
+  deny?: RulePattern[] | null;
+  default?: Effect | null;
+}
+
+/**
+ * Rules at three levels, narrowing only (deny over ask over allow, the strongest over every level), the
+ * protected paths of every writable root (global; absent: `ruleDefaults().protectedPaths`), and the
+ * session's approvals ("allow for this session"), which answer an `ask`, never a `deny`.
+ */
+export interface RulesInput {
+  global?: (LevelRulesInput & { protectedPaths?: string[] | null }) | null;
+  agent?: LevelRulesInput | null;
+  session?: LevelRulesInput | null;
+  approvals?: RulePattern[] | null;
+}
+
 /** The input of `checkToolCall`: the worker's policy and routes (from `runtimeDiagnostic`), one call. */
 export interface CheckToolCallInput {
   policy: WorkerPolicy;
   routes: ToolRuntimeRoute[];
   call: ToolCall;
   catalog?: ToolSchema[] | null;
+  rules?: RulesInput | null;
 }
 
 /** What `ToolCallChecker` holds: the worker's policy and routes (from `runtimeDiagnostic`) and the catalog. */
@@ -142,7 +172,16 @@ export interface ToolCallCheckerOptions {
   policy: WorkerPolicy;
   routes: ToolRuntimeRoute[];
   catalog?: ToolSchema[] | null;
+  rules?: RulesInput | null;
 }
+
+/** The input of `checkRules`: the rules, the policy (its roots anchor paths), and one thing to try. */
+export type CheckRulesInput = { rules?: RulesInput | null; policy?: WorkerPolicy | null } & (
+  | { tool: string }
+  | { command: string }
+  | { read: string }
+  | { write: string }
+);
 
 /** The input of `toolRowView`: one `netaclaw_tool` row. */
 export interface ToolRowViewInput {

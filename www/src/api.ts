@@ -9,10 +9,40 @@ import type { BatchRecord, BatchRow, BatchRunInput, ChannelInput, EscalationReco
 /**
  * Whether this browser is logged in: the backend's answer (`GET /auth/state`, a login, a 401), never a
  * guess — null until the first answer. The admin token is sent once, to `POST /auth/login`, which
- * answers with an HttpOnly, SameSite=Strict session cookie; the pages keep no token (no localStorage,
- * no URL) and every request, the WebSocket included, is authenticated by that cookie.
+ * answers with an HttpOnly, SameSite=Strict session cookie and a request key; the pages keep no token
+ * (no URL, no storage). The request key is kept in this origin's localStorage and sent with every request
+ * (`X-Netaclaw-Request-Key`) and with the chat WebSocket (a subprotocol): browsers send the cookie to every
+ * port of the host, but another port is another origin and cannot read this storage, so the cookie alone
+ * (replayed from elsewhere) opens nothing. localStorage rather than sessionStorage: every tab of the
+ * pages shares the one session (a second tab does not have to log in again, which would end the first's).
  */
 export const loggedIn = ref<boolean | null>(null);
+
+export const REQUEST_KEY_STORAGE = 'netaclaw.requestKey';
+
+/** The login's request key (null: none, or storage unavailable). */
+export function requestKey(): string | null {
+  try {
+    return localStorage.getItem(REQUEST_KEY_STORAGE);
+  } catch {
+    return null;
+  }
+}
+
+function setRequestKey(key: string | null): void {
+  try {
+    if (key === null) localStorage.removeItem(REQUEST_KEY_STORAGE);
+    else localStorage.setItem(REQUEST_KEY_STORAGE, key);
+  } catch {
+    /* storage unavailable: requests go without the key and are answered 401 */
+  }
+}
+
+/** The headers every request of the pages carries besides its own. */
+function authHeaders(): Record<string, string> {
+  const key = requestKey();
+  return key === null ? {} : { 'X-Netaclaw-Request-Key': key };
+}
 
 export async function refreshLogin(): Promise<void> {
   try {
@@ -22,15 +52,18 @@ export async function refreshLogin(): Promise<void> {
   }
 }
 
-/** Exchanges the token for the session cookie; rejects with the backend's ApiError (401, 429, …). */
+/** Exchanges the token for the session cookie and its request key; rejects with the backend's ApiError (401, 429, …). */
 export async function login(token: string): Promise<void> {
-  await request<{ loggedIn: boolean }>('POST', '/auth/login', { token: token.trim() });
+  const r = await request<{ loggedIn: boolean; requestKey: string }>('POST', '/auth/login', { token: token.trim() });
+  setRequestKey(r.requestKey);
   loggedIn.value = true;
   unauthorized.value = false;
 }
 
+/** Ends the session on the backend (every instance refuses its cookie from then on) and forgets its key. */
 export async function logout(): Promise<void> {
   await request<{ loggedIn: boolean }>('POST', '/auth/logout', {}).catch(() => undefined);
+  setRequestKey(null);
   loggedIn.value = false;
 }
 
@@ -69,7 +102,7 @@ function errorMessageOf(e: unknown): string {
 export const unauthorized = ref(false);
 
 async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
+  const headers: Record<string, string> = { Accept: 'application/json', ...authHeaders() };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let res: Response;
   try {
@@ -191,6 +224,15 @@ export function chatSocketUrl(): string {
   return `${scheme}://${window.location.host}/ws/netaclaw/chat`;
 }
 
+/**
+ * The subprotocols the chat WebSocket offers: `netaclaw` (the one the backend answers with) and the login's
+ * request key as `netaclaw-key.<key>` (a browser cannot set a header on a WebSocket).
+ */
+export function chatSocketProtocols(): string[] {
+  const key = requestKey();
+  return key === null ? ['netaclaw'] : ['netaclaw', `netaclaw-key.${key}`];
+}
+
 /** One Server-Sent Event: its `event:` name and its JSON `data:`. */
 export interface StreamEvent {
   type: string;
@@ -204,7 +246,7 @@ export interface StreamEvent {
  * `signal` stops reading.
  */
 export async function streamBatchEvents(id: number, onEvent: (e: StreamEvent) => void, signal: AbortSignal): Promise<void> {
-  const headers: Record<string, string> = { Accept: 'text/event-stream' };
+  const headers: Record<string, string> = { Accept: 'text/event-stream', ...authHeaders() };
   let res: Response;
   try {
     res = await fetch(`${SUBAGENT}/events${qs({ id })}`, { headers, signal });

@@ -114,8 +114,9 @@ export function previewAgent(
 ): AgentPreview {
   const input = agentInput(agent, governance, catalog, channel);
   const resolved = resolveTools(input);
-  const guidance = toolBehaviorGuidance(resolved.toolNames, resolved.toolPromptHints);
   const diagnostic = runtimeDiagnostic({ ...input, ...batch });
+  // the tool-guidance layer names the tools the model is offered (the diagnostic's `offered`), as the backend's prompt does
+  const guidance = toolBehaviorGuidance(diagnostic.offered, resolved.toolPromptHints);
   return { resolved, guidance, diagnostic };
 }
 
@@ -126,6 +127,8 @@ export function previewAgent(
  */
 export interface SessionRoutes {
   diagnostic: RuntimeDiagnostic;
+  /** The tool-guidance layer of a run in this session: the tools it offers. */
+  guidance: string;
   blocked: Map<string, ProfileRouteDiff>;
 }
 
@@ -138,7 +141,8 @@ export function sessionRoutes(
 ): SessionRoutes {
   const diagnostic = runtimeDiagnostic({ ...agentInput(agent, governance, catalog, channel), ...batch });
   const given = new Set(diagnostic.resolved.toolNames);
-  return { diagnostic, blocked: new Map(profileRouteDiff(diagnostic).filter((d) => given.has(d.name)).map((d) => [d.name, d])) };
+  const guidance = toolBehaviorGuidance(diagnostic.offered, diagnostic.resolved.toolPromptHints);
+  return { diagnostic, guidance, blocked: new Map(profileRouteDiff(diagnostic).filter((d) => given.has(d.name)).map((d) => [d.name, d])) };
 }
 
 export interface UpdateCheck {

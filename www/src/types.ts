@@ -140,7 +140,7 @@ export interface ModelToolCall {
 export interface SessionMessage {
   id: number;
   seq: number;
-  role: 'user' | 'assistant' | 'tool' | 'error';
+  role: 'user' | 'assistant' | 'tool' | 'error' | 'question' | 'resolution';
   content: string | null;
   toolCalls: ModelToolCall[] | null;
   toolCallId: string | null;

@@ -1,6 +1,6 @@
 /**
  * The backend's own state — its data folder, pages, skills, code, the policy package it loads, its
- * configuration files and its SQLite file — is never reachable from a workspace root. A root equal to,
+ * configuration files, its SQLite file and the key of its secrets at rest — is never reachable from a workspace root. A root equal to,
  * inside, or containing any of them is refused (400 `root_contains_backend_state`) before anything of the
  * request is stored or run: in a chat session, a batch run, a prompt preview and a diagnostic. Paths are
  * compared as given and by their real paths (symlinks resolved; for a path that does not exist yet, the
@@ -13,6 +13,7 @@
 import * as path from 'path';
 import { AppError } from './errors';
 import { isInside, realOrAncestor } from './runtime/realpath';
+import { secretKeyFile } from './secrets';
 import { BACKEND_ROOT, CATALOG_FILE, DATA_DIR, DB, SEED_FILE, SKILLS_DIR, STATIC_DIR } from './settings';
 
 export const ROOT_CONTAINS_BACKEND_STATE = 'root_contains_backend_state';
@@ -44,6 +45,8 @@ export function backendStatePaths(): StatePath[] {
   if (CATALOG_FILE !== undefined) out.push({ what: 'catalog file (NETACLAW_CATALOG_FILE)', path: CATALOG_FILE });
   if (SEED_FILE !== undefined) out.push({ what: 'seed file (NETACLAW_SEED_FILE)', path: SEED_FILE });
   if (DB.kind === 'sqlite') out.push({ what: 'SQLite database file (DB_PATH)', path: DB.path });
+  // the key of the secrets at rest lives outside the data folder (secrets.ts): no root reaches it either
+  out.push({ what: 'secret key file (NETACLAW_SECRET_KEY_FILE)', path: secretKeyFile() });
   return out;
 }
 
@@ -95,10 +98,22 @@ export async function backendStateClash(
 export async function assertRootsClear(roots: readonly string[] | null | undefined): Promise<void> {
   if (!roots || roots.length === 0) return;
   const clash = await backendStateClash(roots);
-  if (clash === null) return;
-  const root = JSON.stringify(clash.root);
+  if (clash !== null) throw refusal(clash, clash.root);
+}
+
+/**
+ * The same check for a root held open (runtime/pinned.ts): `real` is where the held folder really is (read
+ * from its descriptor, not looked up again by name); the refusal names the root as given.
+ */
+export async function assertHeldRootClear(given: string, real: string): Promise<void> {
+  const clash = await backendStateClash([real]);
+  if (clash !== null) throw refusal(clash, given);
+}
+
+function refusal(clash: BackendStateClash, given: string): AppError {
+  const root = JSON.stringify(given);
   const why = "a workspace root may not reach the backend's data, pages, code or configuration";
-  throw new AppError(
+  return new AppError(
     400,
     ROOT_CONTAINS_BACKEND_STATE,
     clash.relation === 'unresolvable'

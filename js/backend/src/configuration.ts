@@ -1,10 +1,9 @@
-import { App, Configuration, ILifeCycle, IMidwayContainer, Inject } from '@midwayjs/core';
+import { App, Configuration, ILifeCycle, ILogger, IMidwayContainer, Inject, Logger } from '@midwayjs/core';
 import * as koa from '@midwayjs/koa';
 import * as typeorm from '@midwayjs/typeorm';
 import * as validate from '@midwayjs/validate';
 import * as ws from '@midwayjs/ws';
 import * as fs from 'fs';
-import * as path from 'path';
 import DefaultConfig from './config/config.default';
 import { EnvelopeFilter } from './filter/envelope';
 import { ErrorFilter } from './filter/error';
@@ -24,7 +23,9 @@ import { McpService } from './service/mcp';
 import { detectShellMode, setShellSandbox } from './runtime/sandbox';
 import { confinement } from './runtime/confine';
 import { waitForMysql } from './dbprobe';
-import { DATA_DIR, DB, DB_WAIT_SECONDS, describeDb, HOST, MODEL_ENV, STATIC_DIR, SEED_FILE } from './settings';
+import { secureDataFiles } from './datafiles';
+import { secretsAtRest } from './secrets';
+import { DB, DB_WAIT_SECONDS, describeDb, HOST, MODEL_ENV, STATIC_DIR, SEED_FILE } from './settings';
 
 @Configuration({
   imports: [koa, ws, typeorm, validate],
@@ -43,10 +44,14 @@ export class MainConfiguration implements ILifeCycle {
   @Inject()
   koaFramework: koa.Framework;
 
+  @Logger()
+  logger: ILogger;
+
   async onConfigLoad() {
-    // Before the data source opens: the SQLite file's folder and the token file's folder must exist.
-    fs.mkdirSync(DATA_DIR, { recursive: true });
-    if (DB.kind === 'sqlite') fs.mkdirSync(path.dirname(DB.path), { recursive: true });
+    // Before the data source opens: the data folder exists, 0700, with the SQLite file (created 0600, so
+    // that its -wal and -shm follow) and the token file 0600 (datafiles.ts).
+    const tightened = secureDataFiles();
+    if (tightened.length > 0) this.logger.info(`[netaclaw] data folder made private: ${tightened.join(', ')}`);
     if (DB.kind === 'mysql') {
       // waits for the server (DB_WAIT_SECONDS) and, with DB_TYPE=mysql, learns whether it is MariaDB
       const flavor = await waitForMysql(DB, DB_WAIT_SECONDS);
@@ -75,6 +80,18 @@ export class MainConfiguration implements ILifeCycle {
     this.wsApp.on('connection', socket => gateway.attach(socket));
 
     console.log(`[netaclaw] storage: ${describeDb()}`);
+    // Secrets at rest (secrets.ts): before anything reads or writes a channel or an MCP server.
+    try {
+      const { key, encrypted } = await secretsAtRest((await container.getAsync(ChannelService)).dataSource);
+      this.logger.info(
+        `[netaclaw] secrets at rest: AES-256-GCM, key ${key.id} ` +
+          (key.source === 'env' ? '(from NETACLAW_SECRET_KEY)' : key.source === 'created' ? `(created in ${key.file})` : `(from ${key.file})`) +
+          (encrypted > 0 ? `; ${encrypted} stored value(s) encrypted now` : '')
+      );
+    } catch (err) {
+      this.logger.error(`[netaclaw] start FAILED: secrets at rest: ${(err as Error).message}`);
+      throw err;
+    }
     let catalog;
     try {
       catalog = (await container.getAsync(CatalogService)).load();
@@ -141,7 +158,8 @@ export class MainConfiguration implements ILifeCycle {
     if (shell.mode === 'bwrap') {
       const c = confinement()!;
       console.log(`[netaclaw] shell sandbox: bwrap, as user ${c.identity.user} (uid ${c.identity.uid}), seccomp on; workers and shell commands run inside it (${shell.detail})`);
-      console.log(`[netaclaw] sandbox limits: ${c.limits.detail}`);
+      console.log(`[netaclaw] sandbox limits: ${c.limits.mode}: ${c.limits.detail}`);
+      if (c.limits.weaker.length > 0) console.warn(`[netaclaw] WARNING sandbox limits weaker than per-sandbox cgroups: ${c.limits.weaker.join(', ')}`);
     }
     else if (shell.mode === 'off') console.warn(`[netaclaw] WARNING shell sandbox: OFF (${shell.detail})`);
     else console.warn(`[netaclaw] WARNING shell sandbox: UNAVAILABLE (${shell.detail})`);

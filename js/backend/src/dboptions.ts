@@ -19,6 +19,7 @@ import { NetaClawToolEntity } from './entity/tool';
 import { NetaClawTodoListEntity } from './entity/todo';
 import { NetaClawEscalationEntity } from './entity/escalation';
 import { NetaClawTurnProgressEntity } from './entity/turnprogress';
+import { NetaClawLoginSessionEntity } from './entity/login';
 import { MIGRATIONS, MIGRATIONS_TABLE } from './migration';
 import { DB, SQLITE_BUSY_TIMEOUT_MS } from './settings';
 
@@ -35,6 +36,7 @@ export const ENTITIES = [
   NetaClawTodoListEntity,
   NetaClawEscalationEntity,
   NetaClawTurnProgressEntity,
+  NetaClawLoginSessionEntity,
 ];
 
 export function dataSourceOptions(): DataSourceOptions {

@@ -23,6 +23,7 @@ export type {
   ToolRuntimeRoute,
   ReasonCode,
   ToolCallDecision,
+  ExecutionMode,
 } from '@netaclaw/tool-policy';
 
 export const POLICY_PACKAGE = '@netaclaw/tool-policy';

@@ -172,6 +172,12 @@ export const DB_LOCK_TIMEOUT_SECONDS = intEnv('DB_LOCK_TIMEOUT_SECONDS', 60, 1, 
 /** Longest pause between two reconnection attempts while the database is unreachable. */
 export const DB_RETRY_MAX_MS = intEnv('DB_RETRY_MAX_MS', 5000, 100, 300000);
 
+/**
+ * The pages' login session (session.ts): how long it lasts without use (`NETACLAW_SESSION_IDLE_SECONDS`,
+ * default 1 hour, at most the absolute 12 hours a login lasts in any case).
+ */
+export const SESSION_IDLE_SECONDS = intEnv('NETACLAW_SESSION_IDLE_SECONDS', 3600, 1, 12 * 60 * 60);
+
 /** Failed bearer checks allowed per client address in a window, before 429. */
 export const AUTH_FAIL_LIMIT = intEnv('AUTH_FAIL_LIMIT', 10, 1, 1000000);
 export const AUTH_FAIL_WINDOW_SECONDS = intEnv('AUTH_FAIL_WINDOW_SECONDS', 60, 1, 86400);

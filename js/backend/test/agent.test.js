@@ -22,6 +22,39 @@ async function sessionInfo(s, id) {
   return r.body.data;
 }
 
+/** The tool names of Layer 4 (lines `- <name>: …`) of a system prompt. */
+function guidanceNames(layer) {
+  return layer.split('\n').filter(l => /^- [A-Za-z0-9_]+: /.test(l)).map(l => l.slice(2, l.indexOf(':')));
+}
+
+/**
+ * A catalog file of two custom command tools running test/fixtures/call-probe.js: `probe_parallel`
+ * (executionMode parallel) and `probe_sequential` (sequential).
+ */
+function probeCatalog() {
+  const tool = (name, executionMode) => ({
+    name,
+    toolset: 'probe',
+    description: 'Marks itself running in the workspace and says which other calls it saw running.',
+    kind: 'custom',
+    executionMode,
+    workerRoutingHint: 'main-process-proxy',
+    requiresWorkspaceRoot: true,
+    requiresWrite: true,
+    parameters: {
+      type: 'object',
+      properties: { id: { type: 'string' }, waitFor: { type: 'array', items: { type: 'string' } }, holdMs: { type: 'integer' } },
+      required: ['id'],
+      additionalProperties: false,
+    },
+    implementation: { type: 'command', command: [path.join(__dirname, 'fixtures', 'call-probe.js')], timeoutMs: 30000 },
+  });
+  const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'netaclaw-probe-catalog-'));
+  const file = path.join(dir, 'catalog.json');
+  fs.writeFileSync(file, JSON.stringify([tool('probe_parallel', 'parallel'), tool('probe_sequential', 'sequential')]));
+  return file;
+}
+
 /** The tool messages of a recorded request. */
 function toolMessages(i) {
   return model.requests.at(i).body.messages.filter(m => m.role === 'tool');
@@ -104,21 +137,142 @@ function defineTests(backend) {
     const db = await backend.fresh();
     await withServer({ ...db.env, ...modelEnv(model) }, async s => {
       const agent = await addAgent(s, { name: 'task18', toolsets: ['base'] });
+      // a session that may write: patch is offered (Layer 4 names the tools offered)
+      const session = { sessionCwd: tmpDir(), writePermitted: true };
       model.push({ content: 'before' });
-      assert.equal((await chat(s, { agentId: agent.id, message: 'hi' })).status, 200);
+      assert.equal((await chat(s, { agentId: agent.id, message: 'hi', ...session })).status, 200);
       const defaultLine = model.system(-1).split('\n').find(l => l.startsWith('- patch: '));
       assert.ok(defaultLine, model.system(-1));
       const hint = 'HINT-18: send one unified diff per file, three lines of context.';
       assert.equal((await call(s, 'POST', '/admin/netaclaw/tool/update', { name: 'patch', promptHint: hint })).status, 200);
       model.push({ content: 'after' });
-      const r = await chat(s, { agentId: agent.id, message: 'hi again' });
+      const r = await chat(s, { agentId: agent.id, message: 'hi again', ...session });
       assert.equal(r.status, 200, r.text);
       const system = model.system(-1);
       assert.ok(system.split('\n').includes(`- patch: ${hint}`), system);
       assert.ok(!system.includes(defaultLine), 'the default patch guidance is replaced');
-      const preview = (await call(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { id: agent.id })).body.data;
+      const preview = (await call(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { id: agent.id, ...session })).body.data;
       assert.equal(system, preview.systemPrompt);
       assert.ok(system.endsWith('\n\n' + preview.layers.find(l => l.key === 'tools').content), 'Layer 4 closes the prompt');
+    });
+  });
+
+  test('Layer 4 names exactly the tools offered: bash, resolved but not offered without shellPermitted, has no line', async () => {
+    model.reset();
+    const db = await backend.fresh();
+    await withServer({ ...db.env, ...modelEnv(model) }, async s => {
+      const agent = await addAgent(s, { name: 'layer4', toolsets: ['base', 'planning'] });
+      model.push({ content: 'hello' });
+      const session = { sessionCwd: tmpDir(), writePermitted: true };
+      const r = await chat(s, { agentId: agent.id, message: 'hi', ...session });
+      assert.equal(r.status, 200, r.text);
+      const preview = (await call(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { id: agent.id, ...session })).body.data;
+      assert.ok(preview.toolNames.includes('bash'), 'bash is resolved');
+      assert.ok(!model.offered(0).includes('bash'), 'bash is not offered');
+      const layer = preview.layers.find(l => l.key === 'tools').content;
+      assert.deepEqual(guidanceNames(layer), model.offered(0), layer);
+      assert.ok(!model.system(0).split('\n').some(l => l.startsWith('- bash: ')), model.system(0));
+      assert.equal(model.system(0), preview.systemPrompt);
+    });
+  });
+
+  test('no usable shell sandbox: bash and execute_skill are not offered, even with shellPermitted', async () => {
+    model.reset();
+    const db = await backend.fresh();
+    await withServer({ ...db.env, ...modelEnv(model), NETACLAW_BWRAP: '/nonexistent/bwrap' }, async s => {
+      const health = await call(s, 'GET', '/health', undefined, { token: null });
+      assert.equal(health.body.data.shellSandbox, 'unavailable');
+      const agent = await addAgent(s, { name: 'noshell', toolsets: ['base', 'skills'], skills: ['release-notes'] });
+      model.push({ content: 'no shell here' });
+      const session = { sessionCwd: tmpDir(), shellPermitted: true, writePermitted: true };
+      const r = await chat(s, { agentId: agent.id, message: 'run something', ...session });
+      assert.equal(r.status, 200, r.text);
+      const offered = model.offered(0);
+      for (const name of ['read_file', 'write_file', 'read_skill']) assert.ok(offered.includes(name), `${name} is offered: ${offered}`);
+      for (const name of ['bash', 'execute_skill']) assert.ok(!offered.includes(name), `${name} is not offered: ${offered}`);
+      const system = model.system(0);
+      assert.ok(system.includes('- shell commands: not allowed'), system);
+      assert.deepEqual(guidanceNames(system), offered);
+      // the diagnostic says the same
+      const d = (await call(s, 'POST', '/admin/netaclaw/tool/diagnostic', { agentId: agent.id, ...session })).body.data;
+      assert.deepEqual(d.offered, offered);
+      // the session keeps what it was started with
+      const info = await sessionInfo(s, r.body.data.sessionId);
+      assert.equal(info.shellPermitted, true);
+    });
+  });
+
+  test("the calls of one answer: parallel ones side by side (at most 4 at once), a sequential one alone, results in the model's order", async () => {
+    model.reset();
+    const db = await backend.fresh();
+    const work = tmpDir();
+    await withServer({ ...db.env, ...modelEnv(model), NETACLAW_CATALOG_FILE: probeCatalog() }, async s => {
+      const agent = await addAgent(s, { name: 'sider', toolsets: ['probe'] });
+      const four = ['q1', 'q2', 'q3', 'q4'];
+      const calls = [
+        // each of the first four waits (at most 10 s) until the three others have started
+        ...four.map(id => ({ id, name: 'probe_parallel', arguments: { id, waitFor: four.filter(o => o !== id) } })),
+        { id: 'q5', name: 'probe_parallel', arguments: { id: 'q5', holdMs: 300 } },
+        { id: 's1', name: 'probe_sequential', arguments: { id: 's1', holdMs: 500 } },
+        { id: 'q6', name: 'probe_parallel', arguments: { id: 'q6', holdMs: 300 } },
+      ];
+      model.push({ toolCalls: calls }, { content: 'probed' });
+      const r = await chat(s, { agentId: agent.id, message: 'probe', sessionCwd: work, writePermitted: true });
+      assert.equal(r.status, 200, r.text);
+      assert.deepEqual(model.problems, []);
+      // the results, in the model's order: in the answer and as the model reads them
+      assert.deepEqual(r.body.data.toolCalls.map(c => c.id), calls.map(c => c.id));
+      assert.deepEqual(toolMessages(1).map(m => m.tool_call_id), calls.map(c => c.id));
+      const seen = {};
+      for (const c of r.body.data.toolCalls) {
+        assert.equal(c.ok, true, JSON.stringify(c));
+        const o = JSON.parse(c.output.split('\n')[0]);
+        assert.equal(o.id, c.id);
+        seen[o.id] = o;
+      }
+      assert.equal(toolMessages(1)[0].content.split('\n')[0], JSON.stringify(seen.q1), 'each result goes back to its own call');
+      for (const id of four) assert.deepEqual([...seen[id].waited].sort(), four.filter(o => o !== id), `${id} ran beside the three others: ${JSON.stringify(seen[id])}`);
+      for (const o of Object.values(seen)) assert.ok(o.overlapped.length <= 3, `at most four calls at once: ${JSON.stringify(o)}`);
+      assert.deepEqual(seen.s1.overlapped, [], 'the sequential call ran alone');
+      for (const o of Object.values(seen)) assert.ok(!o.overlapped.includes('s1'), `nothing ran beside the sequential call: ${JSON.stringify(o)}`);
+      const order = fs.readFileSync(path.join(work, 'started.log'), 'utf8').trim().split('\n');
+      assert.equal(order.length, 7, order.join(','));
+      assert.deepEqual(order.slice(5), ['s1', 'q6'], `the sequential call started after the five before it, the last one after it: ${order}`);
+    });
+  });
+
+  test("a sub-agent's parallel calls run side by side too: its batch's workers, one sequence of calls", async () => {
+    model.reset();
+    const db = await backend.fresh();
+    const work = tmpDir();
+    await withServer({ ...db.env, ...modelEnv(model), NETACLAW_CATALOG_FILE: probeCatalog() }, async s => {
+      const agent = await addAgent(s, { name: 'sublead', crewRole: 'master', toolsets: ['probe', 'delegation'] });
+      const task = 'Probe side by side.';
+      const isSub = body => body.messages.some(m => m.role === 'user' && m.content === task);
+      const calls = [
+        { id: 'a1', name: 'probe_parallel', arguments: { id: 'a1', waitFor: ['a2'] } },
+        { id: 'a2', name: 'probe_parallel', arguments: { id: 'a2', waitFor: ['a1'] } },
+        { id: 'a3', name: 'probe_sequential', arguments: { id: 'a3', holdMs: 300 } },
+      ];
+      model.push(
+        { when: b => !isSub(b), toolCalls: [{ id: 'd1', name: 'delegate_task', arguments: { task } }] },
+        { when: isSub, toolCalls: calls },
+        { when: isSub, content: 'probed' },
+        { when: b => !isSub(b), content: 'done' }
+      );
+      const r = await chat(s, { agentId: agent.id, message: 'go', sessionCwd: work, writePermitted: true });
+      assert.equal(r.status, 200, r.text);
+      assert.deepEqual(model.problems, []);
+      assert.deepEqual(toolMessages(2).map(m => m.tool_call_id), ['a1', 'a2', 'a3'], "the sub-agent's results in its model's order");
+      const seen = Object.fromEntries(toolMessages(2).map(m => [m.tool_call_id, JSON.parse(m.content.split('\n')[0])]));
+      assert.deepEqual(seen.a1.waited, ['a2'], JSON.stringify(seen));
+      assert.deepEqual(seen.a2.waited, ['a1'], JSON.stringify(seen));
+      assert.deepEqual(seen.a3.overlapped, [], 'the sequential call ran alone');
+      const batchId = r.body.data.batchIds[0];
+      const info = (await call(s, 'GET', `/admin/netaclaw/subagent/info?id=${batchId}`)).body.data;
+      assert.equal(info.status, 'completed');
+      assert.deepEqual(info.calls.map(c => c.seq).sort((x, y) => x - y), [1, 2, 3], 'one sequence of call numbers');
+      assert.ok(info.calls.every(c => c.ok), JSON.stringify(info.calls));
     });
   });
 
@@ -246,8 +400,12 @@ function defineTests(backend) {
       // the stream: the batch, its calls (with its id), and the delegate call of the master
       const batchEvents = events.filter(e => e.type === 'batch');
       assert.deepEqual(batchEvents.map(e => [e.batchId, e.status]), [[batchId, 'running'], [batchId, 'completed']]);
+      // (both parallel: they ran side by side, and the stream has them in the order they ended)
       const subCalls = events.filter(e => e.type === 'tool-result' && e.batchId === batchId);
-      assert.deepEqual(subCalls.map(e => [e.name, e.decision, e.reason, e.ok]), [['read_file', 'worker-local', null, true], ['bash', 'denied', 'tool_not_offered', false]]);
+      assert.deepEqual(
+        subCalls.map(e => [e.name, e.decision, e.reason, e.ok]).sort(),
+        [['bash', 'denied', 'tool_not_offered', false], ['read_file', 'worker-local', null, true]]
+      );
 
       // stored and listed
       const page = (await call(s, 'GET', `/admin/netaclaw/subagent/page?agentId=${agent.id}`)).body.data;
@@ -265,8 +423,7 @@ function defineTests(backend) {
       assert.equal((await call(s, 'GET', `/admin/netaclaw/subagent/page?sessionId=${'x'.repeat(65)}`)).status, 400);
       const info = (await call(s, 'GET', `/admin/netaclaw/subagent/info?id=${batchId}`)).body.data;
       assert.deepEqual(info.policy.workspaceRoots, [work]);
-      assert.equal(info.calls[0].name, 'read_file');
-      assert.equal(info.calls[0].ok, true);
+      assert.deepEqual(info.calls.map(c => [c.name, c.ok]).sort(), [['bash', false], ['read_file', true]]);
       // the session lists its own calls (the master's delegate call)
       const session = await sessionInfo(s, done.sessionId);
       assert.deepEqual(session.calls.map(c => [c.name, c.decision, c.ok]), [['delegate_task', 'main-process-proxy', true]]);

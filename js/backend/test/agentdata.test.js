@@ -118,8 +118,9 @@ function defineTests(backend) {
       const route = name => info.routes.find(r => r.name === name);
       assert.equal(route('read_file').route, 'worker-local');
       for (const name of ['list_dir', 'grep', 'bash']) assert.deepEqual(route(name).reasons, ['not_selected_for_subagent'], name);
-      // list_dir was not offered: the call port denies it (L0) and the batch records it
-      assert.deepEqual(decisions(info), [['read_file', 'worker-local', null], ['list_dir', 'denied', 'tool_not_offered']]);
+      // list_dir was not offered: the call port denies it (L0) and the batch records it (both calls ran side
+      // by side: recorded in the order they ended)
+      assert.deepEqual(decisions(info).sort(), [['list_dir', 'denied', 'tool_not_offered'], ['read_file', 'worker-local', null]]);
     });
   });
 

@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { startServer, withServer, call, TOKEN } = require('./support/server');
+const { startServer, withServer, call, TOKEN, sandboxHealth } = require('./support/server');
 const { storageBackends, describeWithBackend } = require('./support/suites');
 const policy = require('@netaclaw/tool-policy');
 
@@ -47,8 +47,11 @@ function defineSuite(label, makeBackend) {
         assert.equal(rows.todo.toolset, 'planning');
         const h = await call(s, 'GET', '/health', undefined, { token: null });
         assert.equal(h.status, 200);
-        assert.deepEqual(h.body, { data: { status: 'ok', database: 'up', shellSandbox: 'bwrap', sandbox: { worker: 'bwrap', seccomp: true, limits: 'rlimit' } } });
+        assert.deepEqual(h.body, { data: { status: 'ok', database: 'up', shellSandbox: 'bwrap', sandbox: sandboxHealth() } });
         assert.match(s.log(), /shell sandbox: bwrap/);
+        // the start log says the same mechanism, and what is weaker when anything is
+        assert.match(s.log(), new RegExp(`sandbox limits: ${sandboxHealth().limits}: `));
+        if (sandboxHealth().weaker.length > 0) assert.match(s.log(), new RegExp(`WARNING sandbox limits weaker than per-sandbox cgroups: ${sandboxHealth().weaker.join(', ')}`));
       });
       void first;
       const before = await snapshot(db);
@@ -158,7 +161,12 @@ function defineSuite(label, makeBackend) {
           ['identity', 'session', 'skills', 'tools']
         );
         assert.equal(layers[0].content, 'Your name is task16.\nYou are a careful coder.');
-        assert.equal(layers[3].content, policy.toolBehaviorGuidance(names, byId.body.data.toolPromptHints));
+        // Layer 4 names the tools offered (the diagnostic's `offered`: without a workspace, no file tools)
+        const diagnostic = await call(s, 'POST', '/admin/netaclaw/tool/diagnostic', { agentId: added.body.data.id });
+        assert.equal(diagnostic.status, 200, diagnostic.text);
+        const offered = diagnostic.body.data.offered;
+        assert.ok(!offered.includes('write_file') && offered.includes('todo'), offered.join(','));
+        assert.equal(layers[3].content, policy.toolBehaviorGuidance(offered, byId.body.data.toolPromptHints));
         assert.equal(layers[2].content, '', 'no skills bound');
         assert.equal(
           systemPrompt,
@@ -177,13 +185,15 @@ function defineSuite(label, makeBackend) {
       const db = await backend.fresh();
       await withServer(db.env, async s => {
         const agent = { toolsets: ['base', 'planning'] };
+        // a session that may write: patch is offered, so Layer 4 has its line
+        const session = { sessionCwd: fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-api-'))), writePermitted: true };
         const toolsLayer = r => r.body.data.layers.find(l => l.key === 'tools').content;
-        const before = await call(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { agent });
+        const before = await call(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { agent, ...session });
         const hint = 'HINT-18: always send a unified diff with three lines of context.';
         assert.ok(!toolsLayer(before).includes(hint));
         const up = await call(s, 'POST', '/admin/netaclaw/tool/update', { name: 'patch', promptHint: hint });
         assert.equal(up.status, 200, up.text);
-        const after = await call(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { agent });
+        const after = await call(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { agent, ...session });
         const tools = toolsLayer(after);
         assert.ok(tools.includes(`- patch: ${hint}`), tools);
         assert.deepEqual(after.body.data.toolPromptHints, { patch: hint });

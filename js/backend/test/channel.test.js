@@ -7,6 +7,7 @@ const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const { startServer, withServer, call } = require('./support/server');
 const { runOnEveryBackend } = require('./support/suites');
+const { plainSecret, CHANNEL_API_KEY } = require('./support/secrets');
 
 const KEY_A = 'sk-test-aaaaaaaaaaaaaaaaaaaa3f9a';
 const KEY_B = 'sk-test-bbbbbbbbbbbbbbbbbbbb77c1';
@@ -55,7 +56,10 @@ function defineTests(backend) {
       const up = await seen('POST', '/admin/netaclaw/channel/update', { id: a.id, model: 'gpt-4o' });
       assert.equal(up.model, 'gpt-4o');
       assert.equal(up.apiKeyMasked, 'sk-…3f9a');
-      assert.deepEqual(await db.sql('SELECT apiKey FROM netaclaw_model_channel WHERE id = ?', [a.id]), [{ apiKey: KEY_A }]);
+      // stored encrypted (src/secrets.ts): not the key, but the key under the backend's secret key
+      const [{ apiKey: storedA }] = await db.sql('SELECT apiKey FROM netaclaw_model_channel WHERE id = ?', [a.id]);
+      assert.match(storedA, /^enc:v1:/);
+      assert.equal(plainSecret(storedA, CHANNEL_API_KEY), KEY_A);
       // null removes it; a short key is not shown at all
       assert.equal((await seen('POST', '/admin/netaclaw/channel/update', { id: a.id, apiKey: null })).hasApiKey, false);
       const short = await seen('POST', '/admin/netaclaw/channel/update', { id: a.id, apiKey: 'abc123' });
@@ -152,7 +156,7 @@ function defineTests(backend) {
       ]);
     });
     const rows = await db.sql('SELECT name, apiKey FROM netaclaw_model_channel ORDER BY id');
-    assert.deepEqual(rows.map(r => [r.name, r.apiKey]), [['default', KEY_A], ['mine', null]], 'no key in the env: the stored key is kept');
+    assert.deepEqual(rows.map(r => [r.name, r.apiKey && plainSecret(r.apiKey, CHANNEL_API_KEY)]), [['default', KEY_A], ['mine', null]], 'no key in the env: the stored key is kept');
 
     for (const [extra, message] of [
       [{ NETACLAW_MODEL_BASE_URL: '', NETACLAW_MODEL: 'm' }, /NETACLAW_MODEL is set but NETACLAW_MODEL_BASE_URL is not/],

@@ -185,13 +185,25 @@ describe('request DTOs and the answer envelope', () => {
     });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.data.model, 'm2');
-    // 1000 characters outside the BMP are 2000 UTF-16 units: still 1000 characters
-    const key = '🔑'.repeat(1000);
-    const ok = await call(s, 'POST', '/admin/netaclaw/channel/update', { id: base.id, apiKey: key });
+    // 200 characters outside the BMP are 400 UTF-16 units: still 200 characters
+    const model = '🔑'.repeat(200);
+    const ok = await call(s, 'POST', '/admin/netaclaw/channel/update', { id: base.id, model });
     assert.equal(ok.status, 200, ok.text);
-    const over = await call(s, 'POST', '/admin/netaclaw/channel/update', { id: base.id, apiKey: key + 'x' });
+    const over = await call(s, 'POST', '/admin/netaclaw/channel/update', { id: base.id, model: model + 'x' });
     assert.equal(over.status, 400, over.text);
-    assert.match(over.body.error.message, /^apiKey must be at most 1000 characters$/);
+    assert.match(over.body.error.message, /^model must be at most 200 characters$/);
+    // an API key: at most 600 characters, and 600 bytes in UTF-8, so that its encrypted form fits its column
+    for (const [apiKey, status, message] of [
+      ['k'.repeat(600), 200, null],
+      ['k'.repeat(601), 400, /^apiKey must be at most 600 characters$/],
+      ['🔑'.repeat(150), 200, null],
+      ['🔑'.repeat(151), 400, /^apiKey must be at most 600 bytes in UTF-8$/],
+    ]) {
+      const r = await call(s, 'POST', '/admin/netaclaw/channel/update', { id: base.id, apiKey });
+      assert.equal(r.status, status, r.text);
+      if (message) assert.match(r.body.error.message, message);
+      else assert.equal(r.body.data.hasApiKey, true);
+    }
     // the list filters: null is "no filter", as before
     const tools = await call(s, 'POST', '/admin/netaclaw/tool/page', { page: 1, size: 5, name: null, toolset: 'base', status: null });
     assert.equal(tools.status, 200, tools.text);

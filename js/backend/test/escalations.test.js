@@ -87,6 +87,37 @@ function defineTests(backend) {
     assert.deepEqual(rows.map(r => [r.id, r.sessionId, r.status, r.resolution]), [[id, String(sessionId), 'resolved', 'Added the key.']]);
   });
 
+  test("the operator's resolution reaches the agent that escalated: its session's next model request reads it, once", async () => {
+    model.reset();
+    const db = await backend.fresh();
+    await withServer({ ...db.env, ...modelEnv(model) }, async s => {
+      const agent = await addAgent(s, { name: 'waiter', toolsets: ['base', 'planning'] });
+      model.push({ toolCalls: [{ id: 'e2', name: 'escalate', arguments: { reason: REASON } }] }, { content: 'handed over' });
+      const r = await chat(s, { agentId: agent.id, message: 'deploy it', sessionCwd: tmpDir() });
+      assert.equal(r.status, 200, r.text);
+      const id = Number(/^Escalation #(\d+) recorded/.exec(r.body.data.toolCalls[0].output)[1]);
+      const sessionId = r.body.data.sessionId;
+      const told = `An operator answered your escalation #${id} (${JSON.stringify(REASON)}): Added the key.`;
+      assert.equal((await call(s, 'POST', '/admin/netaclaw/escalation/resolve', { id, resolution: 'Added the key.' })).status, 200);
+
+      model.push({ content: 'Deploying now.' });
+      const next = await chat(s, { agentId: agent.id, sessionId, message: 'any news?' });
+      assert.equal(next.status, 200, next.text);
+      const read = model.requests.at(-1).body.messages;
+      assert.deepEqual(read.slice(-2), [{ role: 'user', content: 'any news?' }, { role: 'user', content: told }]);
+      // told once: the next request has it in the history, not again
+      model.push({ content: 'Done.' });
+      assert.equal((await chat(s, { agentId: agent.id, sessionId, message: 'thanks' })).status, 200);
+      const again = model.requests.at(-1).body.messages.filter(m => m.content === told);
+      assert.equal(again.length, 1, JSON.stringify(model.requests.at(-1).body.messages));
+      const info = await call(s, 'GET', `/admin/netaclaw/session/info?id=${sessionId}`);
+      assert.deepEqual(
+        info.body.data.messages.filter(m => m.role === 'resolution').map(m => [m.content, m.toolCallId]),
+        [[told, `escalation:${id}`]]
+      );
+    });
+  });
+
   test("a sub-agent's escalation belongs to its batch and to the batch's session (over the WebSocket)", async () => {
     model.reset();
     const db = await backend.fresh();
@@ -112,6 +143,16 @@ function defineTests(backend) {
         info.body.data.escalations.map(e => [e.sessionId, e.batchId, e.agentId, e.reason, e.status]),
         [[String(done.sessionId), batchId, agent.id, 'No registry token.', 'open']]
       );
+      // the resolution reaches the session's main agent, which delegated the task
+      const escalationId = info.body.data.escalations[0].id;
+      assert.equal((await call(s, 'POST', '/admin/netaclaw/escalation/resolve', { id: escalationId, resolution: 'Token added.' })).status, 200);
+      model.push({ content: 'Publishing again.' });
+      const next = await wsChat(s, { agentId: agent.id, sessionId: done.sessionId, message: 'and now?' });
+      assert.equal(next.at(-1).type, 'done', JSON.stringify(next.at(-1)));
+      assert.deepEqual(model.requests.at(-1).body.messages.at(-1), {
+        role: 'user',
+        content: `An operator answered escalation #${escalationId} of sub-agent batch ${batchId} ("No registry token."): Token added.`,
+      });
     });
   });
 

@@ -26,6 +26,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { withServer, call, BACKEND_ROOT } = require('./support/server');
 const { runOnEveryBackend } = require('./support/suites');
+const { plainSecret, MCP_ENV } = require('./support/secrets');
 const { modelForFile } = require('./support/model');
 const { chat, addAgent, modelEnv, tmpDir } = require('./support/chat');
 const { sandboxUser } = require('./support/runtime');
@@ -114,8 +115,9 @@ function defineTests(backend) {
       assert.equal(me.uid, sandboxUser().uid, 'the server runs as the sandbox user');
       assert.notEqual(me.pidns, fs.readlinkSync(`/proc/${s.child.pid}/ns/pid`), 'in a pid namespace of its own');
       assert.deepEqual(me.interfaces, ['lo'], 'no network but its own loopback');
+      // (the two calls ran side by side: stored in the order they ended)
       const recorded = await db.sql("SELECT name, decision, ok FROM netaclaw_tool_call WHERE name LIKE 'mcp__fx__%' ORDER BY id");
-      assert.deepEqual(recorded.map(x => [x.name, x.decision, Boolean(x.ok)]), [
+      assert.deepEqual(recorded.map(x => [x.name, x.decision, Boolean(x.ok)]).sort(), [
         ['mcp__fx__echo', 'main-process-proxy', true],
         ['mcp__fx__whoami', 'main-process-proxy', true],
       ]);
@@ -186,7 +188,10 @@ function defineTests(backend) {
       ok(await call(s, 'POST', '/admin/netaclaw/mcp/update', { id: added.id, env: { API_KEY: null, MODE: 'b', EXTRA: 'x' } }));
       const [stored] = await db.sql('SELECT env FROM netaclaw_mcp_server WHERE id = ' + Number(added.id));
       const env = typeof stored.env === 'string' ? JSON.parse(stored.env) : stored.env;
-      assert.deepEqual(env, { API_KEY: secret, MODE: 'b', EXTRA: 'x' });
+      // the names readable, the values encrypted (src/secrets.ts)
+      assert.deepEqual(Object.keys(env), ['API_KEY', 'MODE', 'EXTRA']);
+      assert.ok(Object.values(env).every(v => /^enc:v1:/.test(v)), JSON.stringify(env));
+      assert.deepEqual(Object.fromEntries(Object.entries(env).map(([k, v]) => [k, plainSecret(v, MCP_ENV)])), { API_KEY: secret, MODE: 'b', EXTRA: 'x' });
       // refreshed, it runs; changed, it is pending until the next refresh
       const running = ok(await call(s, 'POST', '/admin/netaclaw/mcp/refresh', {}));
       assert.equal(running.servers[0].state.status, 'connected', JSON.stringify(running.servers[0].state));

@@ -12,6 +12,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { withServer, call, childEnv, BACKEND_ROOT } = require('./support/server');
 const { storageBackends, describeWithBackend } = require('./support/suites');
+const { plainSecret, CHANNEL_API_KEY } = require('./support/secrets');
 
 const BASELINE = 'Baseline1796093269137';
 /** Every migration, in order (a fresh or a pre-migration database runs them all). */
@@ -97,6 +98,7 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
         assert.match(s.log(), /schema todo lists: created netaclaw_todo_list\n/);
         assert.match(s.log(), /schema escalations: created netaclaw_escalation\n/);
         assert.match(s.log(), /schema turn progress: created netaclaw_turn_progress\n/);
+        assert.match(s.log(), /schema login sessions: created netaclaw_login_session\n/);
         assert.equal((await call(s, 'GET', '/health', undefined, { token: null })).status, 200);
       });
       assert.deepEqual((await db.sql('SELECT name FROM netaclaw_migrations')).map(r => r.name), ALL);
@@ -143,7 +145,14 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
       const oldBash = before.netaclaw_tool[0];
       const newBash = after.netaclaw_tool.find(r => r.name === 'bash');
       for (const k of ['id', 'label', 'status', 'sort', 'extra', 'createTime']) assert.deepEqual(newBash[k], oldBash[k], k);
-      for (const t of TABLES.filter(t => t !== 'netaclaw_tool')) assert.deepEqual(after[t], before[t], `${t}: every row as it was`);
+      // the old channel's key, stored in plain text by that release, is now encrypted (src/secrets.ts)
+      const [oldChannel] = before.netaclaw_model_channel;
+      const [newChannel] = after.netaclaw_model_channel;
+      assert.equal(oldChannel.apiKey, 'sk-0123456789abcdef');
+      assert.match(newChannel.apiKey, /^enc:v1:/);
+      assert.equal(plainSecret(newChannel.apiKey, CHANNEL_API_KEY), oldChannel.apiKey);
+      assert.deepEqual({ ...newChannel, apiKey: null }, { ...oldChannel, apiKey: null }, 'the channel row otherwise as it was (its updateTime too)');
+      for (const t of TABLES.filter(t => t !== 'netaclaw_tool' && t !== 'netaclaw_model_channel')) assert.deepEqual(after[t], before[t], `${t}: every row as it was`);
       assert.deepEqual(await schemaLog(db.env), [], 'the upgraded schema is what the entities declare');
     });
 

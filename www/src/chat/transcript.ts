@@ -54,6 +54,8 @@ export type TranscriptItem =
   | { kind: 'user'; key: string; text: string }
   | { kind: 'assistant'; key: string; text: string; streaming: boolean }
   | { kind: 'tool'; key: string; call: CardCall }
+  /** An operator's answer to an escalation, as the agent was given it. */
+  | { kind: 'operator'; key: string; text: string }
   | { kind: 'error'; key: string; code: string; message: string };
 
 /** The arguments the model sent (their JSON text), parsed like the executor does; the text itself when not JSON. */
@@ -128,6 +130,8 @@ export function transcriptOfSession(info: SessionInfo): TranscriptItem[] {
     } else if (m.role === 'tool') {
       const card = m.toolCallId ? cards.get(m.toolCallId) : undefined;
       if (card && !card.record) card.resultText = m.content;
+    } else if (m.role === 'resolution') {
+      items.push({ kind: 'operator', key, text: m.content ?? '' });
     } else {
       items.push({ kind: 'error', key, code: m.name ?? '', message: m.content ?? '' });
     }

@@ -4,7 +4,7 @@
 // outlives the page: `{ type: 'attach', sessionId }` follows the running turn of a session reopened
 // (`attached`, its events so far replayed, then the rest).
 import { onBeforeUnmount, ref } from 'vue';
-import { ApiError, chatSocketUrl } from '../api';
+import { ApiError, chatSocketProtocols, chatSocketUrl } from '../api';
 import type { ChatAttached, ChatEvent } from '../types';
 
 export interface ChatRequest {
@@ -35,7 +35,7 @@ export function useChatSocket() {
   function connect(): Promise<WebSocket> {
     if (socket && socket.readyState === WebSocket.OPEN) return Promise.resolve(socket);
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(chatSocketUrl());
+      const ws = new WebSocket(chatSocketUrl(), chatSocketProtocols());
       let opened = false;
       ws.onopen = () => {
         opened = true;

@@ -168,10 +168,12 @@ test('a master delegates: its sub-agent batch appears live with its stored route
 
   // the routes shown are the ones stored with the batch
   const info = await apiData('GET', `/admin/netaclaw/subagent/info?id=${batchId}`);
-  assert.deepEqual(info.calls.map((c) => [c.name, c.decision, c.reason]), [
+  // (calls of one answer run side by side: they are stored in the order they ended)
+  const byName = (a, b) => a[0].localeCompare(b[0]);
+  assert.deepEqual(info.calls.map((c) => [c.name, c.decision, c.reason]).sort(byName), [
+    ['bash', 'denied', 'tool_not_offered'],
     ['list_dir', 'worker-local', null],
     ['read_file', 'worker-local', null],
-    ['bash', 'denied', 'tool_not_offered'],
   ]);
   await done.locator('.el-collapse-item__header').first().click();
   const rows = done.getByTestId('batch-routes').locator('.el-table__body-wrapper tr.batch-route-row');

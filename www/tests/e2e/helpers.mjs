@@ -78,12 +78,21 @@ export function forFile(make) {
 }
 
 /**
- * Logs the browser in as the pages do: the token goes once, in the body of POST /auth/login, and the
- * answer's HttpOnly session cookie is kept by the browser context.
+ * Logs the browser in as the pages do: the token goes once, in the body of POST /auth/login; the answer's
+ * HttpOnly session cookie is kept by the browser context and its request key put where the pages keep it
+ * (this origin's localStorage, src/api.ts), before any page of the context loads.
  */
 export async function login(context, token = TOKEN) {
   const r = await context.request.post(`${BASE}/auth/login`, { data: { token } });
   if (!r.ok()) throw new Error(`login refused: ${r.status()} ${await r.text()}`);
+  const { requestKey } = (await r.json()).data;
+  await context.addInitScript(
+    ([origin, key]) => {
+      if (window.location.origin !== origin) return;
+      if (window.localStorage.getItem('netaclaw.requestKey') === null) window.localStorage.setItem('netaclaw.requestKey', key);
+    },
+    [new URL(BASE).origin, requestKey],
+  );
 }
 
 const loggedIn = new WeakSet();

@@ -51,10 +51,13 @@ function text(m) {
   return '';
 }
 
-/** The current turn: the last user message, and what came after it (assistant turns, tool results). */
+/** An operator's answer to an escalation, which the backend gives the model as a user message of its own. */
+const isResolution = (m) => m.role === 'user' && text(m).startsWith('An operator answered ');
+
+/** The current turn: the last user message (not an operator's answer), and what came after it (assistant turns, tool results). */
 function currentTurn(messages) {
   let i = messages.length - 1;
-  while (i >= 0 && messages[i].role !== 'user') i--;
+  while (i >= 0 && (messages[i].role !== 'user' || isResolution(messages[i]))) i--;
   const after = i >= 0 ? messages.slice(i + 1) : [];
   return {
     message: i >= 0 ? text(messages[i]) : '',

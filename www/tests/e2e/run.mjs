@@ -150,6 +150,8 @@ async function main() {
       NETACLAW_SEED_FILE: join(repo, 'scripts', 'demo', 'agents.json'),
       NODE_ENV: process.env.NODE_ENV ?? 'production',
       NETACLAW_MODEL_MAX_RETRIES: '0',
+      // the key of the secrets at rest, so that the run writes no key file into the home folder
+      NETACLAW_SECRET_KEY: 'e2e0'.repeat(16),
     },
     stdio: ['ignore', out, out],
     detached: true,

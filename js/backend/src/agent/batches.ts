@@ -3,7 +3,7 @@ import { invalidInput } from '../errors';
 import { Mutex } from '../mutex';
 import { CrewRole, DiagnosticInput, policy } from '../policy';
 import { CallRecord, HostEvent, HostTestOptions, WorkerHost } from '../runtime/host';
-import { BATCH_EVENTS_MAX_BYTES, BATCH_TIMEOUT_DEFAULT_MS, MAIN_CALL_TIMEOUT_MS, SESSION_WORKER_MAX_MS } from '../runtime/limits';
+import { BATCH_EVENTS_MAX_BYTES, BATCH_TIMEOUT_DEFAULT_MS, CONCURRENT_CALLS_MAX, MAIN_CALL_TIMEOUT_MS, SESSION_WORKER_MAX_MS } from '../runtime/limits';
 import { NodeFileSystemOperations } from '../runtime/operations/fs';
 import { ShellProcessOperations } from '../runtime/operations/process';
 import { NodeSearchOperations } from '../runtime/operations/search';
@@ -14,7 +14,10 @@ import { DECISIONS, RUNTIME_REASONS } from '../runtime/codes';
 import { shellSandbox } from '../runtime/sandbox';
 import type { MainServices } from '../runtime/tools/types';
 import { SKILLS_DIR } from '../settings';
-import { assertRootsClear } from '../backendstate';
+import { assertHeldRootClear, assertRootsClear } from '../backendstate';
+import { AppError } from '../errors';
+import { PinnedRoots, pinRoots } from '../runtime/pinned';
+import { confinement } from '../runtime/confine';
 import { parseId, requireObject } from '../validate';
 import { AgentService, sessionFields } from '../service/agent';
 import { ValidateService } from '@midwayjs/validate';
@@ -215,31 +218,55 @@ export class BatchRunner {
     if (spec.parent) (d as DiagnosticInput & { parent?: unknown }).parent = spec.parent;
     const diag = policy().runtimeDiagnostic(d);
     await assertRootsClear(diag.policy.workspaceRoots);
+    // Each root resolved, checked and held open once for the whole batch (runtime/pinned.ts): the
+    // backend-state check again on where the held folder really is (a refusal stores nothing); a root
+    // that cannot be held (missing, unreadable, swapped meanwhile) fails the batch when its worker starts.
+    let held: PinnedRoots | Error;
+    try {
+      held = await holdRoots(diag.policy.workspaceRoots);
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      held = err as Error;
+    }
     const workerPolicy: WorkerPolicyWire = {
       workspaceRoots: diag.policy.workspaceRoots,
       allowShell: diag.policy.allowShell,
       readonly: diag.policy.readonly,
     };
     const routes = diag.routes as unknown[];
-    const row = await this.store.createBatch({
-      agentId: spec.agentId,
-      parentBatchId: spec.parentBatchId ?? null,
-      sessionId: sessionKey(spec.sessionId),
-      crewRole: spec.crewRole,
-      sessionCwd: spec.sessionCwd ?? null,
-      workspaceRoots: spec.workspaceRoots ?? [],
-      shellPermitted: !!spec.shellPermitted,
-      writePermitted: !!spec.writePermitted,
-      policy: diag.policy,
-      routes,
-      driver: spec.driver,
-    });
+    const releaseRoots = () => void (held instanceof PinnedRoots ? held.close() : undefined);
+    let row;
+    try {
+      row = await this.store.createBatch({
+        agentId: spec.agentId,
+        parentBatchId: spec.parentBatchId ?? null,
+        sessionId: sessionKey(spec.sessionId),
+        crewRole: spec.crewRole,
+        sessionCwd: spec.sessionCwd ?? null,
+        workspaceRoots: spec.workspaceRoots ?? [],
+        shellPermitted: !!spec.shellPermitted,
+        writePermitted: !!spec.writePermitted,
+        policy: diag.policy,
+        routes,
+        driver: spec.driver,
+      });
+    } catch (err) {
+      releaseRoots();
+      throw err;
+    }
     const id = row.id;
     const live = new LiveBatch();
     this.live.set(id, live);
     live.push({ type: 'batch', data: batchView(row, []) });
     let ended: Promise<void> | null = null;
-    const host = new WorkerHost({
+    // The batch's worker (its end is the batch's), and the workers that run calls beside it (calls of one
+    // answer side by side: at most CONCURRENT_CALLS_MAX workers, one call at a time each, one sequence of
+    // call numbers). Those end with the batch.
+    const seq = { value: 0 };
+    const extras = new Set<WorkerHost>();
+    const idle: WorkerHost[] = [];
+    const waiting: Array<(h: WorkerHost) => void> = [];
+    const newHost = (primary: boolean): WorkerHost => new WorkerHost({
       batchId: id,
       agentId: spec.agentId,
       policy: workerPolicy,
@@ -250,7 +277,13 @@ export class BatchRunner {
       ops: this.operations(),
       services: this.services({ batchId: id }, async () => [...agent.skills]),
       test,
+      pins: async () => {
+        if (held instanceof Error) throw held;
+        return held;
+      },
+      seq,
       onEvent: (e: HostEvent) => {
+        if (!primary && e.type === 'ended') return;
         switch (e.type) {
           case 'call':
             live.push({ type: 'call', data: { seq: e.seq, name: e.name, arguments: e.arguments } });
@@ -270,6 +303,7 @@ export class BatchRunner {
             live.push({ type: 'worker-event', data: { name: e.name, data: e.data } });
             return;
           case 'ended':
+            for (const extra of extras) void extra.kill(`the batch ended (${e.status})`).catch(() => undefined);
             ended = live.writes
               .run(() => this.store.endBatch(id, e.status, e.error))
               .catch(err => this.writeFailed(id, err))
@@ -283,6 +317,46 @@ export class BatchRunner {
         }
       },
     });
+    const host = newHost(true);
+    // the held roots are closed when the batch's own worker ends (the extra workers end with it)
+    void host.ended$().then(releaseRoots);
+    idle.push(host);
+    /** A worker for the next call: a free one, else a new one beside the others, else the first to be free. */
+    const acquire = async (): Promise<WorkerHost> => {
+      for (let h = idle.pop(); h; h = idle.pop()) {
+        if (!h.status) return h;
+        extras.delete(h);
+      }
+      // the batch is over (its calls say so), or the extra worker's start is not worth it
+      if (host.status) return host;
+      if (extras.size + 1 < CONCURRENT_CALLS_MAX) {
+        const extra = newHost(false);
+        extras.add(extra);
+        try {
+          await extra.start();
+          if (!extra.status && !host.status) return extra;
+        } catch {
+          /* it could not start: the call waits for the batch's own worker */
+        }
+        extras.delete(extra);
+        await extra.kill('not needed').catch(() => undefined);
+        return host;
+      }
+      return new Promise(resolve => waiting.push(resolve));
+    };
+    const release = (h: WorkerHost): void => {
+      const next = waiting.shift();
+      if (next) next(h.status ? host : h);
+      else idle.push(h);
+    };
+    const callOn = async (name: string, args: unknown): Promise<CallRecord> => {
+      const h = await acquire();
+      try {
+        return await h.call(name, args);
+      } finally {
+        release(h);
+      }
+    };
     const settle = async (): Promise<BatchRecord> => {
       await host.ended$();
       while (!ended) await new Promise(r => setImmediate(r));
@@ -300,7 +374,12 @@ export class BatchRunner {
       routes,
       offered: diag.offered,
       resolved: { toolPromptHints: diag.resolved.toolPromptHints, builtinToolNames: diag.resolved.builtinToolNames },
-      call: (name, args) => host.call(name, args),
+      call: (name, args) => {
+        const r = callOn(name, args);
+        // a call rejected while nobody awaits it yet (the batch killed first) is its caller's to see, not unhandled
+        r.catch(() => undefined);
+        return r;
+      },
       record: async call => {
         const record = { seq: host.reserveSeq(), ...call } as CallRecord;
         live.push({ type: 'result', data: eventCall(record) });
@@ -308,10 +387,12 @@ export class BatchRunner {
         return record;
       },
       finish: async () => {
+        await Promise.all([...extras].map(h => h.finish().catch(() => undefined)));
         await host.finish();
         return settle();
       },
       kill: async reason => {
+        await Promise.all([...extras].map(h => h.kill(reason).catch(() => undefined)));
         await host.kill(reason);
         return settle();
       },
@@ -378,6 +459,7 @@ export class BatchRunner {
       policy: pol,
       routes: structuredClone(input.routes),
       signal: input.signal,
+      pins: () => holdRoots(pol.workspaceRoots),
       host: opts =>
         new WorkerHost({
           ...opts,
@@ -423,55 +505,118 @@ export interface SessionTools {
   close(): Promise<void>;
 }
 
+/**
+ * The roots of a batch or a session's turn, held open once (runtime/pinned.ts), with the backend-state
+ * check on where each held folder really is, and, when sandboxes run as another user, that user's access.
+ */
+async function holdRoots(roots: readonly string[]): Promise<PinnedRoots> {
+  const c = shellSandbox().mode === 'bwrap' ? confinement() : null;
+  // (a sandbox run as the backend's own user keeps its groups: what the backend opened, it can read)
+  return pinRoots(roots, { check: assertHeldRootClear, ...(c?.identity.switchUser ? { sandboxUser: c.identity } : {}) });
+}
+
 interface SessionWorkerOptions {
   sessionId: string;
+  /** The turn's roots held open (checked once; pinned.ts). */
+  pins(): Promise<PinnedRoots>;
   /** The session's policy and routes (this process's copy): where a call whose worker failed belongs. */
   policy: WorkerPolicyWire;
   routes: unknown[];
   signal?: AbortSignal;
   /** A new worker host of the session, not started. */
-  host(opts: { onEvent: (e: HostEvent) => void }): WorkerHost;
+  host(opts: { onEvent: (e: HostEvent) => void; pins: () => Promise<PinnedRoots> }): WorkerHost;
   record(call: Omit<CallRecord, 'seq'>): Promise<CallRecord>;
 }
 
-/** A session turn's worker: started at the first call, one call at a time, ended with the turn. */
+/**
+ * A session turn's workers: the first started at the first call and kept for the next calls; a call that
+ * comes while every worker of the turn is busy (calls of one answer run side by side) gets a new worker,
+ * up to CONCURRENT_CALLS_MAX (beyond, it waits for a free one). Each worker runs one call at a time; all
+ * end with the turn.
+ */
 class SessionWorker implements SessionTools {
-  private host: WorkerHost | null = null;
-  /** The host's number of the call in progress (a proxy request for another call is a forgery). */
-  private current = 0;
+  /** The turn's live workers, and those of them waiting for a call. */
+  private readonly hosts = new Set<WorkerHost>();
+  private readonly idle: WorkerHost[] = [];
+  /** Per worker, the host's number of the call in progress (a proxy request for another call is a forgery). */
+  private readonly current = new Map<WorkerHost, number>();
+  /** Calls waiting for a place (all places taken), first come first served. */
+  private readonly queue: Array<() => void> = [];
+  private running = 0;
   private closed = false;
-  private chain: Promise<unknown> = Promise.resolve();
-  private readonly onAbort = () => void this.host?.kill('the turn was cancelled').catch(() => undefined);
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly onAbort = () => {
+    for (const host of this.hosts) void host.kill('the turn was cancelled').catch(() => undefined);
+  };
+  /** The turn's held roots: pinned at its first worker, reused by every worker of the turn and by a restart (pinned again after a failure). */
+  private held: Promise<PinnedRoots> | null = null;
 
   constructor(private readonly o: SessionWorkerOptions) {
     o.signal?.addEventListener('abort', this.onAbort, { once: true });
   }
 
   call(name: string, args: unknown): Promise<CallRecord> {
-    const run = () => this.run(name, args);
-    const r = this.chain.then(run, run);
-    this.chain = r.catch(() => undefined);
+    const r = this.slot().then(() => this.run(name, args).finally(() => this.release()));
+    const settled = r.catch(() => undefined);
+    this.inFlight.add(settled);
+    void settled.then(() => this.inFlight.delete(settled));
     return r;
   }
 
-  private onEvent(e: HostEvent): void {
-    if (e.type === 'call') this.current = e.seq;
+  /** Waits for one of the turn's CONCURRENT_CALLS_MAX places. */
+  private slot(): Promise<void> {
+    if (this.running < CONCURRENT_CALLS_MAX) {
+      this.running++;
+      return Promise.resolve();
+    }
+    return new Promise(resolve => this.queue.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.queue.shift();
+    if (next) next();
+    else this.running--;
+  }
+
+  private onEvent(host: WorkerHost, e: HostEvent): void {
+    if (e.type === 'call') this.current.set(host, e.seq);
     // L4 refused a proxy request that is not the call in progress: recorded with the session, as a
     // batch records it (the call in progress is recorded with its own answer).
-    if (e.type === 'proxy-denied' && e.record.seq !== this.current) {
+    if (e.type === 'proxy-denied' && e.record.seq !== this.current.get(host)) {
       const { seq: _seq, ...call } = e.record;
       void _seq;
       void this.o.record(call).catch(err => console.error(`[netaclaw] session ${this.o.sessionId}: cannot store: ${(err as Error)?.stack ?? err}`));
     }
   }
 
-  /** The running worker, started when there is none (the first call, or after a fault). */
+  /** A running worker that waits for a call, or a new one (the first call, a busy or failed worker). */
   private async worker(): Promise<WorkerHost> {
-    if (this.host && !this.host.status) return this.host;
-    const host = this.o.host({ onEvent: e => this.onEvent(e) });
-    this.host = host;
-    await host.start();
+    for (let host = this.idle.pop(); host; host = this.idle.pop()) {
+      if (!host.status) return host;
+      this.hosts.delete(host);
+    }
+    const host: WorkerHost = this.o.host({ onEvent: e => this.onEvent(host, e), pins: () => this.pins() });
+    this.hosts.add(host);
+    try {
+      await host.start();
+    } catch (err) {
+      this.hosts.delete(host);
+      const why = host.status?.error ?? (err as Error).message;
+      await host.kill('the worker could not start').catch(() => undefined);
+      throw new Error(why);
+    }
     return host;
+  }
+
+  private pins(): Promise<PinnedRoots> {
+    if (!this.held) {
+      const p = this.o.pins();
+      this.held = p;
+      p.catch(() => {
+        if (this.held === p) this.held = null;
+      });
+    }
+    return this.held;
   }
 
   private async run(name: string, args: unknown): Promise<CallRecord> {
@@ -480,9 +625,11 @@ class SessionWorker implements SessionTools {
     const started = Date.now();
     let outcome: Omit<CallRecord, 'seq' | 'name' | 'arguments'>;
     let timer: NodeJS.Timeout | null = null;
+    let host: WorkerHost | null = null;
     try {
-      const host = await this.worker();
-      timer = setTimeout(() => void host.kill(`the call ran past its time limit of ${MAIN_CALL_TIMEOUT_MS} ms: its worker was killed`), MAIN_CALL_TIMEOUT_MS);
+      host = await this.worker();
+      const h = host;
+      timer = setTimeout(() => void h.kill(`the call ran past its time limit of ${MAIN_CALL_TIMEOUT_MS} ms: its worker was killed`), MAIN_CALL_TIMEOUT_MS);
       const { seq: _seq, name: _name, arguments: _args, ...rest } = await host.call(name, args);
       void _seq;
       void _name;
@@ -491,10 +638,12 @@ class SessionWorker implements SessionTools {
     } catch (err) {
       // The worker could not start, or ended during the call (a crash, the time limit, a cancelled turn):
       // the call fails, with the place the session's routes give it.
-      const ended = this.host?.status?.error;
-      outcome = { ...this.place(name, args), ok: false, error: `the tool worker stopped: ${ended ?? (err as Error).message}`, durationMs: Date.now() - started };
+      const ended = host?.status?.error;
+      outcome = { ...this.routePlace(name, args), ok: false, error: `the tool worker stopped: ${ended ?? (err as Error).message}`, durationMs: Date.now() - started };
     } finally {
       if (timer) clearTimeout(timer);
+      if (host && !host.status) this.idle.push(host);
+      else if (host) this.hosts.delete(host);
     }
     const record = await this.o.record({ name, arguments: args, ...outcome });
     if (this.o.signal?.aborted) throw new Error('cancelled');
@@ -502,7 +651,7 @@ class SessionWorker implements SessionTools {
   }
 
   /** Where the session's routes put a call (the package's gate on this process's copy), for a call whose worker failed. */
-  private place(name: string, args: unknown): Pick<CallRecord, 'decision' | 'reason' | 'detail'> {
+  private routePlace(name: string, args: unknown): Pick<CallRecord, 'decision' | 'reason' | 'detail'> {
     try {
       const g = checkCall({ policy: this.o.policy, routes: this.o.routes, name, arguments: args });
       return { decision: g.decision, reason: g.reason, detail: g.detail };
@@ -514,11 +663,16 @@ class SessionWorker implements SessionTools {
   async close(): Promise<void> {
     this.closed = true;
     this.o.signal?.removeEventListener('abort', this.onAbort);
-    await this.chain;
-    const host = this.host;
-    if (host && !host.status) {
-      if (this.o.signal?.aborted) await host.kill('the turn was cancelled');
-      else await host.finish();
-    }
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+    await Promise.all(
+      [...this.hosts].map(async host => {
+        if (host.status) return;
+        if (this.o.signal?.aborted) await host.kill('the turn was cancelled');
+        else await host.finish();
+      })
+    );
+    const held = this.held;
+    this.held = null;
+    if (held) await held.then(p => p.close()).catch(() => undefined);
   }
 }

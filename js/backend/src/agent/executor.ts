@@ -11,6 +11,8 @@ import { CatalogService } from '../service/catalog';
 import { ChannelService } from '../service/channel';
 import { messageChars, sessionBusy, SessionService, TurnClaim } from '../service/session';
 import { SubagentService } from '../service/subagent';
+import { EscalationService } from '../service/escalation';
+import { CONCURRENT_MODE } from '../runtime/codes';
 import type { ChatAnswer, ChatSessionFields, ChatTurnEvent } from '../api-types';
 import { BatchHandle, BatchRunner, SessionTools } from './batches';
 import { ChatCompletionMessageParam, ChatCompletionTool, ModelError, ModelToolCall } from './model';
@@ -75,7 +77,8 @@ function checkSameSession(s: NetaClawSessionEntity, given: SessionFields) {
 }
 
 function toParam(m: NetaClawMessageEntity): ChatCompletionMessageParam {
-  if (m.role === 'user') return { role: 'user', content: m.content ?? '' };
+  // an operator's answer to an escalation is said to the model as the user's side of the conversation
+  if (m.role === 'user' || m.role === 'resolution') return { role: 'user', content: m.content ?? '' };
   if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId ?? '', content: m.content ?? '' };
   const calls = m.toolCalls ?? [];
   return calls.length > 0
@@ -140,6 +143,12 @@ export class ChatExecutor {
 
   @Inject()
   runner: BatchRunner;
+
+  @Inject()
+  escalationService: EscalationService;
+
+  /** Whether a tool's calls may run beside others of the same answer: its manifest's `executionMode` (the package's). */
+  private readonly concurrent = (name: string): boolean => this.catalogService.manifest(name)?.executionMode === CONCURRENT_MODE;
 
   /**
    * Runs one chat turn of a validated message (ChatDTO: the controller's pipe and the WebSocket gateway
@@ -231,7 +240,13 @@ export class ChatExecutor {
     await this.sessionService.touch(sessionId);
     const next = { seq };
     const history: LoopHistory = {
-      messages: () => this.history(sessionId, turnStart, systemPrompt),
+      messages: async () => {
+        // the operators' answers to the session's escalations that the model has not read yet
+        for (const answer of await this.escalationService.undelivered(sessionId, await this.sessionService.deliveredEscalations(sessionId))) {
+          await this.sessionService.append(sessionId, next.seq++, { role: 'resolution', content: answer.content, toolCallId: answer.key, name: 'escalate' });
+        }
+        return this.history(sessionId, turnStart, systemPrompt);
+      },
       assistant: async (content, calls) => {
         await this.sessionService.append(sessionId, next.seq++, { role: 'assistant', content, toolCalls: calls.length > 0 ? calls : null });
       },
@@ -270,6 +285,7 @@ export class ChatExecutor {
         tools: this.offer(offeredOf(diagnostic)),
         history,
         port,
+        concurrent: this.concurrent,
         signal: ctx.signal,
         onDelta: text => ctx.emit({ type: 'delta', sessionId, batchId: null, text }),
       });
@@ -465,6 +481,7 @@ export class ChatExecutor {
       tools: this.offer(handle.offered),
       history,
       port,
+      concurrent: this.concurrent,
       signal: ctx.signal,
       onDelta: text => ctx.emit({ type: 'delta', sessionId, batchId: handle.id, text }),
     });

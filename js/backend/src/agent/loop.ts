@@ -6,6 +6,7 @@
  * the caller's.
  */
 import type { NetaClawModelChannelEntity } from '../entity/channel';
+import { CONCURRENT_CALLS_MAX } from '../runtime/limits';
 import { MAX_STEPS } from '../settings';
 import { ChatCompletionMessageParam, ChatCompletionTool, ModelError, ModelToolCall, streamTurn } from './model';
 import { CallPort, PortResult, resultText, ToolCallView } from './port';
@@ -25,6 +26,11 @@ export interface LoopOptions {
   tools: ChatCompletionTool[];
   history: LoopHistory;
   port: CallPort;
+  /**
+   * Whether calls of this tool may run beside other calls of the same answer (its manifest's
+   * `executionMode`, the package's); false: the call runs alone.
+   */
+  concurrent(name: string): boolean;
   signal: AbortSignal;
   onDelta(text: string): void;
 }
@@ -49,20 +55,44 @@ export async function runAgentLoop(o: LoopOptions): Promise<LoopResult> {
     reply = turn.content;
     await o.history.assistant(turn.content, turn.toolCalls);
     if (turn.toolCalls.length === 0) return { reply, stopReason: turn.cut ? 'length' : 'stop', calls };
-    let pause: LoopResult['clarify'];
-    for (let i = 0; i < turn.toolCalls.length; i++) {
-      const tc = turn.toolCalls[i];
-      let view: PortResult;
+    const tcs = turn.toolCalls;
+    // Run the calls: consecutive calls of tools whose manifest lets them run side by side at most
+    // CONCURRENT_CALLS_MAX at a time; any other call alone, after the ones before it and before the ones
+    // after it. A call that fails (or a cancel) lets the calls in progress end and starts no other.
+    const views: (PortResult | undefined)[] = new Array(tcs.length);
+    const failed: { failure: { err: unknown } | null } = { failure: null };
+    const run = async (k: number) => {
+      if (failed.failure) return;
       try {
         if (o.signal.aborted) throw new ModelError('cancelled', 'cancelled');
-        view = await o.port.call(tc);
+        views[k] = await o.port.call(tcs[k]);
       } catch (err) {
-        const note = o.signal.aborted ? 'Tool call cancelled.' : `Tool call failed: ${(err as Error)?.message ?? err}`;
-        for (const rest of turn.toolCalls.slice(i)) await o.history.result(rest, note);
-        throw o.signal.aborted ? new ModelError('cancelled', 'cancelled') : err;
+        failed.failure ??= { err };
       }
-      const { pause: asks, ...shown } = view;
-      calls.push(shown);
+    };
+    for (let i = 0; i < tcs.length && !failed.failure; ) {
+      let end = i + 1;
+      if (o.concurrent(tcs[i].name)) while (end < tcs.length && o.concurrent(tcs[end].name)) end++;
+      await eachBounded(range(i, end), CONCURRENT_CALLS_MAX, run);
+      i = end;
+    }
+    // The results, in the model's order.
+    if (failed.failure) {
+      const err = failed.failure.err;
+      const note = o.signal.aborted ? 'Tool call cancelled.' : `Tool call failed: ${(err as Error)?.message ?? err}`;
+      for (let k = 0; k < tcs.length; k++) {
+        const view = views[k];
+        if (view) calls.push(shownOf(view));
+        await o.history.result(tcs[k], view && !view.pause ? resultText(view) : note);
+      }
+      throw o.signal.aborted ? new ModelError('cancelled', 'cancelled') : err;
+    }
+    let pause: LoopResult['clarify'];
+    for (let k = 0; k < tcs.length; k++) {
+      const tc = tcs[k];
+      const view = views[k]!;
+      calls.push(shownOf(view));
+      const asks = view.pause;
       // the first question waits for the user's answer (its result is that answer); a second one in the
       // same answer is told so
       if (asks && !pause) pause = { callId: tc.id, question: asks.question };
@@ -71,4 +101,24 @@ export async function runAgentLoop(o: LoopOptions): Promise<LoopResult> {
     if (pause) return { reply, stopReason: 'clarify', calls, clarify: pause };
   }
   return { reply, stopReason: 'step_limit', calls };
+}
+
+/** A call's view as the answer shows it (without the question it asks). */
+function shownOf(view: PortResult): ToolCallView {
+  const { pause: _pause, ...shown } = view;
+  void _pause;
+  return shown;
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from }, (_, k) => from + k);
+}
+
+/** Runs `fn` on every item, at most `limit` at a time, each started as soon as a place is free. */
+async function eachBounded<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }

@@ -17,8 +17,10 @@ export class HealthController {
    * or 503 `{ status: 'degraded', database: 'down', shellSandbox }` while the database is unreachable.
    * `shellSandbox`: `bwrap` (shell tools run sandboxed), `unavailable` (they are denied) or `off` (the
    * operator switched the sandbox off: they run unconfined). `sandbox`: where workers run (`bwrap`: inside
-   * the confined sandbox, with seccomp, `limits: 'rlimit'` when no cgroup v2 is delegated;
-   * `node-permission-only` when the OS sandbox is not available — the start log says why).
+   * the confined sandbox, with seccomp; `node-permission-only` when the OS sandbox is not available — the
+   * start log says why), `limits`: the kernel limits of each sandbox (`cgroup2`, `cgroup1`, `uid-range`,
+   * `rlimit`; runtime/cgroups.ts) and `weaker`: the limits that mechanism bounds less than a cgroup would
+   * (`processes`, `memory`, `tmpfs`, `memfd`; empty when none).
    */
   @Get('/health')
   async health() {
@@ -31,8 +33,8 @@ export class HealthController {
       // where workers and shells run (the reasons and details are in the start log, not on this open endpoint)
       sandbox:
         shellSandbox().mode === 'bwrap' && c
-          ? { worker: 'bwrap', seccomp: true, limits: c.limits.mode }
-          : { worker: 'node-permission-only', seccomp: false, limits: 'none' },
+          ? { worker: 'bwrap', seccomp: true, limits: c.limits.mode, weaker: c.limits.weaker }
+          : { worker: 'node-permission-only', seccomp: false, limits: 'none', weaker: ['processes', 'memory', 'tmpfs', 'memfd'] },
     };
     if (data.status !== 'ok') this.ctx.status = 503;
     return data;

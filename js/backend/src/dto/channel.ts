@@ -8,7 +8,8 @@ import { bool, id, nonBlank, nullable, required, text } from './rules';
 class ChannelFields {
   capability?: unknown;
 
-  @Rule(nullable(text(1000)))
+  /** At most API_KEY_MAX_CHARS (600): its encrypted form fits the column (src/secrets.ts). */
+  @Rule(nullable(text(600)))
   apiKey?: string | null;
 
   @Rule(bool())

@@ -1,5 +1,6 @@
 import { Column, Entity, Index } from 'typeorm';
 import { BaseEntity } from './base';
+import { CHANNEL_API_KEY, secretString } from '../secrets';
 
 /**
  * A model channel (seed 001 Task 7 step 3): an OpenAI-compatible `/chat/completions` endpoint, its key,
@@ -15,8 +16,8 @@ export class NetaClawModelChannelEntity extends BaseEntity {
   @Column({ type: 'varchar', comment: 'OpenAI 兼容接口地址', length: 500 })
   baseUrl: string;
 
-  /** Never sent back whole (see ChannelService.view). */
-  @Column({ type: 'varchar', comment: 'API Key', length: 1000, nullable: true })
+  /** Stored encrypted (src/secrets.ts), plain in memory; never sent back (see channelView). */
+  @Column({ type: 'varchar', comment: 'API Key', length: 1000, nullable: true, transformer: secretString(CHANNEL_API_KEY) })
   apiKey: string | null;
 
   @Column({ type: 'varchar', comment: '模型名', length: 200 })

@@ -10,7 +10,10 @@ import { ChatExecutor } from '../agent/executor';
 import { SessionService } from '../service/session';
 import { AdminTokenService } from '../service/token';
 import { checkBearer } from '../authlimit';
-import { sameOrigin, sessionCookie, sessionValid } from '../session';
+import { databaseErrorAnswer } from '../dbhealth';
+import { requestKeyFromProtocols, sameOrigin, sessionCookie } from '../session';
+import { LoginSessionService } from '../service/login';
+import { originRefused, requestKeyRequired } from '../middleware/auth';
 import { LiveTurn, TurnHub } from './turns';
 import { TurnProgressService } from './progress';
 
@@ -63,6 +66,9 @@ export class ChatGateway {
   @Inject()
   progress: TurnProgressService;
 
+  @Inject()
+  logins: LoginSessionService;
+
   /** The upgrade check: true lets the WebSocket handshake go on. */
   async authorizeUpgrade(req: IncomingMessage, socket: Duplex): Promise<boolean> {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -72,12 +78,29 @@ export class ChatGateway {
     }
     const expected = this.adminToken.get().token;
     const token = requestToken(req, url);
-    // the pages' login cookie, from a page of this origin (a browser always sends Origin with a handshake)
-    if (token === null && sessionValid(sessionCookie(req.headers.cookie), expected)) {
-      const site = req.headers['sec-fetch-site'];
-      if (sameOrigin(req.headers.origin ?? '', req.headers.host, typeof site === 'string' ? site : undefined)) return true;
-      refuse(socket, 403, 'Forbidden', {}, { error: { code: 'cors_origin_refused', message: 'the chat WebSocket takes a login cookie only from a page of this origin' } });
-      return false;
+    // the pages' login session: its cookie, its request key (a subprotocol, as a browser cannot set a
+    // header on a WebSocket) and a page of this origin (a browser always sends Origin with a handshake)
+    const cookie = token === null ? sessionCookie(req.headers.cookie) : null;
+    if (cookie !== null) {
+      let session;
+      try {
+        session = await this.logins.check(cookie, requestKeyFromProtocols(req.headers['sec-websocket-protocol']), expected);
+      } catch (err) {
+        const db = databaseErrorAnswer(err) ?? { status: 503, code: 'session_check_failed', message: `the login session could not be checked: ${(err as Error).message}`, retryAfter: 1 };
+        refuse(socket, db.status, 'Service Unavailable', { 'Retry-After': String(db.retryAfter) }, { error: { code: db.code, message: db.message } });
+        return false;
+      }
+      if (session.status !== 'none') {
+        const site = req.headers['sec-fetch-site'];
+        const refusal = !sameOrigin(req.headers.origin ?? '', req.headers.host, typeof site === 'string' ? site : undefined, true)
+          ? { status: 403, reason: 'Forbidden', error: originRefused() }
+          : session.status === 'key'
+            ? { status: 401, reason: 'Unauthorized', error: requestKeyRequired() }
+            : null;
+        if (refusal === null) return true;
+        refuse(socket, refusal.status, refusal.reason, {}, { error: { code: refusal.error.code, message: refusal.error.message } });
+        return false;
+      }
     }
     const check = checkBearer(req.socket.remoteAddress ?? '', token, expected);
     if (!check.ok) {

@@ -8,8 +8,9 @@ import { TodoLists1796300000000 } from './1796300000000-TodoLists';
 import { Escalations1796400000000 } from './1796400000000-Escalations';
 import { CrewMembers1796500000000 } from './1796500000000-CrewMembers';
 import { TurnProgress1796600000000 } from './1796600000000-TurnProgress';
+import { LoginSessions1796700000000 } from './1796700000000-LoginSessions';
 
-export const MIGRATIONS = [Baseline1796093269137, McpServer1796200000000, TodoLists1796300000000, Escalations1796400000000, CrewMembers1796500000000, TurnProgress1796600000000];
+export const MIGRATIONS = [Baseline1796093269137, McpServer1796200000000, TodoLists1796300000000, Escalations1796400000000, CrewMembers1796500000000, TurnProgress1796600000000, LoginSessions1796700000000];
 
 /** The table where TypeORM records the migrations that ran. */
 export const MIGRATIONS_TABLE = 'netaclaw_migrations';

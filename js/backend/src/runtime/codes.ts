@@ -4,7 +4,7 @@
  * other code, route and decision comes from a package answer. Types are the package's, so a code that
  * the package drops stops the build.
  */
-import type { ReasonCode, ToolCallDecision } from '../policy';
+import type { ExecutionMode, ReasonCode, ToolCallDecision } from '../policy';
 
 export const RUNTIME_REASONS = {
   /** L0: the model called a tool it was not offered (the executor). */
@@ -25,3 +25,6 @@ export const DECISIONS = {
   proxy: 'main-process-proxy', // policy-vocabulary: the main process runs the calls decided main-process-proxy (RUNTIME §5)
   denied: 'denied',
 } as const satisfies Record<string, ToolCallDecision>;
+
+/** The execution mode (a manifest's `executionMode`) whose calls of one model answer may run side by side (seed 000); a call of any other mode runs alone. */
+export const CONCURRENT_MODE: ExecutionMode = 'parallel';

@@ -12,17 +12,19 @@
  *   namespace; nothing else can be done without privileges). Always `no_new_privs`, no capabilities.
  * - **seccomp.** A filter denying the system calls that reach the kernel's namespace, mount, module,
  *   tracing, keyring, BPF and perf machinery (`SECCOMP_DENIED`), new namespaces through `clone` flags, and
- *   `clone3` (answered ENOSYS so libc falls back to `clone`, whose flags the filter can read), built by
+ *   `clone3` (answered ENOSYS so libc falls back to `clone`, whose flags the filter can read), sockets of
+ *   any family but AF_UNIX, AF_INET and AF_INET6 (`SECCOMP_SOCKET_FAMILIES`), built by
  *   libseccomp (Debian's `python3-seccomp`) as a BPF program that bwrap loads (`--seccomp FD`). Another
  *   architecture's system calls kill the process (libseccomp's default for a foreign ABI).
- * - **Limits.** cgroup v2 is used only when the host delegates it (a writable cgroup2 hierarchy with the
- *   `pids` and `memory` controllers); otherwise rlimits set in the sandbox's prelude (`RLIMIT_NPROC`,
- *   `RLIMIT_AS` for shells, `RLIMIT_FSIZE`, `RLIMIT_CPU`), and `/health` and the log say which.
+ * - **Limits.** Kernel limits per sandbox, the strongest mechanism the host allows (cgroups.ts: cgroup v2
+ *   where delegated, else the cgroup v1 `pids` and `memory` hierarchies, else a uid per sandbox, else the
+ *   rlimits alone); `/health` and the log say which, and which limit is weaker.
  */
 import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { detectLimits, LimitsState } from './cgroups';
 
 /** System calls the sandbox may not make (EPERM). */
 export const SECCOMP_DENIED = [
@@ -34,16 +36,27 @@ export const SECCOMP_DENIED = [
   'personality', 'lookup_dcookie', 'nfsservctl', 'uselib', 'kcmp',
 ] as const;
 
+/**
+ * The socket families a sandbox may open: local sockets and IPv4/IPv6 (the worker's IPC channel is a Unix
+ * socket; a sandbox has no network of its own anyway). `socket()` and `socketpair()` with any other family
+ * below 64 (the kernel knows 46: AF_NETLINK, AF_PACKET, AF_VSOCK, AF_ALG, AF_BLUETOOTH…; it refuses the
+ * others itself) are answered EAFNOSUPPORT, so that no kernel code of another family is reached. Nothing a
+ * sandbox runs needs AF_NETLINK: glibc's lookups with AI_ADDRCONFIG, which ask over netlink, fall back when
+ * it is refused (test/sockets.test.js shows one answering).
+ */
+export const SECCOMP_SOCKET_FAMILIES = [1, 2, 10] as const; // AF_UNIX, AF_INET, AF_INET6
+
 /** System calls answered ENOSYS, so that callers fall back to what the filter can inspect or do without. */
 export const SECCOMP_ENOSYS = ['clone3', 'io_uring_setup', 'io_uring_enter', 'io_uring_register'] as const;
 
 /**
  * The libseccomp program (run by Debian's python3): the filter as BPF on standard output. `clone` with any
- * namespace flag and `ioctl(TIOCSTI)` / `ioctl(TIOCLINUX)` (typing into a terminal) are denied as well.
+ * namespace flag and `ioctl(TIOCSTI)` / `ioctl(TIOCLINUX)` (typing into a terminal) are denied as well, and
+ * `socket` / `socketpair` of a family outside SECCOMP_SOCKET_FAMILIES (EAFNOSUPPORT).
  */
 const SECCOMP_SCRIPT = `
 import errno, seccomp, sys, json
-names = json.loads(sys.argv[1]); enosys = json.loads(sys.argv[2])
+names = json.loads(sys.argv[1]); enosys = json.loads(sys.argv[2]); families = json.loads(sys.argv[3])
 f = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
 for n in names:
     f.add_rule(seccomp.ERRNO(errno.EPERM), n)
@@ -53,6 +66,11 @@ for flag in (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000
     f.add_rule(seccomp.ERRNO(errno.EPERM), 'clone', seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
 for req in (0x5412, 0x541C):
     f.add_rule(seccomp.ERRNO(errno.EPERM), 'ioctl', seccomp.Arg(1, seccomp.MASKED_EQ, 0xffffffff, req))
+# the family is an int: only its low 32 bits count (the kernel's view), whatever the high ones hold
+for call in ('socket', 'socketpair'):
+    for family in range(64):
+        if family not in families:
+            f.add_rule(seccomp.ERRNO(errno.EAFNOSUPPORT), call, seccomp.Arg(0, seccomp.MASKED_EQ, 0xffffffff, family))
 f.export_bpf(sys.stdout)
 `;
 
@@ -66,12 +84,6 @@ export interface SandboxIdentity {
   user: string;
   /** bwrap is started through setpriv as this user (the backend runs as root). */
   switchUser: boolean;
-}
-
-export interface LimitsState {
-  /** `cgroup`: a cgroup v2 hierarchy is delegated; `rlimit`: the prelude's rlimits bound each sandbox. */
-  mode: 'cgroup' | 'rlimit';
-  detail: string;
 }
 
 export interface Confinement {
@@ -130,7 +142,7 @@ export function sandboxIdentity(): SandboxIdentity {
 /** Builds the seccomp BPF program into a private file. */
 export function buildSeccomp(dir: string): string {
   if (!fs.existsSync(SYSTEM_PYTHON)) throw new Error(`${SYSTEM_PYTHON} is missing (install python3-seccomp)`);
-  const r = spawnSync(SYSTEM_PYTHON, ['-c', SECCOMP_SCRIPT, JSON.stringify(SECCOMP_DENIED), JSON.stringify(SECCOMP_ENOSYS)], {
+  const r = spawnSync(SYSTEM_PYTHON, ['-c', SECCOMP_SCRIPT, JSON.stringify(SECCOMP_DENIED), JSON.stringify(SECCOMP_ENOSYS), JSON.stringify(SECCOMP_SOCKET_FAMILIES)], {
     maxBuffer: 1 << 20,
     env: { PATH: '/usr/bin:/bin' },
   });
@@ -140,26 +152,6 @@ export function buildSeccomp(dir: string): string {
   const file = path.join(dir, 'seccomp.bpf');
   fs.writeFileSync(file, r.stdout, { mode: 0o600 });
   return file;
-}
-
-/** Whether a cgroup v2 hierarchy with `pids` and `memory` is delegated to this process. */
-export function detectLimits(): LimitsState {
-  const root = '/sys/fs/cgroup';
-  try {
-    const controllers = fs.readFileSync(path.join(root, 'cgroup.controllers'), 'utf8').split(/\s+/);
-    const own = fs.readFileSync('/proc/self/cgroup', 'utf8').split('\n').find(l => l.startsWith('0::'));
-    if (controllers.includes('pids') && controllers.includes('memory') && own) {
-      const dir = path.join(root, own.slice(3));
-      fs.accessSync(dir, fs.constants.W_OK);
-      const sub = fs.readFileSync(path.join(dir, 'cgroup.subtree_control'), 'utf8');
-      if (sub.includes('pids') && sub.includes('memory')) {
-        return { mode: 'rlimit', detail: `cgroup v2 is delegated at ${dir}, but sandboxes are bounded by rlimits (per-sandbox cgroups are not created)` };
-      }
-    }
-  } catch {
-    /* not delegated */
-  }
-  return { mode: 'rlimit', detail: 'no cgroup v2 hierarchy with pids and memory is delegated to the backend: each sandbox is bounded by rlimits (RLIMIT_NPROC, RLIMIT_AS, RLIMIT_FSIZE, RLIMIT_CPU)' };
 }
 
 /** Sets up identity, seccomp and limits once; on failure `confinement()` stays null and says why. */
@@ -273,10 +265,11 @@ export function setConfinement(c: Confinement | null, why = 'set by a test'): vo
  * How to start bwrap confined: the program and the arguments before bwrap's own (setpriv as the sandbox
  * user, no_new_privs), and the bwrap arguments that load the seccomp filter from descriptor `seccompFd`.
  */
-export function launcher(c: Confinement, bwrap: string, seccompFd: number): { file: string; prefix: string[]; seccomp: string[] } {
+export function launcher(c: Confinement, bwrap: string, seccompFd: number, uid: number | null = null): { file: string; prefix: string[]; seccomp: string[] } {
   const { identity } = c;
+  // `uid`: a uid of the sandbox's own (cgroups.ts, `uid-range`), with the sandbox user's group
   const prefix = identity.switchUser
-    ? ['--reuid', String(identity.uid), '--regid', String(identity.gid), '--clear-groups', '--no-new-privs', '--inh-caps=-all', '--bounding-set=-all', '--', bwrap]
+    ? ['--reuid', String(uid ?? identity.uid), '--regid', String(identity.gid), '--clear-groups', '--no-new-privs', '--inh-caps=-all', '--bounding-set=-all', '--', bwrap]
     : ['--no-new-privs', '--', bwrap];
   return { file: '/usr/bin/setpriv', prefix, seccomp: ['--seccomp', String(seccompFd)] };
 }

@@ -33,8 +33,11 @@ import {
 import { codeReadPaths, permissionFlags } from './permissions';
 import { runHere, RunnerContext } from './runner';
 import { checkCallText, GateResult } from './gate';
-import { closeQuietly, confinedCommand, ShellMode, workerBwrapArgs } from './sandbox';
+import { closeQuietly, confinedCommand, ROOT_FD_FIRST, ShellMode, workerBwrapArgs } from './sandbox';
+import { PinnedRoots, pinnedOperations, pinRoots } from './pinned';
 import { confinement, confinementFailure, stageReads } from './confine';
+import type { SandboxLimits } from './cgroups';
+import { watchDisk } from './diskwatch';
 import { mainTools } from './tools/custom';
 import type { MainServices } from './tools/types';
 import { DECISIONS, RUNTIME_REASONS } from './codes';
@@ -80,6 +83,13 @@ export interface HostOptions {
   services: MainServices;
   onEvent?: (e: HostEvent) => void;
   test?: HostTestOptions;
+  /**
+   * The run's roots, resolved, checked and held open once (pinned.ts), for each worker the run starts
+   * (a restart reuses them). Absent: the host pins the policy's roots itself, for its own life.
+   */
+  pins?: () => Promise<PinnedRoots>;
+  /** The batch's call numbers, shared by the workers that serve one batch side by side (own numbers when absent). */
+  seq?: { value: number };
 }
 
 export class WorkerError extends Error {}
@@ -124,6 +134,10 @@ type Pending = {
   text: string | null;
 };
 
+/** Why a worker did not start when a root moved while bwrap bound it (never a folder other than the held one). */
+export const ROOT_MOVED =
+  "a workspace root was moved or replaced while the worker's sandbox was being made (a sandbox binds only the folder checked when this run started): the worker did not start";
+
 /** The fields of a worker's result that must repeat the host's answer to its proxy request. */
 const RELAYED = ['decision', 'reason', 'detail', 'ok', 'output', 'error'] as const;
 
@@ -152,10 +166,16 @@ export class WorkerHost {
   private workerPid: number | null = null;
   /** Whether the worker runs inside its confined bwrap sandbox. */
   private sandboxed = false;
+  /** Its sandbox's kernel limits (cgroups.ts), released when the batch ends; the watch of its roots' disk use. */
+  private sandboxLimits: SandboxLimits | null = null;
+  private stopDiskWatch: (() => void) | null = null;
   private readonly main: RunnerContext;
   /** The tools the host's routes make `main-process-proxy` (the package's answer, read once). */
   private readonly proxied: ReadonlySet<string>;
   private readyResolve: (() => void) | null = null;
+  /** The held roots; `ownPins`: pinned by this host (closed when it ends). */
+  private pins: PinnedRoots | null = null;
+  private ownPins = false;
 
   constructor(private readonly opts: HostOptions) {
     // The host's own copy: deep-cloned so nothing the worker side holds can change it.
@@ -189,6 +209,13 @@ export class WorkerHost {
     const test = this.opts.test ?? {};
     let child: ChildProcess;
     try {
+      const pins = await this.pinRoots();
+      // a root whose path now leads elsewhere: no worker starts on it (the held one would be bound, but
+      // the run is told rather than left to work on a folder its name no longer shows)
+      const swapped = pins.swapped();
+      if (swapped) throw new Error(swapped);
+      this.main.ops = pinnedOperations(this.opts.ops, pins);
+      this.main.pins = pins;
       const execArgv = ['--disable-warning=ExperimentalWarning', `--max-old-space-size=${WORKER_HEAP_MAX_MB}`];
       const extraReads = test.workerModule ? [test.workerModule] : [];
       if (test.permission !== false) execArgv.push(...permissionFlags(this.opts.policy, extraReads));
@@ -201,13 +228,19 @@ export class WorkerHost {
         const c = confinement();
         if (!c) throw new Error(`the sandbox cannot be confined: ${confinementFailure()}`);
         const reads = stageReads(c, [...(node.startsWith('/usr/') ? [] : [node]), ...codeReadPaths(), ...extraReads]);
-        const cmd = confinedCommand(workerBwrapArgs(this.opts.policy.workspaceRoots, this.opts.policy.readonly, reads), [node, ...execArgv, module]);
+        // the held roots go to bwrap on descriptors 5…, bound with --bind-fd (bwrap mounts the held inode or stops)
+        const held = pins.childFds(ROOT_FD_FIRST);
+        const cmd = confinedCommand(workerBwrapArgs(this.opts.policy.workspaceRoots, this.opts.policy.readonly, reads, undefined, held.binds), [node, ...execArgv, module]);
+        this.sandboxLimits = cmd.limits;
         try {
-          child = spawn(cmd.file, cmd.args, { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc', cmd.seccompFd], serialization: 'json', cwd: '/' });
+          child = spawn(cmd.file, cmd.args, { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc', cmd.seccompFd, ...held.stdio], serialization: 'json', cwd: '/' });
         } finally {
           closeQuietly(cmd.seccompFd);
         }
         this.sandboxed = true;
+        if (!this.opts.policy.readonly && this.opts.policy.workspaceRoots.length > 0) {
+          this.stopDiskWatch = watchDisk(this.opts.policy.workspaceRoots, why => this.terminate('failed', `${why}: worker killed`));
+        }
       } else {
         child = fork(module, [], { execArgv, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], serialization: 'json' });
       }
@@ -235,9 +268,20 @@ export class WorkerHost {
       // inside its sandbox, a worker killed by a signal is reported by bwrap as exit code 128 + the signal
       const inner = this.sandboxed && code !== null && code > 128 ? signalName(code - 128) : null;
       const how = signal ? `signal ${signal}` : inner ? `signal ${inner}` : `code ${code}`;
-      // Node prints this before it aborts on a full heap.
-      if (/heap limit|heap out of memory/i.test(this.stderrTail)) {
+      const oom = this.sandboxLimits?.oomKills() ?? 0;
+      const memory = confinement()?.limits.memoryBytes ?? null;
+      // bwrap binds a held root by the path its descriptor's link shows, then checks that what it mounted
+      // is the held inode, and stops when it is not (or when the name has gone meanwhile)
+      if (this.sandboxed && this.readyResolve && this.rootMovedInBwrap()) {
+        this.terminate('failed', ROOT_MOVED);
+      } else if (/heap limit|heap out of memory/i.test(this.stderrTail)) {
+        // Node prints this before it aborts on a full heap.
         this.terminate('failed', `worker ran out of memory (its heap is limited to ${WORKER_HEAP_MAX_MB} MB) and died (${how})`);
+      } else if (oom > 0 && memory !== null) {
+        this.terminate(
+          'failed',
+          `worker's sandbox reached its memory limit of ${Math.round(memory / 1024 / 1024)} MiB (the worker, its shells, /tmp, /dev/shm and memfd pages) and the kernel killed it (${how})`
+        );
       } else {
         this.terminate('failed', `worker exited unexpectedly (${how})`);
       }
@@ -266,6 +310,31 @@ export class WorkerHost {
     await Promise.race([ready, this.whenEnded()]);
     if (this.ended) throw new WorkerError(this.ended.error ?? 'worker ended before it was ready');
     this.emit({ type: 'started', pid: child.pid ?? 0 });
+  }
+
+  /**
+   * Whether bwrap stopped because a held root moved while it bound it: its own race check, or the path
+   * its descriptor's link showed gone (a name in the folder of a root) before it could be mounted.
+   */
+  private rootMovedInBwrap(): boolean {
+    if (/^bwrap: Race condition binding dirfd/m.test(this.stderrTail)) return true;
+    const m = /^bwrap: Can't (?:get type of source|bind mount) (?:\/oldroot)?(\/.*?)(?: on \/newroot\/.*)?: No such file or directory$/m.exec(this.stderrTail);
+    if (!m || !this.pins) return false;
+    const folder = path.dirname(m[1]);
+    return this.pins.roots.some(r => folder === path.dirname(r.real) || folder === path.dirname(r.given));
+  }
+
+  /** The run's held roots (the caller's), or the policy's roots pinned now for this host's life. */
+  private async pinRoots(): Promise<PinnedRoots> {
+    if (this.pins) return this.pins;
+    if (this.opts.pins) {
+      this.pins = await this.opts.pins();
+      return this.pins;
+    }
+    const c = this.opts.shell === 'bwrap' ? confinement() : null;
+    this.pins = await pinRoots(this.opts.policy.workspaceRoots, c?.identity.switchUser ? { sandboxUser: c.identity } : {});
+    this.ownPins = true;
+    return this.pins;
   }
 
   /** A message sent once the caller has its answer (see `sendAfter`); null when none waits. */
@@ -491,6 +560,7 @@ export class WorkerHost {
     let outcome: CallOutcome;
     const started = Date.now();
     const own = first && p !== null && p.seq === m.seq && p.name === m.name;
+    let swapped: string | null = null;
     if (!own) {
       const repeated = !first && ((p !== null && p.seq === m.seq) || this.relay?.seq === m.seq);
       outcome = {
@@ -508,6 +578,10 @@ export class WorkerHost {
       // differ is a worker that lies, and the batch fails.
       this.terminate('failed', `worker broke the protocol: its proxy request for call ${m.seq} (${m.name}) carries other arguments than the main process sent`);
       return;
+    } else if ((swapped = this.pins?.swapped() ?? null) !== null) {
+      // A root's path now leads elsewhere (moved, or replaced by a symlink): the main process runs
+      // nothing for this run while that is so (what it runs is reached through the held roots anyway).
+      outcome = { decision: 'denied', reason: RUNTIME_REASONS.outsideWorkspace, detail: swapped, ok: false, error: swapped, durationMs: Date.now() - started };
     } else {
       let r;
       try {
@@ -575,13 +649,13 @@ export class WorkerHost {
 
   /** The number of a call decided before it reached the worker (by the call port): the batch's calls keep one sequence. */
   reserveSeq(): number {
-    return ++this.seq;
+    return this.opts.seq ? ++this.opts.seq.value : ++this.seq;
   }
 
   /** Runs one call in the worker (calls are queued: one at a time, in order). */
   call(name: string, args: unknown): Promise<CallRecord> {
     const run = async (): Promise<CallRecord> => {
-      const seq = ++this.seq;
+      const seq = this.reserveSeq();
       if (this.ended) throw new WorkerError(`batch ended (${this.ended.status}): ${this.ended.error ?? ''}`);
       this.emit({ type: 'call', seq, name, arguments: args });
       const record = await new Promise<CallRecord | null>(resolve => {
@@ -647,8 +721,13 @@ export class WorkerHost {
   }
 
   private cleanup(): void {
+    if (this.ownPins) void this.pins?.close();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.stopDiskWatch?.();
+    this.stopDiskWatch = null;
+    // whatever is left in the sandbox is killed, and its cgroups removed
+    this.sandboxLimits?.release();
     // The call in progress, if any, ends with the batch.
     const p = this.pending;
     this.pending = null;

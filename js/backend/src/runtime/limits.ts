@@ -16,6 +16,28 @@ export const SHELL_TIMEOUT_MAX_MS = 600_000;
  * sandbox's prelude): a fork bomb stops there.
  */
 export const SHELL_PROCESSES_MAX = 512;
+/**
+ * Processes and threads of one sandbox (a worker with its shells, one main-process shell, one stdio MCP
+ * server): the cgroup's `pids.max`, and RLIMIT_NPROC set for the sandbox's first process (cgroups.ts).
+ */
+export const SANDBOX_PROCESSES_MAX = SHELL_PROCESSES_MAX;
+/**
+ * Memory of one sandbox (a memory cgroup's limit): its processes, tmpfs (`/tmp`, `/dev/shm`) and memfd
+ * pages. `NETACLAW_SANDBOX_MEMORY_MB` changes it. A worker's V8 heap (WORKER_HEAP_MAX_MB) is within it.
+ */
+export const SANDBOX_MEMORY_MAX_BYTES = 1024 * 1024 * 1024;
+/**
+ * The tmpfs `/tmp` and `/dev/shm` of one sandbox share, when the backend is root and can mount one per
+ * sandbox (tmpfs.ts): `NETACLAW_SANDBOX_TMP_MB` changes it. Its pages count against the memory limit too.
+ */
+export const SANDBOX_TMP_MAX_BYTES = 512 * 1024 * 1024;
+/**
+ * Bytes a sandbox may add to the filesystems of its writable roots while it lives (diskwatch.ts):
+ * `NETACLAW_SANDBOX_DISK_MB` changes it. Each file is bounded by SHELL_FILE_MAX_KB besides.
+ */
+export const SANDBOX_DISK_WRITE_MAX_BYTES = 2 * 1024 * 1024 * 1024;
+/** How often a sandbox's disk use is measured (the bound's lag: what it writes in one period). */
+export const DISK_WATCH_INTERVAL_MS = 500;
 /** Address space of one process of a sandboxed shell (RLIMIT_AS, KiB): 4 GiB. */
 export const SHELL_ADDRESS_SPACE_KB = 4 * 1024 * 1024;
 /** The largest file a sandbox may write (RLIMIT_FSIZE, KiB): 1 GiB. */
@@ -36,6 +58,11 @@ export const BATCH_TIMEOUT_MAX_MS = 600_000;
  * `bash` with its own limit and a margin). The turn's next call starts a new worker.
  */
 export const MAIN_CALL_TIMEOUT_MS = SHELL_TIMEOUT_MAX_MS + 30_000;
+/**
+ * The most calls of one model answer that run at once (consecutive calls of `parallel` tools): the
+ * agent loop starts no more, and a turn's main agent has at most this many workers.
+ */
+export const CONCURRENT_CALLS_MAX = 4;
 /** A session's worker lives at most this long (it ends with its turn, long before). */
 export const SESSION_WORKER_MAX_MS = 6 * 60 * 60 * 1000;
 /** One IPC message from a worker larger than this (serialized) is a flood: the worker is killed. */

@@ -11,14 +11,15 @@ import { RUNTIME_REASONS } from './codes';
 
 /**
  * Real path of `p`, or of its deepest existing ancestor joined with the rest. A dangling symlink on the way
- * throws (EDANGLING).
+ * throws (EDANGLING). `resolve` finds the real path of an existing path (`realpath` by default; pinned.ts
+ * asks the kernel) and throws ENOENT/ENOTDIR for a missing one.
  */
-export async function realOrAncestor(p: string): Promise<string> {
+export async function realOrAncestor(p: string, resolve: (existing: string) => Promise<string> = fs.promises.realpath): Promise<string> {
   const rest: string[] = [];
   let cur = path.resolve(p);
   for (;;) {
     try {
-      const real = await fs.promises.realpath(cur);
+      const real = await resolve(cur);
       return rest.length ? path.join(real, ...rest.reverse()) : real;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;

@@ -12,6 +12,7 @@ import type { Operations } from './operations/types';
 import type { CallOutcome, WorkerLayers, WorkerPolicyWire } from './protocol';
 import { checkRealPaths } from './realpath';
 import type { ShellMode } from './sandbox';
+import type { PinnedRoots } from './pinned';
 import { MainServices, ToolError, ToolImpl } from './tools/types';
 import { DECISIONS, RUNTIME_REASONS } from './codes';
 import { activeCatalog, policy } from '../policy';
@@ -26,6 +27,8 @@ export interface RunnerContext {
   services: MainServices | null;
   /** Test-only: switch off the gate or the symlink check to show another layer alone. */
   layers?: WorkerLayers;
+  /** The main process: the run's held roots (pinned.ts); the symlink check resolves against them. */
+  pins?: PinnedRoots;
 }
 
 const ALL_ON: WorkerLayers = { gate: true, hostCheck: true };
@@ -56,7 +59,7 @@ export async function decide(ctx: RunnerContext, name: string, args: unknown, ea
   if (gate.decision === 'denied') return gate;
   // (a call without paths has nothing to resolve: no wait)
   if (layers.hostCheck && gate.paths.length > 0) {
-    const denial = await checkRealPaths(gate.paths, ctx.policy.workspaceRoots);
+    const denial = ctx.pins ? await ctx.pins.checkRealPaths(gate.paths) : await checkRealPaths(gate.paths, ctx.policy.workspaceRoots);
     if (denial) return { decision: 'denied', reason: denial.reason, paths: gate.paths, detail: denial.detail };
   }
   if (ctx.shell === 'unavailable' && requiresShell(name)) {

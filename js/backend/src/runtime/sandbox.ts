@@ -12,7 +12,9 @@
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { SHELL_ADDRESS_SPACE_KB, SHELL_COMMAND_MAX_BYTES, SHELL_CPU_SECONDS, SHELL_FILE_MAX_KB, SHELL_PROCESSES_MAX } from './limits';
+import { SANDBOX_PROCESSES_MAX, SHELL_ADDRESS_SPACE_KB, SHELL_COMMAND_MAX_BYTES, SHELL_CPU_SECONDS, SHELL_FILE_MAX_KB, SHELL_PROCESSES_MAX } from './limits';
+import { acquireSandbox, SandboxLimits } from './cgroups';
+import { SizedTmp, sizedTmp } from './tmpfs';
 import { confinement, confinementFailure, Confinement, launcher, openSeccomp, setupConfinement } from './confine';
 
 /**
@@ -46,6 +48,8 @@ export interface SandboxSpec {
   readOnlyBinds?: Array<string | [string, string]>;
   /** From systemArgs(); computed here when absent. */
   system?: string[];
+  /** Roots held open (pinned.ts): the root → its descriptor number in bwrap's process, bound with `--bind-fd`. */
+  rootFds?: ReadonlyMap<string, number>;
 }
 
 /**
@@ -116,10 +120,20 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
   ];
   // each root once, outer roots before inner ones (a later bind covers an earlier one below it); the
   // read-only binds (a skill's folder) last, so that no root covers them
-  for (const root of bindOrder(spec.roots)) args.push(spec.readonly ? '--ro-bind' : '--bind', root, root);
+  for (const root of bindOrder(spec.roots)) args.push(...rootBind(root, spec.readonly, spec.rootFds));
   for (const b of spec.readOnlyBinds ?? []) args.push('--ro-bind', ...(typeof b === 'string' ? [b, b] : b));
   args.push('--chdir', spec.cwd);
   return args;
+}
+
+/**
+ * One root's bind: its held descriptor (`--bind-fd FD DEST`: exactly the inode the backend checked, no
+ * second lookup of the path; pinned.ts) when it has one, else its path.
+ */
+export function rootBind(root: string, readonly: boolean, fds?: ReadonlyMap<string, number>): string[] {
+  const fd = fds?.get(root) ?? fds?.get(path.resolve(root));
+  if (fd !== undefined) return [readonly ? '--ro-bind-fd' : '--bind-fd', String(fd), root];
+  return [readonly ? '--ro-bind' : '--bind', root, root];
 }
 
 /** Roots in binding order: an outer root before the roots inside it (a later bind shadows an earlier one). */
@@ -133,11 +147,17 @@ export function bindOrder(roots: string[]): string[] {
  * /proc, /dev and /tmp, every namespace unshared (no network at all, its own pid namespace). The
  * environment is the one the host gives the process (no `--clearenv`: Node's IPC variables come in it).
  */
-export function workerBwrapArgs(roots: string[], readonly: boolean, reads: Array<[string, string]>, system?: string[]): string[] {
+export function workerBwrapArgs(
+  roots: string[],
+  readonly: boolean,
+  reads: Array<[string, string]>,
+  system?: string[],
+  rootFds?: ReadonlyMap<string, number>
+): string[] {
   const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--unsetenv', 'PWD', ...(system ?? systemArgs()), '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp'];
   const sources = new Map(reads.map(([from, to]) => [to, from]));
   for (const to of bindOrder([...sources.keys()])) args.push('--ro-bind', sources.get(to)!, to);
-  for (const root of bindOrder(roots)) args.push(readonly ? '--ro-bind' : '--bind', root, root);
+  for (const root of bindOrder(roots)) args.push(...rootBind(root, readonly, rootFds));
   args.push('--chdir', '/');
   return args;
 }
@@ -151,6 +171,9 @@ export function bwrapExecutable(): string {
 /** The descriptor on which bwrap reads the seccomp program (`--seccomp 4`). */
 export const SECCOMP_FD = 4;
 
+/** The first descriptor on which bwrap gets held roots (`--bind-fd 5 …`; pinned.ts). */
+export const ROOT_FD_FIRST = SECCOMP_FD + 1;
+
 /**
  * A confined sandbox's command line: the launcher (setpriv as the sandbox user, `no_new_privs`; confine.ts),
  * bwrap with `bwrapArguments` and the seccomp filter, then `command`. `seccompFd` is the seccomp program,
@@ -161,12 +184,41 @@ export function confinedCommand(
   bwrapArguments: string[],
   command: string[],
   executable = bwrapExecutable()
-): { file: string; args: string[]; seccompFd: number } {
+): { file: string; args: string[]; seccompFd: number; limits: SandboxLimits } {
   const c: Confinement | null = confinement();
   if (!c) throw new Error(`the sandbox cannot be confined: ${confinementFailure()}`);
-  const l = launcher(c, executable, SECCOMP_FD);
+  // the sandbox's kernel limits (cgroups.ts) and its own sized /tmp and /dev/shm (tmpfs.ts, as root): the
+  // caller calls `limits.release()` once it has ended
+  const kernel = acquireSandbox(c.limits);
+  let tmp: SizedTmp = { args: bwrapArguments, release: () => undefined };
+  if (c.limits.tmpBytes !== null && c.identity.switchUser) {
+    try {
+      tmp = sizedTmp(c.dir, bwrapArguments, c.limits.tmpBytes, kernel.uid ?? c.identity.uid, c.identity.gid);
+    } catch (err) {
+      kernel.release();
+      throw err;
+    }
+  }
+  const limits: SandboxLimits = {
+    ...kernel,
+    release: () => {
+      kernel.release();
+      tmp.release();
+    },
+  };
+  const l = launcher(c, executable, SECCOMP_FD, limits.uid);
   const seccompFd = openSeccomp(c);
-  return { file: l.file, args: [...l.prefix, ...bwrapArguments, ...l.seccomp, '--', ...command], seccompFd };
+  const [file, ...enter] = limits.prefix.length > 0 ? [...limits.prefix, l.file] : [l.file];
+  return { file, args: [...enter, ...l.prefix, ...tmp.args, ...l.seccomp, '--', ...firstProcessLimits(), ...command], seccompFd, limits };
+}
+
+/**
+ * What starts a sandbox's first process (inside it, after bwrap made its user namespace): RLIMIT_NPROC and
+ * RLIMIT_FSIZE for it and everything it starts — a worker, a shell that skips the prelude, an MCP server.
+ * RLIMIT_NPROC counts the processes of the user inside this user namespace, so it bounds this sandbox.
+ */
+export function firstProcessLimits(): string[] {
+  return ['/usr/bin/prlimit', `--nproc=${SANDBOX_PROCESSES_MAX}`, `--fsize=${SHELL_FILE_MAX_KB * 1024}`, '--'];
 }
 
 /** Closes a descriptor handed to a child (quietly: it may be closed already). */
@@ -187,7 +239,7 @@ export async function probeBwrap(executable = bwrapExecutable()): Promise<{ ok: 
     return await new Promise(resolve => {
       let err = '';
       let child;
-      let cmd: { file: string; args: string[]; seccompFd: number };
+      let cmd: ReturnType<typeof confinedCommand>;
       try {
         cmd = confinedCommand(bwrapArgs({ roots: [dir], readonly: true, cwd: '/' }), sandboxCommand('true'), executable);
       } catch (e) {
@@ -197,11 +249,14 @@ export async function probeBwrap(executable = bwrapExecutable()): Promise<{ ok: 
       try {
         child = spawn(cmd.file, cmd.args, { stdio: ['ignore', 'ignore', 'pipe', 'ignore', cmd.seccompFd] });
       } catch (e) {
+        cmd.limits.release();
         resolve({ ok: false, detail: (e as Error).message });
         return;
       } finally {
         closeQuietly(cmd.seccompFd);
       }
+      child.on('close', () => cmd.limits.release());
+      child.on('error', () => cmd.limits.release());
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       child.stderr!.on('data', d => (err += d).slice(0, 2000));
       child.on('error', e => {

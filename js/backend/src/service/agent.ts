@@ -21,6 +21,7 @@ import { parseVersion, staleVersion, updateRow } from '../versioned';
 import { ToolService } from './tool';
 import { AgentFields, newAgentFields } from '../api-types';
 import { assertRootsClear } from '../backendstate';
+import { shellSandbox } from '../runtime/sandbox';
 
 /** The package's vocabularies of the agent's enum fields. */
 function vocabulary() {
@@ -103,6 +104,17 @@ export function sessionFields(o: SessionFieldsDTO): SessionFields {
   const out: Obj = {};
   for (const k of SESSION_KEYS) if (o[k] !== undefined) out[k] = o[k];
   return out as SessionFields;
+}
+
+/**
+ * The session as a run is derived from it. With no usable shell sandbox here (`shellSandbox: 'unavailable'`),
+ * every shell command would be denied `shell_sandbox_unavailable`: the package is told `shellPermitted:
+ * false`, so its policy has `allowShell` false and the tools that need a shell (`bash`, `execute_skill`,
+ * whatever the manifests say) are not offered; a page reads why in the diagnostic. The session keeps its
+ * own field (a backend started later with a sandbox runs its shell tools).
+ */
+export function runnableSession<T extends SessionFields>(session: T): T {
+  return session.shellPermitted && shellSandbox().mode === 'unavailable' ? { ...session, shellPermitted: false } : session;
 }
 
 /** An agent as the resolver sees it (row or draft), with every field defaulted. */
@@ -283,8 +295,8 @@ export class AgentService {
   /**
    * Everything a run of the agent needs, from the package: resolution and routes under the session
    * (`runtimeDiagnostic`), and the layered system prompt. `previewPrompt` and the executor both call
-   * this, so the preview is what the model gets. `toolNames` overrides the tools named in Layer 4 (a
-   * sub-agent is offered its batch's runnable routes).
+   * this, so the preview is what the model gets. Layer 4 names the tools offered (the package's
+   * `offered`), not every resolved one.
    */
   async prepare(
     agent: AgentView,
@@ -292,7 +304,7 @@ export class AgentService {
     opts: { crewRole?: CrewRole | null; subagentTools?: string[] | null; parent?: WorkerPolicy | null; channel?: NetaClawModelChannelEntity | null } = {}
   ): Promise<PreparedRun> {
     const channel = opts.channel !== undefined ? opts.channel : await this.channelService.forAgent(agent);
-    const input: DiagnosticInput = { ...(await this.resolverInput(agent, channel, opts.crewRole)), ...session };
+    const input: DiagnosticInput = { ...(await this.resolverInput(agent, channel, opts.crewRole)), ...runnableSession(session) };
     // a sub-agent's run (the executor passes its task's tools, null for none): the batch's selection
     if (opts.subagentTools !== undefined) input.subagentTools = this.subagentSelection(agent, opts.subagentTools);
     if (opts.parent !== undefined) input.parent = opts.parent;
@@ -303,7 +315,8 @@ export class AgentService {
       delegated: opts.parent !== undefined && opts.parent !== null,
       sessionCwd: session.sessionCwd ?? null,
       policy: diagnostic.policy,
-      toolNames: diagnostic.resolved.toolNames,
+      // Layer 4 names exactly the tools the model is offered
+      toolNames: diagnostic.offered,
       toolPromptHints: diagnostic.resolved.toolPromptHints,
       crew: (await this.crewOf(agent)).map(m => ({ name: m.name ?? '', instructions: m.systemPrompt })),
       skills: await skillSummaries(agent.skills),
@@ -334,7 +347,7 @@ export class AgentService {
   async diagnostic(body: DiagnosticDTO) {
     const agent = await this.agentFromRequest(body as Obj, 'agentId', true);
     const channel = await this.channelService.forAgent(agent);
-    const d: DiagnosticInput = { ...(await this.resolverInput(agent, channel)), ...sessionFields(body) };
+    const d: DiagnosticInput = { ...(await this.resolverInput(agent, channel)), ...runnableSession(sessionFields(body)) };
     const diagnostic = policy().runtimeDiagnostic(d);
     await assertRootsClear(diagnostic.policy.workspaceRoots);
     return diagnostic;

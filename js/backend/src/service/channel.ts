@@ -10,6 +10,7 @@ import { AppError, invalidInput, notFound } from '../errors';
 import { dbWriteLock } from '../mutex';
 import { checkCapability } from '../policy';
 import { ModelEnv } from '../settings';
+import { API_KEY_MAX_CHARS } from '../secrets';
 import type { ChannelView as ApiChannelView } from '../api-types';
 import { IdQueryDTO } from '../dto/query';
 
@@ -36,6 +37,15 @@ export function channelView(c: NetaClawModelChannelEntity): ChannelView {
     createTime: c.createTime,
     updateTime: c.updateTime,
   };
+}
+
+/**
+ * A key's UTF-8 length: at most API_KEY_MAX_CHARS bytes, so that its encrypted form fits its column whatever
+ * its characters (the DTO counts characters; a key of 4-byte characters is four times longer encrypted).
+ */
+export function checkApiKeyBytes(key: string, field: string): string {
+  if (Buffer.byteLength(key, 'utf8') > API_KEY_MAX_CHARS) throw invalidInput(`${field} must be at most ${API_KEY_MAX_CHARS} bytes in UTF-8`);
+  return key;
 }
 
 /** An http(s) URL, the base of an OpenAI-compatible API (`…/v1`); a trailing slash is dropped. */
@@ -71,7 +81,7 @@ function channelValues(o: ChannelAddDTO | ChannelUpdateDTO, creating: boolean): 
   if (o.baseUrl !== undefined) v.baseUrl = checkBaseUrl(o.baseUrl.trim(), 'baseUrl');
   if (o.model !== undefined) v.model = o.model.trim();
   // absent: kept (update) / none (add); null or "": removed
-  if (o.apiKey !== undefined) v.apiKey = o.apiKey === null || o.apiKey.trim() === '' ? null : o.apiKey.trim();
+  if (o.apiKey !== undefined) v.apiKey = o.apiKey === null || o.apiKey.trim() === '' ? null : checkApiKeyBytes(o.apiKey.trim(), 'apiKey');
   if (o.capability !== undefined && o.capability !== null) v.capability = checkCapability(o.capability, 'capability');
   else if (creating) v.capability = 'text';
   if (o.isDefault !== undefined) v.isDefault = o.isDefault;
@@ -180,7 +190,9 @@ export class ChannelService {
     const capability = checkCapability(env.capability, 'NETACLAW_MODEL_CAPABILITY');
     if ([...env.model].length > 200) throw invalidInput('NETACLAW_MODEL must be at most 200 characters');
     const set: ChannelValues = { baseUrl, model: env.model, capability };
-    if (env.apiKey !== undefined) set.apiKey = env.apiKey;
+    if (env.apiKey !== undefined) {
+      set.apiKey = checkApiKeyBytes(env.apiKey, 'NETACLAW_MODEL_API_KEY');
+    }
     // under the sync lock: instances started together on one database create the default channel once
     const result = await dbWriteLock.run(() =>
       withSyncLock(this.dataSource, 'model channel from NETACLAW_MODEL_*', () => this.applyEnvLocked(set))

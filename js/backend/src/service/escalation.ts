@@ -14,6 +14,11 @@ export interface EscalationOwner {
   batchId?: number | null;
 }
 
+/** The key of an escalation's answer among a session's messages. */
+export function escalationKey(id: number): string {
+  return `escalation:${id}`;
+}
+
 /** 409: the escalation has its resolution already; nothing was written. */
 export function escalationResolved(id: number): AppError {
   return new AppError(409, 'escalation_resolved', `escalation ${id} is already resolved`);
@@ -89,6 +94,22 @@ export class EscalationService {
       if (!r.affected) throw escalationResolved(id);
       return view(row);
     });
+  }
+
+  /**
+   * The operators' answers to a session's escalations (its main agent's and its batches') that are not
+   * among `delivered` (keys `escalation:<id>`), in the order they were resolved: the key, and the text its
+   * model reads.
+   */
+  async undelivered(sessionId: string | number, delivered: ReadonlySet<string>): Promise<{ key: string; content: string }[]> {
+    const rows = await this.repo.find({ where: { sessionId: String(sessionId), status: 'resolved' }, order: { resolveTime: 'ASC', id: 'ASC' } });
+    return rows
+      .filter(r => !delivered.has(escalationKey(r.id)))
+      .map(r => {
+        const reason = [...r.reason].length > 500 ? [...r.reason].slice(0, 500).join('') + '…' : r.reason;
+        const whose = r.batchId === null ? `your escalation #${r.id}` : `escalation #${r.id} of sub-agent batch ${r.batchId}`;
+        return { key: escalationKey(r.id), content: `An operator answered ${whose} (${JSON.stringify(reason)}): ${r.resolution ?? ''}` };
+      });
   }
 
   /** Every escalation of a chat session (its main agent's and its batches'), oldest first. */

@@ -13,8 +13,10 @@ import { IdQueryDTO, pageOf, SessionPageQueryDTO } from '../dto/query';
 /**
  * `question`: a question the agent asked the user (`clarify`), kept for the page and for finding the turn
  * that waits on it (`toolCallId`: the call it answers); the model reads the answer as that call's result.
+ * `resolution`: an operator's answer to one of the session's escalations (`toolCallId`: `escalation:<id>`),
+ * which the model reads as a user message.
  */
-export type MessageRole = 'user' | 'assistant' | 'tool' | 'error' | 'question';
+export type MessageRole = 'user' | 'assistant' | 'tool' | 'error' | 'question' | 'resolution';
 
 export interface NewMessage {
   role: MessageRole;
@@ -31,7 +33,7 @@ export function messageChars(m: { content: string | null; toolCalls: StoredToolC
   return n;
 }
 
-const MODEL_ROLES = ['user', 'assistant', 'tool'];
+const MODEL_ROLES = ['user', 'assistant', 'tool', 'resolution'];
 
 /** 409: another message of the session is being answered (by this instance or another one). */
 export function sessionBusy(sessionId: number): AppError {
@@ -178,6 +180,12 @@ export class SessionService {
       where: { sessionId, seq: MoreThanOrEqual(fromSeq), role: In(MODEL_ROLES) },
       order: { seq: 'ASC' },
     });
+  }
+
+  /** The keys (`escalation:<id>`) of the escalation answers the session's model has been given. */
+  async deliveredEscalations(sessionId: number): Promise<Set<string>> {
+    const rows = await this.messages.find({ where: { sessionId, role: 'resolution' }, select: { toolCallId: true } });
+    return new Set(rows.map(r => r.toolCallId ?? ''));
   }
 
   /**

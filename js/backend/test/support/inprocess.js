@@ -4,7 +4,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { freePort, BACKEND_ROOT } = require('./server');
+const { freePort, BACKEND_ROOT, SECRET_KEY } = require('./server');
 
 /** Boots the backend; returns { svc (the BatchRunner), store (SubagentService), agents, db, dataDir, url, stop() }. One per test file (process). */
 async function bootInProcess(prefix) {
@@ -18,6 +18,7 @@ async function bootInProcess(prefix) {
     PORT: String(port),
     HOST: '127.0.0.1',
     ADMIN_TOKEN: 'in-process-test-token',
+    NETACLAW_SECRET_KEY: SECRET_KEY,
   });
   const { Bootstrap } = require('@midwayjs/bootstrap');
   await Bootstrap.configure({ appDir: BACKEND_ROOT, baseDir: path.join(BACKEND_ROOT, 'dist') }).run();

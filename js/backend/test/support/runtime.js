@@ -103,8 +103,11 @@ function services(skillsDir, boundSkills = []) {
   };
 }
 
-/** Starts a WorkerHost; returns { host, events }. Stop it with host.kill('…'). */
-async function startHost({ policy, routes = [], shell = 'bwrap', timeoutMs = 20000, test, svc }) {
+/**
+ * Starts a WorkerHost; returns { host, events }. Stop it with host.kill('…'). `pins`: the run's held roots
+ * (runtime/pinned.ts; absent: the host pins the policy's roots itself).
+ */
+async function startHost({ policy, routes = [], shell = 'bwrap', timeoutMs = 20000, test, svc, pins }) {
   const { WorkerHost } = rt('host.js');
   const events = [];
   const host = new WorkerHost({
@@ -119,6 +122,7 @@ async function startHost({ policy, routes = [], shell = 'bwrap', timeoutMs = 200
     services: svc ?? services(),
     onEvent: e => events.push(e),
     test,
+    pins,
   });
   await host.start();
   return { host, events };

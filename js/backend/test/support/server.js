@@ -6,6 +6,11 @@ const path = require('node:path');
 
 const BACKEND_ROOT = path.resolve(__dirname, '..', '..');
 const TOKEN = 'test-admin-token-0123456789';
+/**
+ * The key of the secrets at rest the test servers use (src/secrets.ts), so that no test writes a key file
+ * into the home folder; a test of the key file gives NETACLAW_SECRET_KEY: undefined and its own file.
+ */
+const SECRET_KEY = '5ec12e7ce7a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b';
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -38,7 +43,7 @@ async function startServer(env, { expectExit = false, timeoutMs = 60000, until }
   const port = await freePort();
   const child = spawn(process.execPath, ['bootstrap.js'], {
     cwd: BACKEND_ROOT,
-    env: childEnv({ PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN: TOKEN, ...env }),
+    env: childEnv({ PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN: TOKEN, NETACLAW_SECRET_KEY: SECRET_KEY, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -158,4 +163,37 @@ function cpuSeconds(pid) {
   return ticks / 100; // USER_HZ
 }
 
-module.exports = { startServer, withServer, call, freePort, cpuSeconds, childEnv, TOKEN, BACKEND_ROOT };
+/**
+ * What `/health` says of a confined sandbox's kernel limits on this host, found independently of the
+ * backend's code: `cgroup2` when the process's own cgroup v2 folder is writable and enables pids and
+ * memory for its children, else `cgroup1` when the v1 pids and memory hierarchies are writable (root),
+ * else `rlimit` with memory and memfd named weaker, and tmpfs too when not root (runtime/cgroups.ts).
+ */
+function sandboxHealth() {
+  const fs = require('node:fs');
+  const writable = p => {
+    try {
+      fs.accessSync(p, fs.constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const mounts = fs.readFileSync('/proc/self/mounts', 'utf8').split('\n').map(l => l.split(' '));
+  const strong = mode => ({ worker: 'bwrap', seccomp: true, limits: mode, weaker: [] });
+  if (mounts.some(m => m[1] === '/sys/fs/cgroup' && m[2] === 'cgroup2')) {
+    const own = fs.readFileSync('/proc/self/cgroup', 'utf8').split('\n').find(l => l.startsWith('0::'));
+    const dir = path.join('/sys/fs/cgroup', own.slice(3));
+    const sub = fs.readFileSync(path.join(dir, 'cgroup.subtree_control'), 'utf8').split(/\s+/);
+    if (sub.includes('pids') && sub.includes('memory') && writable(dir)) return strong('cgroup2');
+  }
+  const v1 = c => mounts.find(m => m[2] === 'cgroup' && m[3].split(',').includes(c))?.[1];
+  if (v1('pids') && v1('memory') && writable(v1('pids')) && writable(v1('memory'))) return strong('cgroup1');
+  // a root backend without cgroups still sizes /tmp and /dev/shm (runtime/tmpfs.ts)
+  return { worker: 'bwrap', seccomp: true, limits: 'rlimit', weaker: process.getuid() === 0 ? ['memory', 'memfd'] : ['memory', 'tmpfs', 'memfd'] };
+}
+
+/** `/health`'s `sandbox` when the OS sandbox is not available. */
+const NO_SANDBOX = { worker: 'node-permission-only', seccomp: false, limits: 'none', weaker: ['processes', 'memory', 'tmpfs', 'memfd'] };
+
+module.exports = { startServer, withServer, call, freePort, cpuSeconds, childEnv, sandboxHealth, NO_SANDBOX, TOKEN, SECRET_KEY, BACKEND_ROOT };

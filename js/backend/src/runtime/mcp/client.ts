@@ -106,7 +106,9 @@ export class SandboxedStdioTransport implements Transport {
     private readonly file: string,
     private readonly args: string[],
     private readonly env: Record<string, string>,
-    private readonly seccompFd: number | null
+    private readonly seccompFd: number | null,
+    /** Ends the sandbox's kernel limits (cgroups.ts) once the process has ended. */
+    private readonly release: () => void = () => undefined
   ) {}
 
   async start(): Promise<void> {
@@ -116,13 +118,21 @@ export class SandboxedStdioTransport implements Transport {
         cwd: '/',
         stdio: this.seccompFd !== null ? ['pipe', 'pipe', 'pipe', 'ignore', this.seccompFd] : ['pipe', 'pipe', 'pipe'],
       });
+    } catch (err) {
+      this.release();
+      throw err;
     } finally {
       if (this.seccompFd !== null) closeQuietly(this.seccompFd);
     }
     const child = this.child;
-    child.on('error', err => this.onerror?.(err));
+    child.on('error', err => {
+      this.release();
+      this.onerror?.(err);
+    });
     child.on('close', (code, signal) => {
       this.ended = signal ? `signal ${signal}` : `code ${code}`;
+      // whatever the server left in its sandbox is killed, and the sandbox's cgroups removed
+      this.release();
       this.onclose?.();
     });
     child.stdin!.on('error', err => this.onerror?.(err));
@@ -152,6 +162,7 @@ export class SandboxedStdioTransport implements Transport {
   async close(): Promise<void> {
     const child = this.child;
     if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    if (!child) this.release();
     this.buffer.clear();
   }
 
@@ -189,7 +200,7 @@ export async function connect(cfg: McpServerConfig): Promise<McpConnection> {
       if (!c) throw new Error(`the sandbox cannot be confined: ${confinementFailure()}`);
       const reads = stageReads(c, stdioCodePaths(command, cfg.args));
       const cmd = confinedCommand(workerBwrapArgs(cfg.workspaceRoots, true, reads), [command, ...cfg.args]);
-      stdio = new SandboxedStdioTransport(cmd.file, cmd.args, env, cmd.seccompFd);
+      stdio = new SandboxedStdioTransport(cmd.file, cmd.args, env, cmd.seccompFd, () => cmd.limits.release());
     } else if (mode === 'off') {
       stdio = new SandboxedStdioTransport(command, cfg.args, env, null);
     } else {

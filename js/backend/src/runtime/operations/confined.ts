@@ -45,7 +45,23 @@ export interface Confinement {
 }
 
 export async function confinement(within: Within): Promise<Confinement> {
-  return { roots: within === null ? null : await realRoots(within), given: within ?? [] };
+  return { roots: within === null ? null : await rootLocations(within), given: within ?? [] };
+}
+
+/** A held root's descriptor link (`/proc/self/fd/N`, or `…/N/.`; runtime/pinned.ts). */
+const HELD = /^\/proc\/self\/fd\/(\d+)(\/\.)?$/;
+
+/**
+ * The roots' real paths: a held root's is where its descriptor is now (the kernel's answer, read at once;
+ * realpath(3) would look the link's text up again by name, racing a rename), any other's its realpath.
+ */
+async function rootLocations(roots: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const r of roots) {
+    const held = HELD.exec(r);
+    out.push(held ? await fs.promises.readlink(`/proc/self/fd/${held[1]}`) : (await realRoots([r]))[0]);
+  }
+  return out;
 }
 
 /** A root itself, or a folder above one: created by path when missing (roots are the operator's). */
@@ -70,9 +86,12 @@ function errCode(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException)?.code;
 }
 
+
 async function openRaw(p: string, flags: number, followLast: boolean): Promise<fs.promises.FileHandle> {
   try {
-    return await fs.promises.open(p, flags | BASE_FLAGS);
+    // (the link itself is the last part, which O_NOFOLLOW refuses; `…/N/.` reaches the held folder)
+    const held = HELD.exec(p);
+    return await fs.promises.open(held ? `/proc/self/fd/${held[1]}/.` : p, flags | BASE_FLAGS);
   } catch (err) {
     // ELOOP: the last component is a symlink. Open its real location (checked below like anything else).
     if (errCode(err) !== 'ELOOP' || !followLast) throw err;
@@ -111,7 +130,7 @@ async function verify(fh: fs.promises.FileHandle, p: string, c: Confinement): Pr
   try {
     const actual = await resolveFd(fh.fd);
     if (actual !== null && actual.startsWith('/')) {
-      if (!roots.some(r => isInside(actual, r))) throw outside(p);
+      if (!roots.some(r => isInside(actual, r)) && !(await insideMovedRoot(fh, c))) throw outside(p);
       // This process can reach the checked object itself through /proc; a worker lists by path.
       return resolveFd === procSelf ? { fh, base: `/proc/self/fd/${fh.fd}`, byPath: false, path: p } : { fh, base: p, byPath: true, path: p };
     }
@@ -122,6 +141,25 @@ async function verify(fh: fs.promises.FileHandle, p: string, c: Confinement): Pr
     await fh.close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * A held root (`/proc/self/fd/N/.`, runtime/pinned.ts) moves with its contents: renamed between reading
+ * where the roots are and where the opened object is, the two disagree. Read both again, the roots before
+ * and after the object: inside when the roots stayed put meanwhile and the object lies below them (a few
+ * tries; an object really outside is outside at every try).
+ */
+async function insideMovedRoot(fh: fs.promises.FileHandle, c: Confinement): Promise<boolean> {
+  if (!c.given.some(g => HELD.test(g))) return false;
+  for (let tries = 0; tries < 3; tries++) {
+    const before = await rootLocations(c.given).catch(() => null);
+    const actual = await resolveFd(fh.fd);
+    const after = await rootLocations(c.given).catch(() => null);
+    if (!before || !after || actual === null) return false;
+    if (before.join('\0') === after.join('\0') && before.some(r => isInside(actual, r))) return true;
+    await new Promise(resolve => setImmediate(resolve));
+  }
+  return false;
 }
 
 /** The fallback check: the path's real location is inside a root and is the very object the handle holds. */

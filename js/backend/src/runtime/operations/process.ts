@@ -5,12 +5,14 @@ import {
   closeQuietly,
   commandError,
   confinedCommand,
+  ROOT_FD_FIRST,
   SANDBOX_PATH,
   sandboxCommand,
   ShellMode,
 } from '../sandbox';
 import type { ExecRequest, ExecResult, ProcessOperations } from './types';
 import { confinement, confinementFailure, stageOnce } from '../confine';
+import { watchDisk } from '../diskwatch';
 
 /** Kills the whole process group of a detached child. */
 function killGroup(child: ChildProcess): void {
@@ -37,6 +39,8 @@ class ShellChild {
   private total = 0;
   private timedOut = false;
   private killedForOutput = false;
+  /** Why the sandbox was stopped from outside (its disk bound), or null. */
+  private killedFor: string | null = null;
   private error: Error | null = null;
   private end: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   private settle: (() => void) | null = null;
@@ -66,6 +70,12 @@ class ShellChild {
     });
   }
 
+  /** Stops the shell's whole group, saying why. */
+  stop(why: string): void {
+    this.killedFor ??= why;
+    killGroup(this.child);
+  }
+
   run(timeoutMs: number): Promise<ExecResult> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -85,6 +95,7 @@ class ShellChild {
             outputBytes: this.total,
             timedOut: this.timedOut,
             killedForOutput: this.killedForOutput,
+            ...(this.killedFor ? { killedFor: this.killedFor } : {}),
           });
         }
       };
@@ -107,7 +118,7 @@ export class ShellProcessOperations implements ProcessOperations {
     private readonly system?: string[]
   ) {}
 
-  private spawnShell(file: string, args: string[], cwd: string, seccompFd: number | null = null, stdin?: string): ShellChild {
+  private spawnShell(file: string, args: string[], cwd: string, seccompFd: number | null = null, stdin?: string, rootFds: number[] = []): ShellChild {
     let child: ChildProcess;
     const input = stdin === undefined ? 'ignore' : 'pipe';
     try {
@@ -115,7 +126,8 @@ export class ShellProcessOperations implements ProcessOperations {
         cwd,
         env: { PATH: SANDBOX_PATH, LANG: 'C.UTF-8', HOME: cwd, TERM: 'dumb' },
         // the command's stdin is /dev/null unless text is given; bwrap reads the seccomp program on descriptor 4
-        stdio: seccompFd !== null ? [input, 'pipe', 'pipe', 'ignore', seccompFd] : [input, 'pipe', 'pipe'],
+        // (and the held roots on descriptors 5… : ROOT_FD_FIRST)
+        stdio: seccompFd !== null ? [input, 'pipe', 'pipe', 'ignore', seccompFd, ...rootFds] : [input, 'pipe', 'pipe'],
         detached: true,
       });
     } finally {
@@ -142,11 +154,29 @@ export class ShellProcessOperations implements ProcessOperations {
     // bwrap runs as the sandbox user, which may not reach a folder bound read-only (a skill's, in the
     // backend's data folder): such a folder is staged for this sandbox
     const extra = stageOnce(c, req.readOnlyBinds ?? []);
+    let release = () => undefined as void;
+    let stopWatch = () => undefined as void;
     try {
-      const cmd = confinedCommand(bwrapArgs({ roots: req.roots, readonly: req.readonly, cwd: req.cwd, readOnlyBinds: extra.reads, system: this.system }), [file, ...args]);
+      const held = [...(req.rootFds ?? new Map<string, number>())];
+      const rootFds = new Map(held.map(([root], i) => [root, ROOT_FD_FIRST + i]));
+      const cmd = confinedCommand(
+        bwrapArgs({ roots: req.roots, readonly: req.readonly, cwd: req.cwd, readOnlyBinds: extra.reads, system: this.system, rootFds }),
+        [file, ...args]
+      );
+      release = () => cmd.limits.release();
       // nor the working folder from the host's side: bwrap starts in /
-      return await this.spawnShell(cmd.file, cmd.args, '/', cmd.seccompFd, req.stdin).run(req.timeoutMs);
+      const shell = this.spawnShell(cmd.file, cmd.args, '/', cmd.seccompFd, req.stdin, held.map(([, fd]) => fd));
+      if (!req.readonly) stopWatch = watchDisk(req.roots, why => shell.stop(why));
+      const r = await shell.run(req.timeoutMs);
+      const memory = c.limits.memoryBytes;
+      if (!r.killedFor && r.exitCode !== 0 && cmd.limits.oomKills() > 0 && memory !== null) {
+        r.killedFor = `the sandbox reached its memory limit of ${Math.round(memory / 1024 / 1024)} MiB (its processes, /tmp, /dev/shm and memfd pages): the kernel killed a process`;
+      }
+      return r;
     } finally {
+      stopWatch();
+      // whatever is left in the sandbox is killed, and its cgroups removed
+      release();
       extra.done();
     }
   }

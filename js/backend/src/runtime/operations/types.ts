@@ -70,6 +70,11 @@ export interface ExecRequest {
   /** Extra folders bound read-only (a skill's folder). */
   readOnlyBinds?: string[];
   timeoutMs: number;
+  /**
+   * The roots held open for this run (pinned.ts): a root → this process's descriptor of it. A sandbox
+   * binds these descriptors (`--bind-fd`), never the paths.
+   */
+  rootFds?: ReadonlyMap<string, number>;
   /** Text given to the command on its stdin (a custom command tool's arguments as JSON); /dev/null when absent. */
   stdin?: string;
 }
@@ -82,6 +87,8 @@ export interface ExecResult {
   outputBytes: number;
   timedOut: boolean;
   killedForOutput: boolean;
+  /** Why the sandbox was stopped or a process of it killed by a kernel limit (its disk bound, its memory limit). */
+  killedFor?: string;
 }
 
 export interface ProcessOperations {

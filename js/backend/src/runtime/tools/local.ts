@@ -105,7 +105,8 @@ export function execOutput(r: ExecResult, timeoutMs: number): ToolOutput {
   let out = head.text;
   if (r.outputBytes > head.kept) out += `\n[output cut: ${r.outputBytes} bytes, the first ${head.kept} kept]`;
   let error: string | undefined;
-  if (r.timedOut) error = `killed: time limit of ${timeoutMs} ms reached`;
+  if (r.killedFor) error = `killed: ${r.killedFor}`;
+  else if (r.timedOut) error = `killed: time limit of ${timeoutMs} ms reached`;
   else if (r.killedForOutput) error = `killed: output passed the hard limit (${r.outputBytes} bytes)`;
   else if (r.exitCode !== 0) error = r.exitCode === null ? `ended by signal ${r.signal}` : `exit code ${r.exitCode}`;
   out += `\n[${error ?? 'exit code 0'}]`;
