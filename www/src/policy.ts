@@ -65,12 +65,12 @@ export function toolsOfToolsets(toolsets: string[], catalog: ToolSchema[]): stri
   return [...new Set(toolsets.flatMap((ts) => getToolNamesByToolset(ts, catalog)))];
 }
 
-/** What the tool page shows for a row, or the package's refusal of a malformed row. */
-export function rowView(row: ToolRow, catalog: ToolSchema[]): { ok: true; view: ToolRowView } | { ok: false; error: string } {
+/** What the tool page shows for a row, or the package's refusal of a malformed row (errors.ts `policyError` words it). */
+export function rowView(row: ToolRow, catalog: ToolSchema[]): { ok: true; view: ToolRowView } | { ok: false; error: unknown } {
   try {
     return { ok: true, view: toolRowView({ row: row as never, catalog }) };
   } catch (e) {
-    return { ok: false, error: policyError(e) };
+    return { ok: false, error: e };
   }
 }
 
