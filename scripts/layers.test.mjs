@@ -171,6 +171,21 @@ test('an entity may import typeorm alone among packages; an exception is printed
   }
 });
 
+test('the pages may import the backend\'s wire types and nothing else of it; the backend nothing outside its tree', () => {
+  const r = bare(
+    tree({
+      'js/backend/src/api-types.ts': 'export const MAX = 1;\n',
+      'js/backend/src/errors.ts': 'export class AppError extends Error {}\n',
+      'js/backend/src/service/a.ts': "import { b } from '../../../../www/src/types';\nexport const x = b;\n",
+      'www/src/types.ts': "import { MAX } from '../../js/backend/src/api-types';\nimport { AppError } from '../../js/backend/src/errors';\nexport const b = [MAX, AppError];\n",
+    }),
+  );
+  assert.deepEqual(r.errors, [
+    `js/backend/src/service/a.ts:1 imports www/src/types.ts: ${RULES.find((x) => x.tree === 'js/backend/src' && x.outside).why}`,
+    `www/src/types.ts:2 imports js/backend/src/errors.ts: ${RULES.find((x) => x.tree === 'www/src' && x.outside).why}`,
+  ]);
+});
+
 test('every exception of the project names a rule it is an exception to, and a reason', () => {
   for (const ex of EXCEPTIONS) {
     assert.ok(TREES.includes(ex.tree), ex.tree);
