@@ -164,3 +164,14 @@ export function pathSentence(e: { code: string; message?: string }): string | nu
   if (long) return p.tooLong(name, long[1]);
   return null;
 }
+
+/** A package error as the page says it: the sentence of its code, naming the field its message starts with. */
+export function policyError(e: unknown): string {
+  return errorSentence(policyErrorParts(e));
+}
+
+/** The code and message of a package error (`code` `invalid_input`, the message names the path). */
+export function policyErrorParts(e: unknown): { code: string; message: string } {
+  const code = e instanceof Error ? (e as Error & { code?: string }).code : undefined;
+  return { code: code ?? 'client_error', message: e instanceof Error ? e.message : String(e) };
+}

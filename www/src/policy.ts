@@ -27,9 +27,6 @@ import type {
   ToolSchema,
 } from '@netaclaw/tool-policy';
 import { locale, t } from './i18n';
-import { errorSentence } from './errors';
-import { catalogNow } from './composables/useCatalog';
-import { channelFor } from './composables/useChannels';
 import type { AgentInput, ToolRow } from './types';
 
 export type { CatalogInfo, ProfileRouteDiff, ResolveResult, RuntimeDiagnostic, ToolManifest, ToolRowView, ToolRuntimeRoute, ToolSchema };
@@ -68,12 +65,12 @@ export function toolsOfToolsets(toolsets: string[], catalog: ToolSchema[]): stri
   return [...new Set(toolsets.flatMap((ts) => getToolNamesByToolset(ts, catalog)))];
 }
 
-/** What the tool page shows for a row, or the package's refusal of a malformed row. */
-export function rowView(row: ToolRow, catalog: ToolSchema[]): { ok: true; view: ToolRowView } | { ok: false; error: string } {
+/** What the tool page shows for a row, or the package's refusal of a malformed row (errors.ts `policyError` words it). */
+export function rowView(row: ToolRow, catalog: ToolSchema[]): { ok: true; view: ToolRowView } | { ok: false; error: unknown } {
   try {
     return { ok: true, view: toolRowView({ row: row as never, catalog }) };
   } catch (e) {
-    return { ok: false, error: policyError(e) };
+    return { ok: false, error: e };
   }
 }
 
@@ -155,17 +152,6 @@ export function checkToolUpdate(row: ToolRow, patch: Record<string, unknown>, ca
   return r.ok ? { ok: true, errors: [] } : { ok: false, errors: r.errors };
 }
 
-/** A package error as the page says it: the sentence of its code, naming the field its message starts with. */
-export function policyError(e: unknown): string {
-  return errorSentence(policyErrorParts(e));
-}
-
-/** The code and message of a package error (`code` `invalid_input`, the message names the path). */
-export function policyErrorParts(e: unknown): { code: string; message: string } {
-  const code = e instanceof Error ? (e as Error & { code?: string }).code : undefined;
-  return { code: code ?? 'client_error', message: e instanceof Error ? e.message : String(e) };
-}
-
 /** JSON with object keys sorted: equality of two values regardless of key order. */
 export function canonicalJson(v: unknown): string {
   return JSON.stringify(v, (_k, val: unknown) => {
@@ -174,17 +160,6 @@ export function canonicalJson(v: unknown): string {
     }
     return val;
   });
-}
-
-// ---- for the chat page (SubagentView.vue) until it is rebuilt as the real chat: the same calls on
-// ---- the catalog the app loaded.
-
-export function catalogNames(): string[] {
-  return catalogNow().map((s) => s.name);
-}
-
-export function diagnose(agent: Partial<AgentInput>, governance: ToolRow[], batch: SubagentBatch): RuntimeDiagnostic {
-  return runtimeDiagnostic({ ...agentInput(agent, governance, catalogNow(), channelFor(agent)), ...batch });
 }
 
 /**

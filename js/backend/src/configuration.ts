@@ -22,6 +22,7 @@ import { ToolService } from './service/tool';
 import { McpService } from './service/mcp';
 import { detectShellMode, setShellSandbox } from './runtime/sandbox';
 import { confinement } from './runtime/confine';
+import { commandTools, setCustomTools } from './runtime/tools/custom';
 import { waitForMysql } from './dbprobe';
 import { secureDataFiles } from './datafiles';
 import { secretsAtRest } from './secrets';
@@ -95,6 +96,8 @@ export class MainConfiguration implements ILifeCycle {
     let catalog;
     try {
       catalog = (await container.getAsync(CatalogService)).load();
+      // the catalog file's command tools join the main process's registry (service/ only reads the file)
+      setCustomTools('file', commandTools(catalog.implementations));
     } catch (err) {
       console.error(`[netaclaw] start FAILED: ${(err as Error).message}`);
       throw err;

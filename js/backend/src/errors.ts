@@ -1,5 +1,3 @@
-import { MidwayValidationError } from '@midwayjs/validate';
-import { RuleProblem, validationMessage } from './dto/rules';
 /**
  * An error that maps to an HTTP answer `{ error: { code, message, errors?, ...extra } }` (`extra`:
  * more members of the error object, e.g. the `current` row of a 409 conflict).
@@ -32,14 +30,4 @@ export function unauthorized(message: string): AppError {
 /** 409: the record changed since the client read it (`version`); nothing was written. */
 export function conflict(message: string, current: unknown): AppError {
   return new AppError(409, 'conflict', message, undefined, { current });
-}
-
-/**
- * The 400 of a request that a DTO refused (@midwayjs/validate): `invalid_input` with the first problem,
- * worded by dto/rules.ts (naming the field). Null for any other error.
- */
-export function fromValidationError(err: unknown): AppError | null {
-  if (!(err instanceof MidwayValidationError)) return null;
-  const first = (err.cause as { details?: RuleProblem[] } | undefined)?.details?.[0];
-  return invalidInput(first ? validationMessage(first) : 'request body is not valid');
 }

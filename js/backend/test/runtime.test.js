@@ -908,6 +908,9 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
     assert.equal((await run('escalate', { reason: 'needs a human' })).output, 'Escalation #1 recorded: an operator will see it and answer.');
     assert.deepEqual(svc.escalated, [{ id: 1, agentId: 1, reason: 'needs a human' }]);
     assert.match((await run('escalate', { reason: '  ' })).error, /reason must not be empty/);
+    // the column's limit (characters, not bytes), answered by the tool before anything is stored
+    assert.match((await run('escalate', { reason: 'x'.repeat(16_001) })).error, /reason must be at most 16000 characters/);
+    assert.equal(svc.escalated.length, 1);
   });
 
   test('memory_save / memory_recall', async () => {
@@ -915,6 +918,9 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
     assert.match((await run('memory_recall', { query: 'nice' })).output, /#1 .*the build uses nice/);
     assert.match((await run('memory_recall', { query: 'zzz' })).output, /no memory matches/);
     assert.match((await run('memory_save', { content: '  ' })).error, /content must not be empty/);
+    assert.match((await run('memory_save', { content: 'y'.repeat(16_001) })).error, /content must be at most 16000 characters/);
+    assert.match((await run('memory_recall', { query: 'yyyy' })).output, /no memory matches/);
+    assert.match((await run('memory_save', { content: '字'.repeat(16_000) })).output, /saved memory #2/);
   });
 
   test('skills: manage, read, read a file, execute in the sandbox; names and paths confined', async () => {

@@ -3,8 +3,6 @@
 // profile of every tool) and, only for a session the admin names, that session's dynamic routes.
 import { computed, type Ref } from 'vue';
 import {
-  policyError,
-  policyErrorParts,
   previewAgent,
   sessionRoutes,
   type AgentPreview,
@@ -15,7 +13,7 @@ import {
   type ToolRuntimeRoute,
   type ToolSchema,
 } from '../policy';
-import { errorField } from '../errors';
+import { errorField, policyError, policyErrorParts } from '../errors';
 import type { AgentInput, ToolRow } from '../types';
 
 /** A session the admin names on the edit page (cwd, extra roots, permissions). */

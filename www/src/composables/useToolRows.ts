@@ -2,6 +2,7 @@
 // package says of it (toolRowView: protection, prompt-hint state, strategy; its manifest).
 import { computed, reactive, ref, type Ref } from 'vue';
 import { api, type ToolPageQuery } from '../api';
+import { policyError } from '../errors';
 import { manifestOf, rowView, type ToolManifest, type ToolRowView, type ToolSchema } from '../policy';
 import type { ToolRow } from '../types';
 import { useLoader } from './useLoader';
@@ -26,7 +27,7 @@ export function useToolRows(catalog: Ref<ToolSchema[] | null>) {
     if (!c) return out;
     for (const r of rows.value) {
       const v = rowView(r, c);
-      out[r.name] = { view: v.ok ? v.view : null, viewError: v.ok ? '' : v.error, manifest: manifestOf(r.name, c) };
+      out[r.name] = { view: v.ok ? v.view : null, viewError: v.ok ? '' : policyError(v.error), manifest: manifestOf(r.name, c) };
     }
     return out;
   });

@@ -1,5 +1,5 @@
 import { ValidateService } from '@midwayjs/validate';
-import { fromValidationError } from '../errors';
+import { fromValidationError } from './rules';
 
 /**
  * `value` checked by the DTO class `dto` outside a route (a draft inside a body, a batch spec the

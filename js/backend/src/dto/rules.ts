@@ -2,9 +2,11 @@
  * The rules of the request DTOs (`@Rule` of @midwayjs/validate, i.e. Joi schemas). They check shape only —
  * types, lengths, presence; what a value means (a tool, a vocabulary, a path) is the package's or the
  * service's. Lengths count characters (code points). A refused value is reported by its error code and
- * context; `validationMessage` words it, naming the field by its path (e.g. `calls[0].name`).
+ * context; `validationMessage` words it, naming the field by its path (e.g. `calls[0].name`), and
+ * `fromValidationError` makes it the request's 400.
  */
-import { RuleType } from '@midwayjs/validate';
+import { MidwayValidationError, RuleType } from '@midwayjs/validate';
+import { AppError, invalidInput } from '../errors';
 import { isPositiveId } from '../validate';
 
 type Schema = RuleType.Schema;
@@ -165,4 +167,14 @@ export function validationMessage(p: RuleProblem): string {
     default:
       return `${field} is not valid (${p.type})`;
   }
+}
+
+/**
+ * The 400 of a request that a DTO refused (@midwayjs/validate): `invalid_input` with the first problem,
+ * worded by `validationMessage` (naming the field). Null for any other error.
+ */
+export function fromValidationError(err: unknown): AppError | null {
+  if (!(err instanceof MidwayValidationError)) return null;
+  const first = (err.cause as { details?: RuleProblem[] } | undefined)?.details?.[0];
+  return invalidInput(first ? validationMessage(first) : 'request body is not valid');
 }

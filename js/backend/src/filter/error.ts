@@ -1,7 +1,8 @@
 import { Catch, ILogger, Logger } from '@midwayjs/core';
 import { Context } from '@midwayjs/koa';
 import { databaseErrorAnswer } from '../dbhealth';
-import { AppError, fromValidationError } from '../errors';
+import { fromValidationError } from '../dto/rules';
+import { AppError } from '../errors';
 import { JSON_BODY_LIMIT } from '../settings';
 
 /**

@@ -8,13 +8,8 @@
  * is refused with a message saying so; the call fails, nothing is searched.
  */
 import { RE2JS } from 're2js';
+import type { LineMatcher } from './operations/types';
 import { ToolError } from './tools/types';
-
-/** What a grep matches each line with. */
-export interface LineMatcher {
-  /** Whether the pattern matches somewhere in `line`. */
-  test(line: string): boolean;
-}
 
 const NOT_LINEAR = 'grep matches in linear time (the RE2 engine), which has no backreferences and no look-ahead or look-behind';
 

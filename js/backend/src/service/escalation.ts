@@ -5,8 +5,6 @@ import type { EscalationRecord, EscalationStatus } from '../api-types';
 import { NetaClawEscalationEntity } from '../entity/escalation';
 import { AppError, notFound } from '../errors';
 import { dbWriteLock } from '../mutex';
-import { ToolError } from '../runtime/tools/types';
-import { TEXT_MAX_CHARS } from '../validate';
 
 /** Who escalated: the chat session and, for a sub-agent, its batch. */
 export interface EscalationOwner {
@@ -49,7 +47,6 @@ export class EscalationService {
   repo: Repository<NetaClawEscalationEntity>;
 
   async record(owner: EscalationOwner, agentId: number, reason: string): Promise<EscalationRecord<Date>> {
-    if ([...reason].length > TEXT_MAX_CHARS) throw new ToolError(`reason must be at most ${TEXT_MAX_CHARS} characters`);
     const row = this.repo.create({
       sessionId: owner.sessionId ?? null,
       batchId: owner.batchId ?? null,

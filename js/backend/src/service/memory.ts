@@ -3,8 +3,6 @@ import { InjectEntityModel } from '@midwayjs/typeorm';
 import { Repository } from 'typeorm';
 import { NetaClawMemoryEntity } from '../entity/memory';
 import { dbWriteLock } from '../mutex';
-import { ToolError } from '../runtime/tools/types';
-import { TEXT_MAX_CHARS } from '../validate';
 
 /** Per-agent memory behind `memory_save` / `memory_recall` (table `netaclaw_memory`). */
 @Provide()
@@ -14,7 +12,6 @@ export class MemoryService {
   repo: Repository<NetaClawMemoryEntity>;
 
   async save(agentId: number, content: string): Promise<{ id: number }> {
-    if ([...content].length > TEXT_MAX_CHARS) throw new ToolError(`content must be at most ${TEXT_MAX_CHARS} characters`);
     const saved = await dbWriteLock.run(() => this.repo.save(this.repo.create({ agentId, content })));
     return { id: saved.id };
   }

@@ -5,7 +5,7 @@ import { withSyncLock } from '../datasource';
 import { readJsonArray } from '../jsonfile';
 import { ValidateService } from '@midwayjs/validate';
 import { AgentAddDTO } from '../dto/agent';
-import { fromValidationError } from '../errors';
+import { fromValidationError } from '../dto/rules';
 import { requireObject } from '../validate';
 import { AgentService, agentValues } from './agent';
 

@@ -4,8 +4,7 @@ import * as readline from 'readline';
 import picomatch from 'picomatch';
 import { GREP_FILE_MAX_BYTES, SEARCH_WALK_MAX } from '../limits';
 import { child, Confinement, confinement, openInside, Opened, recheck, Within } from './confined';
-import type { LineMatcher } from '../regex';
-import type { FoundFiles, GrepMatch, GrepResult, SearchOperations } from './types';
+import type { FoundFiles, GrepMatch, GrepResult, LineMatcher, SearchOperations } from './types';
 
 const C = fs.constants;
 

@@ -9,7 +9,6 @@
  * the test switch that turns the host symlink check off passes it.
  */
 import type { Within } from './confined';
-import type { LineMatcher } from '../regex';
 
 export type { Within };
 
@@ -48,6 +47,12 @@ export interface GrepResult {
   matches: GrepMatch[];
   truncated: boolean;
   filesSearched: number;
+}
+
+/** What a grep matches each line with (runtime/regex.ts compiles a pattern into one). */
+export interface LineMatcher {
+  /** Whether the pattern matches somewhere in `line`. */
+  test(line: string): boolean;
 }
 
 export interface SearchOperations {

@@ -6,7 +6,6 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { SHELL_TIMEOUT_DEFAULT_MS } from '../limits';
 import { realOrAncestor } from '../realpath';
 import { execOutput } from './local';
 import { MAIN_TOOLS } from './main';
@@ -73,28 +72,9 @@ export function commandTool(impl: CommandImplementation): ToolImpl {
   };
 }
 
-/** Checks an entry's `implementation` (null when it has none); relative programs are resolved against `base`. */
-export function parseImplementation(value: unknown, base: string): Implementation | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'object' || Array.isArray(value)) throw new Error('implementation must be an object');
-  const v = value as Record<string, unknown>;
-  if (v.type === 'command') {
-    const c = v.command;
-    if (!Array.isArray(c) || c.length === 0 || c.some(x => typeof x !== 'string' || x === '')) {
-      throw new Error('implementation.command must be a non-empty list of non-empty strings (the program, then its arguments)');
-    }
-    const program = path.resolve(base, c[0] as string);
-    if (!fs.existsSync(program)) throw new Error(`implementation.command[0]: ${program} does not exist`);
-    const t = v.timeoutMs;
-    if (t !== undefined && (typeof t !== 'number' || !Number.isInteger(t) || t < 1 || t > 600_000)) {
-      throw new Error('implementation.timeoutMs must be an integer from 1 to 600000');
-    }
-    return { type: 'command', command: [program, ...(c.slice(1) as string[])], timeoutMs: (t as number | undefined) ?? SHELL_TIMEOUT_DEFAULT_MS };
-  }
-  if (v.type === 'mcp') {
-    if (typeof v.server !== 'string' || v.server === '') throw new Error('implementation.server must name an MCP server');
-    if (typeof v.tool !== 'string' || v.tool === '') throw new Error('implementation.tool must name a tool of that server');
-    return { type: 'mcp', server: v.server, tool: v.tool };
-  }
-  throw new Error(`implementation.type must be "command" or "mcp", got ${JSON.stringify(v.type)}`);
+/** The command tools of a catalog file (its entries whose `implementation` is a command), by name. */
+export function commandTools(implementations: ReadonlyMap<string, Implementation>): Record<string, ToolImpl> {
+  const tools: Record<string, ToolImpl> = {};
+  for (const [name, impl] of implementations) if (impl.type === 'command') tools[name] = commandTool(impl);
+  return tools;
 }

@@ -10,6 +10,7 @@ import { isInside, realOrAncestor } from '../realpath';
 import { gatePath, optStr, str } from './args';
 import { execOutput, LOCAL_TOOLS } from './local';
 import type { Within } from '../operations/types';
+import { TEXT_MAX_CHARS } from '../../validate';
 import { MainServices, ToolContext, ToolError, ToolImpl } from './types';
 
 function services(ctx: ToolContext): MainServices {
@@ -139,6 +140,8 @@ export const clarify: ToolImpl = async args =>
 export const escalate: ToolImpl = async (args, ctx) => {
   const reason = str(args, 'reason');
   if (reason.trim() === '') throw new ToolError('reason must not be empty');
+  // the column's limit, said as the call's error before anything is stored
+  if ([...reason].length > TEXT_MAX_CHARS) throw new ToolError(`reason must be at most ${TEXT_MAX_CHARS} characters`);
   const r = await services(ctx).escalations.record(agentOf(ctx), reason);
   return `Escalation #${r.id} recorded: an operator will see it and answer.`;
 };
@@ -146,6 +149,7 @@ export const escalate: ToolImpl = async (args, ctx) => {
 export const memorySave: ToolImpl = async (args, ctx) => {
   const content = str(args, 'content');
   if (content.trim() === '') throw new ToolError('content must not be empty');
+  if ([...content].length > TEXT_MAX_CHARS) throw new ToolError(`content must be at most ${TEXT_MAX_CHARS} characters`);
   const r = await services(ctx).memory.save(agentOf(ctx), content);
   return `saved memory #${r.id}`;
 };
