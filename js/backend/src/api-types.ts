@@ -7,6 +7,8 @@
  */
 import type { Capability, CrewRole, LevelRulesInput, RuleDefaults, ToolRuntimeRoute } from '@netaclaw/tool-policy';
 
+export type { LevelRulesInput };
+
 /** The fields of an agent an AgentInput sets (agent/add, agent/update, a draft of agent/previewPrompt). */
 export interface AgentFields {
   name: string;

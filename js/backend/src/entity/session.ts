@@ -1,5 +1,5 @@
-import type { LevelRulesInput } from '@netaclaw/tool-policy';
 import { Column, Entity, Index } from 'typeorm';
+import type { LevelRulesInput } from '../api-types';
 import { BaseEntity } from './base';
 
 /**
