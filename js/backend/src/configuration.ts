@@ -67,10 +67,11 @@ export class MainConfiguration implements ILifeCycle {
     // Outermost first: security headers (on every answer, errors included), CORS (a preflight carries
     // no token), auth, then the JSON content-type check, all before the body parser. (The casts:
     // insertFirst is typed for untyped middlewares; these are the same class middlewares useMiddleware takes.)
-    this.app.getMiddleware().insertFirst(JsonBodyMiddleware as any);
-    this.app.getMiddleware().insertFirst(AuthMiddleware as any);
-    this.app.getMiddleware().insertFirst(CorsMiddleware as any);
-    this.app.getMiddleware().insertFirst(SecurityHeadersMiddleware as any);
+    type FirstMiddleware = Parameters<ReturnType<koa.Application['getMiddleware']>['insertFirst']>[0];
+    this.app.getMiddleware().insertFirst(JsonBodyMiddleware as unknown as FirstMiddleware);
+    this.app.getMiddleware().insertFirst(AuthMiddleware as unknown as FirstMiddleware);
+    this.app.getMiddleware().insertFirst(CorsMiddleware as unknown as FirstMiddleware);
+    this.app.getMiddleware().insertFirst(SecurityHeadersMiddleware as unknown as FirstMiddleware);
     this.app.useMiddleware(StaticMiddleware);
     this.app.useFilter([ErrorFilter, EnvelopeFilter]);
     // The chat WebSocket: upgrades are checked (path, token) before the handshake; each connection is

@@ -31,7 +31,6 @@ export async function waitForMysql(db: MysqlSettings, waitSeconds: number): Prom
 }
 
 async function detectMysqlFlavor(db: MysqlSettings): Promise<'mysql' | 'mariadb'> {
-  // eslint-disable-next-line @typescript-eslint/no-var-requires
   const mysql = require('mysql2/promise');
   const conn = await mysql.createConnection({
     host: db.host,

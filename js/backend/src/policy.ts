@@ -49,7 +49,6 @@ export function setActiveCatalog(catalog: ToolPolicy.ToolSchema[]): void {
 export function policy(): typeof ToolPolicy {
   if (!cached) {
     try {
-      // eslint-disable-next-line @typescript-eslint/no-var-requires
       cached = require(POLICY_PACKAGE) as typeof ToolPolicy;
     } catch (err) {
       const first = String((err as Error).message).split('\n')[0];

@@ -145,7 +145,6 @@ export class BatchRunner {
   validateService: ValidateService;
 
   private readonly live = new Map<number, LiveBatch>();
-  private readonly sessionSeq = new Mutex();
 
   private operations(): Operations {
     return {

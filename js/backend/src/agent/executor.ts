@@ -3,7 +3,7 @@ import { NetaClawModelChannelEntity } from '../entity/channel';
 import { NetaClawMessageEntity } from '../entity/message';
 import { NetaClawSessionEntity } from '../entity/session';
 import { AppError, invalidInput } from '../errors';
-import { CrewRole, RuntimeDiagnostic } from '../policy';
+import { RuntimeDiagnostic } from '../policy';
 import { HISTORY_CHARS } from '../settings';
 import { ChatDTO } from '../dto/chat';
 import { AgentService, AgentView, SessionFields } from '../service/agent';
@@ -15,11 +15,11 @@ import { EscalationService } from '../service/escalation';
 import { CONCURRENT_MODE } from '../runtime/codes';
 import type { ChatAnswer, ChatSessionFields, ChatTurnEvent } from '../api-types';
 import { BatchHandle, BatchRunner, SessionTools } from './batches';
-import { ChatCompletionMessageParam, ChatCompletionTool, ModelError, ModelToolCall } from './model';
+import { ChatCompletionMessageParam, ChatCompletionTool, ModelError } from './model';
 import { buildSystemPrompt } from './prompt';
 import { LoopHistory, LoopResult, runAgentLoop } from './loop';
 import { skillSummaries } from './skills';
-import { CallPort, OwnTool, Place, ToolCallView } from './port';
+import { CallPort, OwnTool, Place } from './port';
 
 export type { ToolCallView } from './port';
 

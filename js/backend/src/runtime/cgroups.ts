@@ -61,7 +61,6 @@ export interface SandboxLimits {
   release(): void;
 }
 
-const V1_ROOT = '/sys/fs/cgroup';
 const V2_ROOT = '/sys/fs/cgroup';
 /** The folder, below each v1 hierarchy, that holds every backend's sandbox cgroups. */
 const V1_PARENT = 'netaclaw';

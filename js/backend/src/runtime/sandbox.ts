@@ -82,6 +82,7 @@ export function systemArgs(): string[] {
  * unprivileged user with no capabilities and `no_new_privs` (confine.ts), so nothing is dropped here.
  */
 export function sandboxCommand(command: string): string[] {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: ${f##*/} is the shell's, not a template's
   const close = 'for f in /proc/self/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done; ';
   const bounds =
     `ulimit -u "$1" && ulimit -v ${SHELL_ADDRESS_SPACE_KB} && ulimit -f ${SHELL_FILE_MAX_KB} && ulimit -t ${SHELL_CPU_SECONDS} ` +
