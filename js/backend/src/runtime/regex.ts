@@ -9,6 +9,7 @@
  */
 import { RE2JS } from 're2js';
 import { ToolError } from './tools/types';
+import { errorMessage } from '../errortext';
 
 /** What a grep matches each line with. */
 export interface LineMatcher {
@@ -48,7 +49,7 @@ export function linePattern(pattern: string): LineMatcher {
   try {
     re = RE2JS.compile(RE2JS.translateRegExp(pattern));
   } catch (err) {
-    const message = (err as Error).message ?? String(err);
+    const message = errorMessage(err);
     const why = leftOut(pattern, message);
     throw new ToolError(
       why ? `${why} (${message})` : `pattern is not a valid regular expression for the linear-time engine (RE2 syntax): ${message}`

@@ -16,6 +16,7 @@ import { SANDBOX_PROCESSES_MAX, SHELL_ADDRESS_SPACE_KB, SHELL_COMMAND_MAX_BYTES,
 import { acquireSandbox, SandboxLimits } from './cgroups';
 import { SizedTmp, sizedTmp } from './tmpfs';
 import { confinement, confinementFailure, Confinement, launcher, openSeccomp, setupConfinement } from './confine';
+import { errorMessage } from '../errortext';
 
 /**
  * - `bwrap`: shells run in a confined bwrap sandbox of their own;
@@ -244,14 +245,14 @@ export async function probeBwrap(executable = bwrapExecutable()): Promise<{ ok: 
       try {
         cmd = confinedCommand(bwrapArgs({ roots: [dir], readonly: true, cwd: '/' }), sandboxCommand('true'), executable);
       } catch (e) {
-        resolve({ ok: false, detail: (e as Error).message });
+        resolve({ ok: false, detail: errorMessage(e) });
         return;
       }
       try {
         child = spawn(cmd.file, cmd.args, { stdio: ['ignore', 'ignore', 'pipe', 'ignore', cmd.seccompFd] });
       } catch (e) {
         cmd.limits.release();
-        resolve({ ok: false, detail: (e as Error).message });
+        resolve({ ok: false, detail: errorMessage(e) });
         return;
       } finally {
         closeQuietly(cmd.seccompFd);
