@@ -27,16 +27,19 @@ export function appLogger(): ILogger | null {
   }
 }
 
-let standalone: ILogger | undefined;
+let standalone: MidwayLogger | undefined;
 
 /**
- * The backend's logger: Midway's application logger; before the application context exists (the
- * typeorm CLI, a database wait at start) a logger of the same format and level, writing to stdout
- * (errors to stderr) as Midway's console transport does.
+ * A logger of the application logger's format and level that needs no application context, writing to
+ * stdout (errors to stderr) as Midway's console transport does: for lines written before the context
+ * exists (the typeorm CLI, a database wait at start) and for Midway's bootstrap (bootstrap.js).
  */
-export function log(): ILogger {
-  const app = appLogger();
-  if (app) return app;
+export function bootLogger(): MidwayLogger {
   standalone ??= new MidwayLogger({ level: 'info', ...logFormatOptions(), transports: { console: { autoColors: false } } });
   return standalone;
+}
+
+/** The backend's logger: Midway's application logger, or {@link bootLogger} before the application context exists. */
+export function log(): ILogger {
+  return appLogger() ?? bootLogger();
 }
