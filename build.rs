@@ -68,5 +68,9 @@ fn write_static(out: &mut String, value: &Value, at: &str) {
 /// Whether JavaScript reads `key` as an array index (`"0"`, `"17"`; not `"01"`).
 fn is_array_index(key: &str) -> bool {
     let b = key.as_bytes();
-    !b.is_empty() && b.len() <= 10 && (b.len() == 1 || b[0] != b'0') && b.iter().all(u8::is_ascii_digit) && key.parse::<u64>().is_ok_and(|n| n < u64::from(u32::MAX))
+    !b.is_empty()
+        && b.len() <= 10
+        && (b.len() == 1 || b[0] != b'0')
+        && b.iter().all(u8::is_ascii_digit)
+        && key.parse::<u64>().is_ok_and(|n| n < u64::from(u32::MAX))
 }

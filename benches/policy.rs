@@ -9,14 +9,14 @@
 #[cfg(not(target_arch = "wasm32"))]
 mod native {
     use criterion::{BenchmarkId, Criterion, Throughput};
-    use std::hint::black_box;
     use netaclaw_tool_policy::edge::api::{self, Prepared};
     use netaclaw_tool_policy::json;
     use netaclaw_tool_policy::projection::{decide_route, project_runtime_policy, ProjectionInput, RouteInput};
-    use netaclaw_tool_policy::worker_policy::Root;
     use netaclaw_tool_policy::vocab::{ReasonCode, RoutingStrategy};
+    use netaclaw_tool_policy::worker_policy::Root;
     use netaclaw_tool_policy::worker_policy::WorkerPolicy;
     use serde_json::{json, Value};
+    use std::hint::black_box;
     use std::time::Duration;
 
     const TOOLSETS: [&str; 6] = ["base", "planning", "memory", "skills", "delegation", "research"];
@@ -90,7 +90,8 @@ mod native {
 
     /// The per-tool route inputs of a catalog of `n` tools: a mix of selections and strategies.
     fn route_inputs(n: usize) -> Vec<RouteInput> {
-        let strategies = [RoutingStrategy::Auto, RoutingStrategy::ForceLocal, RoutingStrategy::ForceMainProcessProxy, RoutingStrategy::Auto, RoutingStrategy::ForceDisabled];
+        let strategies =
+            [RoutingStrategy::Auto, RoutingStrategy::ForceLocal, RoutingStrategy::ForceMainProcessProxy, RoutingStrategy::Auto, RoutingStrategy::ForceDisabled];
         (0..n)
             .map(|i| RouteInput {
                 selected: i % 7 != 0,
@@ -144,14 +145,18 @@ mod native {
                 not_selected_reasons: routes.iter().map(|r| r.not_selected_reason).collect(),
             };
             group.throughput(Throughput::Elements(n as u64));
-            group.bench_function(BenchmarkId::from_parameter(name), |b| b.iter(|| project_runtime_policy(black_box(catalog), black_box(&policy), black_box(&projection))));
+            group.bench_function(BenchmarkId::from_parameter(name), |b| {
+                b.iter(|| project_runtime_policy(black_box(catalog), black_box(&policy), black_box(&projection)))
+            });
         }
         group.finish();
 
         let mut group = c.benchmark_group("runtimeDiagnostic_stateless");
         for (name, input) in cases {
             let args = [input.clone()];
-            group.bench_function(BenchmarkId::from_parameter(name), |b| b.iter(|| api::call("runtimeDiagnostic", black_box(&args)).expect("the input is valid")));
+            group.bench_function(BenchmarkId::from_parameter(name), |b| {
+                b.iter(|| api::call("runtimeDiagnostic", black_box(&args)).expect("the input is valid"))
+            });
         }
         group.finish();
 
@@ -177,7 +182,8 @@ mod native {
         // `checkToolCall` through the JSON API: the same input as the Node and browser suites
         // (`checkSuite` in js/bench/suite.mjs), read from a value, answered as JSON text.
         let diagnostic: Value = serde_json::from_str(
-            &api::call("runtimeDiagnostic", &[serde_json::json!({ "sessionCwd": "/srv/work", "shellPermitted": true, "writePermitted": true })]).expect("valid"),
+            &api::call("runtimeDiagnostic", &[serde_json::json!({ "sessionCwd": "/srv/work", "shellPermitted": true, "writePermitted": true })])
+                .expect("valid"),
         )
         .expect("JSON");
         let routes: Vec<Value> = diagnostic["routes"]
@@ -186,7 +192,8 @@ mod native {
             .iter()
             .map(|r| serde_json::json!({ "name": r["name"], "status": r["status"], "reasons": r["reasons"] }))
             .collect();
-        let check = [serde_json::json!({ "policy": diagnostic["policy"], "routes": routes, "call": { "name": "read_file", "arguments": { "path": "src/lib.rs" } } })];
+        let check =
+            [serde_json::json!({ "policy": diagnostic["policy"], "routes": routes, "call": { "name": "read_file", "arguments": { "path": "src/lib.rs" } } })];
         let mut group = c.benchmark_group("checkToolCall");
         group.bench_function(BenchmarkId::from_parameter("builtin"), |b| b.iter(|| api::call("checkToolCall", black_box(&check)).expect("the input is valid")));
         group.finish();
@@ -198,14 +205,18 @@ mod native {
         let text = call["arguments"].to_string();
         let mut group = c.benchmark_group("ToolCallChecker");
         group.bench_function(BenchmarkId::from_parameter("check"), |b| b.iter(|| checker.check_call(Some(black_box(&call))).expect("the call is valid")));
-        group.bench_function(BenchmarkId::from_parameter("checkText"), |b| b.iter(|| checker.check_text(black_box("read_file"), black_box(&text)).expect("the answer prints")));
+        group.bench_function(BenchmarkId::from_parameter("checkText"), |b| {
+            b.iter(|| checker.check_text(black_box("read_file"), black_box(&text)).expect("the answer prints"))
+        });
         group.finish();
     }
 
     /// An input less its `catalog` and `governance` (what a prepared engine takes per call).
     fn per_call_input(input: &Value) -> Value {
         match input {
-            Value::Object(map) => Value::Object(map.iter().filter(|(k, _)| *k != "catalog" && *k != "governance").map(|(k, v)| (k.clone(), v.clone())).collect()),
+            Value::Object(map) => {
+                Value::Object(map.iter().filter(|(k, _)| *k != "catalog" && *k != "governance").map(|(k, v)| (k.clone(), v.clone())).collect())
+            }
             other => other.clone(),
         }
     }

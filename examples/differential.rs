@@ -11,10 +11,10 @@
 //! `--list` prints the functions it generates cases for.
 //! `--count` is per function; `mixed` also spoils some inputs, so that error messages are compared too.
 
-#[path = "../fuzz/src/shapes.rs"]
-mod shapes;
 #[path = "../fuzz/src/checks.rs"]
 mod checks;
+#[path = "../fuzz/src/shapes.rs"]
+mod shapes;
 
 use netaclaw_tool_policy::edge::api::{self, Prepared};
 use netaclaw_tool_policy::json;

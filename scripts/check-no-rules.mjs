@@ -81,7 +81,7 @@ export function scanScript(src, base = 0) {
 
   // a template literal from its backtick (or from the `}` closing a substitution) to its end or next `${`
   function readTemplate() {
-    let start = i;
+    const start = i;
     i += 1;
     let value = '';
     while (i < n) {

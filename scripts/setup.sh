@@ -77,7 +77,8 @@ if [ "$with_tests" = 1 ]; then
   fi
 fi
 
-# npm dependencies, from the committed lock files.
+# npm dependencies, from the committed lock files (js/ holds the package's Node tests and Biome, which
+# scripts/format.sh runs).
 for dir in js js/backend www; do
   if [ -f "$dir/package-lock.json" ]; then
     if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then

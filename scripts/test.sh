@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runs every test: native Rust, the package in Node and in headless Chrome, the backend on SQLite and
-# MariaDB (on the system's Node 20 and on Node 24), and the pages end to end. Installs what is missing first (scripts/setup.sh --test).
+# MariaDB (on the system's Node 20 and on Node 24), and the pages end to end; first, the formatters' and
+# the linter's check (scripts/format.sh). Installs what is missing first (scripts/setup.sh --test).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh --test || { echo "test.sh: setup failed" >&2; exit 1; }
 
 passed=0; failed=0; failures=""
-expected_files="js/test/schema-reference.test.mjs js/test/mcp-corpus.test.mjs scripts/size-check.sh scripts/check-no-rules.mjs scripts/check-no-rules.test.mjs scripts/layers.mjs scripts/layers.test.mjs js/package.json js/backend/package.json www/package.json tests/web.rs scripts/test-backend-node24.sh"
+expected_files="js/test/schema-reference.test.mjs js/test/mcp-corpus.test.mjs scripts/size-check.sh scripts/check-no-rules.mjs scripts/check-no-rules.test.mjs scripts/layers.mjs scripts/layers.test.mjs js/package.json js/backend/package.json www/package.json tests/web.rs scripts/test-backend-node24.sh scripts/format.sh biome.jsonc rustfmt.toml"
 suite() {
   local name="$1"; shift
   printf '\n==== %s\n' "$name"
@@ -20,6 +21,7 @@ present() {
   [ -z "$missing" ] || { echo "test.sh: expected suite files are missing:$missing" >&2; return 1; }
 }
 
+suite "style: cargo fmt and Biome" scripts/format.sh --check
 suite "native: cargo test" cargo test --locked
 suite "native: cargo clippy" cargo clippy --locked --all-targets -- -D warnings
 suite "package: build (cargo, wasm-bindgen, wasm-opt)" scripts/build-pkg.sh

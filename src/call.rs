@@ -9,14 +9,14 @@
 //! `name` (a plain name, one path segment) or `relative` (a path inside a folder the host chooses).
 
 use crate::explain::DynamicRoute;
+use crate::manifest::ToolManifest;
 use crate::path::Path;
 use crate::text::{concat, quote};
 use crate::value::type_name;
-use crate::manifest::ToolManifest;
+use crate::value::Value;
 use crate::vocab::{ReasonCode, RuntimeStatus, ToolCallDecision};
 use crate::worker_policy::{Root, WorkerPolicy};
 use serde::Serialize;
-use crate::value::Value;
 #[cfg(feature = "types")]
 use tsify::Tsify;
 
@@ -67,7 +67,15 @@ pub struct ToolCallCheck {
 type Denied = (ReasonCode, String);
 
 pub fn deny(reason: ReasonCode, detail: String) -> ToolCallCheck {
-    ToolCallCheck { decision: ToolCallDecision::Denied, reason: Some(reason), paths: Vec::new(), detail: Some(detail), rule: None, on_approval: None, arguments: None }
+    ToolCallCheck {
+        decision: ToolCallDecision::Denied,
+        reason: Some(reason),
+        paths: Vec::new(),
+        detail: Some(detail),
+        rule: None,
+        on_approval: None,
+        arguments: None,
+    }
 }
 
 fn bad(detail: String) -> Denied {
@@ -79,7 +87,13 @@ pub use crate::schema::PATH_MARKS;
 /// `checkToolCall`: `tool` is the catalog's manifest of `name` (absent when the name is not in the
 /// catalog), `route` the route of that name (absent when the routes do not list it), `policy` with
 /// normalized roots.
-pub fn check_tool_call(name: &str, tool: Option<&ToolManifest>, route: Option<&DynamicRoute>, policy: &WorkerPolicy, arguments: Option<&Value>) -> ToolCallCheck {
+pub fn check_tool_call(
+    name: &str,
+    tool: Option<&ToolManifest>,
+    route: Option<&DynamicRoute>,
+    policy: &WorkerPolicy,
+    arguments: Option<&Value>,
+) -> ToolCallCheck {
     check_tool_call_with(name, tool, route, policy, arguments, false)
 }
 
@@ -92,7 +106,14 @@ pub fn schema_is_valid(tool: &ToolManifest) -> bool {
 
 /// [`check_tool_call`] knowing beforehand whether the tool's schema is valid (`schema_valid`; false:
 /// checked here). The answer is the same either way.
-pub fn check_tool_call_with(name: &str, tool: Option<&ToolManifest>, route: Option<&DynamicRoute>, policy: &WorkerPolicy, arguments: Option<&Value>, schema_valid: bool) -> ToolCallCheck {
+pub fn check_tool_call_with(
+    name: &str,
+    tool: Option<&ToolManifest>,
+    route: Option<&DynamicRoute>,
+    policy: &WorkerPolicy,
+    arguments: Option<&Value>,
+    schema_valid: bool,
+) -> ToolCallCheck {
     let (Some(route), Some(tool)) = (route, tool) else {
         return deny(ReasonCode::NotSelectedForSubagent, concat(&["no route for tool ", &quote(name)]));
     };
@@ -207,7 +228,11 @@ fn plain(text: &str, segment: bool) -> Result<(), &'static str> {
         text.as_bytes().get(1) == Some(&b':') || parts.enumerate().any(|(i, s)| (i == 0 && s.is_empty() && !text.is_empty()) || s == "..")
     };
     if bad {
-        return Err(if segment { "must be a plain name (1 to 100 characters, no / or \\, not . or ..)" } else { "must be a relative path inside the folder (not absolute, no .. segment)" });
+        return Err(if segment {
+            "must be a plain name (1 to 100 characters, no / or \\, not . or ..)"
+        } else {
+            "must be a relative path inside the folder (not absolute, no .. segment)"
+        });
     }
     Ok(())
 }
@@ -239,7 +264,9 @@ pub fn diff_files(diff: &str) -> Result<Vec<&str>, &'static str> {
                 return Err("a hunk comes before any file header");
             }
             let mut fields = range.split(' ');
-            let (Some(mut old), Some(mut new), Some("@@")) = (fields.next().and_then(|r| line_count(r, "")), fields.next().and_then(|r| line_count(r, "+")), fields.next()) else {
+            let (Some(mut old), Some(mut new), Some("@@")) =
+                (fields.next().and_then(|r| line_count(r, "")), fields.next().and_then(|r| line_count(r, "+")), fields.next())
+            else {
                 return Err("a hunk header must read @@ -a,b +c,d @@");
             };
             while old > 0 || new > 0 {
@@ -348,7 +375,11 @@ mod tests {
         assert_eq!(check("list_dir", LOCAL, &p, json!({})).paths, [ToolCallPath { argument: "path".into(), path: "/w".into(), write: false }]);
         assert_eq!(check("grep", LOCAL, &p, json!({"pattern": "x"})).paths[0].path, "/w");
         let none = policy(&[], false, true);
-        let custom = Catalog::from_schemas(&[crate::catalog::ToolSchema { parameters: Some(json!({"type": "object", "properties": {"p": {"type": "string", "x-netaclaw-path": "read"}}}).into()), ..crate::catalog::ToolSchema::new("look", "x") }]).unwrap();
+        let custom = Catalog::from_schemas(&[crate::catalog::ToolSchema {
+            parameters: Some(json!({"type": "object", "properties": {"p": {"type": "string", "x-netaclaw-path": "read"}}}).into()),
+            ..crate::catalog::ToolSchema::new("look", "x")
+        }])
+        .unwrap();
         let c = check_tool_call("look", custom.get("look"), Some(&route("look", PROXY, &[])), &none, Some(&json!({})));
         assert_eq!(denied(&c).0, Some(ReasonCode::WorkspaceRootRequired));
     }
@@ -447,7 +478,9 @@ mod tests {
     #[test]
     fn unsupported_schema_keywords_fail_closed() {
         let p = policy(&["/w"], false, false);
-        let schema = |parameters: Value| Catalog::from_schemas(&[crate::catalog::ToolSchema { parameters: Some(parameters.into()), ..crate::catalog::ToolSchema::new("t", "x") }]).unwrap();
+        let schema = |parameters: Value| {
+            Catalog::from_schemas(&[crate::catalog::ToolSchema { parameters: Some(parameters.into()), ..crate::catalog::ToolSchema::new("t", "x") }]).unwrap()
+        };
         let run = |catalog: &Catalog, arguments: Value| check_tool_call("t", catalog.get("t"), Some(&route("t", PROXY, &[])), &p, Some(&arguments));
         let unknown = schema(json!({"type": "object", "properties": {"a": {"unevaluatedProperties": false}}}));
         assert_eq!(denied(&run(&unknown, json!({}))).1, "parameters.properties.a: unsupported schema keyword \"unevaluatedProperties\"");
@@ -459,7 +492,9 @@ mod tests {
         let unknown_mark = schema(json!({"properties": {"a": {"x-netaclaw-path": "exec"}}}));
         assert_eq!(denied(&run(&unknown_mark, json!({}))).0, Some(ReasonCode::InvalidToolArguments));
         // Annotations are fine; a custom write mark is a write path.
-        let ok = schema(json!({"$schema": "x", "title": "t", "type": "object", "properties": {"out": {"type": ["string", "null"], "default": null, "x-netaclaw-path": "write", "examples": ["a"]}}}));
+        let ok = schema(
+            json!({"$schema": "x", "title": "t", "type": "object", "properties": {"out": {"type": ["string", "null"], "default": null, "x-netaclaw-path": "write", "examples": ["a"]}}}),
+        );
         let c = run(&ok, json!({"out": "o.txt"}));
         assert_eq!(c.paths, [ToolCallPath { argument: "out".into(), path: "/w/o.txt".into(), write: true }]);
         assert_eq!(denied(&run(&ok, json!({"out": null}))).1, "arguments.out: expected a string, got null");

@@ -1,9 +1,9 @@
 //! The tool catalog: `ToolSchema` (a catalog entry as registered in code) and the builtin catalog of
 //! SPEC §4 with `TOOLSET_DEFAULTS`.
 
+use crate::value::{Static, Value};
 use crate::vocab::{Capability, ExecutionMode, ToolKind, Visibility, WorkerRoutingHint};
 use serde::Serialize;
-use crate::value::{Static, Value};
 use std::sync::{Arc, OnceLock};
 #[cfg(feature = "types")]
 use tsify::Tsify;
@@ -279,9 +279,8 @@ mod tests {
         assert_eq!(
             names,
             [
-                "bash", "read_file", "list_dir", "find_files", "grep", "write_file", "edit", "patch", "todo", "clarify", "escalate",
-                "read_skill", "read_skill_file", "skill_manage", "execute_skill", "memory_save", "memory_recall", "delegate_task",
-                "delegate_parallel"
+                "bash", "read_file", "list_dir", "find_files", "grep", "write_file", "edit", "patch", "todo", "clarify", "escalate", "read_skill",
+                "read_skill_file", "skill_manage", "execute_skill", "memory_save", "memory_recall", "delegate_task", "delegate_parallel"
             ]
         );
         let core: Vec<_> = BUILTINS.iter().filter(|b| b.is_core).map(|b| b.name).collect();
@@ -320,7 +319,10 @@ mod tests {
 
     #[test]
     fn static_json_prints_as_the_same_value_prints() {
-        static V: Static = Static::Object(&[("b", Static::Array(&[Static::Null, Static::Bool(true), Static::U32(7), Static::U32(4_294_967_295), Static::Str("x\u{1f}\"\\")])), ("a", Static::Object(&[]))]);
+        static V: Static = Static::Object(&[
+            ("b", Static::Array(&[Static::Null, Static::Bool(true), Static::U32(7), Static::U32(4_294_967_295), Static::Str("x\u{1f}\"\\")])),
+            ("a", Static::Object(&[])),
+        ]);
         let value = serde_json::json!({"b": [null, true, 7, 4_294_967_295u32, "x\u{1f}\"\\"], "a": {}});
         assert_eq!(V.to_value(), value);
         assert_eq!(crate::value::to_js_string(&V).unwrap(), crate::value::js_text(&value));

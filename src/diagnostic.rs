@@ -6,8 +6,8 @@ use crate::manifest::{Catalog, ToolManifest};
 use crate::projection::{route, route_with, RouteInput, ToolRuntimeRoute};
 use crate::sink::Sink;
 use crate::trace::{CatalogSources, Recorder, RouteNames};
-use crate::worker_policy::{bound_by_parent, policy_for, roots_of, PolicyWarning, Root, WorkerPolicy};
 use crate::vocab::{CrewRole, FrontendRoute, ToolKind};
+use crate::worker_policy::{bound_by_parent, policy_for, roots_of, PolicyWarning, Root, WorkerPolicy};
 use serde::Serialize;
 #[cfg(feature = "types")]
 use tsify::Tsify;
@@ -66,7 +66,12 @@ pub struct DiagnosticOptions<'a> {
 
 /// `runtimeDiagnostic` with a parent policy and/or traces. With traces, the resolver and every
 /// resolved tool's route record their steps into a [`Recorder`]: the same decisions, written down.
-pub fn runtime_diagnostic_with<'c>(catalog: &'c Catalog, governance: &Governance, input: &DiagnosticInput, options: &DiagnosticOptions) -> RuntimeDiagnostic<'c> {
+pub fn runtime_diagnostic_with<'c>(
+    catalog: &'c Catalog,
+    governance: &Governance,
+    input: &DiagnosticInput,
+    options: &DiagnosticOptions,
+) -> RuntimeDiagnostic<'c> {
     let mut recorder = options.trace.map(|sources| Recorder::new(catalog, sources).resolving(&input.resolve, governance));
     let mut decisions = match recorder.as_mut() {
         Some(recorder) => decide_with(catalog, governance, &input.resolve, crate::sink::erase(recorder)),
@@ -82,14 +87,10 @@ pub fn runtime_diagnostic_with<'c>(catalog: &'c Catalog, governance: &Governance
         }
         wanted
     });
-    let selected: Vec<bool> = decisions
-        .reasons
-        .iter()
-        .enumerate()
-        .map(|(i, reason)| reason.is_none() && wanted.as_ref().is_none_or(|w| w[i]))
-        .collect();
+    let selected: Vec<bool> = decisions.reasons.iter().enumerate().map(|(i, reason)| reason.is_none() && wanted.as_ref().is_none_or(|w| w[i])).collect();
     let workspace_roots = roots_of(input.session_cwd.as_ref(), &input.workspace_roots);
-    let mut policy = policy_for(catalog, workspace_roots, selected.iter().enumerate().filter(|(_, s)| **s).map(|(i, _)| i), input.shell_permitted, input.write_permitted);
+    let mut policy =
+        policy_for(catalog, workspace_roots, selected.iter().enumerate().filter(|(_, s)| **s).map(|(i, _)| i), input.shell_permitted, input.write_permitted);
     let mut policy_warnings = None;
     let unbounded_roots = !policy.workspace_roots.is_empty();
     if let Some(parent) = options.parent {
@@ -145,7 +146,13 @@ pub struct DiagnosticRoutes<'a> {
 impl RuntimeDiagnostic<'_> {
     /// This diagnostic without `profiles`.
     pub fn routes_only(&self) -> DiagnosticRoutes<'_> {
-        DiagnosticRoutes { resolved: &self.resolved, policy: &self.policy, policy_warnings: &self.policy_warnings, routes: &self.routes, offered: &self.offered }
+        DiagnosticRoutes {
+            resolved: &self.resolved,
+            policy: &self.policy,
+            policy_warnings: &self.policy_warnings,
+            routes: &self.routes,
+            offered: &self.offered,
+        }
     }
 }
 
@@ -153,7 +160,13 @@ impl RuntimeDiagnostic<'_> {
 /// diagnostic only: out of line, so that an untraced one compiles none of it; docs/architecture.md,
 /// "The first call").
 #[inline(never)]
-fn name_route_sources<'a>(recorder: &mut Recorder<'a>, input: &'a DiagnosticInput, policy: &WorkerPolicy, parent: Option<&WorkerPolicy>, unbounded_roots: bool) {
+fn name_route_sources<'a>(
+    recorder: &mut Recorder<'a>,
+    input: &'a DiagnosticInput,
+    policy: &WorkerPolicy,
+    parent: Option<&WorkerPolicy>,
+    unbounded_roots: bool,
+) {
     recorder.set_routes(RouteNames::Diagnostic {
         batch: input.subagent_tools.as_deref().map(crate::trace::first_indices).unwrap_or_default(),
         roots: roots_source(input, policy, parent.is_some() && unbounded_roots),
@@ -195,7 +208,11 @@ fn roots_source(input: &DiagnosticInput, policy: &WorkerPolicy, dropped_by_paren
 
 /// The permission itself when granted or refused by the session; the parent when it took it away.
 fn permission_source(granted: bool, permitted: bool, parent_refuses: bool, own: &str, parent: &str) -> String {
-    if !granted && permitted && parent_refuses { parent.into() } else { own.into() }
+    if !granted && permitted && parent_refuses {
+        parent.into()
+    } else {
+        own.into()
+    }
 }
 
 #[cfg(test)]
@@ -208,7 +225,11 @@ mod tests {
     fn a_batch_selects_from_the_resolved_tools_and_explains_the_rest() {
         let catalog = Catalog::builtin();
         let input = DiagnosticInput {
-            resolve: ResolveInput { agent: Some(AgentToolConfig { toolsets: None, disabled: vec!["grep".into()] }), crew_role: Some(CrewRole::Master), ..Default::default() },
+            resolve: ResolveInput {
+                agent: Some(AgentToolConfig { toolsets: None, disabled: vec!["grep".into()] }),
+                crew_role: Some(CrewRole::Master),
+                ..Default::default()
+            },
             subagent_tools: Some(vec!["bash".into(), "read_file".into(), "grep".into(), "ghost".into()]),
             session_cwd: Some(Root::new("/srv/app/").unwrap()),
             shell_permitted: true,
@@ -229,7 +250,8 @@ mod tests {
     fn a_master_s_executor_runs_the_delegation_tools_and_a_sub_agent_gets_none() {
         let catalog = Catalog::builtin();
         let diagnose = |crew_role| {
-            let resolve = ResolveInput { agent: Some(AgentToolConfig { toolsets: Some(vec!["delegation".into()]), disabled: vec![] }), crew_role, ..Default::default() };
+            let resolve =
+                ResolveInput { agent: Some(AgentToolConfig { toolsets: Some(vec!["delegation".into()]), disabled: vec![] }), crew_role, ..Default::default() };
             runtime_diagnostic(&catalog, &Governance::default(), &DiagnosticInput { resolve, ..Default::default() })
         };
         let master = diagnose(Some(CrewRole::Master));

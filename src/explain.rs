@@ -204,17 +204,20 @@ pub fn explain_tool(d: &RuntimeDiagnostic, name: &str, locale: Locale) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::worker_policy::Root;
     use crate::diagnostic::{runtime_diagnostic, runtime_diagnostic_with, DiagnosticInput, DiagnosticOptions};
     use crate::governance::{AgentToolConfig, Governance, ResolveInput};
     use crate::manifest::Catalog;
     use crate::trace::CatalogSources;
+    use crate::worker_policy::Root;
 
     fn diagnostic(trace: bool) -> RuntimeDiagnostic<'static> {
         static CATALOG: std::sync::OnceLock<Catalog> = std::sync::OnceLock::new();
         let catalog = CATALOG.get_or_init(Catalog::builtin);
         let input = DiagnosticInput {
-            resolve: ResolveInput { agent: Some(AgentToolConfig { toolsets: Some(vec!["base".into(), "planning".into()]), disabled: vec!["grep".into()] }), ..Default::default() },
+            resolve: ResolveInput {
+                agent: Some(AgentToolConfig { toolsets: Some(vec!["base".into(), "planning".into()]), disabled: vec!["grep".into()] }),
+                ..Default::default()
+            },
             session_cwd: Some(Root::new("/srv/app").unwrap()),
             subagent_tools: Some(vec!["bash".into(), "read_file".into(), "write_file".into(), "todo".into()]),
             ..Default::default()
@@ -247,12 +250,22 @@ mod tests {
         assert!(!names.iter().any(|(n, _, _)| ["read_file", "todo", "delegate_task", "delegate_parallel"].contains(n)));
         assert_eq!(diff.len(), d.routes.iter().filter(|r| dynamically_blocked(r.status) && !r.name.starts_with("delegate_")).count());
         // The untraced diagnostic is the one runtime_diagnostic gives.
-        assert_eq!(d, runtime_diagnostic(&Catalog::builtin(), &Governance::default(), &DiagnosticInput {
-            resolve: ResolveInput { agent: Some(AgentToolConfig { toolsets: Some(vec!["base".into(), "planning".into()]), disabled: vec!["grep".into()] }), ..Default::default() },
-            session_cwd: Some(Root::new("/srv/app").unwrap()),
-            subagent_tools: Some(vec!["bash".into(), "read_file".into(), "write_file".into(), "todo".into()]),
-            ..Default::default()
-        }));
+        assert_eq!(
+            d,
+            runtime_diagnostic(
+                &Catalog::builtin(),
+                &Governance::default(),
+                &DiagnosticInput {
+                    resolve: ResolveInput {
+                        agent: Some(AgentToolConfig { toolsets: Some(vec!["base".into(), "planning".into()]), disabled: vec!["grep".into()] }),
+                        ..Default::default()
+                    },
+                    session_cwd: Some(Root::new("/srv/app").unwrap()),
+                    subagent_tools: Some(vec!["bash".into(), "read_file".into(), "write_file".into(), "todo".into()]),
+                    ..Default::default()
+                }
+            )
+        );
     }
 
     #[test]

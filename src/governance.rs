@@ -2,8 +2,8 @@
 //! gets, and for each one it does not, the first check that dropped it.
 
 use crate::catalog::TOOLSET_DEFAULTS;
-use crate::names::NameMap;
 use crate::manifest::Catalog;
+use crate::names::NameMap;
 use crate::sink::{NoTrace, Sink, Source};
 use crate::vocab::{Capability, CrewRole, ReasonCode, RoutingStrategy, ToolKind, TraceLayer, TraceOutcome};
 use serde::Serialize;

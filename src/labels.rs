@@ -1,8 +1,8 @@
 //! Display labels in zh-CN (default) and en. The zh-CN runtime labels are seed 000's tables.
 
 use crate::error::Error;
-use crate::vocab::{FrontendRoute, PolicyWarningCode, ReasonCode, RoutingStrategy, RuntimeStatus, ToolKind, TraceLayer, TraceOutcome};
 pub use crate::vocab::Locale;
+use crate::vocab::{FrontendRoute, PolicyWarningCode, ReasonCode, RoutingStrategy, RuntimeStatus, ToolKind, TraceLayer, TraceOutcome};
 use serde::Serialize;
 #[cfg(feature = "types")]
 use tsify::Tsify;
@@ -22,7 +22,9 @@ pub const GROUPS: [&str; 5] = ["reasons", "statuses", "routes", "kinds", "strate
 fn reason(code: ReasonCode, locale: Locale) -> &'static str {
     use ReasonCode::*;
     let (zh, en) = match code {
-        WorkspaceRootRequired => ("工具需要 workspace root，但当前 session 没有 cwd/root", "The tool needs a workspace root, but the session has no cwd or root"),
+        WorkspaceRootRequired => {
+            ("工具需要 workspace root，但当前 session 没有 cwd/root", "The tool needs a workspace root, but the session has no cwd or root")
+        }
         ShellDisabledByPolicy => ("bash 等 shell 工具被策略禁用", "Shell tools such as bash are disabled by the policy"),
         WriteBlockedByReadonlyPolicy => ("写入类工具被 readonly 策略阻止", "Write tools are blocked by the readonly policy"),
         RequiresMainProcessProxy => ("工具需要主进程代理", "The tool runs through the main-process proxy"),
@@ -141,8 +143,12 @@ pub fn trace_outcome(outcome: TraceOutcome, locale: Locale) -> &'static str {
 /// The label of a parent-bound policy warning.
 pub fn policy_warning(code: PolicyWarningCode, locale: Locale) -> &'static str {
     let (zh, en) = match code {
-        PolicyWarningCode::RootOutsideParent => ("workspace root 不在父 Agent 的 root 之内，已移除", "The workspace root lies outside the parent's roots and was dropped"),
-        PolicyWarningCode::ShellNotAllowedByParent => ("父 Agent 不允许 shell，子 Agent 也不允许", "The parent does not allow the shell, so the child does not either"),
+        PolicyWarningCode::RootOutsideParent => {
+            ("workspace root 不在父 Agent 的 root 之内，已移除", "The workspace root lies outside the parent's roots and was dropped")
+        }
+        PolicyWarningCode::ShellNotAllowedByParent => {
+            ("父 Agent 不允许 shell，子 Agent 也不允许", "The parent does not allow the shell, so the child does not either")
+        }
         PolicyWarningCode::WriteNotAllowedByParent => ("父 Agent 为只读，子 Agent 也只读", "The parent is readonly, so the child is readonly too"),
     };
     pick(locale, zh, en)
@@ -210,7 +216,10 @@ pub fn label(group: &str, code: &str, locale: Locale) -> Result<&'static str, Er
         "traceLayers" => TraceLayer::parse(code).map(|c| trace_layer(c, locale)).ok_or_else(unknown),
         "traceOutcomes" => TraceOutcome::parse(code).map(|c| trace_outcome(c, locale)).ok_or_else(unknown),
         "policyWarnings" => PolicyWarningCode::parse(code).map(|c| policy_warning(c, locale)).ok_or_else(unknown),
-        _ => Err(Error::invalid("group", crate::text::concat(&["unknown label group ", &crate::text::quote(group), "; expected one of ", &crate::text::join(&GROUPS, ", ")]))),
+        _ => Err(Error::invalid(
+            "group",
+            crate::text::concat(&["unknown label group ", &crate::text::quote(group), "; expected one of ", &crate::text::join(&GROUPS, ", ")]),
+        )),
     }
 }
 

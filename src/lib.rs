@@ -22,35 +22,35 @@
 
 // The shared vocabulary and data: every enum with its JSON string, the one error, text helpers, the
 // JSON data model (serde_json's, with JavaScript's key order and number format), name lookups, paths.
-pub mod vocab;
 pub mod error;
-pub mod text;
-pub mod value;
 pub mod names;
 pub mod path;
+pub mod text;
+pub mod value;
+pub mod vocab;
 
 // The core: typed values in, typed values out; nothing here imports from `edge`.
 pub mod catalog;
-pub mod manifest;
-pub mod governance;
-pub mod worker_policy;
-pub mod projection;
 pub mod diagnostic;
+pub mod governance;
+pub mod manifest;
+pub mod projection;
 pub mod sink;
 pub mod trace;
+pub mod worker_policy;
 
-pub mod registry;
-pub mod guidance;
-pub mod labels;
+pub mod call;
 pub mod explain;
+pub mod guidance;
+pub mod info;
+pub mod labels;
 pub mod mcp;
 pub mod pattern;
-pub mod schema;
-pub mod call;
-pub mod info;
-pub mod shell;
+pub mod registry;
 pub mod rules;
 pub mod ruling;
+pub mod schema;
+pub mod shell;
 
 // The JSON edge: input limits and paths, reading input into the core's types, the export table and
 // JSON API, the wasm bindings.

@@ -142,7 +142,15 @@ impl Parser<'_> {
             Some('{') => {
                 self.chars.next();
                 let min = self.number().ok_or("a { that is not a quantifier")?;
-                let max = if self.eat(',') { if self.chars.peek() == Some(&'}') { None } else { Some(self.number().ok_or("a { that is not a quantifier")?) } } else { Some(min) };
+                let max = if self.eat(',') {
+                    if self.chars.peek() == Some(&'}') {
+                        None
+                    } else {
+                        Some(self.number().ok_or("a { that is not a quantifier")?)
+                    }
+                } else {
+                    Some(min)
+                };
                 if !self.eat('}') || max.is_some_and(|m| m < min) {
                     return Err("a { that is not a quantifier");
                 }
@@ -490,10 +498,16 @@ mod tests {
 
     #[test]
     fn what_ecma_reads_differently_or_this_engine_cannot_is_refused() {
-        for p in ["(?=a)", "(?!a)", "(?<=a)", "(?<n>a)", "(?i)a", "(a)\\1", "\\p{L}", "\\cA", "\\k<n>", "\\q", "[\\S]", "[[a]]", "a**", "*a", "a{", "a}", "]", "(a", "a)", "[a", "[z-a]", "^*", "a{1001}", "\\u{110000}", "\\x4", "\\"] {
+        for p in [
+            "(?=a)", "(?!a)", "(?<=a)", "(?<n>a)", "(?i)a", "(a)\\1", "\\p{L}", "\\cA", "\\k<n>", "\\q", "[\\S]", "[[a]]", "a**", "*a", "a{", "a}", "]", "(a",
+            "a)", "[a", "[z-a]", "^*", "a{1001}", "\\u{110000}", "\\x4", "\\",
+        ] {
             assert!(Regex::new(p).is_err(), "{p:?} is refused");
         }
-        assert_eq!(Regex::new("(?=a)").unwrap_err(), "the pattern \"(?=a)\" is not supported: it uses a group other than (…) and (?:…) (lookaround, a named group or flags)");
+        assert_eq!(
+            Regex::new("(?=a)").unwrap_err(),
+            "the pattern \"(?=a)\" is not supported: it uses a group other than (…) and (?:…) (lookaround, a named group or flags)"
+        );
         assert!(Regex::new("(a{1000}){1000}").unwrap_err().contains("more than 10000 steps"));
     }
 }

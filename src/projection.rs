@@ -69,7 +69,13 @@ pub fn decide_route(tool: &ToolManifest, input: RouteInput, policy: impl Into<Ro
 }
 
 /// [`decide_route`], recording every step into `sink`.
-pub fn decide_route_with<S: Sink + ?Sized>(tool: &ToolManifest, input: RouteInput, policy: RoutePolicy, reasons: &mut Vec<ReasonCode>, sink: &mut S) -> RuntimeStatus {
+pub fn decide_route_with<S: Sink + ?Sized>(
+    tool: &ToolManifest,
+    input: RouteInput,
+    policy: RoutePolicy,
+    reasons: &mut Vec<ReasonCode>,
+    sink: &mut S,
+) -> RuntimeStatus {
     if !input.selected {
         let reason = input.not_selected_reason.unwrap_or(ReasonCode::NotSelectedForSubagent);
         reasons.push(reason);
@@ -182,14 +188,7 @@ impl ProjectionInput {
 /// `projectRuntimePolicy`: one route per catalog tool, in catalog order.
 pub fn project_runtime_policy(catalog: &Catalog, policy: impl Into<RoutePolicy>, input: &ProjectionInput) -> Vec<ToolRuntimeRoute> {
     let policy = policy.into();
-    catalog
-        .tools()
-        .iter()
-        .enumerate()
-        .map(|(i, tool)| {
-            route(tool, input.route_input(i), policy)
-        })
-        .collect()
+    catalog.tools().iter().enumerate().map(|(i, tool)| route(tool, input.route_input(i), policy)).collect()
 }
 
 #[cfg(test)]
@@ -220,7 +219,10 @@ mod tests {
         let bash = one("bash", RoutingStrategy::Auto, &open);
         assert_eq!((bash.status, bash.blocked_reason), (RuntimeStatus::WorkerLocal, None));
         let patch = one("patch", RoutingStrategy::Auto, &open);
-        assert_eq!((patch.status, patch.route, patch.blocked_reason), (RuntimeStatus::MainProcessProxied, FrontendRoute::MainProcessProxy, Some(RequiresMainProcessProxy)));
+        assert_eq!(
+            (patch.status, patch.route, patch.blocked_reason),
+            (RuntimeStatus::MainProcessProxied, FrontendRoute::MainProcessProxy, Some(RequiresMainProcessProxy))
+        );
         assert_eq!(patch.execution_mode, ExecutionMode::Sequential);
     }
 
@@ -241,7 +243,11 @@ mod tests {
     fn not_selected_stops_at_check_one() {
         let catalog = Catalog::builtin();
         let tool = catalog.get("bash").unwrap();
-        let r = route(tool, RouteInput { selected: false, not_selected_reason: Some(DisabledByAgent), strategy: RoutingStrategy::Auto, main_process: false }, policy(false, false, true));
+        let r = route(
+            tool,
+            RouteInput { selected: false, not_selected_reason: Some(DisabledByAgent), strategy: RoutingStrategy::Auto, main_process: false },
+            policy(false, false, true),
+        );
         assert_eq!((r.status, r.reasons.as_slice()), (RuntimeStatus::NotSelected, &[DisabledByAgent][..]));
     }
 }

@@ -1,11 +1,11 @@
 //! Registry rules for the `netaclaw_tool` table (seed 001 Task 4): the catalog → table sync plan, and
 //! the guard every admin update passes. Mirror fields belong to the code, human fields to the admin.
 
-use crate::names::NameMap;
 use crate::manifest::{Catalog, ToolManifest};
+use crate::names::NameMap;
+use crate::value::{Map, Value};
 use crate::vocab::{ReasonCode, RoutingStrategy};
 use serde::Serialize;
-use crate::value::{Map, Value};
 #[cfg(feature = "types")]
 use tsify::Tsify;
 
@@ -349,10 +349,7 @@ mod tests {
     #[test]
     fn values_outside_their_type_are_reset() {
         let catalog = Catalog::builtin();
-        let rows = vec![
-            obj(json!({"name": "todo", "status": 7, "workerRoutingStrategy": "x", "sort": 1.5})),
-            obj(json!({"name": "bash", "status": "on"})),
-        ];
+        let rows = vec![obj(json!({"name": "todo", "status": 7, "workerRoutingStrategy": "x", "sort": 1.5})), obj(json!({"name": "bash", "status": "on"}))];
         let plan = sync_catalog(&catalog, &rows);
         let get = |n: &str, f: &str| plan.updates.iter().find(|u| u.name == n).and_then(|u| u.set.get(f).cloned());
         assert_eq!(get("todo", "status"), Some(json!(1)));

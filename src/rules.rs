@@ -421,7 +421,9 @@ fn pattern_match(pattern: &Pattern, subject: &Subject, roots: &[Root]) -> Sure {
         // A tool pattern naming `bash` matches each of its commands.
         (Body::Tool(g), Subject::Command(_)) => sure(glob(g, "bash")),
         (Body::Command { words, tail, .. }, Subject::Command(command)) => command_match(words, *tail, command),
-        (Body::Path { segments, absolute }, Subject::Path { path, write }) if (pattern.kind == PatternKind::Write) == *write => sure(path_match(segments, *absolute, path, roots)),
+        (Body::Path { segments, absolute }, Subject::Path { path, write }) if (pattern.kind == PatternKind::Write) == *write => {
+            sure(path_match(segments, *absolute, path, roots))
+        }
         _ => Sure::No,
     }
 }
@@ -557,7 +559,15 @@ pub fn decide(rules: &Rules, tool: Option<&str>, command: Option<Command>, paths
                     subject: subject.into(),
                     unreadable: c.reading.unreadable,
                 },
-                None => RuleMatch { effect: Effect::Ask, level: None, source: None, pattern: None, kind: PatternKind::Bash, subject: subject.into(), unreadable: c.reading.unreadable },
+                None => RuleMatch {
+                    effect: Effect::Ask,
+                    level: None,
+                    source: None,
+                    pattern: None,
+                    kind: PatternKind::Bash,
+                    subject: subject.into(),
+                    unreadable: c.reading.unreadable,
+                },
             });
         }
     }
@@ -590,7 +600,10 @@ mod tests {
     #[test]
     fn patterns_parse_or_say_why_not() {
         assert_eq!(p("bash(git status:*)").body, Body::Command { words: vec!["git".into(), "status".into()], tail: true, text: "git status:*".into() });
-        assert_eq!(p("bash(npm run test *)").body, Body::Command { words: vec!["npm".into(), "run".into(), "test".into()], tail: true, text: "npm run test *".into() });
+        assert_eq!(
+            p("bash(npm run test *)").body,
+            Body::Command { words: vec!["npm".into(), "run".into(), "test".into()], tail: true, text: "npm run test *".into() }
+        );
         assert_eq!(p("mcp:github/*").body, Body::Tool("mcp__github__*".into()));
         for bad in ["", "net(example.org)", "bash()", "bash(a; b)", "bash(echo $(x))", "read(../x)", "write(a//b)", "read(a**b)", "x y", "Bash(git)"] {
             assert!(Pattern::parse(bad).is_err(), "{bad}");

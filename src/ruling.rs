@@ -16,7 +16,13 @@ use tsify::Tsify;
 /// The rules' verdict on a call of `tool` (absent: a path alone) with a `bash` command text (absent:
 /// not a shell call) touching `paths` (normalized, `true` when written), under `policy` (its roots
 /// anchor relative patterns and redirections). `None`: no rule speaks.
-pub fn rule_call(rules: &Rules, tool: Option<&str>, command: Option<&str>, paths: &[(&str, bool)], policy: &WorkerPolicy) -> (Option<RuleMatch>, Option<shell::Reading>) {
+pub fn rule_call(
+    rules: &Rules,
+    tool: Option<&str>,
+    command: Option<&str>,
+    paths: &[(&str, bool)],
+    policy: &WorkerPolicy,
+) -> (Option<RuleMatch>, Option<shell::Reading>) {
     let mut reading = command.map(shell::read);
     let mut all: Vec<(String, bool)> = paths.iter().map(|(p, w)| ((*p).to_string(), *w)).collect();
     if let Some(reading) = reading.as_mut() {
@@ -78,7 +84,15 @@ pub fn apply(check: ToolCallCheck, rules: &Rules, name: &str, arguments: Option<
         Effect::Allow => ToolCallCheck { rule: Some(rule), ..check },
         Effect::Deny => {
             let detail = concat(&[&quote(&rule.subject), " is denied by ", &describe(&rule)]);
-            ToolCallCheck { decision: ToolCallDecision::Denied, reason: Some(ReasonCode::DeniedByRule), paths: Vec::new(), detail: Some(detail), rule: Some(rule), on_approval: None, arguments: check.arguments }
+            ToolCallCheck {
+                decision: ToolCallDecision::Denied,
+                reason: Some(ReasonCode::DeniedByRule),
+                paths: Vec::new(),
+                detail: Some(detail),
+                rule: Some(rule),
+                on_approval: None,
+                arguments: check.arguments,
+            }
         }
         Effect::Ask => {
             let detail = concat(&[&quote(&rule.subject), " needs the user's approval: ", &describe(&rule)]);

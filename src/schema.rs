@@ -23,18 +23,19 @@ pub type Failure = String;
 
 /// Keywords the validator applies.
 pub const APPLIED: [&str; 45] = [
-    "type", "enum", "const", "properties", "required", "additionalProperties", "patternProperties", "propertyNames", "minProperties",
-    "maxProperties", "dependentRequired", "dependentSchemas", "dependencies", "items", "prefixItems", "additionalItems", "minItems", "maxItems",
-    "uniqueItems", "contains", "minContains", "maxContains", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-    "minLength", "maxLength", "pattern", "anyOf", "oneOf", "allOf", "not", "if", "then", "else", "$ref", "$defs", "definitions",
-    "x-netaclaw-path", "format", "$schema", "$id", "$anchor",
+    "type", "enum", "const", "properties", "required", "additionalProperties", "patternProperties", "propertyNames", "minProperties", "maxProperties",
+    "dependentRequired", "dependentSchemas", "dependencies", "items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems", "contains",
+    "minContains", "maxContains", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "pattern", "anyOf",
+    "oneOf", "allOf", "not", "if", "then", "else", "$ref", "$defs", "definitions", "x-netaclaw-path", "format", "$schema", "$id", "$anchor",
 ];
 
 /// Keywords that annotate and change no answer (beside every `x-*` keyword). `format` is an
 /// annotation, as 2020-12 makes it by default; `$id` only at the top (a base that `$ref`s resolve
 /// against is refused below it).
-pub const ANNOTATIONS: [&str; 12] =
-    ["title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment", "contentMediaType", "contentEncoding", "contentSchema", "$vocabulary"];
+pub const ANNOTATIONS: [&str; 12] = [
+    "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment", "contentMediaType", "contentEncoding", "contentSchema",
+    "$vocabulary",
+];
 
 /// The values of `x-netaclaw-path`.
 pub const PATH_MARKS: [&str; 5] = ["read", "write", "diff", "name", "relative"];
@@ -44,8 +45,15 @@ pub const PATH_MARKS: [&str; 5] = ["read", "write", "diff", "name", "relative"];
 pub const MAX_DEPTH: usize = 128;
 pub const MAX_STEPS: usize = 100_000;
 
-const TYPES: [(&str, &str); 7] =
-    [("object", "an object"), ("array", "an array"), ("string", "a string"), ("number", "a number"), ("integer", "an integer"), ("boolean", "a boolean"), ("null", "null")];
+const TYPES: [(&str, &str); 7] = [
+    ("object", "an object"),
+    ("array", "an array"),
+    ("string", "a string"),
+    ("number", "a number"),
+    ("integer", "an integer"),
+    ("boolean", "a boolean"),
+    ("null", "null"),
+];
 
 /// A marked string found in the arguments: its argument path, the text (absent: defaulted to the
 /// first root) and the mark.
@@ -74,24 +82,24 @@ fn check_at(root: &Value, schema: &Value, at: &Path, top: bool) -> Result<(), Fa
     let sub = |value: &Value, here: &Path| check_at(root, value, here, false);
     let each = |value: &Value, here: &Path, nonempty: bool| -> Result<bool, Failure> {
         match value {
-        Value::Array(list) if !nonempty || !list.is_empty() => {
-            for (i, s) in list.iter().enumerate() {
-                sub(s, &here.index(i))?;
+            Value::Array(list) if !nonempty || !list.is_empty() => {
+                for (i, s) in list.iter().enumerate() {
+                    sub(s, &here.index(i))?;
+                }
+                Ok(true)
             }
-            Ok(true)
-        }
-        _ => Ok(false),
+            _ => Ok(false),
         }
     };
     let named = |value: &Value, here: &Path| -> Result<bool, Failure> {
         match value {
-        Value::Object(m) => {
-            for (k, s) in m {
-                sub(s, &here.key(k))?;
+            Value::Object(m) => {
+                for (k, s) in m {
+                    sub(s, &here.key(k))?;
+                }
+                Ok(true)
             }
-            Ok(true)
-        }
-        _ => Ok(false),
+            _ => Ok(false),
         }
     };
     for (key, value) in map {
@@ -155,7 +163,12 @@ fn check_at(root: &Value, schema: &Value, at: &Path, top: bool) -> Result<(), Fa
             "$ref" => {
                 let Value::String(r) = value else { return Err(malformed(&here)) };
                 if resolve(root, r).is_none() {
-                    return Err(concat(&[&here.render(), ": ", &quote(r), " is not a local reference (#/$defs/... or #/definitions/...) to a schema of this document"]));
+                    return Err(concat(&[
+                        &here.render(),
+                        ": ",
+                        &quote(r),
+                        " is not a local reference (#/$defs/... or #/definitions/...) to a schema of this document",
+                    ]));
                 }
                 true
             }
@@ -256,7 +269,11 @@ impl<'s> Validation<'s> {
         let fail = |what: &str| Err(concat(&[&at.render(), ": ", what]));
         self.steps += 1;
         if depth > MAX_DEPTH || self.steps > MAX_STEPS {
-            return fail(if depth > MAX_DEPTH { "the schema nests deeper than 128 subschemas here (a $ref cycle?)" } else { "the schema takes more than 100000 steps to check these arguments" });
+            return fail(if depth > MAX_DEPTH {
+                "the schema nests deeper than 128 subschemas here (a $ref cycle?)"
+            } else {
+                "the schema takes more than 100000 steps to check these arguments"
+            });
         }
         let map = match schema {
             Value::Bool(true) => return Ok(()),
@@ -302,7 +319,13 @@ impl<'s> Validation<'s> {
                     if k == 0 && bound == "1" && !unit.is_empty() {
                         return fail("must not be empty");
                     }
-                    return fail(&concat(&["must ", if unit.is_empty() { "be" } else { "have" }, if k == 0 { " at least " } else { " at most " }, &bound, unit]));
+                    return fail(&concat(&[
+                        "must ",
+                        if unit.is_empty() { "be" } else { "have" },
+                        if k == 0 { " at least " } else { " at most " },
+                        &bound,
+                        unit,
+                    ]));
                 }
             }
         }
@@ -319,7 +342,9 @@ impl<'s> Validation<'s> {
                 }
             }
             // `x / m` an integer below 1e21 in IEEE doubles: what Ajv computes (`parseInt` of the quotient).
-            if let Some(m) = map.get("multipleOf").filter(|m| m.as_f64().is_some_and(|m| (x / m).fract() != 0.0 || (x / m).abs() >= 1e21 || !(x / m).is_finite())) {
+            if let Some(m) =
+                map.get("multipleOf").filter(|m| m.as_f64().is_some_and(|m| (x / m).fract() != 0.0 || (x / m).abs() >= 1e21 || !(x / m).is_finite()))
+            {
                 return fail(&concat(&["must be a multiple of ", &crate::value::js_text(m), " (multipleOf)"]));
             }
         }
@@ -440,7 +465,14 @@ impl<'s> Validation<'s> {
         if map.get("uniqueItems") == Some(&Value::Bool(true)) {
             for (i, a) in items.iter().enumerate() {
                 if let Some(j) = items[..i].iter().position(|b| equal(a, b)) {
-                    return Err(concat(&[&at.render(), ": items ", &crate::text::decimal(j as u64), " and ", &crate::text::decimal(i as u64), " are equal (uniqueItems)"]));
+                    return Err(concat(&[
+                        &at.render(),
+                        ": items ",
+                        &crate::text::decimal(j as u64),
+                        " and ",
+                        &crate::text::decimal(i as u64),
+                        " are equal (uniqueItems)",
+                    ]));
                 }
             }
         }
@@ -456,13 +488,29 @@ impl<'s> Validation<'s> {
             let min = map.get("minContains").and_then(Value::as_u64).unwrap_or(1);
             let max = map.get("maxContains").and_then(Value::as_u64);
             if count < min || max.is_some_and(|m| count > m) {
-                return Err(concat(&[&at.render(), ": has ", &crate::text::decimal(count), " items that match contains (", if count < min { "minContains " } else { "maxContains " }, &crate::text::decimal(if count < min { min } else { max.unwrap_or(0) }), ")"]));
+                return Err(concat(&[
+                    &at.render(),
+                    ": has ",
+                    &crate::text::decimal(count),
+                    " items that match contains (",
+                    if count < min { "minContains " } else { "maxContains " },
+                    &crate::text::decimal(if count < min { min } else { max.unwrap_or(0) }),
+                    ")",
+                ]));
             }
         }
         Ok(())
     }
 
-    fn object<'v>(&mut self, schema: &'s Map<String, Value>, whole: &'v Value, object: &'v Map<String, Value>, at: &Path, depth: usize, marked: &mut Vec<Marked<'v>>) -> Result<(), Failure>
+    fn object<'v>(
+        &mut self,
+        schema: &'s Map<String, Value>,
+        whole: &'v Value,
+        object: &'v Map<String, Value>,
+        at: &Path,
+        depth: usize,
+        marked: &mut Vec<Marked<'v>>,
+    ) -> Result<(), Failure>
     where
         's: 'v,
     {
@@ -493,7 +541,8 @@ impl<'s> Validation<'s> {
             let here = at.key(key);
             if let Some(names) = schema.get("propertyNames") {
                 let name = Value::String(key.clone());
-                self.validate(names, &name, &here, depth + 1, &mut Vec::new()).map_err(|e| concat(&[&here.render(), ": is not an allowed property name (propertyNames: ", &e, ")"]))?;
+                self.validate(names, &name, &here, depth + 1, &mut Vec::new())
+                    .map_err(|e| concat(&[&here.render(), ": is not an allowed property name (propertyNames: ", &e, ")"]))?;
             }
             let mut matched = false;
             if let Some(property) = properties.and_then(|p| p.get(key)) {
@@ -516,7 +565,9 @@ impl<'s> Validation<'s> {
         }
         // An absent optional workspace path stands for the first root (`list_dir`, `find_files`, `grep`).
         for (name, property) in properties.into_iter().flatten() {
-            if let Some(mark) = property.get("x-netaclaw-path").and_then(Value::as_str).filter(|m| !object.contains_key(name.as_str()) && (*m == "read" || *m == "write")) {
+            if let Some(mark) =
+                property.get("x-netaclaw-path").and_then(Value::as_str).filter(|m| !object.contains_key(name.as_str()) && (*m == "read" || *m == "write"))
+            {
                 marked.push(Marked { argument: at.key(name).render_below_root(), text: None, mark });
             }
         }
@@ -562,29 +613,114 @@ mod tests {
     #[test]
     fn each_keyword_allows_and_denies() {
         let cases = [
-            (json!({"properties": {"a": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}), json!({"a": null}), json!({"a": 1}), "arguments.a: matches no schema of anyOf (arguments.a: expected a string, got a number; arguments.a: expected null, got a number)"),
-            (json!({"properties": {"a": {"oneOf": [{"type": "integer"}, {"minimum": 2}]}}}), json!({"a": 1}), json!({"a": 3}), "arguments.a: matches 2 schemas of oneOf, and must match exactly one"),
-            (json!({"allOf": [{"required": ["a"]}, {"properties": {"a": {"type": "string"}}}]}), json!({"a": "x"}), json!({"a": 2}), "arguments.a: expected a string, got a number"),
+            (
+                json!({"properties": {"a": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}),
+                json!({"a": null}),
+                json!({"a": 1}),
+                "arguments.a: matches no schema of anyOf (arguments.a: expected a string, got a number; arguments.a: expected null, got a number)",
+            ),
+            (
+                json!({"properties": {"a": {"oneOf": [{"type": "integer"}, {"minimum": 2}]}}}),
+                json!({"a": 1}),
+                json!({"a": 3}),
+                "arguments.a: matches 2 schemas of oneOf, and must match exactly one",
+            ),
+            (
+                json!({"allOf": [{"required": ["a"]}, {"properties": {"a": {"type": "string"}}}]}),
+                json!({"a": "x"}),
+                json!({"a": 2}),
+                "arguments.a: expected a string, got a number",
+            ),
             (json!({"properties": {"a": {"not": {"const": "x"}}}}), json!({"a": "y"}), json!({"a": "x"}), "arguments.a: matches the schema of not"),
-            (json!({"properties": {"a": {"const": {"k": [1]}}}}), json!({"a": {"k": [1.0]}}), json!({"a": {"k": [2]}}), "arguments.a: must be {\"k\":[1]} (const)"),
-            (json!({"$defs": {"n": {"type": "integer"}}, "properties": {"a": {"$ref": "#/$defs/n"}}}), json!({"a": 1}), json!({"a": "1"}), "arguments.a: expected an integer, got a string"),
-            (json!({"definitions": {"a~b/c": {"maxLength": 1}}, "properties": {"a": {"$ref": "#/definitions/a~0b~1c"}}}), json!({"a": "x"}), json!({"a": "xy"}), "arguments.a: must have at most 1 characters"),
-            (json!({"properties": {"a": {"exclusiveMinimum": 0, "exclusiveMaximum": 1}}}), json!({"a": 0.5}), json!({"a": 0}), "arguments.a: must be greater than 0 (exclusiveMinimum)"),
-            (json!({"properties": {"a": {"maximum": 1, "exclusiveMaximum": true}}}), json!({"a": 0}), json!({"a": 1}), "arguments.a: must be less than 1 (exclusiveMaximum)"),
+            (
+                json!({"properties": {"a": {"const": {"k": [1]}}}}),
+                json!({"a": {"k": [1.0]}}),
+                json!({"a": {"k": [2]}}),
+                "arguments.a: must be {\"k\":[1]} (const)",
+            ),
+            (
+                json!({"$defs": {"n": {"type": "integer"}}, "properties": {"a": {"$ref": "#/$defs/n"}}}),
+                json!({"a": 1}),
+                json!({"a": "1"}),
+                "arguments.a: expected an integer, got a string",
+            ),
+            (
+                json!({"definitions": {"a~b/c": {"maxLength": 1}}, "properties": {"a": {"$ref": "#/definitions/a~0b~1c"}}}),
+                json!({"a": "x"}),
+                json!({"a": "xy"}),
+                "arguments.a: must have at most 1 characters",
+            ),
+            (
+                json!({"properties": {"a": {"exclusiveMinimum": 0, "exclusiveMaximum": 1}}}),
+                json!({"a": 0.5}),
+                json!({"a": 0}),
+                "arguments.a: must be greater than 0 (exclusiveMinimum)",
+            ),
+            (
+                json!({"properties": {"a": {"maximum": 1, "exclusiveMaximum": true}}}),
+                json!({"a": 0}),
+                json!({"a": 1}),
+                "arguments.a: must be less than 1 (exclusiveMaximum)",
+            ),
             (json!({"properties": {"a": {"multipleOf": 0.5}}}), json!({"a": 2.5}), json!({"a": 0.3}), "arguments.a: must be a multiple of 0.5 (multipleOf)"),
-            (json!({"properties": {"a": {"pattern": "^[a-z]+\\d$"}}}), json!({"a": "ab1"}), json!({"a": "AB1"}), "arguments.a: must match the pattern \"^[a-z]+\\\\d$\" (pattern)"),
-            (json!({"patternProperties": {"^x-": {"type": "string"}}, "additionalProperties": false}), json!({"x-a": "1"}), json!({"y": "1"}), "arguments.y: is not an allowed property"),
-            (json!({"propertyNames": {"maxLength": 2}}), json!({"ab": 1}), json!({"abc": 1}), "arguments.abc: is not an allowed property name (propertyNames: arguments.abc: must have at most 2 characters)"),
-            (json!({"properties": {"a": {"uniqueItems": true}}}), json!({"a": [1, "1", [1]]}), json!({"a": [{"x": 1, "y": 2}, {"y": 2, "x": 1.0}]}), "arguments.a: items 0 and 1 are equal (uniqueItems)"),
+            (
+                json!({"properties": {"a": {"pattern": "^[a-z]+\\d$"}}}),
+                json!({"a": "ab1"}),
+                json!({"a": "AB1"}),
+                "arguments.a: must match the pattern \"^[a-z]+\\\\d$\" (pattern)",
+            ),
+            (
+                json!({"patternProperties": {"^x-": {"type": "string"}}, "additionalProperties": false}),
+                json!({"x-a": "1"}),
+                json!({"y": "1"}),
+                "arguments.y: is not an allowed property",
+            ),
+            (
+                json!({"propertyNames": {"maxLength": 2}}),
+                json!({"ab": 1}),
+                json!({"abc": 1}),
+                "arguments.abc: is not an allowed property name (propertyNames: arguments.abc: must have at most 2 characters)",
+            ),
+            (
+                json!({"properties": {"a": {"uniqueItems": true}}}),
+                json!({"a": [1, "1", [1]]}),
+                json!({"a": [{"x": 1, "y": 2}, {"y": 2, "x": 1.0}]}),
+                "arguments.a: items 0 and 1 are equal (uniqueItems)",
+            ),
             (json!({"minProperties": 1, "maxProperties": 1}), json!({"a": 1}), json!({}), "arguments: must not be empty"),
             (json!({"maxProperties": 1}), json!({}), json!({"a": 1, "b": 2}), "arguments: must have at most 1 properties"),
-            (json!({"properties": {"a": {"prefixItems": [{"type": "string"}], "items": false}}}), json!({"a": ["x"]}), json!({"a": ["x", 1]}), "arguments.a: must have at most 1 items"),
-            (json!({"properties": {"a": {"items": [{"type": "string"}], "additionalItems": {"type": "integer"}}}}), json!({"a": ["x", 1]}), json!({"a": ["x", "y"]}), "arguments.a[1]: expected an integer, got a string"),
+            (
+                json!({"properties": {"a": {"prefixItems": [{"type": "string"}], "items": false}}}),
+                json!({"a": ["x"]}),
+                json!({"a": ["x", 1]}),
+                "arguments.a: must have at most 1 items",
+            ),
+            (
+                json!({"properties": {"a": {"items": [{"type": "string"}], "additionalItems": {"type": "integer"}}}}),
+                json!({"a": ["x", 1]}),
+                json!({"a": ["x", "y"]}),
+                "arguments.a[1]: expected an integer, got a string",
+            ),
             (json!({"dependentRequired": {"a": ["b"]}}), json!({"b": 1}), json!({"a": 1}), "arguments.b: is required when \"a\" is given (dependentRequired)"),
             (json!({"dependencies": {"a": {"required": ["c"]}}}), json!({"a": 1, "c": 2}), json!({"a": 1}), "arguments.c: is required"),
-            (json!({"properties": {"a": {"contains": {"const": 1}, "maxContains": 1}}}), json!({"a": [0, 1]}), json!({"a": [1, 1]}), "arguments.a: has 2 items that match contains (maxContains 1)"),
-            (json!({"if": {"required": ["a"]}, "then": {"required": ["b"]}, "else": {"required": ["c"]}}), json!({"c": 1}), json!({}), "arguments.c: is required"),
-            (json!({"properties": {"a": {"type": ["integer", "null"], "format": "uuid", "deprecated": true, "x-k": 1}}}), json!({"a": null}), json!({"a": "x"}), "arguments.a: expected an integer or null, got a string"),
+            (
+                json!({"properties": {"a": {"contains": {"const": 1}, "maxContains": 1}}}),
+                json!({"a": [0, 1]}),
+                json!({"a": [1, 1]}),
+                "arguments.a: has 2 items that match contains (maxContains 1)",
+            ),
+            (
+                json!({"if": {"required": ["a"]}, "then": {"required": ["b"]}, "else": {"required": ["c"]}}),
+                json!({"c": 1}),
+                json!({}),
+                "arguments.c: is required",
+            ),
+            (
+                json!({"properties": {"a": {"type": ["integer", "null"], "format": "uuid", "deprecated": true, "x-k": 1}}}),
+                json!({"a": null}),
+                json!({"a": "x"}),
+                "arguments.a: expected an integer or null, got a string",
+            ),
         ];
         for (schema, good, bad, detail) in cases {
             assert_eq!(run(&schema, &good).map(|_| ()), Ok(()), "{schema} allows {good}");
@@ -610,7 +746,12 @@ mod tests {
         for (schema, detail) in cases {
             assert_eq!(check(&schema), Err(detail.to_string()), "{schema}");
         }
-        assert_eq!(check(&json!({"$id": "urn:x", "$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": "#", "$anchor": "a", "$comment": "c", "readOnly": true})), Ok(()));
+        assert_eq!(
+            check(
+                &json!({"$id": "urn:x", "$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": "#", "$anchor": "a", "$comment": "c", "readOnly": true})
+            ),
+            Ok(())
+        );
     }
 
     #[test]

@@ -47,24 +47,24 @@ pub struct Reading {
 /// Commands that run another command, or code, taken from their arguments: a text invoking one of
 /// them is unreadable whatever its arguments.
 pub const RUNS_OTHERS: [&str; 33] = [
-    "eval", "exec", "source", ".", "env", "xargs", "sudo", "su", "doas", "nohup", "timeout", "nice", "ionice", "stdbuf", "setsid", "chroot",
-    "unshare", "nsenter", "flock", "watch", "strace", "ltrace", "time", "command", "builtin", "trap", "alias", "sh", "bash", "zsh", "dash",
-    "ksh", "busybox",
+    "eval", "exec", "source", ".", "env", "xargs", "sudo", "su", "doas", "nohup", "timeout", "nice", "ionice", "stdbuf", "setsid", "chroot", "unshare",
+    "nsenter", "flock", "watch", "strace", "ltrace", "time", "command", "builtin", "trap", "alias", "sh", "bash", "zsh", "dash", "ksh", "busybox",
 ];
 
 /// More shells, and programs whose argument is always code (`awk`'s program can call `system`).
 pub const SHELLS: [&str; 10] = ["mksh", "fish", "csh", "tcsh", "pwsh", "powershell", "awk", "gawk", "mawk", "nawk"];
 
 /// Interpreters: unreadable with an inline-code option ([`INLINE_CODE`]), readable running a file.
-pub const INTERPRETERS: [&str; 14] = ["python", "python2", "python3", "perl", "ruby", "node", "nodejs", "php", "lua", "deno", "bun", "tclsh", "Rscript", "osascript"];
+pub const INTERPRETERS: [&str; 14] =
+    ["python", "python2", "python3", "perl", "ruby", "node", "nodejs", "php", "lua", "deno", "bun", "tclsh", "Rscript", "osascript"];
 
 /// The options that give an interpreter its code inline (`-` alone: from the standard input).
 pub const INLINE_CODE: [&str; 8] = ["-c", "-e", "-E", "-p", "-r", "--eval", "--print", "-"];
 
 /// Reserved words that open compound commands, functions and tests.
 const KEYWORDS: [&str; 22] = [
-    "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "function", "select", "coproc", "!", "[[", "]]",
-    "{", "}", "in", "declare",
+    "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "function", "select", "coproc", "!", "[[", "]]", "{", "}", "in",
+    "declare",
 ];
 
 /// Reads `text` (see the module's documentation).
@@ -95,7 +95,10 @@ enum Token {
     End(char),
     /// A redirection operator: whether it writes, whether its target may be a file descriptor
     /// (`>&`, `<&`).
-    Redirect { write: bool, dup: bool },
+    Redirect {
+        write: bool,
+        dup: bool,
+    },
     /// `<<<`: a here-string, its word is input text.
     HereString,
 }
@@ -177,10 +180,18 @@ impl Reader {
             return Err("a command that runs other commands (a shell, eval, exec, env, xargs …)");
         }
         let interpreter = INTERPRETERS.contains(&base) || base.strip_prefix("python3.").is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit()));
-        if interpreter && words[1..].iter().any(|w| w.open || INLINE_CODE.contains(&w.text.as_str()) || (w.text.starts_with('-') && !w.text.starts_with("--") && w.text.contains(['c', 'e', 'p', 'r', 'E']))) {
+        if interpreter
+            && words[1..].iter().any(|w| {
+                w.open
+                    || INLINE_CODE.contains(&w.text.as_str())
+                    || (w.text.starts_with('-') && !w.text.starts_with("--") && w.text.contains(['c', 'e', 'p', 'r', 'E']))
+            })
+        {
             return Err("an interpreter running inline code");
         }
-        if base == "find" && words.iter().any(|w| matches!(w.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir" | "-delete" | "-fprint" | "-fprintf" | "-fls")) {
+        if base == "find"
+            && words.iter().any(|w| matches!(w.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir" | "-delete" | "-fprint" | "-fprintf" | "-fls"))
+        {
             return Err("a command that runs other commands (a shell, eval, exec, env, xargs …)");
         }
         Ok(())

@@ -14,8 +14,8 @@ use crate::manifest::Catalog;
 use crate::names::FirstIndex;
 use crate::path::Path;
 use crate::projection::{route_with, ProjectionInput, RoutePolicy, ToolRuntimeRoute};
-use crate::sink::{Sink, Source};
 pub use crate::sink::TraceEntry;
+use crate::sink::{Sink, Source};
 use crate::vocab::{ReasonCode, TraceLayer, TraceOutcome};
 
 /// `base[index]`.
@@ -173,7 +173,9 @@ impl<'a> Recorder<'a> {
             (Source::CrewRole, _) => "crewRole".into(),
             (Source::RoutingHint, _) => self.sources.field(position, name, HINT, "workerRoutingHint"),
             (Source::SupportedInWorker, _) => self.sources.field(position, name, IN_WORKER, "supportedInWorker"),
-            (Source::Selection, RouteNames::Diagnostic { batch, .. }) => batch.get(name).map_or_else(|| "subagentTools".into(), |k| indexed("subagentTools", k)),
+            (Source::Selection, RouteNames::Diagnostic { batch, .. }) => {
+                batch.get(name).map_or_else(|| "subagentTools".into(), |k| indexed("subagentTools", k))
+            }
             (Source::Strategy, RouteNames::Diagnostic { .. }) => self.row_source(".workerRoutingStrategy", "governance"),
             (Source::Roots, RouteNames::Diagnostic { roots, .. }) => roots.clone(),
             (Source::Shell, RouteNames::Diagnostic { shell, .. }) => shell.clone(),
@@ -229,7 +231,13 @@ pub fn traced_resolve(catalog: &Catalog, governance: &Governance, sources: &Cata
 }
 
 /// `projectRuntimePolicy` with `trace: true`. `selected_names` is the input's `selectedTools`.
-pub fn traced_projection(catalog: &Catalog, sources: &CatalogSources, policy: RoutePolicy, input: &ProjectionInput, selected_names: &[&str]) -> Vec<ToolRuntimeRoute> {
+pub fn traced_projection(
+    catalog: &Catalog,
+    sources: &CatalogSources,
+    policy: RoutePolicy,
+    input: &ProjectionInput,
+    selected_names: &[&str],
+) -> Vec<ToolRuntimeRoute> {
     let mut recorder = Recorder::new(catalog, sources);
     recorder.set_routes(RouteNames::Projection { selected: first_indices(selected_names), input });
     let mut routes = Vec::with_capacity(catalog.tools().len());
@@ -300,7 +308,12 @@ mod tests {
         assert_eq!(list_dir.last().map(|e| (e.source.as_str(), e.reason)), Some(("governance[1].status", Some(ReasonCode::DisabledGlobally))));
         // A protected core tool is not dropped; its trace shows the agent's attempt overridden.
         let todo = resolver_traces(&catalog, &governance, &sources, &input).swap_remove(catalog.position("todo").unwrap());
-        let overridden = TraceEntry { layer: TraceLayer::AgentDisabled, outcome: TraceOutcome::Overridden, source: "agent.tools.disabled[0]".into(), reason: Some(ReasonCode::DisabledByAgent) };
+        let overridden = TraceEntry {
+            layer: TraceLayer::AgentDisabled,
+            outcome: TraceOutcome::Overridden,
+            source: "agent.tools.disabled[0]".into(),
+            reason: Some(ReasonCode::DisabledByAgent),
+        };
         assert_eq!(todo[2], overridden);
         assert!(todo.iter().all(|e| e.outcome != TraceOutcome::Block));
         // Untraced answers are unchanged.
@@ -319,7 +332,10 @@ mod tests {
         let input = ResolveInput { toolset_defaults: Some(vec!["ops".into(), "base".into(), "memory".into()]), ..Default::default() };
         let traces = resolver_traces(&catalog, &Governance::default(), &sources, &input);
         assert_eq!(sources_of(&traces[0])[..2], [("catalog", "pass", "catalog[0]"), ("agent-toolsets", "pass", "toolsetDefaults[0]")]);
-        assert_eq!(traces[2].last().map(|e| (e.layer, e.source.as_str(), e.reason)), Some((TraceLayer::Scene, "memoryEnabled", Some(ReasonCode::MemoryDisabled))));
+        assert_eq!(
+            traces[2].last().map(|e| (e.layer, e.source.as_str(), e.reason)),
+            Some((TraceLayer::Scene, "memoryEnabled", Some(ReasonCode::MemoryDisabled)))
+        );
         let policy = RoutePolicy { has_roots: true, allow_shell: true, readonly: true };
         let selected = RouteInput { selected: true, not_selected_reason: None, strategy: RoutingStrategy::Auto, main_process: false };
         // The schema set the hint (local) but not supportedInWorker: the default of its kind decides.
@@ -328,7 +344,12 @@ mod tests {
         let t = route_trace(&catalog, &sources, 1, selected, policy);
         assert_eq!(
             sources_of(&t),
-            [("subagent-selection", "pass", "selectedTools"), ("worker-policy", "pass", "policy.workspaceRoots"), ("worker-policy", "pass", "policy.allowShell"), ("manifest", "local", "builtin:bash")]
+            [
+                ("subagent-selection", "pass", "selectedTools"),
+                ("worker-policy", "pass", "policy.workspaceRoots"),
+                ("worker-policy", "pass", "policy.allowShell"),
+                ("manifest", "local", "builtin:bash")
+            ]
         );
         // force-local on a proxied tool without worker support: its supportedInWorker (a default) blocks.
         let forced = RouteInput { strategy: RoutingStrategy::ForceLocal, ..selected };

@@ -200,7 +200,13 @@ pub fn build_subprocess_worker_policy(catalog: &Catalog, input: &WorkerPolicyInp
 }
 
 /// The policy for already-normalized roots and a selection given by catalog positions.
-pub fn policy_for(catalog: &Catalog, workspace_roots: Vec<Root>, selected: impl Iterator<Item = usize>, shell_permitted: bool, write_permitted: bool) -> WorkerPolicy {
+pub fn policy_for(
+    catalog: &Catalog,
+    workspace_roots: Vec<Root>,
+    selected: impl Iterator<Item = usize>,
+    shell_permitted: bool,
+    write_permitted: bool,
+) -> WorkerPolicy {
     let (mut needs_shell, mut needs_write) = (false, false);
     for i in selected {
         if let Some(tool) = catalog.tools().get(i) {
@@ -305,7 +311,9 @@ mod tests {
 
     #[test]
     fn a_normalized_root_is_taken_as_it_is_and_equals_its_normalization() {
-        for root in ["/", "/a", "/srv/work/src/lib.rs", "/a/b.", "/a/..b", "/a/.b/c", "/a\\..\\b", "/a//b", "/a/./b", "/a/../b", "/a/", "/a/.", "/a/..", "//", "/../x"] {
+        for root in
+            ["/", "/a", "/srv/work/src/lib.rs", "/a/b.", "/a/..b", "/a/.b/c", "/a\\..\\b", "/a//b", "/a/./b", "/a/../b", "/a/", "/a/.", "/a/..", "//", "/../x"]
+        {
             assert_eq!(Root::new(root).unwrap().as_str(), join("/", "/", root.split('/')), "{root}");
         }
     }
@@ -372,7 +380,12 @@ mod tests {
         let codes: Vec<_> = b.warnings.iter().map(|w| (w.code.as_str(), w.subject.as_str())).collect();
         assert_eq!(
             codes,
-            [("root_outside_parent", "/srv/apple"), ("root_outside_parent", "/"), ("shell_not_allowed_by_parent", "allowShell"), ("write_not_allowed_by_parent", "readonly")]
+            [
+                ("root_outside_parent", "/srv/apple"),
+                ("root_outside_parent", "/"),
+                ("shell_not_allowed_by_parent", "allowShell"),
+                ("write_not_allowed_by_parent", "readonly")
+            ]
         );
         // Within its parent, a child is unchanged and nothing is reported.
         let open = WorkerPolicy { workspace_roots: roots(&["/"]), allow_shell: true, readonly: false };

@@ -7,8 +7,8 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 const TOOLS: [&str; 19] = [
-    "bash", "read_file", "list_dir", "find_files", "grep", "write_file", "edit", "patch", "todo", "clarify", "escalate", "read_skill",
-    "read_skill_file", "skill_manage", "execute_skill", "memory_save", "memory_recall", "delegate_task", "delegate_parallel",
+    "bash", "read_file", "list_dir", "find_files", "grep", "write_file", "edit", "patch", "todo", "clarify", "escalate", "read_skill", "read_skill_file",
+    "skill_manage", "execute_skill", "memory_save", "memory_recall", "delegate_task", "delegate_parallel",
 ];
 const TOOLSETS: [&str; 7] = ["base", "planning", "memory", "skills", "delegation", "vision", "bogus"];
 const STRATEGIES: [&str; 4] = ["auto", "force-local", "force-main-process-proxy", "force-disabled"];
@@ -110,33 +110,51 @@ fn subset(items: &'static [&'static str]) -> impl Strategy<Value = Vec<&'static 
 fn diagnostic_input() -> impl Strategy<Value = Value> {
     let agent = (prop::option::of(subset(&TOOLSETS)), subset(&TOOLS), any::<bool>());
     let rows = prop::collection::btree_map(prop::sample::select(TOOLS.to_vec()), (any::<bool>(), prop::sample::select(STRATEGIES.to_vec())), 0..6);
-    let scene = (prop::option::of(prop::sample::select(vec!["text", "vision", "multimodal"])), any::<bool>(), any::<bool>(), prop::option::of(prop::sample::select(vec!["master", "sub"])));
-    let batch = (prop::option::of(prop::collection::vec(prop::sample::select(vec!["bash", "read_file", "write_file", "patch", "todo", "memory_save", "execute_skill", "ghost"]), 0..6)), prop::option::of(prop::sample::select(vec!["/srv/app", "/srv/app/web", "/tmp"])));
-    let permissions = (any::<bool>(), any::<bool>(), prop::option::of((prop::collection::vec(prop::sample::select(vec!["/srv", "/srv/app", "/home"]), 0..2), any::<bool>(), any::<bool>())));
-    (agent, rows, scene, batch, permissions).prop_map(|((toolsets, disabled, has_agent), rows, (capability, memory, skills, role), (subagent, cwd), (shell, write, parent))| {
-        let mut input = json!({ "memoryEnabled": memory, "hasSkills": skills, "shellPermitted": shell, "writePermitted": write });
-        if has_agent {
-            input["agent"] = json!({ "toolsets": toolsets, "tools": { "disabled": disabled } });
-        }
-        let rows: Vec<Value> = rows.into_iter().map(|(name, (on, strategy))| json!({ "name": name, "status": u8::from(on), "workerRoutingStrategy": strategy })).collect();
-        input["governance"] = json!(rows);
-        if let Some(c) = capability {
-            input["modelCapability"] = json!(c);
-        }
-        if let Some(r) = role {
-            input["crewRole"] = json!(r);
-        }
-        if let Some(s) = subagent {
-            input["subagentTools"] = json!(s);
-        }
-        if let Some(c) = cwd {
-            input["sessionCwd"] = json!(c);
-        }
-        if let Some((roots, allow_shell, readonly)) = parent {
-            input["parent"] = json!({ "workspaceRoots": roots, "allowShell": allow_shell, "readonly": readonly });
-        }
-        input
-    })
+    let scene = (
+        prop::option::of(prop::sample::select(vec!["text", "vision", "multimodal"])),
+        any::<bool>(),
+        any::<bool>(),
+        prop::option::of(prop::sample::select(vec!["master", "sub"])),
+    );
+    let batch = (
+        prop::option::of(prop::collection::vec(
+            prop::sample::select(vec!["bash", "read_file", "write_file", "patch", "todo", "memory_save", "execute_skill", "ghost"]),
+            0..6,
+        )),
+        prop::option::of(prop::sample::select(vec!["/srv/app", "/srv/app/web", "/tmp"])),
+    );
+    let permissions = (
+        any::<bool>(),
+        any::<bool>(),
+        prop::option::of((prop::collection::vec(prop::sample::select(vec!["/srv", "/srv/app", "/home"]), 0..2), any::<bool>(), any::<bool>())),
+    );
+    (agent, rows, scene, batch, permissions).prop_map(
+        |((toolsets, disabled, has_agent), rows, (capability, memory, skills, role), (subagent, cwd), (shell, write, parent))| {
+            let mut input = json!({ "memoryEnabled": memory, "hasSkills": skills, "shellPermitted": shell, "writePermitted": write });
+            if has_agent {
+                input["agent"] = json!({ "toolsets": toolsets, "tools": { "disabled": disabled } });
+            }
+            let rows: Vec<Value> =
+                rows.into_iter().map(|(name, (on, strategy))| json!({ "name": name, "status": u8::from(on), "workerRoutingStrategy": strategy })).collect();
+            input["governance"] = json!(rows);
+            if let Some(c) = capability {
+                input["modelCapability"] = json!(c);
+            }
+            if let Some(r) = role {
+                input["crewRole"] = json!(r);
+            }
+            if let Some(s) = subagent {
+                input["subagentTools"] = json!(s);
+            }
+            if let Some(c) = cwd {
+                input["sessionCwd"] = json!(c);
+            }
+            if let Some((roots, allow_shell, readonly)) = parent {
+                input["parent"] = json!({ "workspaceRoots": roots, "allowShell": allow_shell, "readonly": readonly });
+            }
+            input
+        },
+    )
 }
 
 /// Removes every `trace` key.
@@ -280,7 +298,10 @@ fn untraced_answers_carry_no_trace_key_and_traced_ones_name_their_sources() {
     traced["trace"] = json!(true);
     let resolved = answer("resolveTools", &[traced.clone()]);
     let edit = resolved["disabledReasons"].as_array().unwrap().iter().find(|d| d["name"] == "edit").unwrap();
-    assert_eq!(edit["trace"].as_array().unwrap().last().unwrap(), &json!({ "layer": "governance", "outcome": "block", "source": "governance[1].status", "reason": "disabled_globally" }));
+    assert_eq!(
+        edit["trace"].as_array().unwrap().last().unwrap(),
+        &json!({ "layer": "governance", "outcome": "block", "source": "governance[1].status", "reason": "disabled_globally" })
+    );
     let d = answer("runtimeDiagnostic", &[traced.clone()]);
     let bash = d["routes"].as_array().unwrap().iter().find(|r| r["name"] == "bash").unwrap();
     let sources: Vec<(&str, &str)> = bash["trace"].as_array().unwrap().iter().map(|e| (e["layer"].as_str().unwrap(), e["source"].as_str().unwrap())).collect();
@@ -319,6 +340,9 @@ fn mcp_annotations_and_explain_errors() {
     assert_eq!(call("toMcpAnnotations", &[json!({ "name": "x" })]).unwrap_err(), "manifest.toolset: expected a string, got null");
     assert_eq!(call("explainTool", &[json!({}), json!(7)]).unwrap_err(), "name: expected a string, got a number");
     assert_eq!(call("explainTool", &[json!({}), json!("bash"), json!("fr")]).unwrap_err().split(':').next(), Some("locale"));
-    assert_eq!(call("profileRouteDiff", &[json!({ "profiles": [], "routes": [{ "name": "bash", "status": "not-selected", "reasons": [] }] })]).unwrap_err(), "diagnostic.routes[0].name: no profile is named \"bash\"");
+    assert_eq!(
+        call("profileRouteDiff", &[json!({ "profiles": [], "routes": [{ "name": "bash", "status": "not-selected", "reasons": [] }] })]).unwrap_err(),
+        "diagnostic.routes[0].name: no profile is named \"bash\""
+    );
     assert_eq!(call("profileRouteDiff", &[json!({ "profiles": [] })]).unwrap_err(), "diagnostic.routes: is required");
 }

@@ -288,7 +288,8 @@ fn any_name() -> impl Strategy<Value = String> {
 /// Random JSON arguments: objects keyed by the builtins' argument names (and others), with strings
 /// that look like paths, diffs and names, numbers, booleans, arrays and nested objects.
 fn any_arguments() -> impl Strategy<Value = Value> {
-    const KEYS: [&str; 14] = ["path", "content", "command", "timeoutMs", "offset", "limit", "pattern", "items", "text", "done", "name", "patch", "tasks", "extra"];
+    const KEYS: [&str; 14] =
+        ["path", "content", "command", "timeoutMs", "offset", "limit", "pattern", "items", "text", "done", "name", "patch", "tasks", "extra"];
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
@@ -301,7 +302,8 @@ fn any_arguments() -> impl Strategy<Value = Value> {
     let value = leaf.prop_recursive(3, 24, 4, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-            prop::collection::vec((select(&KEYS[..]), inner), 0..4).prop_map(|entries| Value::Object(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
+            prop::collection::vec((select(&KEYS[..]), inner), 0..4)
+                .prop_map(|entries| Value::Object(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
         ]
     });
     prop_oneof![

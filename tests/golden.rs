@@ -248,7 +248,8 @@ fn every_rule_vector_decides_what_its_description_says() {
         let vector = read_vector(&file, "checkRules").unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let Some(Outcome::Answer(answer)) = &vector.expected else { continue };
         let description = vector.doc["description"].as_str().unwrap_or_default();
-        let said = description.rsplit_once(" → ").map(|(_, d)| d).unwrap_or_else(|| panic!("{}: the description ends with → allow, ask or deny", file.display()));
+        let said =
+            description.rsplit_once(" → ").map(|(_, d)| d).unwrap_or_else(|| panic!("{}: the description ends with → allow, ask or deny", file.display()));
         let answer: Value = serde_json::from_str(answer).unwrap();
         assert_eq!(answer["decision"].as_str(), Some(said), "{}", file.display());
         checked += 1;
@@ -370,7 +371,8 @@ fn the_prepared_check_reads_the_model_s_text() {
         "routes": [{ "name": "read_file", "status": "worker-local", "reasons": [] }],
     });
     let checker = api::CallChecker::new(&input).unwrap();
-    let allowed = r#"{"decision":"worker-local","reason":null,"paths":[{"argument":"path","path":"/srv/w/b","write":false}],"detail":null,"arguments":{"path":"b"}}"#;
+    let allowed =
+        r#"{"decision":"worker-local","reason":null,"paths":[{"argument":"path","path":"/srv/w/b","write":false}],"detail":null,"arguments":{"path":"b"}}"#;
     for text in [" {\n \"path\" : \"b\" } ", r#"{"path":"a","path":"b"}"#, r#"{"path":"\u0062"}"#] {
         assert_eq!(checker.check_text("read_file", text).unwrap(), allowed, "{text}");
     }

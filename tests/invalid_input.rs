@@ -154,7 +154,11 @@ fn every_schema_field_is_type_checked() {
         schema[field] = value;
         owned.push(("toolManifest", one(schema.clone()), format!("schema.{field}: expected {want}, got {got}")));
         // The same schema inside a catalog is named by its index.
-        owned.push(("resolveTools", one(json!({"catalog": [{"name": "a", "toolset": "b"}, schema]})), format!("catalog[1].{field}: expected {want}, got {got}")));
+        owned.push((
+            "resolveTools",
+            one(json!({"catalog": [{"name": "a", "toolset": "b"}, schema]})),
+            format!("catalog[1].{field}: expected {want}, got {got}"),
+        ));
     }
     let cases: Vec<(&str, Value, &str)> = owned.iter().map(|(f, a, m)| (*f, a.clone(), m.as_str())).collect();
     check(&cases);
@@ -171,9 +175,17 @@ fn missing_required_fields_are_named() {
         ("projectRuntimePolicy", one(json!({"selectedTools": [], "policy": {"allowShell": true, "readonly": true}})), "policy.workspaceRoots: is required"),
         ("projectRuntimePolicy", one(json!({"selectedTools": [], "policy": {"workspaceRoots": [], "readonly": true}})), "policy.allowShell: is required"),
         ("projectRuntimePolicy", one(json!({"selectedTools": [], "policy": {"workspaceRoots": [], "allowShell": false}})), "policy.readonly: is required"),
-        ("projectRuntimePolicy", one(json!({"selectedTools": [], "policy": {"workspaceRoots": [], "allowShell": "no", "readonly": true}})), "policy.allowShell: expected a boolean, got a string"),
+        (
+            "projectRuntimePolicy",
+            one(json!({"selectedTools": [], "policy": {"workspaceRoots": [], "allowShell": "no", "readonly": true}})),
+            "policy.allowShell: expected a boolean, got a string",
+        ),
         ("projectRuntimePolicy", one(json!({"selectedTools": [], "policy": "open"})), "policy: expected an object, got a string"),
-        ("projectRuntimePolicy", one(json!({"selectedTools": [], "policy": {"workspaceRoots": [1], "allowShell": false, "readonly": true}})), "policy.workspaceRoots[0]: expected a string, got a number"),
+        (
+            "projectRuntimePolicy",
+            one(json!({"selectedTools": [], "policy": {"workspaceRoots": [1], "allowShell": false, "readonly": true}})),
+            "policy.workspaceRoots[0]: expected a string, got a number",
+        ),
         ("toolManifest", one(json!({"toolset": "base"})), "schema.name: expected a string, got null"),
         ("toolManifest", one(json!({"name": "bash"})), "schema.toolset: expected a string, got null"),
         ("resolveTools", one(json!({"catalog": [{"name": "bash"}]})), "catalog[0].toolset: expected a string, got null"),
@@ -188,10 +200,26 @@ fn missing_required_fields_are_named() {
 #[test]
 fn duplicate_names_are_invalid() {
     check(&[
-        ("resolveTools", one(json!({"catalog": [{"name": "a", "toolset": "x"}, {"name": "b", "toolset": "x"}, {"name": "a", "toolset": "y"}]})), "catalog[2].name: duplicate tool name \"a\" (also catalog[0].name)"),
-        ("syncCatalog", json!([[{"name": "a", "toolset": "x"}, {"name": "a", "toolset": "x"}], []]), "catalog[1].name: duplicate tool name \"a\" (also catalog[0].name)"),
-        ("resolveTools", one(json!({"governance": [{"name": "bash"}, {"name": "bash"}]})), "governance[1].name: duplicate row name \"bash\" (also governance[0].name)"),
-        ("runtimeDiagnostic", one(json!({"governance": [{"name": "x"}, {"name": "y"}, {"name": "x", "status": 0}]})), "governance[2].name: duplicate row name \"x\" (also governance[0].name)"),
+        (
+            "resolveTools",
+            one(json!({"catalog": [{"name": "a", "toolset": "x"}, {"name": "b", "toolset": "x"}, {"name": "a", "toolset": "y"}]})),
+            "catalog[2].name: duplicate tool name \"a\" (also catalog[0].name)",
+        ),
+        (
+            "syncCatalog",
+            json!([[{"name": "a", "toolset": "x"}, {"name": "a", "toolset": "x"}], []]),
+            "catalog[1].name: duplicate tool name \"a\" (also catalog[0].name)",
+        ),
+        (
+            "resolveTools",
+            one(json!({"governance": [{"name": "bash"}, {"name": "bash"}]})),
+            "governance[1].name: duplicate row name \"bash\" (also governance[0].name)",
+        ),
+        (
+            "runtimeDiagnostic",
+            one(json!({"governance": [{"name": "x"}, {"name": "y"}, {"name": "x", "status": 0}]})),
+            "governance[2].name: duplicate row name \"x\" (also governance[0].name)",
+        ),
         ("syncCatalog", json!([null, [{"name": "old"}, {"name": "old"}]]), "rows[1].name: duplicate row name \"old\" (also rows[0].name)"),
     ]);
 }
@@ -207,7 +235,11 @@ fn names_are_limited_to_100_unicode_scalar_values() {
         ("toolManifest", one(json!({"name": "", "toolset": "x"})), "schema.name: must not be empty"),
         ("toolManifest", one(json!({"name": "x", "toolset": "t".repeat(51)})), "schema.toolset: is longer than 50 characters"),
         ("toolManifest", one(json!({"name": "x", "toolset": ""})), "schema.toolset: must not be empty"),
-        ("resolveTools", one(json!({"catalog": [{"name": "ok", "toolset": "x"}, {"name": long, "toolset": "x"}]})), "catalog[1].name: is longer than 100 characters"),
+        (
+            "resolveTools",
+            one(json!({"catalog": [{"name": "ok", "toolset": "x"}, {"name": long, "toolset": "x"}]})),
+            "catalog[1].name: is longer than 100 characters",
+        ),
         ("resolveTools", one(json!({"governance": [{"name": long}]})), "governance[0].name: is longer than 100 characters"),
         ("resolveTools", one(json!({"agent": {"tools": {"disabled": [long]}}})), "agent.tools.disabled[0]: is longer than 100 characters"),
         ("resolveTools", one(json!({"agent": {"toolsets": ["t".repeat(51)]}})), "agent.toolsets[0]: is longer than 50 characters"),
@@ -221,7 +253,10 @@ fn names_are_limited_to_100_unicode_scalar_values() {
     // A label of 200 CJK characters passes the guard; 201 is a refused value, not an exception.
     let row = json!({"name": "bash"});
     assert_eq!(answer("validateToolUpdate", &[json!({"row": row, "patch": {"label": "标".repeat(200)}})])["ok"], json!(true));
-    assert_eq!(answer("validateToolUpdate", &[json!({"row": row, "patch": {"label": "标".repeat(201)}})])["errors"], json!([{"field": "label", "code": "invalid_value"}]));
+    assert_eq!(
+        answer("validateToolUpdate", &[json!({"row": row, "patch": {"label": "标".repeat(201)}})])["errors"],
+        json!([{"field": "label", "code": "invalid_value"}])
+    );
 }
 
 #[test]
@@ -230,15 +265,27 @@ fn roots_must_be_absolute_posix_or_windows_paths() {
     let owned: Vec<(&str, Value, String)> = vec![
         ("buildSubprocessWorkerPolicy", one(json!({"sessionCwd": ".", "selectedTools": []})), format!("sessionCwd: {absolute} \".\"")),
         ("buildSubprocessWorkerPolicy", one(json!({"sessionCwd": "src", "selectedTools": []})), format!("sessionCwd: {absolute} \"src\"")),
-        ("buildSubprocessWorkerPolicy", one(json!({"workspaceRoots": ["/ok", "../up"], "selectedTools": []})), format!("workspaceRoots[1]: {absolute} \"../up\"")),
+        (
+            "buildSubprocessWorkerPolicy",
+            one(json!({"workspaceRoots": ["/ok", "../up"], "selectedTools": []})),
+            format!("workspaceRoots[1]: {absolute} \"../up\""),
+        ),
         ("buildSubprocessWorkerPolicy", one(json!({"workspaceRoots": ["C:"], "selectedTools": []})), format!("workspaceRoots[0]: {absolute} \"C:\"")),
         ("buildSubprocessWorkerPolicy", one(json!({"workspaceRoots": ["C:foo"], "selectedTools": []})), format!("workspaceRoots[0]: {absolute} \"C:foo\"")),
         ("buildSubprocessWorkerPolicy", one(json!({"workspaceRoots": ["\\foo"], "selectedTools": []})), format!("workspaceRoots[0]: {absolute} \"\\\\foo\"")),
         ("buildSubprocessWorkerPolicy", one(json!({"workspaceRoots": ["~/work"], "selectedTools": []})), format!("workspaceRoots[0]: {absolute} \"~/work\"")),
         ("buildSubprocessWorkerPolicy", one(json!({"sessionCwd": "", "selectedTools": []})), "sessionCwd: must not be empty".into()),
         ("buildSubprocessWorkerPolicy", one(json!({"workspaceRoots": ["/a", ""], "selectedTools": []})), "workspaceRoots[1]: must not be empty".into()),
-        ("buildSubprocessWorkerPolicy", one(json!({"workspaceRoots": ["\\\\server\\share"], "selectedTools": []})), "workspaceRoots[0]: UNC paths are not supported: \"\\\\\\\\server\\\\share\"".into()),
-        ("buildSubprocessWorkerPolicy", one(json!({"sessionCwd": "//?/C:/x".replace('/', "\\"), "selectedTools": []})), "sessionCwd: UNC paths are not supported: \"\\\\\\\\?\\\\C:\\\\x\"".into()),
+        (
+            "buildSubprocessWorkerPolicy",
+            one(json!({"workspaceRoots": ["\\\\server\\share"], "selectedTools": []})),
+            "workspaceRoots[0]: UNC paths are not supported: \"\\\\\\\\server\\\\share\"".into(),
+        ),
+        (
+            "buildSubprocessWorkerPolicy",
+            one(json!({"sessionCwd": "//?/C:/x".replace('/', "\\"), "selectedTools": []})),
+            "sessionCwd: UNC paths are not supported: \"\\\\\\\\?\\\\C:\\\\x\"".into(),
+        ),
         ("buildSubprocessWorkerPolicy", one(json!({"sessionCwd": "/a\u{0}b", "selectedTools": []})), "sessionCwd: must not contain a NUL character".into()),
         ("buildSubprocessWorkerPolicy", one(json!({"sessionCwd": 42, "selectedTools": []})), "sessionCwd: expected a string, got a number".into()),
         ("buildSubprocessWorkerPolicy", one(json!({"workspaceRoots": "/w", "selectedTools": []})), "workspaceRoots: expected an array, got a string".into()),
@@ -251,7 +298,9 @@ fn roots_must_be_absolute_posix_or_windows_paths() {
 
 #[test]
 fn roots_normalize_lexically_through_the_public_api() {
-    let roots = |cwd: Value, extra: Value| answer("buildSubprocessWorkerPolicy", &[json!({"sessionCwd": cwd, "workspaceRoots": extra, "selectedTools": []})])["workspaceRoots"].clone();
+    let roots = |cwd: Value, extra: Value| {
+        answer("buildSubprocessWorkerPolicy", &[json!({"sessionCwd": cwd, "workspaceRoots": extra, "selectedTools": []})])["workspaceRoots"].clone()
+    };
     assert_eq!(roots(json!("/a/../.."), json!([])), json!(["/"]));
     assert_eq!(roots(json!("C:\\a\\..\\b"), json!([])), json!(["C:\\b"]));
     assert_eq!(roots(json!("//a//b/"), json!([])), json!(["/a/b"]));
@@ -262,7 +311,10 @@ fn roots_normalize_lexically_through_the_public_api() {
     // The same normalization serves the diagnostic.
     let d = answer("runtimeDiagnostic", &[json!({"sessionCwd": "//a//b/", "workspaceRoots": ["/a/b/c/.."], "catalog": []})]);
     assert_eq!(d["policy"]["workspaceRoots"], json!(["/a/b"]));
-    assert_eq!(error("buildSubprocessWorkerPolicy", &[json!({"sessionCwd": ".", "selectedTools": []})]), "sessionCwd: must be an absolute path (POSIX /… or Windows C:\\…), got \".\"");
+    assert_eq!(
+        error("buildSubprocessWorkerPolicy", &[json!({"sessionCwd": ".", "selectedTools": []})]),
+        "sessionCwd: must be an absolute path (POSIX /… or Windows C:\\…), got \".\""
+    );
 }
 
 #[test]
@@ -273,13 +325,18 @@ fn rows_and_patches_of_the_admin_guard() {
         ("validateToolUpdate", one(json!({"row": {"name": "bash"}, "patch": "status=0"})), "patch: expected an object, got a string"),
         ("validateToolUpdate", one(json!({"row": {"name": "bash"}, "patch": [["status", 0]]})), "patch: expected an object, got an array"),
         ("validateToolUpdate", one(json!({"row": {"name": ["bash"]}, "patch": {}})), "row.name: expected a string, got an array"),
-        ("validateToolUpdate", one(json!({"row": {"name": "bash"}, "patch": {}, "catalog": [{"name": 1, "toolset": "x"}]})), "catalog[0].name: expected a string, got a number"),
+        (
+            "validateToolUpdate",
+            one(json!({"row": {"name": "bash"}, "patch": {}, "catalog": [{"name": 1, "toolset": "x"}]})),
+            "catalog[0].name: expected a string, got a number",
+        ),
         ("syncCatalog", json!([null, "rows"]), "rows: expected an array, got a string"),
         ("syncCatalog", json!([null, [{"name": "a"}, 5]]), "rows[1]: expected an object, got a number"),
         ("syncCatalog", json!([null, [{"name": 5}]]), "rows[0].name: expected a string, got a number"),
     ]);
     // Patch values are data, never thrown: every bad value is an `invalid_value` in the answer.
-    let out = answer("validateToolUpdate", &[json!({"row": {"name": "bash"}, "patch": {"status": "on", "sort": 0.5, "label": [], "workerRoutingStrategy": 3}})]);
+    let out =
+        answer("validateToolUpdate", &[json!({"row": {"name": "bash"}, "patch": {"status": "on", "sort": 0.5, "label": [], "workerRoutingStrategy": 3}})]);
     assert_eq!(out["ok"], json!(false));
     assert_eq!(out["errors"].as_array().map(Vec::len), Some(4));
 }
@@ -317,9 +374,13 @@ fn the_api_keeps_working_after_an_error() {
 #[test]
 fn policy_outcomes_are_data_not_errors() {
     // Unknown names are warnings or ignored, never errors.
-    let r = answer("resolveTools", &[json!({"agent": {"toolsets": ["nope"], "tools": {"disabled": ["ghost"]}}, "governance": [{"name": "orphan", "status": 0}]})]);
+    let r =
+        answer("resolveTools", &[json!({"agent": {"toolsets": ["nope"], "tools": {"disabled": ["ghost"]}}, "governance": [{"name": "orphan", "status": 0}]})]);
     assert_eq!(r["warnings"][0], json!({"code": "unknown_toolset", "subject": "nope"}));
-    let routes = answer("projectRuntimePolicy", &[json!({"selectedTools": ["ghost"], "policy": open(), "strategies": {"ghost": "force-local"}, "notSelectedReasons": {"ghost": "unknown_tool"}})]);
+    let routes = answer(
+        "projectRuntimePolicy",
+        &[json!({"selectedTools": ["ghost"], "policy": open(), "strategies": {"ghost": "force-local"}, "notSelectedReasons": {"ghost": "unknown_tool"}})],
+    );
     assert_eq!(routes.as_array().map(Vec::len), Some(19));
     let d = answer("runtimeDiagnostic", &[json!({"subagentTools": ["ghost"]})]);
     assert!(d["resolved"]["warnings"].as_array().unwrap().contains(&json!({"code": "unknown_tool", "subject": "ghost"})));

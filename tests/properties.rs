@@ -4,11 +4,11 @@
 
 use netaclaw_tool_policy::edge::api;
 use netaclaw_tool_policy::json;
-use netaclaw_tool_policy::worker_policy::Root;
 use netaclaw_tool_policy::vocab::{Capability, CrewRole, ExecutionMode, ReasonCode, RoutingStrategy, RuntimeStatus, ToolKind, Visibility, WorkerRoutingHint};
+use netaclaw_tool_policy::worker_policy::Root;
 use netaclaw_tool_policy::{
-    build_subprocess_worker_policy, project_runtime_policy, resolve_tools, runtime_diagnostic, sync_catalog, validate_tool_update, AgentToolConfig,
-    Catalog, DiagnosticInput, Governance, ProjectionInput, ResolveInput, RowPolicy, ToolRuntimeRoute, ToolSchema, WorkerPolicy, WorkerPolicyInput,
+    build_subprocess_worker_policy, project_runtime_policy, resolve_tools, runtime_diagnostic, sync_catalog, validate_tool_update, AgentToolConfig, Catalog,
+    DiagnosticInput, Governance, ProjectionInput, ResolveInput, RowPolicy, ToolRuntimeRoute, ToolSchema, WorkerPolicy, WorkerPolicyInput,
 };
 use proptest::collection::vec;
 use proptest::option;
@@ -18,8 +18,8 @@ use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
 
 const BUILTIN_NAMES: [&str; 19] = [
-    "bash", "read_file", "list_dir", "find_files", "grep", "write_file", "edit", "patch", "todo", "clarify", "escalate", "read_skill",
-    "read_skill_file", "skill_manage", "execute_skill", "memory_save", "memory_recall", "delegate_task", "delegate_parallel",
+    "bash", "read_file", "list_dir", "find_files", "grep", "write_file", "edit", "patch", "todo", "clarify", "escalate", "read_skill", "read_skill_file",
+    "skill_manage", "execute_skill", "memory_save", "memory_recall", "delegate_task", "delegate_parallel",
 ];
 const TOOLSETS: [&str; 10] = ["base", "planning", "memory", "skills", "delegation", "admin", "research", "vision", "document", "x"];
 const ORPHANS: [&str; 2] = ["retired_tool", "old_tool"];
@@ -46,25 +46,32 @@ fn schema() -> impl Strategy<Value = ToolSchema> {
         (option::of(select(ToolKind::ALL)), option::of(select(ExecutionMode::ALL)), opt_bool(), option::of(select(WorkerRoutingHint::ALL))),
         (opt_bool(), opt_bool(), opt_bool(), opt_bool()),
     )
-        .prop_map(|((name, toolset, description), (visibility, capability, is_core, can_disable, hint_support), (kind, mode, in_worker, hint), (shell, write, skill, root))| {
-            ToolSchema {
-                description,
-                visibility,
-                capability,
-                is_core,
-                can_disable,
-                supports_prompt_hint: hint_support,
-                kind,
-                execution_mode: mode,
-                supported_in_worker: in_worker,
-                worker_routing_hint: hint,
-                requires_shell: shell,
-                requires_write: write,
-                requires_skill_scope: skill,
-                requires_workspace_root: root,
-                ..ToolSchema::new(name, toolset)
-            }
-        })
+        .prop_map(
+            |(
+                (name, toolset, description),
+                (visibility, capability, is_core, can_disable, hint_support),
+                (kind, mode, in_worker, hint),
+                (shell, write, skill, root),
+            )| {
+                ToolSchema {
+                    description,
+                    visibility,
+                    capability,
+                    is_core,
+                    can_disable,
+                    supports_prompt_hint: hint_support,
+                    kind,
+                    execution_mode: mode,
+                    supported_in_worker: in_worker,
+                    worker_routing_hint: hint,
+                    requires_shell: shell,
+                    requires_write: write,
+                    requires_skill_scope: skill,
+                    requires_workspace_root: root,
+                    ..ToolSchema::new(name, toolset)
+                }
+            },
+        )
 }
 
 /// Schemas with distinct names (later duplicates dropped).
@@ -131,7 +138,14 @@ fn agent_for(names: Vec<String>) -> impl Strategy<Value = Option<AgentToolConfig
 
 fn resolve_input_for(names: Vec<String>) -> impl Strategy<Value = ResolveInput> {
     (agent_for(names), option::of(select(Capability::ALL)), any::<bool>(), any::<bool>(), option::of(select(CrewRole::ALL))).prop_map(
-        |(agent, model_capability, memory_enabled, has_skills, crew_role)| ResolveInput { agent, model_capability, memory_enabled, has_skills, crew_role, ..Default::default() },
+        |(agent, model_capability, memory_enabled, has_skills, crew_role)| ResolveInput {
+            agent,
+            model_capability,
+            memory_enabled,
+            has_skills,
+            crew_role,
+            ..Default::default()
+        },
     )
 }
 
@@ -530,8 +544,10 @@ fn field_value() -> impl Strategy<Value = Value> {
     ]
 }
 
-const FIELDS: [&str; 14] =
-    ["label", "toolset", "description", "visibility", "capability", "status", "isCore", "canDisable", "promptHint", "sort", "extra", "workerRoutingStrategy", "id", "createTime"];
+const FIELDS: [&str; 14] = [
+    "label", "toolset", "description", "visibility", "capability", "status", "isCore", "canDisable", "promptHint", "sort", "extra", "workerRoutingStrategy",
+    "id", "createTime",
+];
 
 fn table_for(names: Vec<String>) -> impl Strategy<Value = Vec<Map<String, Value>>> {
     let mut pool = names;
@@ -679,8 +695,10 @@ proptest! {
 
 // ------------------------------------------------ the admin guard (§5 registry)
 
-const ROW_FIELDS: [&str; 13] =
-    ["name", "label", "toolset", "description", "visibility", "capability", "status", "isCore", "canDisable", "promptHint", "sort", "extra", "workerRoutingStrategy"];
+const ROW_FIELDS: [&str; 13] = [
+    "name", "label", "toolset", "description", "visibility", "capability", "status", "isCore", "canDisable", "promptHint", "sort", "extra",
+    "workerRoutingStrategy",
+];
 
 proptest! {
     #![proptest_config(config())]

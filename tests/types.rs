@@ -4,7 +4,9 @@
 //! writes the file anew.
 #![cfg(not(target_arch = "wasm32"))]
 
-use netaclaw_tool_policy::{call, catalog, diagnostic, explain, governance, info, labels, manifest, mcp, projection, registry, rules, ruling, sink, vocab, worker_policy};
+use netaclaw_tool_policy::{
+    call, catalog, diagnostic, explain, governance, info, labels, manifest, mcp, projection, registry, rules, ruling, sink, vocab, worker_policy,
+};
 use std::path::Path;
 use tsify::Tsify;
 

@@ -8,8 +8,8 @@
 #![cfg(all(target_arch = "wasm32", feature = "wasm"))]
 
 use js_sys::{Array, Function, Object, Reflect, JSON};
-use netaclaw_tool_policy::edge::wasm::{self, ToolCallChecker, ToolPolicyEngine};
 use netaclaw_tool_policy::edge::api;
+use netaclaw_tool_policy::edge::wasm::{self, ToolCallChecker, ToolPolicyEngine};
 use netaclaw_tool_policy::json;
 use netaclaw_tool_policy::json::Value;
 use wasm_bindgen::{JsCast, JsValue};
@@ -483,9 +483,10 @@ fn a_cycle_or_a_throwing_getter_is_invalid_input() {
     let cyclic = Object::new();
     Reflect::set(&cyclic, &"agent".into(), &cyclic).unwrap();
     assert_invalid(wasm::resolve_tools(cyclic.into()), "input: cannot be read as JSON");
-    let getter = Function::new_with_args("", "const o = {}; Object.defineProperty(o, 'agent', { enumerable: true, get() { throw new Error('boom'); } }); return o;")
-        .call0(&JsValue::UNDEFINED)
-        .unwrap();
+    let getter =
+        Function::new_with_args("", "const o = {}; Object.defineProperty(o, 'agent', { enumerable: true, get() { throw new Error('boom'); } }); return o;")
+            .call0(&JsValue::UNDEFINED)
+            .unwrap();
     assert_invalid(wasm::resolve_tools(getter), "input: cannot be read as JSON (boom)");
     // A function-valued field is absent, as JSON.stringify leaves it out.
     let with_function = Object::new();

@@ -19,9 +19,8 @@ fn same(a: &Value, b: &Value) -> bool {
 }
 
 const FUNCTIONS: [&str; 17] = [
-    "toolManifest", "resolveTools", "buildSubprocessWorkerPolicy", "projectRuntimePolicy", "runtimeDiagnostic", "syncCatalog",
-    "validateToolUpdate", "toolBehaviorGuidance", "labels", "label", "builtinCatalog", "version", "engine", "noSuchFunction",
-    "explainTool", "profileRouteDiff", "toMcpAnnotations",
+    "toolManifest", "resolveTools", "buildSubprocessWorkerPolicy", "projectRuntimePolicy", "runtimeDiagnostic", "syncCatalog", "validateToolUpdate",
+    "toolBehaviorGuidance", "labels", "label", "builtinCatalog", "version", "engine", "noSuchFunction", "explainTool", "profileRouteDiff", "toMcpAnnotations",
 ];
 
 // Arbitrary text as input: the first byte picks a function (and whether a top-level array spreads into

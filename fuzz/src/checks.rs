@@ -5,8 +5,8 @@
 
 use netaclaw_tool_policy::edge::api;
 use netaclaw_tool_policy::json::js_normalize;
-use netaclaw_tool_policy::path::Path;
 use netaclaw_tool_policy::manifest::Catalog;
+use netaclaw_tool_policy::path::Path;
 use netaclaw_tool_policy::vocab::{ToolKind, WorkerRoutingHint};
 use netaclaw_tool_policy::ToolManifest;
 use serde_json::{json, Map, Value};
@@ -245,7 +245,9 @@ pub fn check_worker_policy(input: &Value, text: &str) {
         if let Some(map) = alone.as_object_mut() {
             map.remove("parent");
         }
-        let child = parse(&call("buildSubprocessWorkerPolicy", std::slice::from_ref(&alone)).unwrap_or_else(|e| panic!("the input without its parent became invalid: {e}")));
+        let child = parse(
+            &call("buildSubprocessWorkerPolicy", std::slice::from_ref(&alone)).unwrap_or_else(|e| panic!("the input without its parent became invalid: {e}")),
+        );
         let parent_roots: Vec<String> = names_of(&parent["workspaceRoots"])
             .iter()
             .filter_map(|r| netaclaw_tool_policy::worker_policy::Root::new(r).ok().map(|r| r.into_string()))

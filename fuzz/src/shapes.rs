@@ -35,14 +35,14 @@ impl Entropy for SplitMix {
 }
 
 pub const BUILTIN_NAMES: [&str; 19] = [
-    "bash", "read_file", "list_dir", "find_files", "grep", "write_file", "edit", "patch", "todo", "clarify", "escalate", "read_skill",
-    "read_skill_file", "skill_manage", "execute_skill", "memory_save", "memory_recall", "delegate_task", "delegate_parallel",
+    "bash", "read_file", "list_dir", "find_files", "grep", "write_file", "edit", "patch", "todo", "clarify", "escalate", "read_skill", "read_skill_file",
+    "skill_manage", "execute_skill", "memory_save", "memory_recall", "delegate_task", "delegate_parallel",
 ];
 
 /// Names that are not builtin, chosen to stress JS object semantics and key order.
 pub const OTHER_NAMES: [&str; 18] = [
-    "web_search", "deploy", "db_query", "x", "a b", "__proto__", "constructor", "toString", "hasOwnProperty", "0", "1", "10", "01",
-    "4294967295", "名前", "tool-ß", "😀", "line\u{2028}sep",
+    "web_search", "deploy", "db_query", "x", "a b", "__proto__", "constructor", "toString", "hasOwnProperty", "0", "1", "10", "01", "4294967295", "名前",
+    "tool-ß", "😀", "line\u{2028}sep",
 ];
 
 pub const TOOLSETS: [&str; 11] = ["base", "planning", "skills", "memory", "delegation", "admin", "vision", "document", "research", "ops", "工具"];
@@ -56,17 +56,17 @@ pub const CREW_ROLES: [&str; 2] = ["master", "sub"];
 pub const STATUSES: [&str; 4] = ["worker-local", "main-process-proxied", "disabled-in-worker", "not-selected"];
 pub const ROUTES: [&str; 3] = ["worker-local", "main-process-proxy", "disabled"];
 pub const REASONS: [&str; 25] = [
-    "workspace_root_required", "shell_disabled_by_policy", "write_blocked_by_readonly_policy", "requires_main_process_proxy",
-    "unsupported_in_worker", "not_selected_for_subagent", "disabled_by_routing_strategy", "toolset_not_selected", "disabled_by_agent",
-    "disabled_globally", "capability_mismatch", "memory_disabled", "no_skills_bound", "crew_master_only", "core_tool_cannot_be_disabled",
-    "unknown_tool", "unknown_toolset", "capability_fallback_text", "field_is_readonly", "prompt_hint_not_supported", "invalid_value",
-    "path_outside_workspace", "invalid_tool_arguments", "tool_not_offered", "shell_sandbox_unavailable",
+    "workspace_root_required", "shell_disabled_by_policy", "write_blocked_by_readonly_policy", "requires_main_process_proxy", "unsupported_in_worker",
+    "not_selected_for_subagent", "disabled_by_routing_strategy", "toolset_not_selected", "disabled_by_agent", "disabled_globally", "capability_mismatch",
+    "memory_disabled", "no_skills_bound", "crew_master_only", "core_tool_cannot_be_disabled", "unknown_tool", "unknown_toolset", "capability_fallback_text",
+    "field_is_readonly", "prompt_hint_not_supported", "invalid_value", "path_outside_workspace", "invalid_tool_arguments", "tool_not_offered",
+    "shell_sandbox_unavailable",
 ];
 pub const LOCALES: [&str; 7] = ["zh-CN", "en", "en-US", "zh-Hans", "EN", "zh_TW", "en-GB"];
 pub const BAD_LOCALES: [&str; 4] = ["fr", "", "de-DE", "e"];
 pub const ROOTS: [&str; 16] = [
-    "/", "/w", "/w/", "/w/./a/../b", "//srv//x/", "/a/..", "/../..", "/home/u/proj", "/home/u/proj/", "C:\\x", "c:/y/../z", "D:\\",
-    "d:\\Work\\.\\repo\\", "/w", "/tmp/中文/dir", "Z:/a//b/..",
+    "/", "/w", "/w/", "/w/./a/../b", "//srv//x/", "/a/..", "/../..", "/home/u/proj", "/home/u/proj/", "C:\\x", "c:/y/../z", "D:\\", "d:\\Work\\.\\repo\\",
+    "/w", "/tmp/中文/dir", "Z:/a//b/..",
 ];
 pub const BAD_ROOTS: [&str; 5] = ["rel", "", "\\\\srv\\share", "./x", "C:"];
 pub const ROW_FIELDS: [&str; 13] = [
@@ -74,8 +74,8 @@ pub const ROW_FIELDS: [&str; 13] = [
     "workerRoutingStrategy",
 ];
 pub const TEXTS: [&str; 12] = [
-    "", "  ", "Prefer small hunks.", "Use it wisely", "提示：先读后写", "tab\tand\nnewline", "quote \" and \\ backslash", "\u{0}nul",
-    "\u{1f}unit", "emoji 😀", "\u{7f}del\u{2029}", "  padded  ",
+    "", "  ", "Prefer small hunks.", "Use it wisely", "提示：先读后写", "tab\tand\nnewline", "quote \" and \\ backslash", "\u{0}nul", "\u{1f}unit", "emoji 😀",
+    "\u{7f}del\u{2029}", "  padded  ",
 ];
 
 /// Picks one of `items`.
@@ -301,12 +301,7 @@ fn status<E: Entropy + ?Sized>(e: &mut E, mode: Mode) -> Value {
 
 /// Rows with distinct names (in valid mode; a repeated one now and then otherwise), mostly names of
 /// `known`: `row` makes the row of each name. Otherwise now and then a wrong value for the whole list.
-fn distinct_rows<E: Entropy + ?Sized>(
-    e: &mut E,
-    mode: Mode,
-    known: &[String],
-    mut row: impl FnMut(&mut E, &str) -> Map<String, Value>,
-) -> Value {
+fn distinct_rows<E: Entropy + ?Sized>(e: &mut E, mode: Mode, known: &[String], mut row: impl FnMut(&mut E, &str) -> Map<String, Value>) -> Value {
     if mode.spoil(e) {
         return wrong(e);
     }
@@ -538,7 +533,13 @@ pub fn sync_rows<E: Entropy + ?Sized>(e: &mut E, mode: Mode, known: &[String]) -
 pub fn plausible<E: Entropy + ?Sized>(e: &mut E, field: &str, row_name: &str) -> Value {
     match field {
         "name" => s(row_name),
-        "label" => if chance(e, 1, 8) { s(&"长".repeat(201)) } else { s(pick(e, &TEXTS)) },
+        "label" => {
+            if chance(e, 1, 8) {
+                s(&"长".repeat(201))
+            } else {
+                s(pick(e, &TEXTS))
+            }
+        }
         "toolset" => s(pick(e, &TOOLSETS)),
         "description" | "promptHint" => s(pick(e, &TEXTS)),
         "visibility" => s(pick(e, &VISIBILITIES)),
@@ -646,8 +647,24 @@ pub fn group_codes(group: &str) -> &'static [&'static str] {
 pub fn label_args<E: Entropy + ?Sized>(e: &mut E, mode: Mode) -> Vec<Value> {
     let groups = ["reasons", "statuses", "routes", "kinds", "strategies"];
     let group = pick(e, &groups);
-    let group_value = if mode.spoil(e) { if chance(e, 1, 2) { s("colors") } else { wrong(e) } } else { s(group) };
-    let code_value = if mode.spoil(e) { if chance(e, 1, 2) { s("unknown_code") } else { wrong(e) } } else { s(pick(e, group_codes(group))) };
+    let group_value = if mode.spoil(e) {
+        if chance(e, 1, 2) {
+            s("colors")
+        } else {
+            wrong(e)
+        }
+    } else {
+        s(group)
+    };
+    let code_value = if mode.spoil(e) {
+        if chance(e, 1, 2) {
+            s("unknown_code")
+        } else {
+            wrong(e)
+        }
+    } else {
+        s(pick(e, group_codes(group)))
+    };
     let mut args = vec![group_value, code_value];
     if let Some(l) = locale(e, mode) {
         args.push(l);
@@ -663,8 +680,8 @@ pub fn manifest_args<E: Entropy + ?Sized>(e: &mut E, mode: Mode) -> Vec<Value> {
 
 /// Every function with an input generator, by its JS name.
 pub const FUNCTIONS: [&str; 13] = [
-    "toolManifest", "resolveTools", "buildSubprocessWorkerPolicy", "projectRuntimePolicy", "runtimeDiagnostic", "syncCatalog",
-    "validateToolUpdate", "toolBehaviorGuidance", "labels", "label", "engine.resolve", "engine.diagnose", "checkToolCall",
+    "toolManifest", "resolveTools", "buildSubprocessWorkerPolicy", "projectRuntimePolicy", "runtimeDiagnostic", "syncCatalog", "validateToolUpdate",
+    "toolBehaviorGuidance", "labels", "label", "engine.resolve", "engine.diagnose", "checkToolCall",
 ];
 
 /// Positional arguments for `function` (one of [`FUNCTIONS`]). For `engine.*` the arguments are
@@ -748,7 +765,10 @@ pub fn call_arguments<E: Entropy + ?Sized>(e: &mut E, mode: Mode) -> Value {
     if mode.spoil(e) && chance(e, 1, 2) {
         return wrong(e);
     }
-    const KEYS: [&str; 16] = ["path", "content", "oldText", "newText", "patch", "command", "timeoutMs", "pattern", "glob", "name", "script", "args", "items", "tasks", "target", "extra"];
+    const KEYS: [&str; 16] = [
+        "path", "content", "oldText", "newText", "patch", "command", "timeoutMs", "pattern", "glob", "name", "script", "args", "items", "tasks", "target",
+        "extra",
+    ];
     let mut map = Map::new();
     for _ in 0..e.below(4) {
         let key = pick(e, &KEYS);
@@ -758,7 +778,13 @@ pub fn call_arguments<E: Entropy + ?Sized>(e: &mut E, mode: Mode) -> Value {
             "timeoutMs" => number(e),
             "name" => s(pick(e, &["pdf", "..", ".", "a/b", "x\\y", "", "ok_name"])),
             "items" | "tasks" | "args" => any(e, 2),
-            _ => if chance(e, 3, 4) { s(pick(e, &TEXTS)) } else { any(e, 1) },
+            _ => {
+                if chance(e, 3, 4) {
+                    s(pick(e, &TEXTS))
+                } else {
+                    any(e, 1)
+                }
+            }
         };
         map.insert(key.to_string(), value);
     }

@@ -6,8 +6,11 @@ const { guardStdio, installStopDeadline } = require('./dist/process');
 guardStdio();
 installStopDeadline();
 const { Bootstrap } = require('@midwayjs/bootstrap');
+const { bootLogger } = require('./dist/log');
 
 Bootstrap.configure({
   appDir: __dirname,
   baseDir: path.join(__dirname, 'dist'),
+  // the bootstrap's own lines (started, a signal, an uncaught error) in the backend's log format (src/log.ts)
+  logger: bootLogger(),
 }).run();

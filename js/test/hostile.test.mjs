@@ -94,7 +94,8 @@ const HOSTILE = [
   ['{}', {}],
   ['[null]', [null]],
   ['[[]]', [[]]],
-  ['a sparse array', [, , 'bash']], // eslint-disable-line no-sparse-arrays
+  // biome-ignore lint/suspicious/noSparseArray: the holes are the input under test
+  ['a sparse array', [, , 'bash']],
   ['a BigInt', 10n],
   ['an object holding a BigInt', { status: 1n, name: 'bash' }],
   ['a function', () => 1],
@@ -113,8 +114,8 @@ const HOSTILE = [
   ['a WeakMap', new WeakMap()],
   ['a class instance', new Custom()],
   ['a null-prototype object', Object.assign(Object.create(null), { name: 'bash', toolset: 'base' })],
-  ['a boxed string', new String('bash')], // eslint-disable-line no-new-wrappers
-  ['a boxed number', new Number(1)], // eslint-disable-line no-new-wrappers
+  ['a boxed string', new String('bash')],
+  ['a boxed number', new Number(1)],
   ['a frozen object', Object.freeze({ name: 'bash', toolset: 'base' })],
   ['a cyclic object', cyclic],
   ['a cyclic array', cyclicArray],

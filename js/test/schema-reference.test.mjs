@@ -51,6 +51,7 @@ const CASES = [
   ['dependentRequired', { $schema: D2020, type: 'object', dependentRequired: { a: ['b'] } }, [{ a: 1, b: 2 }, { b: 2 }, { a: 1 }]],
   ['dependencies (draft 7)', { $schema: D7, type: 'object', dependencies: { a: ['b'], c: { required: ['d'] } } }, [{ a: 1, b: 1 }, { a: 1 }, { c: 1 }, { c: 1, d: 1 }]],
   ['contains', obj({ a: { type: 'array', contains: { const: 1 }, minContains: 2, maxContains: 3 } }), [{ a: [1, 1] }, { a: [1] }, { a: [1, 1, 1, 1] }, { a: [] }]],
+  // biome-ignore lint/suspicious/noThenProperty: `then` is the JSON Schema keyword under test
   ['if then else', { type: 'object', if: { required: ['a'] }, then: { required: ['b'] }, else: { required: ['c'] } }, [{ a: 1, b: 1 }, { a: 1 }, { c: 1 }, {}]],
   ['annotations', obj({ a: { type: 'string', title: 'A', description: 'd', examples: ['x'], default: 'x', deprecated: true, readOnly: false, writeOnly: false, format: 'uuid', 'x-extra': 1, $comment: 'c' } }), [{ a: 'not-a-uuid' }, { a: 1 }]],
   ['additionalProperties schema', obj({ a: {} }, { additionalProperties: { type: 'boolean' } }), [{ a: 1, b: true }, { b: 1 }]],

@@ -3,23 +3,23 @@
 //! through here, so every runtime gives the same bytes.
 
 use crate::diagnostic::{runtime_diagnostic_with, DiagnosticOptions, RuntimeDiagnostic};
-use crate::error::Error;
-use crate::governance::{resolve_tools, Governance, ResolveResult};
-use crate::edge::input;
 pub use crate::edge::exports::{Answer, Export, Function, Param, EXPORTS};
-use crate::edge::read::{field, limits, object, string};
+use crate::edge::input;
 use crate::edge::json;
-use crate::path::Path;
+use crate::edge::read::{field, limits, object, string};
+use crate::error::Error;
+use crate::explain::{explain_tool, profile_route_diff};
+use crate::governance::{resolve_tools, Governance, ResolveResult};
 use crate::labels::{label, labels, parse_locale};
 use crate::manifest::{tool_manifest, Catalog};
+use crate::mcp::to_mcp_annotations;
+use crate::path::Path;
 use crate::projection::project_runtime_policy;
 use crate::registry::{sync_catalog, validate_tool_update};
-use crate::worker_policy::{build_bounded_worker_policy, build_subprocess_worker_policy};
-use crate::explain::{explain_tool, profile_route_diff};
-use crate::mcp::to_mcp_annotations;
 use crate::trace::{traced_projection, traced_resolve, CatalogSources};
-use crate::{catalog, guidance};
 use crate::value::{Map, Value};
+use crate::worker_policy::{build_bounded_worker_policy, build_subprocess_worker_policy};
+use crate::{catalog, guidance};
 
 const ROOT: Path<'static> = Path::Root("");
 

@@ -2,18 +2,18 @@
 
 use crate::catalog::ToolSchema;
 use crate::diagnostic::DiagnosticInput;
+use crate::edge::json;
+use crate::edge::read::{array, boolean, check_len, enum_value, field, limits, name_list, object, string};
 use crate::error::Error;
 use crate::governance::{AgentToolConfig, Governance, ResolveInput, RowPolicy};
-use crate::edge::read::{array, boolean, check_len, enum_value, field, limits, name_list, object, string};
-use crate::edge::json;
-use crate::path::Path;
-use crate::value::type_name;
 use crate::manifest::{Catalog, DuplicateTool};
+use crate::path::Path;
 use crate::projection::ProjectionInput;
-use crate::vocab::{Capability, CrewRole, ExecutionMode, ReasonCode, RoutingStrategy, ToolKind, Visibility, WorkerRoutingHint};
 use crate::projection::RoutePolicy;
-use crate::worker_policy::{first_occurrences, Root, WorkerPolicy, WorkerPolicyInput};
+use crate::value::type_name;
 use crate::value::{Map, Value};
+use crate::vocab::{Capability, CrewRole, ExecutionMode, ReasonCode, RoutingStrategy, ToolKind, Visibility, WorkerRoutingHint};
+use crate::worker_policy::{first_occurrences, Root, WorkerPolicy, WorkerPolicyInput};
 
 macro_rules! opt_enum {
     ($map:expr, $path:expr, $key:literal, $ty:ty) => {
@@ -292,7 +292,13 @@ pub fn worker_policy(value: &Value, path: &Path) -> Result<WorkerPolicy, Error> 
 
 /// An object with more than [`limits::MAX_ITEMS`] keys.
 fn too_many_keys(map: &Map<String, Value>, path: &Path) -> Error {
-    path.error(crate::text::concat(&["has ", &crate::text::decimal(map.len() as u64), " keys; at most ", &crate::text::decimal(limits::MAX_ITEMS as u64), " are allowed"]))
+    path.error(crate::text::concat(&[
+        "has ",
+        &crate::text::decimal(map.len() as u64),
+        " keys; at most ",
+        &crate::text::decimal(limits::MAX_ITEMS as u64),
+        " are allowed",
+    ]))
 }
 
 /// The entries of an object in the order JavaScript lists them (array-index keys first), so that the
@@ -302,7 +308,12 @@ fn js_entries(map: &Map<String, Value>) -> Vec<(String, &Value)> {
 }
 
 /// A `{name: value}` object read into a by-position list (names not in the catalog are ignored).
-fn by_position<T: Copy>(value: Option<&Value>, path: &Path, catalog: &Catalog, parse: impl Fn(&Value, &Path) -> Result<T, Error>) -> Result<Vec<Option<T>>, Error> {
+fn by_position<T: Copy>(
+    value: Option<&Value>,
+    path: &Path,
+    catalog: &Catalog,
+    parse: impl Fn(&Value, &Path) -> Result<T, Error>,
+) -> Result<Vec<Option<T>>, Error> {
     let mut out = vec![None; catalog.tools().len()];
     let Some(value) = value else { return Ok(out) };
     let map = object(value, path)?;
@@ -327,11 +338,14 @@ pub fn projection_input(map: &Map<String, Value>, path: &Path, catalog: &Catalog
             selected[i] = true;
         }
     }
-    let strategies = by_position(field(map, "strategies"), &path.key("strategies"), catalog, |v, p| enum_value(v, p, RoutingStrategy::parse, RoutingStrategy::NAMES))?
-        .into_iter()
-        .map(|s| s.unwrap_or(RoutingStrategy::Auto))
-        .collect();
-    let not_selected_reasons = by_position(field(map, "notSelectedReasons"), &path.key("notSelectedReasons"), catalog, |v, p| enum_value(v, p, listed_reason, ReasonCode::LISTED_NAMES))?;
+    let strategies =
+        by_position(field(map, "strategies"), &path.key("strategies"), catalog, |v, p| enum_value(v, p, RoutingStrategy::parse, RoutingStrategy::NAMES))?
+            .into_iter()
+            .map(|s| s.unwrap_or(RoutingStrategy::Auto))
+            .collect();
+    let not_selected_reasons = by_position(field(map, "notSelectedReasons"), &path.key("notSelectedReasons"), catalog, |v, p| {
+        enum_value(v, p, listed_reason, ReasonCode::LISTED_NAMES)
+    })?;
     Ok(ProjectionInput { selected, strategies, not_selected_reasons })
 }
 
@@ -339,10 +353,13 @@ pub fn projection_input(map: &Map<String, Value>, path: &Path, catalog: &Catalog
 pub fn sync_rows(value: &Value, path: &Path) -> Result<Vec<Map<String, Value>>, Error> {
     let items = array(value, path)?;
     row_names(items, path)?;
-    Ok(items.iter().filter_map(|v| match json::js_normalize(v.clone()) {
-        Value::Object(m) => Some(m),
-        _ => None,
-    }).collect())
+    Ok(items
+        .iter()
+        .filter_map(|v| match json::js_normalize(v.clone()) {
+            Value::Object(m) => Some(m),
+            _ => None,
+        })
+        .collect())
 }
 
 /// A row or patch of `validateToolUpdate`: an object, kept as JavaScript would hold it.
@@ -386,7 +403,8 @@ pub fn catalog_of(schemas: &[ToolSchema]) -> Result<Catalog, Error> {
     }
     for (i, schema) in schemas.iter().enumerate() {
         let item = path.index(i);
-        let checked = check_len(&schema.name, &item.key("name"), 1, limits::MAX_NAME).and_then(|()| check_len(&schema.toolset, &item.key("toolset"), 1, limits::MAX_TOOLSET));
+        let checked = check_len(&schema.name, &item.key("name"), 1, limits::MAX_NAME)
+            .and_then(|()| check_len(&schema.toolset, &item.key("toolset"), 1, limits::MAX_TOOLSET));
         if let Err(error) = checked {
             // A repeated name before the first invalid field is the first error.
             return Err(unique_catalog(schemas.get(..i).unwrap_or_default()).err().unwrap_or(error));
@@ -454,18 +472,26 @@ pub fn diff_input(value: &Value, path: &Path) -> Result<(Vec<crate::explain::Sta
         profiles.push(StaticProfile {
             name: string(required(m, &p, "name")?, &p.key("name"), 1, limits::MAX_NAME)?.to_string(),
             supported_in_worker: boolean(required(m, &p, "supportedInWorker")?, &p.key("supportedInWorker"))?,
-            worker_routing_hint: enum_value(required(m, &p, "workerRoutingHint")?, &p.key("workerRoutingHint"), WorkerRoutingHint::parse, WorkerRoutingHint::NAMES)?,
+            worker_routing_hint: enum_value(
+                required(m, &p, "workerRoutingHint")?,
+                &p.key("workerRoutingHint"),
+                WorkerRoutingHint::parse,
+                WorkerRoutingHint::NAMES,
+            )?,
         });
     }
-    let routes = dynamic_routes(map, path, &mut |i, name| {
-        crate::explain::find_profile(&profiles, i, name).is_some().then_some(()).ok_or("no profile is named ")
-    })?;
+    let routes =
+        dynamic_routes(map, path, &mut |i, name| crate::explain::find_profile(&profiles, i, name).is_some().then_some(()).ok_or("no profile is named "))?;
     Ok((profiles, routes))
 }
 
 /// The `routes` of an input: `routes[i]` `{ name, status, reasons }` (other fields are ignored); `known`
 /// says whether route `i` named `name` has what it needs, or the words of the error before its name.
-pub fn dynamic_routes(map: &Map<String, Value>, path: &Path, known: &mut dyn FnMut(usize, &str) -> Result<(), &'static str>) -> Result<Vec<crate::explain::DynamicRoute>, Error> {
+pub fn dynamic_routes(
+    map: &Map<String, Value>,
+    path: &Path,
+    known: &mut dyn FnMut(usize, &str) -> Result<(), &'static str>,
+) -> Result<Vec<crate::explain::DynamicRoute>, Error> {
     use crate::explain::DynamicRoute;
     use crate::vocab::RuntimeStatus;
     let routes_path = path.key("routes");
@@ -651,15 +677,24 @@ mod tests {
         use serde_json::json;
         let catalog = Catalog::builtin();
         let rows = |value: serde_json::Value| governance(Some(&value), &Path::Root("governance"), &catalog).map(|_| ()).map_err(|e| e.to_string());
-        assert_eq!(rows(json!([{"name": "a"}, {"name": "a"}, {"name": 5}])).unwrap_err(), "governance[1].name: duplicate row name \"a\" (also governance[0].name)");
+        assert_eq!(
+            rows(json!([{"name": "a"}, {"name": "a"}, {"name": 5}])).unwrap_err(),
+            "governance[1].name: duplicate row name \"a\" (also governance[0].name)"
+        );
         assert_eq!(rows(json!([{"name": "a"}, {"name": 5}, {"name": "a"}])).unwrap_err(), "governance[1].name: expected a string, got a number");
         assert_eq!(rows(json!([{"name": "a"}, 7, {"name": "a"}])).unwrap_err(), "governance[1]: expected an object, got a number");
-        assert_eq!(rows(json!([{"name": "b"}, {"name": "a"}, {"name": "a"}, {"name": "b"}])).unwrap_err(), "governance[2].name: duplicate row name \"a\" (also governance[1].name)");
+        assert_eq!(
+            rows(json!([{"name": "b"}, {"name": "a"}, {"name": "a"}, {"name": "b"}])).unwrap_err(),
+            "governance[2].name: duplicate row name \"a\" (also governance[1].name)"
+        );
         assert!(rows(json!([{"name": "a"}, {"name": "b"}])).is_ok());
 
         let schema = |name: &str, toolset: &str| crate::catalog::ToolSchema::new(name, toolset);
         let err = |schemas: &[crate::catalog::ToolSchema]| catalog_of(schemas).map(|_| ()).map_err(|e| e.to_string());
-        assert_eq!(err(&[schema("a", "x"), schema("a", "x"), schema("b", "")]).unwrap_err(), "catalog[1].name: duplicate tool name \"a\" (also catalog[0].name)");
+        assert_eq!(
+            err(&[schema("a", "x"), schema("a", "x"), schema("b", "")]).unwrap_err(),
+            "catalog[1].name: duplicate tool name \"a\" (also catalog[0].name)"
+        );
         assert_eq!(err(&[schema("a", "x"), schema("a", ""), schema("b", "x")]).unwrap_err(), "catalog[1].toolset: must not be empty");
         assert_eq!(err(&[schema("a", "x"), schema("", "x"), schema("a", "x")]).unwrap_err(), "catalog[1].name: must not be empty");
         assert!(err(&[schema("a", "x"), schema("b", "x")]).is_ok());

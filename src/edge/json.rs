@@ -82,14 +82,22 @@ mod tests {
     #[test]
     fn error_messages_name_what_and_where() {
         assert_eq!(parse("[1,\n  x]").unwrap_err().to_string(), "input: is not valid JSON (expected value at line 2 column 3)");
-        assert_eq!(parse("\"é\u{1}\"").unwrap_err().to_string(), "input: is not valid JSON (control character (\\u0000-\\u001F) found while parsing a string at line 1 column 4)");
+        assert_eq!(
+            parse("\"é\u{1}\"").unwrap_err().to_string(),
+            "input: is not valid JSON (control character (\\u0000-\\u001F) found while parsing a string at line 1 column 4)"
+        );
         assert_eq!(parse("").unwrap_err().to_string(), "input: is not valid JSON (EOF while parsing a value at line 1 column 0)");
         assert_eq!(parse("\"\\ud800\"").unwrap_err().to_string(), "input: is not valid JSON (unexpected end of hex escape at line 1 column 8)");
     }
 
     #[test]
     fn numbers_round_as_javascript_reads_them() {
-        for (text, expected) in [("0.1", 0.1), ("9007199254740993", 9007199254740992.0), ("2.2250738585072011e-308", 2.225_073_858_507_201e-308), ("1.7976931348623157e308", f64::MAX)] {
+        for (text, expected) in [
+            ("0.1", 0.1),
+            ("9007199254740993", 9007199254740992.0),
+            ("2.2250738585072011e-308", 2.225_073_858_507_201e-308),
+            ("1.7976931348623157e308", f64::MAX),
+        ] {
             assert_eq!(js_normalize(parse(text).unwrap()).as_f64().unwrap().to_bits(), expected.to_bits(), "{text}");
         }
         assert!(parse("1e400").is_err());

@@ -10,11 +10,11 @@
 //!
 //! The core modules never import from here (`tests/layers.rs` checks it).
 
-pub mod json;
-pub mod read;
+pub mod api;
 pub mod exports;
 pub mod input;
-pub mod api;
+pub mod json;
+pub mod read;
 
 #[cfg(feature = "wasm")]
 pub mod wasm;

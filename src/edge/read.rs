@@ -1,8 +1,8 @@
 //! Reading input values: the limits of SPEC's inputs and the checks that name the path of anything
 //! invalid (`agent.toolsets[2]: expected a string, got a number`).
 
-use crate::error::Error;
 use crate::edge::json;
+use crate::error::Error;
 use crate::path::Path;
 use crate::text::{concat, decimal, join, quote, scalar_count};
 use crate::value::{type_name, Map, Value};

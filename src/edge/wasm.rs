@@ -421,7 +421,7 @@ impl ToolPolicyEngine {
     #[wasm_bindgen(constructor)]
     pub fn new(#[wasm_bindgen(unchecked_optional_param_type = "EngineOptions | null")] options: JsValue) -> Result<ToolPolicyEngine, JsValue> {
         panic_hook();
-            let mut value = read(&options, "input")?;
+        let mut value = read(&options, "input")?;
         if value.is_null() {
             value = Value::Object(crate::value::Map::new());
         }

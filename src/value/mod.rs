@@ -220,7 +220,14 @@ mod tests {
 
     #[test]
     fn numbers_print_as_javascript_prints_them() {
-        let cases = [(json!(5.0), "5"), (json!(-0.0), "0"), (json!(1e21), "1e+21"), (json!(1.5e-7), "1.5e-7"), (json!(0.1), "0.1"), (json!(123456789012345680000.0), "123456789012345680000")];
+        let cases = [
+            (json!(5.0), "5"),
+            (json!(-0.0), "0"),
+            (json!(1e21), "1e+21"),
+            (json!(1.5e-7), "1.5e-7"),
+            (json!(0.1), "0.1"),
+            (json!(123456789012345680000.0), "123456789012345680000"),
+        ];
         for (value, text) in cases {
             assert_eq!(js_text(&value), text);
         }

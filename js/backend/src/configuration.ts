@@ -27,6 +27,7 @@ import { waitForMysql } from './dbprobe';
 import { secureDataFiles } from './datafiles';
 import { secretsAtRest } from './secrets';
 import { DB, DB_WAIT_SECONDS, describeDb, HOST, MODEL_ENV, STATIC_DIR, SEED_FILE } from './settings';
+import { errorMessage } from './errortext';
 
 @Configuration({
   imports: [koa, ws, typeorm, validate],
@@ -57,7 +58,7 @@ export class MainConfiguration implements ILifeCycle {
       // waits for the server (DB_WAIT_SECONDS) and, with DB_TYPE=mysql, learns whether it is MariaDB
       const flavor = await waitForMysql(DB, DB_WAIT_SECONDS);
       if (DB.type === 'mysql' && flavor === 'mariadb') {
-        console.log('[netaclaw] MariaDB server detected: using TypeORM mariadb mode');
+        this.logger.info('[netaclaw] MariaDB server detected: using TypeORM mariadb mode');
         return { typeorm: { dataSource: { default: { type: 'mariadb' } } } };
       }
     }
@@ -68,10 +69,11 @@ export class MainConfiguration implements ILifeCycle {
     // Outermost first: security headers (on every answer, errors included), CORS (a preflight carries
     // no token), auth, then the JSON content-type check, all before the body parser. (The casts:
     // insertFirst is typed for untyped middlewares; these are the same class middlewares useMiddleware takes.)
-    this.app.getMiddleware().insertFirst(JsonBodyMiddleware as any);
-    this.app.getMiddleware().insertFirst(AuthMiddleware as any);
-    this.app.getMiddleware().insertFirst(CorsMiddleware as any);
-    this.app.getMiddleware().insertFirst(SecurityHeadersMiddleware as any);
+    type FirstMiddleware = Parameters<ReturnType<koa.Application['getMiddleware']>['insertFirst']>[0];
+    this.app.getMiddleware().insertFirst(JsonBodyMiddleware as unknown as FirstMiddleware);
+    this.app.getMiddleware().insertFirst(AuthMiddleware as unknown as FirstMiddleware);
+    this.app.getMiddleware().insertFirst(CorsMiddleware as unknown as FirstMiddleware);
+    this.app.getMiddleware().insertFirst(SecurityHeadersMiddleware as unknown as FirstMiddleware);
     this.app.useMiddleware(StaticMiddleware);
     this.app.useFilter([ErrorFilter, EnvelopeFilter]);
     // The chat WebSocket: upgrades are checked (path, token) before the handshake; each connection is
@@ -80,7 +82,7 @@ export class MainConfiguration implements ILifeCycle {
     this.wsApp.onWebSocketUpgrade((req, socket) => gateway.authorizeUpgrade(req, socket));
     this.wsApp.on('connection', socket => gateway.attach(socket));
 
-    console.log(`[netaclaw] storage: ${describeDb()}`);
+    this.logger.info(`[netaclaw] storage: ${describeDb()}`);
     // Secrets at rest (secrets.ts): before anything reads or writes a channel or an MCP server.
     try {
       const { key, encrypted } = await secretsAtRest((await container.getAsync(ChannelService)).dataSource);
@@ -90,7 +92,7 @@ export class MainConfiguration implements ILifeCycle {
           (encrypted > 0 ? `; ${encrypted} stored value(s) encrypted now` : '')
       );
     } catch (err) {
-      this.logger.error(`[netaclaw] start FAILED: secrets at rest: ${(err as Error).message}`);
+      this.logger.error(`[netaclaw] start FAILED: secrets at rest: ${errorMessage(err)}`);
       throw err;
     }
     let catalog;
@@ -99,10 +101,10 @@ export class MainConfiguration implements ILifeCycle {
       // the catalog file's command tools join the main process's registry (service/ only reads the file)
       setCustomTools('file', commandTools(catalog.implementations));
     } catch (err) {
-      console.error(`[netaclaw] start FAILED: ${(err as Error).message}`);
+      this.logger.error(`[netaclaw] start FAILED: ${errorMessage(err)}`);
       throw err;
     }
-    console.log(
+    this.logger.info(
       catalog.file === null
         ? `[netaclaw] catalog: ${catalog.schemas.length} builtin tools`
         : `[netaclaw] catalog: ${catalog.schemas.length - catalog.custom.length} builtin tools + ${catalog.custom.length} from ` +
@@ -111,28 +113,28 @@ export class MainConfiguration implements ILifeCycle {
     const tools = await container.getAsync(ToolService);
     try {
       const r = await tools.sync();
-      console.log(
+      this.logger.info(
         `[netaclaw] catalog sync: ${r.inserts} inserts, ${r.updates} updates, ${r.orphans.length} orphans` +
           (r.orphans.length ? ` (${r.orphans.join(', ')})` : '')
       );
     } catch (err) {
-      console.error(`[netaclaw] catalog sync FAILED, table left unchanged: ${(err as Error).message}`);
+      this.logger.error(`[netaclaw] catalog sync FAILED, table left unchanged: ${errorMessage(err)}`);
       throw err;
     }
     const channels = await container.getAsync(ChannelService);
     if (MODEL_ENV) {
       try {
         const { action, channel } = await channels.applyEnv(MODEL_ENV);
-        console.log(
+        this.logger.info(
           `[netaclaw] model channel ${JSON.stringify(channel.name)} (id ${channel.id}, default) ${action} from NETACLAW_MODEL_*: ` +
             `${channel.baseUrl} model ${channel.model}, capability ${channel.capability}, key ${channel.hasApiKey ? 'set' : 'none'}`
         );
       } catch (err) {
-        console.error(`[netaclaw] start FAILED: ${(err as Error).message}`);
+        this.logger.error(`[netaclaw] start FAILED: ${errorMessage(err)}`);
         throw err;
       }
     } else if ((await channels.count()) === 0) {
-      console.log(
+      this.logger.info(
         '[netaclaw] no model channel: chat answers no_model_channel until one is configured ' +
           '(NETACLAW_MODEL_BASE_URL + NETACLAW_MODEL, or POST /admin/netaclaw/channel/add)'
       );
@@ -141,44 +143,44 @@ export class MainConfiguration implements ILifeCycle {
       // example agents (the demo): only into an empty agent table
       try {
         const added = await (await container.getAsync(SeedService)).seed(SEED_FILE);
-        console.log(
+        this.logger.info(
           added > 0
             ? `[netaclaw] seeded ${added} example agents from ${SEED_FILE} (the agent table was empty)`
             : `[netaclaw] not seeding ${SEED_FILE}: the agent table has agents`
         );
       } catch (err) {
-        console.error(`[netaclaw] start FAILED: ${(err as Error).message}`);
+        this.logger.error(`[netaclaw] start FAILED: ${errorMessage(err)}`);
         throw err;
       }
     }
     this.adminToken.get();
 
     const stale = await (await container.getAsync(SubagentService)).failStale();
-    if (stale > 0) console.log(`[netaclaw] ${stale} batch(es) left running by a previous start marked failed`);
+    if (stale > 0) this.logger.info(`[netaclaw] ${stale} batch(es) left running by a previous start marked failed`);
 
     const shell = await detectShellMode();
     setShellSandbox(shell);
     if (shell.mode === 'bwrap') {
       const c = confinement()!;
-      console.log(`[netaclaw] shell sandbox: bwrap, as user ${c.identity.user} (uid ${c.identity.uid}), seccomp on; workers and shell commands run inside it (${shell.detail})`);
-      console.log(`[netaclaw] sandbox limits: ${c.limits.mode}: ${c.limits.detail}`);
-      if (c.limits.weaker.length > 0) console.warn(`[netaclaw] WARNING sandbox limits weaker than per-sandbox cgroups: ${c.limits.weaker.join(', ')}`);
+      this.logger.info(`[netaclaw] shell sandbox: bwrap, as user ${c.identity.user} (uid ${c.identity.uid}), seccomp on; workers and shell commands run inside it (${shell.detail})`);
+      this.logger.info(`[netaclaw] sandbox limits: ${c.limits.mode}: ${c.limits.detail}`);
+      if (c.limits.weaker.length > 0) this.logger.warn(`[netaclaw] WARNING sandbox limits weaker than per-sandbox cgroups: ${c.limits.weaker.join(', ')}`);
     }
-    else if (shell.mode === 'off') console.warn(`[netaclaw] WARNING shell sandbox: OFF (${shell.detail})`);
-    else console.warn(`[netaclaw] WARNING shell sandbox: UNAVAILABLE (${shell.detail})`);
-    if (shell.mode !== 'bwrap') console.warn('[netaclaw] WARNING workers run under Node\'s permission model alone (no OS sandbox)');
+    else if (shell.mode === 'off') this.logger.warn(`[netaclaw] WARNING shell sandbox: OFF (${shell.detail})`);
+    else this.logger.warn(`[netaclaw] WARNING shell sandbox: UNAVAILABLE (${shell.detail})`);
+    if (shell.mode !== 'bwrap') this.logger.warn('[netaclaw] WARNING workers run under Node\'s permission model alone (no OS sandbox)');
 
     // MCP servers: their tools join the catalog (after the sandbox is known: stdio servers run in it)
     const mcp = await container.getAsync(McpService);
     const mcpSeed = process.env.NETACLAW_MCP_SEED_FILE;
     if (mcpSeed) {
       const added = await mcp.seed(mcpSeed);
-      if (added > 0) console.log(`[netaclaw] seeded ${added} example MCP server(s) from ${mcpSeed} (the MCP server table was empty)`);
+      if (added > 0) this.logger.info(`[netaclaw] seeded ${added} example MCP server(s) from ${mcpSeed} (the MCP server table was empty)`);
     }
     const listed = await mcp.refresh();
     for (const s of listed.servers) {
-      if (s.state.status === 'connected') console.log(`[netaclaw] MCP server ${s.name}: ${s.state.tools.length} tools (${s.state.tools.join(', ')})`);
-      else if (s.state.status === 'failed') console.warn(`[netaclaw] WARNING MCP server ${s.name}: ${s.state.error}`);
+      if (s.state.status === 'connected') this.logger.info(`[netaclaw] MCP server ${s.name}: ${s.state.tools.length} tools (${s.state.tools.join(', ')})`);
+      else if (s.state.status === 'failed') this.logger.warn(`[netaclaw] WARNING MCP server ${s.name}: ${s.state.error}`);
     }
   }
 
@@ -198,17 +200,17 @@ export class MainConfiguration implements ILifeCycle {
     const shownHost = HOST === '0.0.0.0' || HOST === '::' ? 'localhost' : HOST.includes(':') ? `[${HOST}]` : HOST;
     const port = process.env.MIDWAY_HTTP_PORT;
     const t = this.adminToken.get();
-    console.log(
+    this.logger.info(
       t.source === 'env'
         ? '[netaclaw] admin token: (from ADMIN_TOKEN)'
         : `[netaclaw] admin token: ${t.token}  (stored in ${t.file})`
     );
-    console.log(
+    this.logger.info(
       fs.existsSync(STATIC_DIR)
         ? `[netaclaw] serving pages from ${STATIC_DIR} (open the address below and log in with the admin token)`
         : `[netaclaw] no pages at ${STATIC_DIR} (scripts/demo.sh builds the pages and copies them there; or set STATIC_DIR to a built www/dist)`
     );
     // Printed last: the test harness (and people) take this line as "ready".
-    console.log(`[netaclaw] listening on http://${shownHost}:${port}/`);
+    this.logger.info(`[netaclaw] listening on http://${shownHost}:${port}/`);
   }
 }

@@ -12,6 +12,7 @@ import * as crypto from 'crypto';
 import { DataSource, DataSourceOptions, Migration, QueryRunner, ReplicationMode } from 'typeorm';
 import { DatabaseBusyError, DatabaseUnavailableError, dbMonitor } from './dbhealth';
 import { DB_LOCK_TIMEOUT_SECONDS } from './settings';
+import { log } from './log';
 
 export class NetaClawDataSource extends DataSource {
   constructor(options: DataSourceOptions) {
@@ -47,7 +48,7 @@ export class NetaClawDataSource extends DataSource {
   async runMigrations(options?: Parameters<DataSource['runMigrations']>[0]): Promise<Migration[]> {
     return withSyncLock(this, 'schema migrations', async () => {
       const ran = await super.runMigrations(options);
-      console.log(
+      log().info(
         ran.length === 0
           ? '[netaclaw] schema: up to date (no migration to run)'
           : `[netaclaw] schema: ran ${ran.length} migration(s): ${ran.map(m => m.name).join(', ')}`
@@ -90,7 +91,7 @@ export async function withSyncLock<T>(ds: DataSource, what: string, fn: () => Pr
       return Number(rows?.[0]?.got) === 1;
     };
     if (!(await take(0))) {
-      console.log(`[netaclaw] ${what}: waiting for lock ${name} (another instance is syncing)`);
+      log().info(`[netaclaw] ${what}: waiting for lock ${name} (another instance is syncing)`);
       if (!(await take(DB_LOCK_TIMEOUT_SECONDS))) {
         throw new DatabaseBusyError(`${what}: lock ${name} still held by another instance after ${DB_LOCK_TIMEOUT_SECONDS} s`);
       }

@@ -7,6 +7,7 @@
  */
 import { backoffDelay } from './backoff';
 import { DB_RETRY_MAX_MS } from './settings';
+import { log } from './log';
 
 /** Thrown instead of touching the database while the monitor says it is gone. */
 export class DatabaseUnavailableError extends Error {
@@ -153,7 +154,7 @@ export class DatabaseMonitor {
     this.state = 'down';
     this.downSince = Date.now();
     this.attempt = 0;
-    console.error(`[netaclaw] database unavailable (${describe(err)}): answering 503, reconnecting with backoff`);
+    log().error(`[netaclaw] database unavailable (${describe(err)}): answering 503, reconnecting with backoff`);
     this.schedule();
   }
 
@@ -177,7 +178,7 @@ export class DatabaseMonitor {
     }
     if (this.stopped) return;
     const seconds = ((Date.now() - this.downSince) / 1000).toFixed(1);
-    console.log(`[netaclaw] database reachable again after ${seconds} s (${this.attempt + 1} attempts)`);
+    log().info(`[netaclaw] database reachable again after ${seconds} s (${this.attempt + 1} attempts)`);
     this.state = 'up';
   }
 }

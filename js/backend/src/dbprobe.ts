@@ -1,6 +1,8 @@
 import { backoffDelay, sleepUnlessStopped } from './backoff';
 import { isDatabaseUnavailable } from './dbhealth';
 import { DbSettings, describeDb } from './settings';
+import { errorMessage } from './errortext';
+import { log } from './log';
 
 type MysqlSettings = Extract<DbSettings, { kind: 'mysql' }>;
 
@@ -19,11 +21,11 @@ export async function waitForMysql(db: MysqlSettings, waitSeconds: number): Prom
     } catch (err) {
       const left = deadline - Date.now();
       if (!isDatabaseUnavailable(err) || left <= 0) {
-        throw new Error(`cannot reach ${describeDb(db)}: ${(err as Error).message}`);
+        throw new Error(`cannot reach ${describeDb(db)}: ${errorMessage(err)}`);
       }
       const delay = Math.min(left, backoffDelay(attempt, 5000));
       if (attempt === 0) {
-        console.error(`[netaclaw] ${describeDb(db)} not reachable yet (${(err as Error).message}); retrying for up to ${waitSeconds} s`);
+        log().error(`[netaclaw] ${describeDb(db)} not reachable yet (${errorMessage(err)}); retrying for up to ${waitSeconds} s`);
       }
       await sleepUnlessStopped(delay, 'waiting for the database');
     }
@@ -31,7 +33,6 @@ export async function waitForMysql(db: MysqlSettings, waitSeconds: number): Prom
 }
 
 async function detectMysqlFlavor(db: MysqlSettings): Promise<'mysql' | 'mariadb'> {
-  // eslint-disable-next-line @typescript-eslint/no-var-requires
   const mysql = require('mysql2/promise');
   const conn = await mysql.createConnection({
     host: db.host,

@@ -1,4 +1,5 @@
 import * as fs from 'fs';
+import { errorMessage } from './errortext';
 
 /**
  * The JSON array a start-up file holds (`NETACLAW_CATALOG_FILE`, `NETACLAW_SEED_FILE`). `fail(detail)` makes
@@ -9,13 +10,13 @@ export function readJsonArray(file: string, what: string, fail: (detail: string)
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw fail(`cannot be read (${(err as Error).message})`);
+    throw fail(`cannot be read (${errorMessage(err)})`);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw fail(`is not valid JSON (${(err as Error).message})`);
+    throw fail(`is not valid JSON (${errorMessage(err)})`);
   }
   if (!Array.isArray(parsed)) throw fail(`must hold a JSON array of ${what}`);
   return parsed;

@@ -6,6 +6,7 @@
  */
 import type * as ToolPolicy from '@netaclaw/tool-policy';
 import type { Capability } from '@netaclaw/tool-policy';
+import { errorMessage } from './errortext';
 
 export type {
   Capability,
@@ -49,10 +50,9 @@ export function setActiveCatalog(catalog: ToolPolicy.ToolSchema[]): void {
 export function policy(): typeof ToolPolicy {
   if (!cached) {
     try {
-      // eslint-disable-next-line @typescript-eslint/no-var-requires
       cached = require(POLICY_PACKAGE) as typeof ToolPolicy;
     } catch (err) {
-      const first = String((err as Error).message).split('\n')[0];
+      const first = String(errorMessage(err)).split('\n')[0];
       throw new Error(
         `cannot load ${POLICY_PACKAGE} (${first}). Build the package into pkg/ ` +
           '(see js/backend/README.md), then run `npm --prefix js/backend install`.'
@@ -70,9 +70,8 @@ export function checkCapability(value: unknown, field: string): Capability {
   try {
     policy().resolveTools({ catalog: [], modelCapability: value as Capability });
   } catch (err) {
-    const e = err as Error & { code?: string };
-    if (e.code !== 'invalid_input') throw err;
-    const out = new Error(String(e.message).replace(/^modelCapability\b/, field)) as Error & { code?: string };
+    if ((err as { code?: unknown } | null)?.code !== 'invalid_input') throw err;
+    const out = new Error(errorMessage(err).replace(/^modelCapability\b/, field)) as Error & { code?: string };
     out.code = 'invalid_input';
     throw out;
   }

@@ -12,6 +12,7 @@
  *    exits at once.
  */
 import { SHUTDOWN_TIMEOUT_MS } from './settings';
+import { log } from './log';
 
 export function guardStdio(): void {
   for (const stream of [process.stdout, process.stderr]) {
@@ -55,7 +56,7 @@ export function onStop(fn: () => void): () => void {
 export function installStopDeadline(timeoutMs: number = SHUTDOWN_TIMEOUT_MS): void {
   const handler = (signal: NodeJS.Signals) => {
     if (stopping) {
-      console.error(`[netaclaw] second ${signal}: exiting now`);
+      log().error(`[netaclaw] second ${signal}: exiting now`);
       process.exit(1);
     }
     stopping = true;
@@ -67,7 +68,7 @@ export function installStopDeadline(timeoutMs: number = SHUTDOWN_TIMEOUT_MS): vo
       }
     }
     const timer = setTimeout(() => {
-      console.error(`[netaclaw] still stopping ${timeoutMs} ms after ${signal}: exiting now`);
+      log().error(`[netaclaw] still stopping ${timeoutMs} ms after ${signal}: exiting now`);
       process.exit(1);
     }, timeoutMs);
     timer.unref();

@@ -24,6 +24,7 @@ import { ValueTransformer } from 'typeorm';
 import { AppError } from './errors';
 import { isInside } from './runtime/realpath';
 import { DATA_DIR } from './settings';
+import { errorMessage } from './errortext';
 
 const PREFIX = 'enc:v1:';
 const ENCRYPTED = /^enc:v1:([A-Za-z0-9_-]{8}):([A-Za-z0-9_-]{16}):([A-Za-z0-9_-]{22,})$/;
@@ -98,7 +99,7 @@ export function loadSecretKey(create: boolean): SecretKey {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-      throw new SecretKeyError(`cannot read the secret key file ${file}: ${(err as Error).message}`);
+      throw new SecretKeyError(`cannot read the secret key file ${file}: ${errorMessage(err)}`);
     }
   }
   if (text !== null) {
@@ -120,7 +121,7 @@ export function loadSecretKey(create: boolean): SecretKey {
     fs.writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return loadSecretKey(false);
-    throw new SecretKeyError(`cannot create the secret key file ${file}: ${(err as Error).message}`);
+    throw new SecretKeyError(`cannot create the secret key file ${file}: ${errorMessage(err)}`);
   }
   return { key, id: keyId(key), source: 'created', file };
 }
@@ -202,7 +203,7 @@ function readable(value: string, where: string): string {
     return decrypt(value, where, mustKey(where));
   } catch (err) {
     if (err instanceof AppError) throw err;
-    throw new AppError(503, 'secret_unreadable', (err as Error).message);
+    throw new AppError(503, 'secret_unreadable', errorMessage(err));
   }
 }
 

@@ -182,6 +182,16 @@ export const SESSION_IDLE_SECONDS = intEnv('NETACLAW_SESSION_IDLE_SECONDS', 3600
 export const AUTH_FAIL_LIMIT = intEnv('AUTH_FAIL_LIMIT', 10, 1, 1000000);
 export const AUTH_FAIL_WINDOW_SECONDS = intEnv('AUTH_FAIL_WINDOW_SECONDS', 60, 1, 86400);
 
+/**
+ * How the log is written (`LOG_FORMAT`): `text` (the default: time, level, pid and message, Midway's
+ * format) or `json` (one JSON object a line: time, level, pid, message), for a log collector.
+ */
+export const LOG_FORMAT: 'text' | 'json' = (() => {
+  const raw = env('LOG_FORMAT') ?? 'text';
+  if (raw !== 'text' && raw !== 'json') throw new Error(`LOG_FORMAT must be text or json, got ${JSON.stringify(raw)}`);
+  return raw;
+})();
+
 /** Take the client address from X-Forwarded-For (only behind a reverse proxy that sets it). */
 export const TRUST_PROXY = env('TRUST_PROXY') === '1';
 

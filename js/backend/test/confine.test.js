@@ -138,7 +138,7 @@ describe('a compromised worker is confined as a process', () => {
         assert.doesNotMatch(`${r.output ?? ''}${r.error ?? ''}`, leak, what);
       }
       // the worker runs as the sandbox user, with no capabilities, no_new_privs and seccomp
-      const status = fs.readFileSync(`/proc/${host['hostPid']()}/status`, 'utf8');
+      const status = fs.readFileSync(`/proc/${host.hostPid()}/status`, 'utf8');
       assert.match(status, new RegExp(`^Uid:\\s+${sandboxUser().uid}\\s`, 'm'));
       assert.match(status, /^NoNewPrivs:\s+1$/m);
       assert.match(status, /^Seccomp:\s+2$/m);

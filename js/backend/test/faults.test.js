@@ -9,7 +9,6 @@
  */
 const { describe, test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
 const { bootInProcess } = require('./support/inprocess');
 const { workspace, FIXTURE_WORKER } = require('./support/runtime');
 const { descendants, stillRunning } = require('./support/processes');

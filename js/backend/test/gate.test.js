@@ -17,7 +17,7 @@ describe('L1 alone: the gate (symlink check, process permissions and sandbox off
 
   test('absolute and .. paths, write under readonly, shell, unselected and unknown tools, bad arguments: denied', async () => {
     const { policy, routes } = diagnose(ws.root);
-    await withHost({ shell: 'off', policy, routes, shell: 'off', test: l1 }, async host => {
+    await withHost({ shell: 'off', policy, routes, test: l1 }, async host => {
       const ok = await host.call('read_file', { path: 'a.txt' });
       assert.equal(ok.decision, 'worker-local');
       assert.equal(ok.ok, true, ok.error);

@@ -14,7 +14,6 @@ process.env.NETACLAW_SANDBOX_TMP_MB = '1024';
 const { describe, test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { rt, workspace, startHost, diagnose, FIXTURE_WORKER } = require('./support/runtime');
@@ -199,7 +198,7 @@ describe('the cgroups and uids of sandboxes', () => {
       fs.writeFileSync(path.join(d, 'cgroup.procs'), String(left.pid));
     }
     const exited = new Promise(resolve => {
-      left.once('exit', (code, signal) => resolve(signal));
+      left.once('exit', (_code, signal) => resolve(signal));
       setTimeout(() => resolve('still running after 10 s'), 10000).unref();
     });
     const mine = cg.acquireSandbox(limits());

@@ -174,7 +174,7 @@ function defineTests(backend) {
           ],
         },
         // while the model "thinks" after the calls, the turn's worker is still there: one, below the backend
-        body => {
+        () => {
           during = workersBelow(backendPid);
           return { content: 'read' };
         }

@@ -14,7 +14,6 @@ const { withServer, call, childEnv, BACKEND_ROOT } = require('./support/server')
 const { storageBackends, describeWithBackend } = require('./support/suites');
 const { plainSecret, CHANNEL_API_KEY } = require('./support/secrets');
 
-const BASELINE = 'Baseline1796093269137';
 /** Every migration, in order (a fresh or a pre-migration database runs them all). */
 const ALL = require('../dist/migration').MIGRATIONS.map(m => m.name);
 const RAN_ALL = new RegExp(`schema: ran ${ALL.length} migration\\(s\\): ${ALL.join(', ')}\\n`);

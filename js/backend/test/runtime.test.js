@@ -10,7 +10,7 @@ const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 const { rt, workspace, operations, services, withHost, startHost, diagnose, snapshot, giveToSandbox, FIXTURE_WORKER } = require('./support/runtime');
-const { sandboxesOf, withText, isRunning, waitFor, descendants: below } = require('./support/processes');
+const { sandboxesOf, waitFor, descendants: below } = require('./support/processes');
 
 const { parseMessage, parseFor } = rt('protocol.js');
 
@@ -394,7 +394,7 @@ describe('L3: each shell in a sandbox of its own (main process) or of its worker
       assert.doesNotMatch(slow.output ?? '', /never/);
       const flood = await host.call('bash', { command: 'yes' });
       assert.match(`${flood.output ?? ''}${flood.error ?? ''}`, /cut|output/i);
-      assert.equal(below(host['hostPid']()).filter(p => p.comm === 'bwrap').length, 0, 'no nested bwrap');
+      assert.equal(below(host.hostPid()).filter(p => p.comm === 'bwrap').length, 0, 'no nested bwrap');
     });
   });
 });
@@ -518,7 +518,7 @@ describe("a worker's first call: what does not depend on the call is done while 
     for (const idle of [false, true]) {
       const { host, events } = await startHost({ policy, routes, svc: services() });
       try {
-        const pid = host['hostPid']();
+        const pid = host.hostPid();
         const threads = () => fs.readdirSync(`/proc/${pid}/task`).length;
         if (idle) {
           // libuv's thread pool, started by the first use of fs.promises (the last step of the work done

@@ -113,7 +113,6 @@ function defineTests(backend) {
     await db.sql("INSERT INTO netaclaw_model_channel (name, baseUrl, apiKey, model, capability, isDefault, createTime, updateTime) VALUES ('old', 'http://127.0.0.1:9/v1', ?, 'm', 'text', 1, '2025-01-02 03:04:05', '2025-01-02 03:04:05')", [API_KEY]);
     await db.sql("INSERT INTO netaclaw_mcp_server (name, transport, command, env, enabled, createTime, updateTime) VALUES ('old', 'stdio', '/bin/true', ?, 0, '2025-01-02 03:04:05', '2025-01-02 03:04:05')", [JSON.stringify({ TOKEN: MCP_VALUE, EMPTY: '' })]);
     const [before] = await db.sql('SELECT * FROM netaclaw_model_channel');
-    let first;
     await withServer(db.env, async s => {
       assert.match(s.log(), /secrets at rest: AES-256-GCM, key \S+ \(from NETACLAW_SECRET_KEY\); 3 stored value\(s\) encrypted now/);
       const c = ok(await call(s, 'GET', '/admin/netaclaw/channel/info?id=1'), 'info');
@@ -122,7 +121,7 @@ function defineTests(backend) {
       const m = ok(await call(s, 'GET', '/admin/netaclaw/mcp/info?id=1'), 'info');
       assert.deepEqual(m.env, { TOKEN: 'mcp…dcba', EMPTY: '' });
     });
-    first = await storedRows(db);
+    const first = await storedRows(db);
     assert.match(first.channels[0].apiKey, /^enc:v1:/);
     assert.equal(plainSecret(first.channels[0].apiKey, CHANNEL_API_KEY), API_KEY);
     assert.equal(plainSecret(first.servers[0].env.TOKEN, MCP_ENV), MCP_VALUE);
@@ -190,7 +189,6 @@ test('the key file: made 0600 (its folder 0700) outside the data folder at the f
     const cfg = path.join(root, 'cfg');
     const env = { DB_TYPE: 'sqlite', DATA_DIR: dataDir, HOME: home, XDG_CONFIG_HOME: cfg, NETACLAW_SECRET_KEY: undefined };
     const keyFile = path.join(cfg, 'netaclaw', 'secret.key');
-    let apiKeyStored;
     await withServer(env, async s => {
       assert.match(s.log(), new RegExp(`secrets at rest: AES-256-GCM, key \\S+ \\(created in ${keyFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)`));
       ok(await call(s, 'POST', '/admin/netaclaw/channel/add', { name: 'c', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: API_KEY }), 'add');
@@ -214,7 +212,7 @@ test('the key file: made 0600 (its folder 0700) outside the data folder at the f
         d.close();
       }
     };
-    apiKeyStored = read();
+    const apiKeyStored = read();
     assert.equal(plainSecret(apiKeyStored, CHANNEL_API_KEY, fs.readFileSync(keyFile, 'utf8')), API_KEY);
     // the second start reads the same file
     await withServer(env, async s => {

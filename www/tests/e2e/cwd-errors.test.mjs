@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { api, apiData, assertLocalizedErrors, forFile, launch, open, scriptedChannel, uniqueName } from './helpers.mjs';
 
 const browser = forFile(launch);
-const channel = forFile(scriptedChannel);
+// the default channel the chat page starts a session with, for this file's tests
+forFile(scriptedChannel);
 const here = dirname(fileURLToPath(import.meta.url));
 // the backend serves the pages just built (run.mjs: STATIC_DIR)
 const PAGES = resolve(here, '..', '..', 'dist');

@@ -6,7 +6,7 @@
 // tools become orphan rows), deleted; nothing sticks out of the card at 1280 and 1920 px, zh-CN and en.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { api, apiData, assertLocalizedErrors, checkPage, countSettles, forFile, launch, open, pickOption, screenshot, switchLocale } from './helpers.mjs';
 

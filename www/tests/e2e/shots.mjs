@@ -12,7 +12,8 @@ import { MESSAGES, NOTES } from './model-script.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const OUT = process.env.SHOTS_DIR ?? resolve(here, '..', '..', '..', 'docs', 'screenshots', 'states');
 const MCP_DEMO = resolve(here, '..', '..', '..', 'js', 'backend', 'examples', 'mcp-demo-server.mjs');
-const channel = forFile(scriptedChannel);
+// the default channel the chat page starts a session with, for this file's tests
+forFile(scriptedChannel);
 const workspace = forFile(() => notesWorkspace(NOTES));
 
 async function shot(page, lang, name) {

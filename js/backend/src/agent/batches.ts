@@ -31,6 +31,8 @@ import { BatchEvent, BatchRecord, SubagentService, batchView, eventCall, session
 import type { RuntimeDiagnostic } from '../policy';
 import type { RulesInput } from '@netaclaw/tool-policy';
 import { RulesService } from '../service/rules';
+import { errorMessage, errorStack } from '../errortext';
+import { log } from '../log';
 
 export type { CallRecord } from '../runtime/host';
 export type { BatchEvent, BatchRecord, StoredCall } from '../service/subagent';
@@ -152,7 +154,6 @@ export class BatchRunner {
   rulesService: RulesService;
 
   private readonly live = new Map<number, LiveBatch>();
-  private readonly sessionSeq = new Mutex();
 
   private operations(): Operations {
     return {
@@ -233,7 +234,7 @@ export class BatchRunner {
       held = await holdRoots(diag.policy.workspaceRoots);
     } catch (err) {
       if (err instanceof AppError) throw err;
-      held = err as Error;
+      held = err instanceof Error ? err : new Error(errorMessage(err));
     }
     const workerPolicy: WorkerPolicyWire = {
       workspaceRoots: diag.policy.workspaceRoots,
@@ -413,7 +414,7 @@ export class BatchRunner {
   }
 
   private writeFailed(id: number, err: unknown): void {
-    console.error(`[netaclaw] batch ${id}: cannot store: ${(err as Error)?.stack ?? err}`);
+    log().error(`[netaclaw] batch ${id}: cannot store: ${errorStack(err)}`);
   }
 
   /** POST /subagent/run: a fresh worker runs the calls in order; answers the finished batch. */
@@ -603,7 +604,7 @@ class SessionWorker implements SessionTools {
     if (e.type === 'proxy-denied' && e.record.seq !== this.current.get(host)) {
       const { seq: _seq, ...call } = e.record;
       void _seq;
-      void this.o.record(call).catch(err => console.error(`[netaclaw] session ${this.o.sessionId}: cannot store: ${(err as Error)?.stack ?? err}`));
+      void this.o.record(call).catch(err => log().error(`[netaclaw] session ${this.o.sessionId}: cannot store: ${errorStack(err)}`));
     }
   }
 
@@ -619,7 +620,7 @@ class SessionWorker implements SessionTools {
       await host.start();
     } catch (err) {
       this.hosts.delete(host);
-      const why = host.status?.error ?? (err as Error).message;
+      const why = host.status?.error ?? errorMessage(err);
       await host.kill('the worker could not start').catch(() => undefined);
       throw new Error(why);
     }
@@ -657,7 +658,7 @@ class SessionWorker implements SessionTools {
       // The worker could not start, or ended during the call (a crash, the time limit, a cancelled turn):
       // the call fails, with the place the session's routes give it.
       const ended = host?.status?.error;
-      outcome = { ...this.routePlace(name, args), ok: false, error: `the tool worker stopped: ${ended ?? (err as Error).message}`, durationMs: Date.now() - started };
+      outcome = { ...this.routePlace(name, args), ok: false, error: `the tool worker stopped: ${ended ?? errorMessage(err)}`, durationMs: Date.now() - started };
     } finally {
       if (timer) clearTimeout(timer);
       if (host && !host.status) this.idle.push(host);
@@ -674,7 +675,7 @@ class SessionWorker implements SessionTools {
       const g = checkCall({ policy: this.o.policy, routes: this.o.routes, rules: this.o.rules, asks: 'approved', name, arguments: args });
       return { decision: g.decision, reason: g.reason, detail: g.detail };
     } catch (err) {
-      return { decision: DECISIONS.denied, reason: RUNTIME_REASONS.invalidArguments, detail: `gate error: ${(err as Error).message}` };
+      return { decision: DECISIONS.denied, reason: RUNTIME_REASONS.invalidArguments, detail: `gate error: ${errorMessage(err)}` };
     }
   }
 

@@ -3,7 +3,7 @@ import { NetaClawModelChannelEntity } from '../entity/channel';
 import { NetaClawMessageEntity } from '../entity/message';
 import { NetaClawSessionEntity } from '../entity/session';
 import { AppError, invalidInput } from '../errors';
-import { CrewRole, RuntimeDiagnostic } from '../policy';
+import { RuntimeDiagnostic } from '../policy';
 import { HISTORY_CHARS } from '../settings';
 import { ChatDTO } from '../dto/chat';
 import { AgentService, AgentView, SessionFields } from '../service/agent';
@@ -15,11 +15,13 @@ import { EscalationService } from '../service/escalation';
 import { CONCURRENT_MODE } from '../runtime/codes';
 import type { ChatAnswer, ChatSessionFields, ChatTurnEvent } from '../api-types';
 import { BatchHandle, BatchRunner, SessionTools } from './batches';
-import { ChatCompletionMessageParam, ChatCompletionTool, ModelError, ModelToolCall } from './model';
+import { ChatCompletionMessageParam, ChatCompletionTool, ModelError } from './model';
 import { buildSystemPrompt } from './prompt';
 import { LoopHistory, LoopResult, runAgentLoop } from './loop';
 import { skillSummaries } from './skills';
-import { CallPort, OwnTool, Place, ToolCallView } from './port';
+import { CallPort, OwnTool, Place } from './port';
+import { errorMessage } from '../errortext';
+import { log } from '../log';
 import type { RulesInput } from '@netaclaw/tool-policy';
 import { RulesService } from '../service/rules';
 
@@ -231,7 +233,7 @@ export class ChatExecutor {
     } finally {
       signal.removeEventListener('abort', stop);
       for (const h of ctx.running) await h.kill('cancelled').catch(() => undefined);
-      await ctx.tools?.close().catch(err => console.error(`[netaclaw] session ${session!.id}: cannot end the turn's tool worker:`, err));
+      await ctx.tools?.close().catch(err => log().error(`[netaclaw] session ${session!.id}: cannot end the turn's tool worker:`, err));
       await claim.release();
     }
   }
@@ -381,8 +383,8 @@ export class ChatExecutor {
     if (err instanceof AppError && err.code === 'session_busy') return err;
     if (!(err instanceof ModelError)) {
       // not the model's doing (a tool runtime or database failure): logged, answered 500 turn_failed
-      console.error(`[netaclaw] session ${sessionId}: the turn failed:`, err);
-      const message = `the turn failed: ${String((err as Error)?.message ?? err).slice(0, 500)}`;
+      log().error(`[netaclaw] session ${sessionId}: the turn failed:`, err);
+      const message = `the turn failed: ${errorMessage(err).slice(0, 500)}`;
       await this.sessionService.append(sessionId, seq, { role: 'error', content: message, name: 'turn_failed' });
       await this.sessionService.touch(sessionId);
       return new AppError(500, 'turn_failed', message, undefined, { sessionId });
@@ -429,7 +431,7 @@ export class ChatExecutor {
         subagentTools: t.tools,
       });
     } catch (err) {
-      return { ok: false, output: `the sub-agent could not start: ${(err as Error).message}` };
+      return { ok: false, output: `the sub-agent could not start: ${errorMessage(err)}` };
     }
     ctx.running.add(handle);
     ctx.batchIds.push(handle.id);
@@ -440,7 +442,7 @@ export class ChatExecutor {
       ctx.emit({ type: 'batch', sessionId, batchId: handle.id, status: 'completed', task: t.task, reply });
       return { ok: true, output: `[sub-agent batch ${handle.id}]\n${reply}` };
     } catch (err) {
-      const message = (err as Error).message;
+      const message = errorMessage(err);
       await handle.kill(ctx.signal.aborted ? 'cancelled' : message).catch(() => undefined);
       ctx.emit({ type: 'batch', sessionId, batchId: handle.id, status: ctx.signal.aborted ? 'killed' : 'failed', task: t.task, error: message });
       if (ctx.signal.aborted) throw err;

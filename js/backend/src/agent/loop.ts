@@ -10,6 +10,7 @@ import { CONCURRENT_CALLS_MAX } from '../runtime/limits';
 import { MAX_STEPS } from '../settings';
 import { ChatCompletionMessageParam, ChatCompletionTool, ModelError, ModelToolCall, streamTurn } from './model';
 import { CallPort, PortResult, resultText, ToolCallView } from './port';
+import { errorMessage } from '../errortext';
 
 /** Where a loop's conversation lives. */
 export interface LoopHistory {
@@ -79,7 +80,7 @@ export async function runAgentLoop(o: LoopOptions): Promise<LoopResult> {
     // The results, in the model's order.
     if (failed.failure) {
       const err = failed.failure.err;
-      const note = o.signal.aborted ? 'Tool call cancelled.' : `Tool call failed: ${(err as Error)?.message ?? err}`;
+      const note = o.signal.aborted ? 'Tool call cancelled.' : `Tool call failed: ${errorMessage(err)}`;
       for (let k = 0; k < tcs.length; k++) {
         const view = views[k];
         if (view) calls.push(shownOf(view));

@@ -8,6 +8,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { MAX_REPLY_CHARS, MODEL_MAX_RETRIES, MODEL_TIMEOUT_MS } from '../settings';
+import { errorMessage } from '../errortext';
 
 export type { ChatCompletionMessageParam, ChatCompletionTool };
 
@@ -70,7 +71,7 @@ function describeFailure(err: unknown, channel: ModelChannel): ModelError {
     // the reason is at the end of the chain (fetch failed ← connect ECONNREFUSED / other side closed)
     const reasons: string[] = [];
     for (let e = (err as { cause?: unknown }).cause; e && reasons.length < 4; e = (e as { cause?: unknown }).cause) {
-      const m = (e as Error).message ?? String(e);
+      const m = errorMessage(e);
       if (m && !reasons.includes(m)) reasons.push(m);
     }
     const why = reasons.length === 0 ? err.message : reasons.length === 1 ? reasons[0] : `${reasons[0]} (${reasons.slice(1).join(': ')})`;
@@ -78,7 +79,7 @@ function describeFailure(err: unknown, channel: ModelChannel): ModelError {
   }
   return new ModelError(
     'model_error',
-    `malformed answer from the model service at ${channel.baseUrl}: ${String((err as Error)?.message ?? err).slice(0, 500)}`
+    `malformed answer from the model service at ${channel.baseUrl}: ${errorMessage(err).slice(0, 500)}`
   );
 }
 

@@ -12,6 +12,7 @@ import { DECISIONS, RUNTIME_REASONS } from '../runtime/codes';
 import { checkCallText, GateResult } from '../runtime/gate';
 import type { CallRecord } from '../runtime/host';
 import type { ModelToolCall } from './model';
+import { errorMessage } from '../errortext';
 
 /** A tool call as the chat answer and the stream show it: the runtime's record, with the model's call id. */
 export type ToolCallView = Omit<CallRecord, 'seq'> & { id: string };
@@ -67,7 +68,7 @@ export class CallPort {
     try {
       gate = checkCallText({ policy: this.o.policy, routes: this.o.routes as unknown[], rules: this.o.rules, asks: 'deny', name: tc.name }, tc.arguments);
     } catch (err) {
-      gate = { decision: DECISIONS.denied, reason: RUNTIME_REASONS.invalidArguments, paths: [], detail: `gate error: ${(err as Error).message}` };
+      gate = { decision: DECISIONS.denied, reason: RUNTIME_REASONS.invalidArguments, paths: [], detail: `gate error: ${errorMessage(err)}` };
     }
     // L0: a tool this model was not offered is denied whatever the routes say (the package's reading of
     // its arguments is kept for the record)
@@ -89,7 +90,7 @@ export class CallPort {
         r = await own(gate.arguments as Record<string, unknown>);
       } catch (err) {
         if (this.o.signal.aborted) throw err;
-        r = { ok: false, error: (err as Error).message };
+        r = { ok: false, error: errorMessage(err) };
       }
       const base = { id: tc.id, name: tc.name, arguments: shown, decision: gate.decision, reason: gate.reason, detail: null, durationMs: Date.now() - started };
       view = 'pause' in r ? { ...base, ok: true, output: 'waiting for the user\'s answer', pause: r.pause } : { ...base, ...r };

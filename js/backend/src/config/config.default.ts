@@ -1,6 +1,7 @@
 import { MidwayConfig } from '@midwayjs/core';
 import { NetaClawDataSource } from '../datasource';
 import { dataSourceOptions } from '../dboptions';
+import { logFormatOptions } from '../log';
 import { HOST, JSON_BODY_LIMIT, PORT, TRUST_PROXY } from '../settings';
 
 export default {
@@ -40,9 +41,12 @@ export default {
       default: { ...dataSourceOptions(), customDataSourceClass: NetaClawDataSource },
     },
   },
+  // Every line of the backend goes through these loggers (log.ts), to stdout (errors to stderr): Midway's
+  // text format, or JSON lines with LOG_FORMAT=json.
   midwayLogger: {
     default: {
       level: 'info',
+      ...logFormatOptions(),
       transports: {
         console: { autoColors: false },
         file: false,

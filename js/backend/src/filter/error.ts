@@ -4,6 +4,7 @@ import { databaseErrorAnswer } from '../dbhealth';
 import { fromValidationError } from '../dto/rules';
 import { AppError } from '../errors';
 import { JSON_BODY_LIMIT } from '../settings';
+import { errorStack } from '../errortext';
 
 /**
  * Turns every error into `{ error: { code, message, errors? } }`. Client mistakes are 4xx (never a
@@ -49,7 +50,7 @@ export class ErrorFilter {
       } else {
         status = 500;
         code = 'internal_error';
-        this.logger.error('[netaclaw] %s %s failed: %s', ctx.method, ctx.path, (err as Error)?.stack ?? err);
+        this.logger.error('[netaclaw] %s %s failed: %s', ctx.method, ctx.path, errorStack(err));
         message = 'internal error';
       }
     }

@@ -17,6 +17,8 @@ import { LoginSessionService } from '../service/login';
 import { originRefused, requestKeyRequired } from '../middleware/auth';
 import { LiveTurn, TurnHub } from './turns';
 import { TurnProgressService } from './progress';
+import { errorMessage } from '../errortext';
+import { log } from '../log';
 
 export const CHAT_WS_PATH = '/ws/netaclaw/chat';
 
@@ -87,7 +89,7 @@ export class ChatGateway {
       try {
         session = await this.logins.check(cookie, requestKeyFromProtocols(req.headers['sec-websocket-protocol']), expected);
       } catch (err) {
-        const db = databaseErrorAnswer(err) ?? { status: 503, code: 'session_check_failed', message: `the login session could not be checked: ${(err as Error).message}`, retryAfter: 1 };
+        const db = databaseErrorAnswer(err) ?? { status: 503, code: 'session_check_failed', message: `the login session could not be checked: ${errorMessage(err)}`, retryAfter: 1 };
         refuse(socket, db.status, 'Service Unavailable', { 'Retry-After': String(db.retryAfter) }, { error: { code: db.code, message: db.message } });
         return false;
       }
@@ -148,7 +150,7 @@ export class ChatGateway {
         current?.turn.cancel();
         if (remote) {
           const { sessionId, token } = remote;
-          this.progress.cancel(sessionId, token).catch(err => console.error(`[netaclaw] session ${sessionId}: cannot ask for the cancel of its turn:`, (err as Error).message));
+          this.progress.cancel(sessionId, token).catch(err => log().error(`[netaclaw] session ${sessionId}: cannot ask for the cancel of its turn:`, errorMessage(err)));
         }
         return;
       }
@@ -201,7 +203,7 @@ export class ChatGateway {
       } catch (err) {
         const refused = fromValidationError(err);
         if (refused) return error(refused.code, refused.message);
-        console.error('[netaclaw] chat over WebSocket failed:', err);
+        log().error('[netaclaw] chat over WebSocket failed:', err);
         return error('internal_error', 'internal error');
       }
       const abort = new AbortController();
@@ -228,7 +230,7 @@ export class ChatGateway {
             code = 'invalid_input';
             message = e.message;
           } else {
-            console.error('[netaclaw] chat over WebSocket failed:', err);
+            log().error('[netaclaw] chat over WebSocket failed:', err);
           }
           push({ type: 'error', sessionId, code, message });
         }

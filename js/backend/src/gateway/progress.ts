@@ -21,6 +21,8 @@ import { dbWriteLock } from '../mutex';
 import { DB } from '../settings';
 import { SessionService } from '../service/session';
 import type { LiveTurn } from './turns';
+import { errorMessage } from '../errortext';
+import { log } from '../log';
 
 export const TURN_PROGRESS_MS = 300;
 export const TURN_PROGRESS_KEEP_MS = 60 * 60 * 1000;
@@ -119,7 +121,7 @@ export class TurnProgressService {
   }
 
   private enqueue(turn: LiveTurn, w: Writer): void {
-    w.chain = w.chain.then(() => this.write(turn, w)).catch(err => console.error(`[netaclaw] session ${turn.sessionId}: cannot write the turn's progress:`, (err as Error).message));
+    w.chain = w.chain.then(() => this.write(turn, w)).catch(err => log().error(`[netaclaw] session ${turn.sessionId}: cannot write the turn's progress:`, errorMessage(err)));
   }
 
   private async write(turn: LiveTurn, w: Writer): Promise<void> {
@@ -220,7 +222,7 @@ export class TurnProgressService {
       if (stopped) return;
       timer = setTimeout(() => {
         poll()
-          .catch(err => console.error(`[netaclaw] session ${sessionId}: cannot read the turn's progress:`, (err as Error).message))
+          .catch(err => log().error(`[netaclaw] session ${sessionId}: cannot read the turn's progress:`, errorMessage(err)))
           .finally(next);
       }, TURN_PROGRESS_MS);
     };

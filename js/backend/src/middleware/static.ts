@@ -7,6 +7,9 @@ import { PageFiles } from '../pagefiles';
 import { STATIC_DIR } from '../settings';
 import { needsToken } from './auth';
 
+/** koa-send's context: koa's own, which Midway's Context extends with fields koa-send does not read. */
+type SendContext = Parameters<typeof send>[0];
+
 function isApiPath(p: string): boolean {
   return p === '/health' || p === '/auth' || p.startsWith('/auth/') || needsToken(p) || p === '/ws' || p.startsWith('/ws/');
 }
@@ -51,7 +54,7 @@ export class StaticMiddleware implements IMiddleware<Context, NextFunction> {
       }
       if (await this.sendPageFile(ctx, ctx.path)) return;
       try {
-        if (await send(ctx as any, ctx.path, { root: STATIC_DIR, index: 'index.html' })) return;
+        if (await send(ctx as unknown as SendContext, ctx.path, { root: STATIC_DIR, index: 'index.html' })) return;
       } catch (err) {
         const status = (err as { status?: number }).status;
         if (status !== 404) throw err;
@@ -59,7 +62,7 @@ export class StaticMiddleware implements IMiddleware<Context, NextFunction> {
       const index = path.join(STATIC_DIR, 'index.html');
       if (path.extname(ctx.path) === '' && fs.existsSync(index)) {
         if (await this.sendPageFile(ctx, '/index.html')) return;
-        await send(ctx as any, 'index.html', { root: STATIC_DIR });
+        await send(ctx as unknown as SendContext, 'index.html', { root: STATIC_DIR });
         return;
       }
       return next();

@@ -14,6 +14,7 @@
 import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { MigrationInterface, QueryRunner, TableColumnOptions, TableOptions } from 'typeorm';
 import { ensureTable } from './schema';
+import { log } from '../log';
 
 /** The columns of every table whose entity extends BaseEntity: id, createTime, updateTime. */
 export const BASE_COLUMNS: TableColumnOptions[] = [
@@ -203,7 +204,7 @@ export class Baseline1796093269137 implements MigrationInterface {
 
   async up(qr: QueryRunner): Promise<void> {
     for (const table of TABLES) {
-      for (const step of await ensureTable(qr, table)) console.log(`[netaclaw] schema baseline: ${step}`);
+      for (const step of await ensureTable(qr, table)) log().info(`[netaclaw] schema baseline: ${step}`);
     }
   }
 

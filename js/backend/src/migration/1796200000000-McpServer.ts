@@ -5,6 +5,7 @@
 import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { MigrationInterface, QueryRunner, TableOptions } from 'typeorm';
 import { ensureTable } from './schema';
+import { log } from '../log';
 
 const TABLE: TableOptions = {
   name: 'netaclaw_mcp_server',
@@ -35,7 +36,7 @@ export class McpServer1796200000000 implements MigrationInterface {
   name = 'McpServer1796200000000';
 
   async up(qr: QueryRunner): Promise<void> {
-    for (const step of await ensureTable(qr, TABLE)) console.log(`[netaclaw] schema migration McpServer: ${step}`);
+    for (const step of await ensureTable(qr, TABLE)) log().info(`[netaclaw] schema migration McpServer: ${step}`);
   }
 
   async down(qr: QueryRunner): Promise<void> {

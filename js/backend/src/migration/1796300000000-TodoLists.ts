@@ -6,6 +6,7 @@ import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { MigrationInterface, QueryRunner, TableOptions } from 'typeorm';
 import { BASE_COLUMNS } from './1796093269137-Baseline';
 import { ensureTable } from './schema';
+import { log } from '../log';
 
 const TODO_LISTS: TableOptions = {
   name: 'netaclaw_todo_list',
@@ -31,7 +32,7 @@ export class TodoLists1796300000000 implements MigrationInterface {
   name = 'TodoLists1796300000000';
 
   async up(qr: QueryRunner): Promise<void> {
-    for (const step of await ensureTable(qr, TODO_LISTS)) console.log(`[netaclaw] schema todo lists: ${step}`);
+    for (const step of await ensureTable(qr, TODO_LISTS)) log().info(`[netaclaw] schema todo lists: ${step}`);
   }
 
   async down(qr: QueryRunner): Promise<void> {

@@ -6,6 +6,7 @@ import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { MigrationInterface, QueryRunner, TableOptions } from 'typeorm';
 import { BASE_COLUMNS } from './1796093269137-Baseline';
 import { ensureTable } from './schema';
+import { log } from '../log';
 
 const ESCALATIONS: TableOptions = {
   name: 'netaclaw_escalation',
@@ -35,7 +36,7 @@ export class Escalations1796400000000 implements MigrationInterface {
   name = 'Escalations1796400000000';
 
   async up(qr: QueryRunner): Promise<void> {
-    for (const step of await ensureTable(qr, ESCALATIONS)) console.log(`[netaclaw] schema escalations: ${step}`);
+    for (const step of await ensureTable(qr, ESCALATIONS)) log().info(`[netaclaw] schema escalations: ${step}`);
   }
 
   async down(qr: QueryRunner): Promise<void> {

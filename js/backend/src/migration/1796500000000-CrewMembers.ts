@@ -4,6 +4,7 @@
  */
 import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { MigrationInterface, QueryRunner, TableColumn } from 'typeorm';
+import { log } from '../log';
 
 const CREW_MEMBERS = new TableColumn({ name: 'crewMembers', type: 'json', isNullable: true, comment: '团队成员 agent ID 列表' });
 
@@ -16,7 +17,7 @@ export class CrewMembers1796500000000 implements MigrationInterface {
     // a migration that stopped half-way is completed by the next start
     if (!(await qr.hasColumn('netaclaw_agent', CREW_MEMBERS.name))) {
       await qr.addColumn('netaclaw_agent', CREW_MEMBERS);
-      console.log('[netaclaw] schema agents: added netaclaw_agent.crewMembers');
+      log().info('[netaclaw] schema agents: added netaclaw_agent.crewMembers');
     }
   }
 

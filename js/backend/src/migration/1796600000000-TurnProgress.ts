@@ -5,6 +5,7 @@
 import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { MigrationInterface, QueryRunner, TableOptions } from 'typeorm';
 import { ensureTable } from './schema';
+import { log } from '../log';
 
 const TURN_PROGRESS: TableOptions = {
   name: 'netaclaw_turn_progress',
@@ -27,7 +28,7 @@ export class TurnProgress1796600000000 implements MigrationInterface {
   name = 'TurnProgress1796600000000';
 
   async up(qr: QueryRunner): Promise<void> {
-    for (const step of await ensureTable(qr, TURN_PROGRESS)) console.log(`[netaclaw] schema turn progress: ${step}`);
+    for (const step of await ensureTable(qr, TURN_PROGRESS)) log().info(`[netaclaw] schema turn progress: ${step}`);
   }
 
   async down(qr: QueryRunner): Promise<void> {

@@ -4,7 +4,7 @@
  */
 import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { MigrationInterface, QueryRunner, TableOptions } from 'typeorm';
-import { appLogger } from '../log';
+import { log } from '../log';
 import { ensureTable } from './schema';
 
 const LOGIN_SESSIONS: TableOptions = {
@@ -25,7 +25,7 @@ export class LoginSessions1796700000000 implements MigrationInterface {
   name = 'LoginSessions1796700000000';
 
   async up(qr: QueryRunner): Promise<void> {
-    for (const step of await ensureTable(qr, LOGIN_SESSIONS)) appLogger()?.info(`[netaclaw] schema login sessions: ${step}`);
+    for (const step of await ensureTable(qr, LOGIN_SESSIONS)) log().info(`[netaclaw] schema login sessions: ${step}`);
   }
 
   async down(qr: QueryRunner): Promise<void> {

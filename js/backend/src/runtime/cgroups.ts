@@ -28,6 +28,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { SANDBOX_MEMORY_MAX_BYTES, SANDBOX_PROCESSES_MAX, SANDBOX_TMP_MAX_BYTES } from './limits';
+import { errorMessage } from '../errortext';
 
 export type LimitsMode = 'cgroup2' | 'cgroup1' | 'uid-range' | 'rlimit';
 
@@ -61,7 +62,6 @@ export interface SandboxLimits {
   release(): void;
 }
 
-const V1_ROOT = '/sys/fs/cgroup';
 const V2_ROOT = '/sys/fs/cgroup';
 /** The folder, below each v1 hierarchy, that holds every backend's sandbox cgroups. */
 const V1_PARENT = 'netaclaw';
@@ -280,7 +280,7 @@ export function detectLimits(): LimitsState {
         };
         return active;
       } catch (err) {
-        tried.push(`the cgroup v1 pids and memory hierarchies cannot be written (${(err as Error).message})`);
+        tried.push(`the cgroup v1 pids and memory hierarchies cannot be written (${errorMessage(err)})`);
       }
     } else {
       tried.push(pids && memory ? 'the cgroup v1 pids and memory hierarchies are not writable by the backend' : 'no cgroup v1 pids and memory hierarchies');
@@ -392,7 +392,7 @@ export function acquireSandbox(state: LimitsState | null = active): SandboxLimit
     }
   } catch (err) {
     release();
-    throw new Error(`cannot make the sandbox's cgroup: ${(err as Error).message}`);
+    throw new Error(`cannot make the sandbox's cgroup: ${errorMessage(err)}`);
   }
   live.set(name, release);
   const procs = made.map(d => path.join(d, 'cgroup.procs'));

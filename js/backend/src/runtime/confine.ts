@@ -25,6 +25,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { detectLimits, LimitsState } from './cgroups';
+import { errorMessage } from '../errortext';
 
 /** System calls the sandbox may not make (EPERM). */
 export const SECCOMP_DENIED = [
@@ -167,7 +168,7 @@ export function setupConfinement(): Confinement | null {
     failure = '';
   } catch (err) {
     state = null;
-    failure = (err as Error).message;
+    failure = errorMessage(err);
   }
   return state;
 }

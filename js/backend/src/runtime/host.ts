@@ -43,6 +43,7 @@ import { mainTools } from './tools/custom';
 import type { MainServices } from './tools/types';
 import { DECISIONS, RUNTIME_REASONS } from './codes';
 import { activeCatalog } from '../policy';
+import { errorMessage } from '../errortext';
 
 export interface CallRecord extends CallOutcome {
   seq: number;
@@ -249,7 +250,7 @@ export class WorkerHost {
         child = fork(module, [], { execArgv, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], serialization: 'json' });
       }
     } catch (err) {
-      this.terminate('failed', `cannot start the worker: ${(err as Error).message}`);
+      this.terminate('failed', `cannot start the worker: ${errorMessage(err)}`);
       throw new WorkerError(this.ended!.error ?? 'cannot start the worker');
     }
     this.child = child;
@@ -374,7 +375,7 @@ export class WorkerHost {
         if (err && !this.ended) this.terminate('failed', `cannot reach the worker: ${err.message}`);
       });
     } catch (err) {
-      this.terminate('failed', `cannot reach the worker: ${(err as Error).message}`);
+      this.terminate('failed', `cannot reach the worker: ${errorMessage(err)}`);
     }
   }
 
@@ -398,7 +399,7 @@ export class WorkerHost {
     try {
       m = parseFor('main', raw);
     } catch (err) {
-      this.terminate('failed', `worker broke the protocol: ${(err as Error).message}`);
+      this.terminate('failed', `worker broke the protocol: ${errorMessage(err)}`);
       return;
     }
     if (m.type === 'fd') return this.onFd(m.id, m.fd);
@@ -597,9 +598,9 @@ export class WorkerHost {
         outcome = {
           decision: 'denied',
           reason: RUNTIME_REASONS.invalidArguments,
-          detail: `main process could not decide: ${(err as Error).message}`,
+          detail: `main process could not decide: ${errorMessage(err)}`,
           ok: false,
-          error: (err as Error).message,
+          error: errorMessage(err),
           durationMs: Date.now() - started,
         };
       }

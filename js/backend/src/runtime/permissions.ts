@@ -26,9 +26,14 @@ function packageDir(name: string): string {
   }
 }
 
-/** Every path a worker must read besides its roots. */
+/** Every path a worker must read besides its roots (the modules of dist/ outside runtime/ that it loads too). */
 export function codeReadPaths(): string[] {
-  const out = new Set<string>([path.join(DIST, 'runtime'), path.join(DIST, 'policy.js'), path.join(BACKEND_ROOT, 'package.json')]);
+  const out = new Set<string>([
+    path.join(DIST, 'runtime'),
+    path.join(DIST, 'policy.js'),
+    path.join(DIST, 'errortext.js'),
+    path.join(BACKEND_ROOT, 'package.json'),
+  ]);
   for (const name of ['@netaclaw/tool-policy', 'picomatch', 're2js']) {
     const lexical = path.join(BACKEND_ROOT, 'node_modules', name);
     out.add(lexical);

@@ -26,6 +26,7 @@ import type { GatePath } from './gate';
 import { HostCheckDenial, isInside, realOrAncestor } from './realpath';
 import { RUNTIME_REASONS } from './codes';
 import type { DirEntry, ExecRequest, ExecResult, FoundFiles, GrepResult, Operations, Within } from './operations/types';
+import { errorMessage } from '../errortext';
 
 export interface PinnedRoot {
   /** The root as the policy names it (absolute). */
@@ -70,7 +71,7 @@ async function kernelResolve(existing: string): Promise<string> {
     return await fs.promises.readlink(fdLink(fh.fd));
   } catch (err) {
     // the path was opened: a failure to read its link is not a missing path to walk up from
-    throw Object.assign(new Error(`cannot read where ${existing} leads: ${(err as Error).message}`), { code: 'EPINNED' });
+    throw Object.assign(new Error(`cannot read where ${existing} leads: ${errorMessage(err)}`), { code: 'EPINNED' });
   } finally {
     await fh.close().catch(() => undefined);
   }
@@ -101,7 +102,7 @@ export async function pinRoots(roots: readonly string[], opts: PinOptions = {}):
         fd = fs.openSync(given, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        const why = code === 'ENOENT' ? 'does not exist' : code === 'ENOTDIR' ? 'is not a folder' : `cannot be opened (${code ?? (err as Error).message})`;
+        const why = code === 'ENOENT' ? 'does not exist' : code === 'ENOTDIR' ? 'is not a folder' : `cannot be opened (${code ?? errorMessage(err)})`;
         throw new RootPinError(`the workspace root ${JSON.stringify(given)} ${why}: a run needs each of its roots to be an existing folder`);
       }
       const st = fs.fstatSync(fd);
@@ -110,7 +111,7 @@ export async function pinRoots(roots: readonly string[], opts: PinOptions = {}):
         real = fs.readlinkSync(fdLink(fd));
       } catch (err) {
         fs.closeSync(fd);
-        throw new RootPinError(`the workspace root ${JSON.stringify(given)} cannot be held open here (${(err as Error).message}): /proc is needed to pin it`);
+        throw new RootPinError(`the workspace root ${JSON.stringify(given)} cannot be held open here (${errorMessage(err)}): /proc is needed to pin it`);
       }
       pinned.push({ given, fd, dev: st.dev, ino: st.ino, real });
       if (!real.startsWith('/')) {
@@ -229,7 +230,7 @@ export class PinnedRoots {
       try {
         resolved = await kernelReal(this.map(p.path));
       } catch (err) {
-        return { reason: RUNTIME_REASONS.outsideWorkspace, detail: `${p.argument}: ${p.path} cannot be resolved (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
+        return { reason: RUNTIME_REASONS.outsideWorkspace, detail: `${p.argument}: ${p.path} cannot be resolved (${(err as NodeJS.ErrnoException).code ?? errorMessage(err)})` };
       }
       const roots = this.roots.map(r => fs.readlinkSync(fdLink(r.fd)));
       if (!roots.some(r => isInside(resolved, r))) {

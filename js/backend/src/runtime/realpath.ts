@@ -8,6 +8,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { GatePath } from './gate';
 import { RUNTIME_REASONS } from './codes';
+import { errorMessage } from '../errortext';
 
 /**
  * Real path of `p`, or of its deepest existing ancestor joined with the rest. A dangling symlink on the way
@@ -66,7 +67,7 @@ export async function checkRealPaths(paths: readonly GatePath[], roots: readonly
     } catch (err) {
       return {
         reason: RUNTIME_REASONS.outsideWorkspace,
-        detail: `${p.argument}: ${p.path} cannot be resolved (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+        detail: `${p.argument}: ${p.path} cannot be resolved (${(err as NodeJS.ErrnoException).code ?? errorMessage(err)})`,
       };
     }
     if (!real.some(r => isInside(resolved, r))) {

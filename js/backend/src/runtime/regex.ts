@@ -10,6 +10,7 @@
 import { RE2JS } from 're2js';
 import type { LineMatcher } from './operations/types';
 import { ToolError } from './tools/types';
+import { errorMessage } from '../errortext';
 
 const NOT_LINEAR = 'grep matches in linear time (the RE2 engine), which has no backreferences and no look-ahead or look-behind';
 
@@ -43,7 +44,7 @@ export function linePattern(pattern: string): LineMatcher {
   try {
     re = RE2JS.compile(RE2JS.translateRegExp(pattern));
   } catch (err) {
-    const message = (err as Error).message ?? String(err);
+    const message = errorMessage(err);
     const why = leftOut(pattern, message);
     throw new ToolError(
       why ? `${why} (${message})` : `pattern is not a valid regular expression for the linear-time engine (RE2 syntax): ${message}`

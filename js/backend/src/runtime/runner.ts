@@ -17,6 +17,7 @@ import { MainServices, ToolError, ToolImpl } from './tools/types';
 import { DECISIONS, RUNTIME_REASONS } from './codes';
 import type { RulesInput } from '@netaclaw/tool-policy';
 import { activeCatalog, policy } from '../policy';
+import { errorMessage } from '../errortext';
 
 export interface RunnerContext {
   policy: WorkerPolicyWire;
@@ -57,7 +58,7 @@ export async function decide(ctx: RunnerContext, name: string, args: unknown, ea
     try {
       gate = checkCall({ policy: ctx.policy, routes: ctx.routes, rules: ctx.rules, asks: 'approved', name, arguments: args });
     } catch (err) {
-      return { decision: DECISIONS.denied, reason: RUNTIME_REASONS.invalidArguments, paths: [], detail: `gate error: ${(err as Error).message}` };
+      return { decision: DECISIONS.denied, reason: RUNTIME_REASONS.invalidArguments, paths: [], detail: `gate error: ${errorMessage(err)}` };
     }
   } else {
     gate = { decision: DECISIONS.workerLocal, reason: null, paths: testPaths(ctx, args), detail: 'gate switched off (test)' };
@@ -102,7 +103,7 @@ async function skillScopeError(ctx: RunnerContext, name: string, args: Record<st
   try {
     bound = await ctx.services.boundSkills();
   } catch (err) {
-    return `the skills bound to the agent cannot be read: ${(err as Error).message}`;
+    return `the skills bound to the agent cannot be read: ${errorMessage(err)}`;
   }
   if (bound.includes(skill)) return null;
   const list = bound.length ? bound.map(b => JSON.stringify(b)).join(', ') : 'none';
@@ -141,8 +142,8 @@ export async function execute(ctx: RunnerContext, gate: GateResult, name: string
       err instanceof ToolError
         ? err.message
         : (err as NodeJS.ErrnoException).code === 'ERR_ACCESS_DENIED'
-          ? `permission denied by the worker's process permissions (${(err as Error).message})`
-          : `${(err as Error).name ?? 'Error'}: ${(err as Error).message}`;
+          ? `permission denied by the worker's process permissions (${errorMessage(err)})`
+          : err instanceof Error ? `${err.name}: ${err.message}` : errorMessage(err);
     return { ...base, ok: false, error: cutText(message, 4096), durationMs: Date.now() - started };
   }
 }

@@ -16,6 +16,7 @@ import { SANDBOX_PROCESSES_MAX, SHELL_ADDRESS_SPACE_KB, SHELL_COMMAND_MAX_BYTES,
 import { acquireSandbox, SandboxLimits } from './cgroups';
 import { SizedTmp, sizedTmp } from './tmpfs';
 import { confinement, confinementFailure, Confinement, launcher, openSeccomp, setupConfinement } from './confine';
+import { errorMessage } from '../errortext';
 
 /**
  * - `bwrap`: shells run in a confined bwrap sandbox of their own;
@@ -82,6 +83,7 @@ export function systemArgs(): string[] {
  * unprivileged user with no capabilities and `no_new_privs` (confine.ts), so nothing is dropped here.
  */
 export function sandboxCommand(command: string): string[] {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: ${f##*/} is the shell's, not a template's
   const close = 'for f in /proc/self/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done; ';
   const bounds =
     `ulimit -u "$1" && ulimit -v ${SHELL_ADDRESS_SPACE_KB} && ulimit -f ${SHELL_FILE_MAX_KB} && ulimit -t ${SHELL_CPU_SECONDS} ` +
@@ -243,14 +245,14 @@ export async function probeBwrap(executable = bwrapExecutable()): Promise<{ ok: 
       try {
         cmd = confinedCommand(bwrapArgs({ roots: [dir], readonly: true, cwd: '/' }), sandboxCommand('true'), executable);
       } catch (e) {
-        resolve({ ok: false, detail: (e as Error).message });
+        resolve({ ok: false, detail: errorMessage(e) });
         return;
       }
       try {
         child = spawn(cmd.file, cmd.args, { stdio: ['ignore', 'ignore', 'pipe', 'ignore', cmd.seccompFd] });
       } catch (e) {
         cmd.limits.release();
-        resolve({ ok: false, detail: (e as Error).message });
+        resolve({ ok: false, detail: errorMessage(e) });
         return;
       } finally {
         closeQuietly(cmd.seccompFd);

@@ -7,6 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { SHELL_TIMEOUT_DEFAULT_MS } from '../runtime/limits';
 import type { Implementation } from '../runtime/tools/custom';
+import { errorMessage } from '../errortext';
 
 export interface LoadedCatalog {
   /** Builtin tools, then the file's tools, as the package takes them. */
@@ -76,13 +77,13 @@ export function loadCatalog(file: string | undefined): LoadedCatalog {
     try {
       manifest = p.toolManifest(schema as ToolSchema);
     } catch (err) {
-      throw new CatalogFileError(file, `entry [${i}]: ${(err as Error).message}`);
+      throw new CatalogFileError(file, `entry [${i}]: ${errorMessage(err)}`);
     }
     let impl: Implementation | null;
     try {
       impl = parseImplementation(implementation, path.dirname(path.resolve(file)));
     } catch (err) {
-      throw new CatalogFileError(file, `entry [${i}] (${JSON.stringify(manifest.name)}): ${(err as Error).message}`);
+      throw new CatalogFileError(file, `entry [${i}] (${JSON.stringify(manifest.name)}): ${errorMessage(err)}`);
     }
     if (impl) {
       if (manifest.workerRoutingHint !== DECISIONS.proxy) {
@@ -101,7 +102,7 @@ export function loadCatalog(file: string | undefined): LoadedCatalog {
     // Validates the merged catalog as a whole (e.g. a name used twice, or a builtin name reused).
     p.syncCatalog(schemas, []);
   } catch (err) {
-    const message = String((err as Error).message).replace(/catalog\[(\d+)\]/g, (_m, n: string) => {
+    const message = String(errorMessage(err)).replace(/catalog\[(\d+)\]/g, (_m, n: string) => {
       const i = Number(n);
       return i < builtin.length ? `builtin tool ${JSON.stringify(builtin[i].name)}` : `entry [${i - builtin.length}]`;
     });
@@ -121,7 +122,7 @@ export function withMcpTools(base: LoadedCatalog, mcp: ToolSchema[]): LoadedCata
   try {
     p.syncCatalog(schemas, []);
   } catch (err) {
-    const message = String((err as Error).message).replace(/catalog\[(\d+)\]/g, (_m, n: string) => {
+    const message = String(errorMessage(err)).replace(/catalog\[(\d+)\]/g, (_m, n: string) => {
       const i = Number(n);
       return JSON.stringify(schemas[i]?.name ?? `#${i}`);
     });

@@ -18,6 +18,8 @@ import type { ToolImpl } from '../runtime/tools/types';
 import { CatalogService } from './catalog';
 import { maskKey } from './channel';
 import { ToolService } from './tool';
+import { errorMessage } from '../errortext';
+import { log } from '../log';
 
 /** What a model API accepts as a function name (OpenAI: letters, digits, `_`, `-`, at most 64). */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -241,7 +243,7 @@ export class McpService {
       try {
         await this.add(entry as unknown as McpAddDTO);
       } catch (err) {
-        throw new Error(`NETACLAW_MCP_SEED_FILE ${file}: entry [${i}]: ${(err as Error).message}`);
+        throw new Error(`NETACLAW_MCP_SEED_FILE ${file}: entry [${i}]: ${errorMessage(err)}`);
       }
       added += 1;
     }
@@ -267,8 +269,8 @@ export class McpService {
         try {
           listed = await this.servers.open(config(row));
         } catch (err) {
-          state.error = `cannot list the tools of MCP server ${row.name}: ${(err as Error).message}`;
-          console.warn(`[netaclaw] ${state.error}`);
+          state.error = `cannot list the tools of MCP server ${row.name}: ${errorMessage(err)}`;
+          log().warn(`[netaclaw] ${state.error}`);
           continue;
         }
         for (const tool of listed) {
@@ -276,7 +278,7 @@ export class McpService {
           try {
             schema = policy().fromMcpTool({ server: row.name, tool: tool as never });
           } catch (err) {
-            state.skipped.push({ tool: String(tool?.name), reason: (err as Error).message });
+            state.skipped.push({ tool: String(tool?.name), reason: errorMessage(err) });
             continue;
           }
           if (!TOOL_NAME.test(schema.name)) {
@@ -299,7 +301,7 @@ export class McpService {
         for (const s of this.states.values()) {
           if (s.status === 'connected') {
             s.status = 'failed';
-            s.error = (err as Error).message;
+            s.error = errorMessage(err);
             s.tools = [];
           }
         }

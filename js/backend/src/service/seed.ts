@@ -8,6 +8,7 @@ import { AgentAddDTO } from '../dto/agent';
 import { fromValidationError } from '../dto/rules';
 import { requireObject } from '../validate';
 import { AgentService, agentValues } from './agent';
+import { errorMessage } from '../errortext';
 
 /** Why a seed file cannot be used: the message names the file and the entry. */
 export class SeedFileError extends Error {
@@ -53,7 +54,7 @@ export class SeedService {
         agentValues(dto);
         return dto;
       } catch (err) {
-        throw new SeedFileError(file, `entry [${i}]: ${(fromValidationError(err) ?? (err as Error)).message}`);
+        throw new SeedFileError(file, `entry [${i}]: ${fromValidationError(err)?.message ?? errorMessage(err)}`);
       }
     });
     return withSyncLock(this.dataSource, 'demo seed', async () => {
@@ -63,7 +64,7 @@ export class SeedService {
         try {
           ids.push((await this.agentService.add(input)).id);
         } catch (err) {
-          throw new SeedFileError(file, `entry [${i}]: ${(err as Error).message}`);
+          throw new SeedFileError(file, `entry [${i}]: ${errorMessage(err)}`);
         }
       }
       for (const [i, crew] of crews.entries()) {
@@ -72,7 +73,7 @@ export class SeedService {
         try {
           await this.agentService.update({ id: ids[i], crewMembers } as never);
         } catch (err) {
-          throw new SeedFileError(file, `entry [${i}]: crew: ${(err as Error).message}`);
+          throw new SeedFileError(file, `entry [${i}]: crew: ${errorMessage(err)}`);
         }
       }
       return checked.length;

@@ -9,6 +9,8 @@ import { AppError, notFound } from '../errors';
 import { dbWriteLock } from '../mutex';
 import { SESSION_LEASE_SECONDS } from '../settings';
 import { IdQueryDTO, pageOf, SessionPageQueryDTO } from '../dto/query';
+import { errorMessage } from '../errortext';
+import { log } from '../log';
 
 /**
  * `question`: a question the agent asked the user (`clarify`), kept for the page and for finding the turn
@@ -121,7 +123,7 @@ export class SessionService {
           .execute()
       );
       if (!released && (r.affected ?? 0) === 0) {
-        console.error(`[netaclaw] session ${sessionId}: the claim on its turn was lost (its lease ran out); stopping the turn`);
+        log().error(`[netaclaw] session ${sessionId}: the claim on its turn was lost (its lease ran out); stopping the turn`);
         onLost();
       }
     };
@@ -140,7 +142,7 @@ export class SessionService {
               .where('id = :id AND turnToken = :token', { id: sessionId, token })
               .execute()
           )
-          .catch(err => console.error(`[netaclaw] session ${sessionId}: cannot release its turn (it expires by itself): ${(err as Error).message}`));
+          .catch(err => log().error(`[netaclaw] session ${sessionId}: cannot release its turn (it expires by itself): ${errorMessage(err)}`));
       },
     };
   }

@@ -12,6 +12,7 @@ import { ToolInfoQueryDTO } from '../dto/query';
 import { CatalogService } from './catalog';
 import { checkIntRange, checkTextLimit, has, Obj, parseId, requireObject } from '../validate';
 import { parseVersion, staleVersion, updateRow } from '../versioned';
+import { log } from '../log';
 
 export interface SyncSummary {
   inserts: number;
@@ -74,7 +75,7 @@ export class ToolService {
       const beforeWrite = async () => {
         writes += 1;
         if (pauseMs !== undefined && writes === 2) {
-          console.log(`[netaclaw] sync paused after its first write for ${pauseMs} ms (NETACLAW_TEST_SYNC_PAUSE_MS)`);
+          log().info(`[netaclaw] sync paused after its first write for ${pauseMs} ms (NETACLAW_TEST_SYNC_PAUSE_MS)`);
           await new Promise(resolve => setTimeout(resolve, pauseMs));
         }
         if (faultAt !== undefined && writes === faultAt) {

@@ -45,10 +45,21 @@ function openWs(server, { token = TOKEN, query = false, path = '/ws/netaclaw/cha
     next(pred, timeoutMs = 30000) {
       return new Promise((resolve, reject) => {
         const t = setTimeout(() => reject(new Error(`no matching event in ${timeoutMs} ms; got ${JSON.stringify(events)}`)), timeoutMs);
-        waiters.push({ pred, resolve: e => (clearTimeout(t), resolve(e)) });
+        waiters.push({
+          pred,
+          resolve: e => {
+            clearTimeout(t);
+            resolve(e);
+          },
+        });
       });
     },
-    close: () => new Promise(resolve => (ws.readyState === WebSocket.CLOSED ? resolve() : (ws.once('close', resolve), ws.close()))),
+    close: () =>
+      new Promise(resolve => {
+        if (ws.readyState === WebSocket.CLOSED) return resolve();
+        ws.once('close', resolve);
+        ws.close();
+      }),
   };
 }
 

@@ -54,7 +54,8 @@ async function startServer(env, { expectExit = false, timeoutMs = 60000, until }
     if (typeof until === 'number') setTimeout(() => resolve(null), until);
     const check = () => {
       if (until instanceof RegExp && until.test(out)) return resolve(null);
-      const m = /listening on (http:\/\/\S+?)\/?\s*$/m.exec(out);
+      // the text format's line ends with the URL; a JSON line (LOG_FORMAT=json) with it and `"}`
+      const m = /listening on (http:\/\/[^\s"]+?)\/?(?:"\})?\s*$/m.exec(out);
       if (m) resolve(m[1]);
     };
     child.stdout.on('data', check);

@@ -17,6 +17,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../../api-types';
 import { confinement, confinementFailure, stageReads } from '../confine';
 import { closeQuietly, confinedCommand, SANDBOX_PATH, shellSandbox, workerBwrapArgs } from '../sandbox';
+import { errorMessage } from '../../errortext';
 
 /** An MCP `tools/list` entry, as the package's `fromMcpTool` reads it. */
 export interface McpListedTool {
@@ -144,7 +145,7 @@ export class SandboxedStdioTransport implements Transport {
         try {
           m = this.buffer.readMessage();
         } catch (err) {
-          this.onerror?.(err as Error);
+          this.onerror?.(err instanceof Error ? err : new Error(errorMessage(err)));
           continue;
         }
         if (m === null) break;
@@ -216,7 +217,7 @@ export async function connect(cfg: McpServerConfig): Promise<McpConnection> {
     await client.connect(transport, { timeout: MCP_CONNECT_TIMEOUT_MS });
   } catch (err) {
     await client.close().catch(() => undefined);
-    throw new Error(`${(err as Error).message}${stdio ? ended(stdio) : ''}`);
+    throw new Error(`${errorMessage(err)}${stdio ? ended(stdio) : ''}`);
   }
   return conn;
 }

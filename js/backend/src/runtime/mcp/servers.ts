@@ -8,6 +8,7 @@
 import type { McpServerConfig } from '../../api-types';
 import { ToolError, ToolImpl, ToolOutput } from '../tools/types';
 import { connect, ended, listTools, MCP_CALL_TIMEOUT_MS, McpConnection, McpListedTool } from './client';
+import { errorMessage } from '../../errortext';
 
 /** An MCP `tools/call` result as a tool's answer: its text parts, other parts named; `isError` a failed call. */
 export function resultOutput(server: string, r: Record<string, unknown>): ToolOutput {
@@ -53,7 +54,7 @@ export class McpServers {
       try {
         conn = await connect(cfg);
       } catch (err) {
-        throw new ToolError(`MCP server ${server} is not running${before} and could not be started again: ${(err as Error).message}`);
+        throw new ToolError(`MCP server ${server} is not running${before} and could not be started again: ${errorMessage(err)}`);
       }
       this.connections.set(server, conn);
     }
@@ -68,7 +69,7 @@ export class McpServers {
         await conn.client.close().catch(() => undefined);
         this.connections.delete(server);
       }
-      throw new ToolError(`the call of ${tool} on MCP server ${server} failed: ${(err as Error).message}${why}`);
+      throw new ToolError(`the call of ${tool} on MCP server ${server} failed: ${errorMessage(err)}${why}`);
     }
   }
 

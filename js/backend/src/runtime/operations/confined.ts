@@ -20,6 +20,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { isInside, realRoots } from '../realpath';
+import { errorMessage } from '../../errortext';
 
 const C = fs.constants;
 /** Never blocks on a FIFO; the last component is never followed. */
@@ -168,7 +169,7 @@ async function sameAsRealPath(fh: fs.promises.FileHandle, p: string, roots: stri
   try {
     real = await fs.promises.realpath(p);
   } catch (err) {
-    throw new OutsideRootsError(`${p} cannot be resolved after it was opened (${errCode(err) ?? (err as Error).message})`);
+    throw new OutsideRootsError(`${p} cannot be resolved after it was opened (${errCode(err) ?? errorMessage(err)})`);
   }
   if (!roots.some(r => isInside(real, r))) throw outside(p);
   const [held, there] = await Promise.all([fh.stat(), fs.promises.stat(real).catch(() => null)]);

@@ -154,8 +154,8 @@ export class ShellProcessOperations implements ProcessOperations {
     // bwrap runs as the sandbox user, which may not reach a folder bound read-only (a skill's, in the
     // backend's data folder): such a folder is staged for this sandbox
     const extra = stageOnce(c, req.readOnlyBinds ?? []);
-    let release = () => undefined as void;
-    let stopWatch = () => undefined as void;
+    let release = (): void => undefined;
+    let stopWatch = (): void => undefined;
     try {
       const held = [...(req.rootFds ?? new Map<string, number>())];
       const rootFds = new Map(held.map(([root], i) => [root, ROOT_FD_FIRST + i]));

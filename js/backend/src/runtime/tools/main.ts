@@ -12,6 +12,7 @@ import { execOutput, LOCAL_TOOLS } from './local';
 import type { Within } from '../operations/types';
 import { TEXT_MAX_CHARS } from '../../validate';
 import { MainServices, ToolContext, ToolError, ToolImpl } from './types';
+import { errorMessage } from '../../errortext';
 
 function services(ctx: ToolContext): MainServices {
   if (!ctx.services) throw new ToolError('this tool runs only in the main process');
@@ -80,7 +81,7 @@ export const patch: ToolImpl = async (args, ctx) => {
   try {
     parsed = parsePatch(text);
   } catch (err) {
-    throw new ToolError(`patch is not a unified diff: ${(err as Error).message}`);
+    throw new ToolError(`patch is not a unified diff: ${errorMessage(err)}`);
   }
   parsed = parsed.filter(f => f.hunks.length > 0 || diffName(f.oldFileName) || diffName(f.newFileName));
   if (parsed.length === 0) throw new ToolError('patch names no file');

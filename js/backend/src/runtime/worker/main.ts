@@ -15,6 +15,7 @@ import { prepareFirstCall, runHere, RunnerContext } from '../runner';
 import { LOCAL_TOOLS } from '../tools/local';
 import { DECISIONS } from '../codes';
 import { policy, setActiveCatalog, ToolSchema } from '../../policy';
+import { errorMessage, errorStack } from '../../errortext';
 
 function send(m: Message): void {
   if (process.send) process.send(m);
@@ -52,7 +53,7 @@ function start(init: InitMessage): void {
       // The package checks the catalog as a whole (entries, names unique): a worker never runs on a bad one.
       policy().syncCatalog(init.catalog as ToolSchema[], []);
     } catch (err) {
-      return fatal(`rejected message: init: invalid field catalog: ${(err as Error).message}`);
+      return fatal(`rejected message: init: invalid field catalog: ${errorMessage(err)}`);
     }
     // the routes were computed from the main process's catalog: the gate decides with the same one
     setActiveCatalog(init.catalog as ToolSchema[]);
@@ -134,7 +135,7 @@ process.on('message', raw => {
   try {
     m = parseFor('worker', raw);
   } catch (err) {
-    fatal(`rejected message: ${(err as Error).message}`);
+    fatal(`rejected message: ${errorMessage(err)}`);
     return;
   }
   switch (m.type) {
@@ -145,7 +146,7 @@ process.on('message', raw => {
     case 'call':
       if (!ctx) return fatal('rejected message: call before init');
       calls += 1;
-      queue = queue.then(() => handleCall(m as CallMessage)).catch(err => fatal(`call failed: ${(err as Error).stack ?? err}`));
+      queue = queue.then(() => handleCall(m as CallMessage)).catch(err => fatal(`call failed: ${errorStack(err)}`));
       return;
     case 'proxy-result':
       return settle(pendingProxies, m);
