@@ -510,6 +510,22 @@ fn subject_verdict(rules: &Rules, subject: &Subject, roots: &[Root], readable: b
     best
 }
 
+/// Whether any level says something about commands: a `bash(…)` pattern, a tool pattern that names
+/// `bash`, or a `default` of `ask` or `deny`. Only then can a command the reader does not understand
+/// get around a rule, and only then is it asked (paths are held by the OS sandbox as well).
+fn speaks_of_commands(rules: &Rules) -> bool {
+    rules.levels.iter().any(|level| {
+        matches!(level.default, Some(Effect::Ask | Effect::Deny))
+            || [&level.allow, &level.ask, &level.deny].iter().any(|list| {
+                list.iter().any(|p| match &p.body {
+                    Body::Command { .. } => true,
+                    Body::Tool(g) => glob(g, "bash"),
+                    Body::Path { .. } => false,
+                })
+            })
+    })
+}
+
 /// A `bash` command text, read: its simple commands and whether it was understood.
 pub struct Command<'a> {
     pub text: &'a str,
@@ -544,7 +560,7 @@ pub fn decide(rules: &Rules, tool: Option<&str>, command: Option<Command>, paths
     for (path, write) in paths {
         consider(subject_verdict(rules, &Subject::Path { path, write: *write }, roots, true));
     }
-    if let Some(c) = command.as_ref().filter(|c| c.reading.unreadable.is_some()) {
+    if let Some(c) = command.as_ref().filter(|c| c.reading.unreadable.is_some() && speaks_of_commands(rules)) {
         if best.as_ref().is_none_or(|b| b.effect < Effect::Deny) {
             // Understood by nobody: asked, unless the user approved this exact text for the session.
             let subject = c.text.trim();
