@@ -153,18 +153,33 @@ export function checkCallText(input: Omit<GateInput, 'arguments'>, argumentsJson
  * can answer never runs).
  */
 function answer(r: PackageCheck, asks: AskMode): GateResult {
-  const detail = typeof r.detail === 'string' ? r.detail : typeof r.message === 'string' ? r.message : null;
-  const base = {
-    paths: Array.isArray(r.paths) ? r.paths : [],
+  let decision = r.decision;
+  let reason = r.reason ?? null;
+  let paths = Array.isArray(r.paths) ? r.paths : [];
+  let detail = typeof r.detail === 'string' ? r.detail : typeof r.message === 'string' ? r.message : null;
+  let onApproval: ToolCallDecision | undefined;
+  if (r.decision === DECISIONS.ask) {
+    if (asks === 'pause') {
+      onApproval = r.onApproval;
+    } else if (asks === 'approved' && r.onApproval) {
+      decision = r.onApproval;
+      detail = null;
+    } else {
+      decision = DECISIONS.denied;
+      reason = APPROVAL_REQUIRED;
+      paths = [];
+    }
+  }
+  // the package's order of fields: decision, reason, paths, detail, then what a rule adds
+  return {
+    decision,
+    reason,
+    paths,
+    detail,
     ...(r.arguments !== undefined ? { arguments: r.arguments } : {}),
     ...(r.rule ? { rule: r.rule } : {}),
+    ...(onApproval ? { onApproval } : {}),
   };
-  if (r.decision === DECISIONS.ask) {
-    if (asks === 'pause') return { decision: r.decision, reason: null, detail, ...base, ...(r.onApproval ? { onApproval: r.onApproval } : {}) };
-    if (asks === 'approved' && r.onApproval) return { decision: r.onApproval, reason: null, detail: null, ...base };
-    return { decision: DECISIONS.denied, reason: APPROVAL_REQUIRED, detail, ...base, paths: [] };
-  }
-  return { decision: r.decision, reason: r.reason ?? null, detail, ...base };
 }
 
 /** The tools whose manifests say `requiresShell` and `requiresSkillScope`, read in one pass. */
