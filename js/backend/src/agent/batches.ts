@@ -29,6 +29,7 @@ import { TodoService } from '../service/todo';
 import { EscalationService } from '../service/escalation';
 import { BatchEvent, BatchRecord, SubagentService, batchView, eventCall, sessionKey } from '../service/subagent';
 import type { RuntimeDiagnostic } from '../policy';
+import type { RulesInput } from '@netaclaw/tool-policy';
 
 export type { CallRecord } from '../runtime/host';
 export type { BatchEvent, BatchRecord, StoredCall } from '../service/subagent';
@@ -203,9 +204,10 @@ export class BatchRunner {
 
   /**
    * Computes the batch's policy and routes, starts its worker, stores it `running`. `test`: the host's
-   * test-only switches (a test's own worker program); no request can set them.
+   * test-only switches (a test's own worker program); `rules`: the session's rules, whose path rules the
+   * batch's sandboxes enforce (runtime/pathrules.ts). No request can set either.
    */
-  async start(input: BatchSpec, test?: HostTestOptions): Promise<BatchHandle> {
+  async start(input: BatchSpec, test?: HostTestOptions, rules?: RulesInput | null): Promise<BatchHandle> {
     const spec = this.parseSpec(input);
     const agent = await this.agentService.agentFromRequest({ agentId: spec.agentId }, 'agentId', false);
     const d: DiagnosticInput = { ...(await this.agentService.resolverInput(agent)), crewRole: spec.crewRole };
@@ -277,6 +279,7 @@ export class BatchRunner {
       ops: this.operations(),
       services: this.services({ batchId: id }, async () => [...agent.skills]),
       test,
+      rules,
       pins: async () => {
         if (held instanceof Error) throw held;
         return held;
@@ -448,6 +451,8 @@ export class BatchRunner {
     routes: unknown[];
     signal?: AbortSignal;
     test?: HostTestOptions;
+    /** The session's rules: their path rules are enforced in its worker's sandbox (runtime/pathrules.ts). */
+    rules?: RulesInput | null;
   }): SessionTools {
     const agentId = parseId(input.agentId, 'agentId');
     const sessionId = sessionKey(input.sessionId);
@@ -473,6 +478,7 @@ export class BatchRunner {
           ops: this.operations(),
           services: this.services({ sessionId }, async () => (await this.agentService.agentFromRequest({ agentId }, 'agentId', false)).skills),
           test: input.test,
+          rules: input.rules,
         }),
       record: call => this.store.recordSessionCall(sessionId, call),
     });
@@ -486,6 +492,7 @@ export class BatchRunner {
     routes: unknown[];
     name: string;
     args: unknown;
+    rules?: RulesInput | null;
   }): Promise<CallRecord> {
     if (typeof input.name !== 'string' || input.name === '') throw invalidInput('name must be a non-empty string');
     const tools = this.openSessionTools(input);

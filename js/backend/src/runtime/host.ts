@@ -36,6 +36,8 @@ import { checkCallText, GateResult } from './gate';
 import { closeQuietly, confinedCommand, ROOT_FD_FIRST, ShellMode, workerBwrapArgs } from './sandbox';
 import { PinnedRoots, pinnedOperations, pinRoots } from './pinned';
 import { confinement, confinementFailure, stageReads } from './confine';
+import { PathRulesPlan, pathRulesPlan, unreadableFile } from './pathrules';
+import type { RulesInput } from '@netaclaw/tool-policy';
 import type { SandboxLimits } from './cgroups';
 import { watchDisk } from './diskwatch';
 import { mainTools } from './tools/custom';
@@ -90,6 +92,11 @@ export interface HostOptions {
   pins?: () => Promise<PinnedRoots>;
   /** The batch's call numbers, shared by the workers that serve one batch side by side (own numbers when absent). */
   seq?: { value: number };
+  /**
+   * The run's rules (the package's `RulesInput`): their path rules are enforced in the worker's sandbox
+   * and in every shell the main process runs for it (pathrules.ts). Absent or null: none.
+   */
+  rules?: RulesInput | null;
 }
 
 export class WorkerError extends Error {}
@@ -176,6 +183,8 @@ export class WorkerHost {
   /** The held roots; `ownPins`: pinned by this host (closed when it ends). */
   private pins: PinnedRoots | null = null;
   private ownPins = false;
+  /** The path rules' mounts of the worker's sandbox (pathrules.ts), released once the worker has exited. */
+  private pathPlan: PathRulesPlan | null = null;
 
   constructor(private readonly opts: HostOptions) {
     // The host's own copy: deep-cloned so nothing the worker side holds can change it.
@@ -214,7 +223,7 @@ export class WorkerHost {
       // the run is told rather than left to work on a folder its name no longer shows)
       const swapped = pins.swapped();
       if (swapped) throw new Error(swapped);
-      this.main.ops = pinnedOperations(this.opts.ops, pins);
+      this.main.ops = pinnedOperations(this.opts.ops, pins, this.opts.rules);
       this.main.pins = pins;
       const execArgv = ['--disable-warning=ExperimentalWarning', `--max-old-space-size=${WORKER_HEAP_MAX_MB}`];
       const extraReads = test.workerModule ? [test.workerModule] : [];
@@ -230,10 +239,30 @@ export class WorkerHost {
         const reads = stageReads(c, [...(node.startsWith('/usr/') ? [] : [node]), ...codeReadPaths(), ...extraReads]);
         // the held roots go to bwrap on descriptors 5…, bound with --bind-fd (bwrap mounts the held inode or stops)
         const held = pins.childFds(ROOT_FD_FIRST);
-        const cmd = confinedCommand(workerBwrapArgs(this.opts.policy.workspaceRoots, this.opts.policy.readonly, reads, undefined, held.binds), [node, ...execArgv, module]);
+        // the path rules' mounts (pathrules.ts): their descriptors follow the roots'; the worker's shells
+        // are its children, in the same mounts
+        const plan = this.opts.rules
+          ? pathRulesPlan({
+              rules: this.opts.rules,
+              roots: pins.roots.map(r => ({ given: r.given, fd: r.fd })),
+              readonly: this.opts.policy.readonly,
+              firstSlot: ROOT_FD_FIRST + held.stdio.length,
+              unreadable: unreadableFile(c.dir),
+            })
+          : null;
+        this.pathPlan = plan;
+        const cmd = confinedCommand(
+          workerBwrapArgs(this.opts.policy.workspaceRoots, this.opts.policy.readonly, reads, undefined, held.binds, plan?.mounts),
+          [node, ...execArgv, module]
+        );
         this.sandboxLimits = cmd.limits;
         try {
-          child = spawn(cmd.file, cmd.args, { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc', cmd.seccompFd, ...held.stdio], serialization: 'json', cwd: '/' });
+          child = spawn(cmd.file, cmd.args, {
+            env,
+            stdio: ['ignore', 'pipe', 'pipe', 'ipc', cmd.seccompFd, ...held.stdio, ...(plan?.stdio ?? [])],
+            serialization: 'json',
+            cwd: '/',
+          });
         } finally {
           closeQuietly(cmd.seccompFd);
         }
@@ -721,6 +750,12 @@ export class WorkerHost {
   }
 
   private cleanup(): void {
+    // the mount points made for missing paths are removed once nothing of the sandbox runs
+    const plan = this.pathPlan;
+    this.pathPlan = null;
+    const child = this.child;
+    if (plan && child && child.exitCode === null && child.signalCode === null) child.once('exit', () => plan.release());
+    else plan?.release();
     if (this.ownPins) void this.pins?.close();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;

@@ -10,6 +10,7 @@
  */
 import type { Within } from './confined';
 import type { LineMatcher } from '../regex';
+import type { RulesInput } from '@netaclaw/tool-policy';
 
 export type { Within };
 
@@ -77,6 +78,11 @@ export interface ExecRequest {
   rootFds?: ReadonlyMap<string, number>;
   /** Text given to the command on its stdin (a custom command tool's arguments as JSON); /dev/null when absent. */
   stdin?: string;
+  /**
+   * The run's rules (the package's `RulesInput`): their path rules are enforced in the sandbox
+   * (pathrules.ts). Absent or null: none, as the package decides without rules.
+   */
+  rules?: RulesInput | null;
 }
 
 export interface ExecResult {
