@@ -37,6 +37,7 @@ import { closeQuietly, confinedCommand, ROOT_FD_FIRST, ShellMode, workerBwrapArg
 import { PinnedRoots, pinnedOperations, pinRoots } from './pinned';
 import { confinement, confinementFailure, stageReads } from './confine';
 import { PathRulesPlan, pathRulesPlan, unreadableFile } from './pathrules';
+import { isInside } from './realpath';
 import type { RulesInput } from '@netaclaw/tool-policy';
 import type { SandboxLimits } from './cgroups';
 import { watchDisk } from './diskwatch';
@@ -144,6 +145,10 @@ type Pending = {
 /** Why a worker did not start when a root moved while bwrap bound it (never a folder other than the held one). */
 export const ROOT_MOVED =
   "a workspace root was moved or replaced while the worker's sandbox was being made (a sandbox binds only the folder checked when this run started): the worker did not start";
+
+/** Why a worker did not start when an entry its path rules bind moved while bwrap bound it (pathrules.ts). */
+export const PATH_MOVED =
+  "a workspace root, or a path its rules keep read-only or hidden, was moved or replaced while the worker's sandbox was being made (a sandbox binds only what was checked when it started): the worker did not start";
 
 /** The fields of a worker's result that must repeat the host's answer to its proxy request. */
 const RELAYED = ['decision', 'reason', 'detail', 'ok', 'output', 'error'] as const;
@@ -301,8 +306,9 @@ export class WorkerHost {
       const memory = confinement()?.limits.memoryBytes ?? null;
       // bwrap binds a held root by the path its descriptor's link shows, then checks that what it mounted
       // is the held inode, and stops when it is not (or when the name has gone meanwhile)
-      if (this.sandboxed && this.readyResolve && this.rootMovedInBwrap()) {
-        this.terminate('failed', ROOT_MOVED);
+      const moved = this.sandboxed && this.readyResolve ? this.rootMovedInBwrap() : null;
+      if (moved) {
+        this.terminate('failed', moved);
       } else if (/heap limit|heap out of memory/i.test(this.stderrTail)) {
         // Node prints this before it aborts on a full heap.
         this.terminate('failed', `worker ran out of memory (its heap is limited to ${WORKER_HEAP_MAX_MB} MB) and died (${how})`);
@@ -345,12 +351,16 @@ export class WorkerHost {
    * Whether bwrap stopped because a held root moved while it bound it: its own race check, or the path
    * its descriptor's link showed gone (a name in the folder of a root) before it could be mounted.
    */
-  private rootMovedInBwrap(): boolean {
-    if (/^bwrap: Race condition binding dirfd/m.test(this.stderrTail)) return true;
-    const m = /^bwrap: Can't (?:get type of source|bind mount) (?:\/oldroot)?(\/.*?)(?: on \/newroot\/.*)?: No such file or directory$/m.exec(this.stderrTail);
-    if (!m || !this.pins) return false;
+  private rootMovedInBwrap(): string | null {
+    const rules = this.pathPlan !== null && this.pathPlan.stdio.length > 0;
+    if (/^bwrap: Race condition binding dirfd/m.test(this.stderrTail)) return rules ? PATH_MOVED : ROOT_MOVED;
+    const m = /^bwrap: Can't (?:get type of source|bind mount) (?:\/oldroot)?(\/.*?)(?: on \/newroot\/.*)?: (.*)$/m.exec(this.stderrTail);
+    if (!m || !this.pins) return null;
     const folder = path.dirname(m[1]);
-    return this.pins.roots.some(r => folder === path.dirname(r.real) || folder === path.dirname(r.given));
+    const gone = m[2].endsWith('No such file or directory');
+    if (gone && this.pins.roots.some(r => folder === path.dirname(r.real) || folder === path.dirname(r.given))) return ROOT_MOVED;
+    // an entry the path rules bind (pathrules.ts), inside a root
+    return gone && rules && this.pins.roots.some(r => isInside(m[1], r.real) || isInside(m[1], r.given)) ? PATH_MOVED : null;
   }
 
   /** The run's held roots (the caller's), or the policy's roots pinned now for this host's life. */

@@ -412,8 +412,9 @@ export function pathRulesPlan(input: PathRulesInput): PathRulesPlan {
       }
     }
   } catch (err) {
-    closeAll();
+    // (the mount points made are removed through their folders' descriptors, before those are closed)
     removeMade();
+    closeAll();
     throw err;
   }
   // descriptors no mount uses are closed now
