@@ -278,10 +278,15 @@ export function pathRulesPlan(input: PathRulesInput): PathRulesPlan {
             const asFile = last && !s.globbed;
             const at = fdPath(fd, name);
             const owner = fs.fstatSync(fd);
-            if (asFile) fs.closeSync(fs.openSync(at, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW, 0o644));
-            else fs.mkdirSync(at, 0o755);
+            try {
+              if (asFile) fs.closeSync(fs.openSync(at, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW, 0o644));
+              else fs.mkdirSync(at, 0o755);
+            } catch (err) {
+              if ((err as NodeJS.ErrnoException).code === 'EEXIST') refuse(`${JSON.stringify(abs(childRel))} was made by another process while the sandbox was being made`);
+              throw err;
+            }
             child = openName(fd, name);
-            if (child === null) refuse(`${JSON.stringify(abs(childRel))} was removed while the sandbox was being made`);
+            if (child === null) refuse(`${JSON.stringify(abs(childRel))} was removed by another process while the sandbox was being made`);
             made.push({ parent: fd, name, dev: child!.st.dev, ino: child!.st.ino, dir: !asFile });
             try {
               fs.lchownSync(at, owner.uid, owner.gid);
@@ -415,6 +420,14 @@ export function pathRulesPlan(input: PathRulesInput): PathRulesPlan {
     // (the mount points made are removed through their folders' descriptors, before those are closed)
     removeMade();
     closeAll();
+    const e = err as NodeJS.ErrnoException;
+    if (!(err instanceof PathRulesError) && typeof e.syscall === 'string') {
+      // an entry that vanished or changed under the walk (another process at work in the root), or one
+      // the backend may not open: never a sandbox without its rules
+      throw new PathRulesError(
+        `an entry of the workspace roots changed or could not be opened while the path rules were applied (${e.code ?? e.syscall}): the sandbox is not started (docs/runtime.md "Path rules in the sandbox")`
+      );
+    }
     throw err;
   }
   // descriptors no mount uses are closed now
