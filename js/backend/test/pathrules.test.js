@@ -4,7 +4,8 @@
  * sandbox"), tried as the attacks are made: real bwrap, real files in a temp folder, every command in a
  * shell the main process starts and in a worker's bash, and checked on disk that nothing was written
  * (a snapshot of the root — every file's hash, mode and link — before and after, and no `pre-commit`
- * anywhere). Controls: the same command without rules writes the hook, or reads the secret. Run by the
+ * anywhere). Controls: the same command without rules writes the hook, or reads the secret. The rules
+ * reach the sandbox through the batch runner too (a batch's and the main agent's bash). Run by the
  * backend as it runs (root, sandboxes as `netaclaw-sandbox`) and by an unprivileged backend
  * (fixtures/pathrules-attacks.js, as `nobody` when the tests run as root).
  */
@@ -260,6 +261,44 @@ describe('path rules: bounds and races', () => {
       t.diagnostic(`${out.match(/toggles \d+/)?.[0] ?? ''}; 24 runs: ${JSON.stringify(tally)}`);
     } finally {
       r.cleanup();
+    }
+  });
+});
+
+describe('path rules through the batch runner (the rules a session gives its batches and its main agent)', () => {
+  test("a batch's bash and the main agent's bash keep the hook unwritten and .env unreadable; without rules both go through", async () => {
+    const { bootInProcess } = require('./support/inprocess');
+    const app = await bootInProcess('netaclaw-rules-svc-');
+    const r = repo();
+    try {
+      const agentId = (await app.agents.add({ name: 'rules', toolsets: ['base', 'planning'] })).id;
+      const rules = { agent: { deny: ['read(.env)'] } };
+      const command = `echo '${HOOK}' > .git/hooks/pre-commit; cat .env`;
+      const before = state(r.root);
+      const spec = { agentId, crewRole: 'sub', driver: 'calls', sessionCwd: r.root, shellPermitted: true, writePermitted: true };
+      const h = await app.svc.start(spec, undefined, rules);
+      const inBatch = await h.call('bash', { command });
+      await h.finish();
+      const policy = require('@netaclaw/tool-policy');
+      const d = policy.runtimeDiagnostic({ agent: { toolsets: ['base'] }, crewRole: 'master', sessionCwd: r.root, shellPermitted: true, writePermitted: true });
+      const main = await app.svc.runMainTool({ agentId, sessionId: 'rules-1', policy: d.policy, routes: d.routes, name: 'bash', args: { command }, rules });
+      for (const [what, c] of [['batch', inBatch], ['main agent', main]]) {
+        assert.equal(c.name, 'bash', what);
+        assert.match(c.output, /pre-commit: Read-only file system/, `${what}: ${c.output}`);
+        assert.match(c.output, /\.env: Permission denied/, `${what}: ${c.output}`);
+        assert.ok(!c.output.includes(SECRET), what);
+      }
+      assert.deepEqual(state(r.root), before);
+      assert.deepEqual(hooks(r.base), []);
+      // control: the same batch without rules writes the hook and reads the secret
+      const control = await app.svc.start(spec);
+      const open = await control.call('bash', { command });
+      await control.finish();
+      assert.ok(open.output.includes(SECRET), open.output);
+      assert.deepEqual(hooks(r.base), [path.join(r.root, '.git', 'hooks', 'pre-commit')]);
+    } finally {
+      r.cleanup();
+      await app.stop();
     }
   });
 });
