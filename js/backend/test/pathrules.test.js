@@ -185,6 +185,38 @@ for (const runner of ['shell', 'worker']) {
   });
 }
 
+describe('path rules over a whole root, and in a read-only run', () => {
+  test('write(**) and an absolute pattern above the root make it read-only; a read-only run still hides what deny read covers', async () => {
+    const { rt, sandboxUser } = require('./support/runtime');
+    const { pinRoots, pinnedOperations } = rt('pinned.js');
+    const { ShellProcessOperations } = rt('operations/process.js');
+    const r = repo();
+    try {
+      const before = state(r.root);
+      for (const rules of [{ session: { deny: ['write(**)'] } }, { global: { deny: [`write(${path.dirname(r.root)}/**)`] } }]) {
+        const res = await runners.shell(r.root, rules, 'echo x > new.txt; echo x >> README.md; mkdir d; git status --short | wc -l');
+        assert.equal(res.ran, true, res.error);
+        assert.match(res.output, /new\.txt: Read-only file system[\s\S]*README\.md: Read-only file system[\s\S]*cannot create directory .d.: Read-only file system/, res.output);
+        assert.deepEqual(state(r.root), before, JSON.stringify(rules));
+      }
+      // a read-only run: nothing of the write rules is made (no mount point), deny read still hides
+      const c = rt('confine.js').confinement();
+      const pins = await pinRoots([r.root], c.identity.switchUser ? { sandboxUser: sandboxUser() } : {});
+      try {
+        const ops = pinnedOperations({ fs: null, search: null, process: new ShellProcessOperations('bwrap') }, pins, { agent: { deny: ['read(.env)'] } });
+        const res = await ops.process.exec({ command: 'cat .env; cat README.md', cwd: r.root, roots: [r.root], readonly: true, timeoutMs: 20000 });
+        assert.match(res.output, /cat: \.env: Permission denied\nreadme/);
+        assert.ok(!res.output.includes(SECRET));
+      } finally {
+        await pins.close();
+      }
+      assert.deepEqual(state(r.root), before);
+    } finally {
+      r.cleanup();
+    }
+  });
+});
+
 describe('path rules: bounds and races', () => {
   test('past the walk bound or the mount bound the sandbox is not started, with a sentence; nothing made is left', async () => {
     const { PATH_RULES_WALK_MAX, PATH_RULES_MOUNTS_MAX } = require('./support/runtime').rt('limits.js');
