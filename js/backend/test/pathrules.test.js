@@ -211,6 +211,11 @@ describe('path rules over a whole root, and in a read-only run', () => {
         await pins.close();
       }
       assert.deepEqual(state(r.root), before);
+      // an invalid rule: the package's invalid_input, naming it; nothing runs
+      const bad = await runners.shell(r.root, { agent: { deny: ['write(../x)'] } }, 'echo ran > ran.txt');
+      assert.equal(bad.ran, false);
+      assert.match(bad.error, /^rules\.agent\.deny\[0\]: a path pattern has no empty, \. or \.\. segment/);
+      assert.deepEqual(state(r.root), before);
     } finally {
       r.cleanup();
     }

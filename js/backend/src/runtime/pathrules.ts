@@ -148,14 +148,17 @@ export interface PathRulesInput {
  */
 export function pathRulesPlan(input: PathRulesInput): PathRulesPlan {
   const pkg = policy();
-  const { write: writeGlobs, read: readGlobs } = pathPatterns(input.rules);
   const givens = input.roots.map(r => r.given);
+  if (givens.length === 0) return { mounts: [], stdio: [], release: () => undefined };
   const pol = { workspaceRoots: givens, allowShell: true, readonly: false };
   const denied = (p: string, write: boolean): { pattern: string } | null => {
     const r = pkg.checkRules(write ? { rules: input.rules, policy: pol, write: p } : { rules: input.rules, policy: pol, read: p });
     // a rule's deny: a reason and the rule that gave it (a path outside every root has no rule)
     return r.rule !== null && r.reason !== null ? { pattern: r.rule.pattern ?? r.rule.source ?? 'a rule' } : null;
   };
+  // an invalid rule stops here, before anything is read or opened (the package names it: `invalid_input`)
+  denied(givens[0], true);
+  const { write: writeGlobs, read: readGlobs } = pathPatterns(input.rules);
   const opened: number[] = [];
   const made: Array<{ parent: number; name: string; dev: number; ino: number; dir: boolean }> = [];
   const mounts: PathMount[] = [];
@@ -189,8 +192,6 @@ export function pathRulesPlan(input: PathRulesInput): PathRulesPlan {
     }
   };
   try {
-    // an invalid rule stops here, before anything is opened (the package names it)
-    if (givens.length > 0) denied(givens[0], true);
     for (const root of input.roots) {
       const writable = !input.readonly;
       // this plan's own descriptor of the root (the run's may be closed before the plan is released)
