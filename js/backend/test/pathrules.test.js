@@ -84,6 +84,32 @@ for (const runner of ['shell', 'worker']) {
       }
     });
 
+    test('a hook that is a symlink into the root, and a .env that is a symlink: the sandbox is not started', async () => {
+      const r = repo();
+      try {
+        fs.mkdirSync(path.join(r.root, 'scripts'));
+        fs.writeFileSync(path.join(r.root, 'scripts', 'pc'), '#!/bin/sh\n');
+        fs.writeFileSync(path.join(r.root, 'secrets', 'env'), `TOKEN=${SECRET}\n`);
+        fs.symlinkSync('../../scripts/pc', path.join(r.root, '.git', 'hooks', 'pre-commit'));
+        require('./support/runtime').giveToSandbox(r.root);
+        const before = state(r.root);
+        const hook = await run(r.root, DEFAULTS, `echo '${HOOK}' > scripts/pc`);
+        assert.equal(hook.ran, false, hook.output);
+        assert.match(hook.error, /pre-commit" is a symbolic link where the path rule write\(\.git\/hooks\/\*\*\) needs/);
+        fs.unlinkSync(path.join(r.root, '.git', 'hooks', 'pre-commit'));
+        fs.rmSync(path.join(r.root, '.env'));
+        fs.symlinkSync('secrets/env', path.join(r.root, '.env'));
+        const env = await run(r.root, { agent: { deny: ['read(.env)'] } }, 'cat .env');
+        assert.equal(env.ran, false, env.output);
+        assert.match(env.error, /\.env" is a symbolic link where the path rule read\(\.env\) needs/);
+        for (const k of ['.env', '.git/hooks/pre-commit']) delete before[k];
+        assert.deepEqual(state(r.root), { ...before, '.env': 'symlink -> secrets/env' });
+        assert.equal(fs.readFileSync(path.join(r.root, 'scripts', 'pc'), 'utf8'), '#!/bin/sh\n');
+      } finally {
+        r.cleanup();
+      }
+    });
+
     test('a root without .git: git init fails in the sandbox, and neither a hook nor the made .git is left', async () => {
       const r = repo({ git: false });
       try {
