@@ -329,36 +329,40 @@ describe('path rules: bounds and races', () => {
 });
 
 describe('path rules through the batch runner (the rules a session gives its batches and its main agent)', () => {
-  test("a batch's bash and the main agent's bash keep the hook unwritten and .env unreadable; without rules both go through", async () => {
+  test("a batch's bash and the main agent's bash: the hook stays unwritten (the default protected paths of every run) and .env unreadable where the agent's rules say so", async () => {
     const { bootInProcess } = require('./support/inprocess');
     const app = await bootInProcess('netaclaw-rules-svc-');
     const r = repo();
     try {
-      const agentId = (await app.agents.add({ name: 'rules', toolsets: ['base', 'planning'] })).id;
-      const rules = { agent: { deny: ['read(.env)'] } };
-      const command = `echo '${HOOK}' > .git/hooks/pre-commit; cat .env`;
+      // words the shell reader does not take for paths (`cp`'s arguments, `cat`'s): the call gate lets the
+      // command run, and the sandbox holds the paths it opens
+      const command = `cp README.md .git/hooks/pre-commit; cat .env`;
+      const ruled = (await app.agents.add({ name: 'ruled', toolsets: ['base', 'planning'], rules: { deny: ['read(.env)'] } })).id;
+      const plain = (await app.agents.add({ name: 'plain', toolsets: ['base', 'planning'] })).id;
       const before = state(r.root);
-      const spec = { agentId, crewRole: 'sub', driver: 'calls', sessionCwd: r.root, shellPermitted: true, writePermitted: true };
-      const h = await app.svc.start(spec, undefined, rules);
+      const spec = agentId => ({ agentId, crewRole: 'sub', driver: 'calls', sessionCwd: r.root, shellPermitted: true, writePermitted: true });
+      const h = await app.svc.start(spec(ruled));
       const inBatch = await h.call('bash', { command });
       await h.finish();
       const policy = require('@netaclaw/tool-policy');
       const d = policy.runtimeDiagnostic({ agent: { toolsets: ['base'] }, crewRole: 'master', sessionCwd: r.root, shellPermitted: true, writePermitted: true });
-      const main = await app.svc.runMainTool({ agentId, sessionId: 'rules-1', policy: d.policy, routes: d.routes, name: 'bash', args: { command }, rules });
+      const main = await app.svc.runMainTool({ agentId: ruled, sessionId: 'rules-1', policy: d.policy, routes: d.routes, name: 'bash', args: { command }, rules: { agent: { deny: ['read(.env)'] } } });
       for (const [what, c] of [['batch', inBatch], ['main agent', main]]) {
-        assert.equal(c.name, 'bash', what);
-        assert.match(c.output, /pre-commit: Read-only file system/, `${what}: ${c.output}`);
+        assert.equal(c.decision, 'worker-local', `${what}: ${c.detail}`);
+        assert.match(c.output, /cannot create regular file '\.git\/hooks\/pre-commit': Read-only file system/, `${what}: ${c.output}`);
         assert.match(c.output, /\.env: Permission denied/, `${what}: ${c.output}`);
         assert.ok(!c.output.includes(SECRET), what);
       }
       assert.deepEqual(state(r.root), before);
       assert.deepEqual(hooks(r.base), []);
-      // control: the same batch without rules writes the hook and reads the secret
-      const control = await app.svc.start(spec);
+      // control: an agent without the read rule reads .env; the protected paths hold in its batch too
+      const control = await app.svc.start(spec(plain));
       const open = await control.call('bash', { command });
       await control.finish();
       assert.ok(open.output.includes(SECRET), open.output);
-      assert.deepEqual(hooks(r.base), [path.join(r.root, '.git', 'hooks', 'pre-commit')]);
+      assert.match(open.output, /pre-commit': Read-only file system/, open.output);
+      assert.deepEqual(hooks(r.base), []);
+      assert.deepEqual(state(r.root), before);
     } finally {
       r.cleanup();
       await app.stop();
