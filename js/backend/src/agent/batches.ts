@@ -504,6 +504,7 @@ export class BatchRunner {
     routes: unknown[];
     name: string;
     args: unknown;
+    rules?: RulesInput | null;
   }): Promise<CallRecord> {
     if (typeof input.name !== 'string' || input.name === '') throw invalidInput('name must be a non-empty string');
     const tools = this.openSessionTools(input);

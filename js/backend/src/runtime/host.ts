@@ -37,6 +37,8 @@ import { checkCallText, GateResult } from './gate';
 import { closeQuietly, confinedCommand, ROOT_FD_FIRST, ShellMode, workerBwrapArgs } from './sandbox';
 import { PinnedRoots, pinnedOperations, pinRoots } from './pinned';
 import { confinement, confinementFailure, stageReads } from './confine';
+import { PathRulesPlan, pathRulesPlan, unreadableFile } from './pathrules';
+import { isInside } from './realpath';
 import type { SandboxLimits } from './cgroups';
 import { watchDisk } from './diskwatch';
 import { mainTools } from './tools/custom';
@@ -77,7 +79,10 @@ export interface HostOptions {
   agentId: number | null;
   policy: WorkerPolicyWire;
   routes: unknown[];
-  /** The session's rules (docs/package.md "Rules"); absent or null: none. */
+  /**
+   * The session's rules (docs/package.md "Rules"); absent or null: none. Their path rules are enforced in
+   * the worker's sandbox and in every shell the main process runs for it, too (pathrules.ts).
+   */
   rules?: RulesInput | null;
   driver: Driver;
   timeoutMs: number;
@@ -142,6 +147,10 @@ type Pending = {
 export const ROOT_MOVED =
   "a workspace root was moved or replaced while the worker's sandbox was being made (a sandbox binds only the folder checked when this run started): the worker did not start";
 
+/** Why a worker did not start when an entry its path rules bind moved while bwrap bound it (pathrules.ts). */
+export const PATH_MOVED =
+  "a workspace root, or a path its rules keep read-only or hidden, was moved or replaced while the worker's sandbox was being made (a sandbox binds only what was checked when it started): the worker did not start";
+
 /** The fields of a worker's result that must repeat the host's answer to its proxy request. */
 const RELAYED = ['decision', 'reason', 'detail', 'ok', 'output', 'error'] as const;
 
@@ -180,6 +189,8 @@ export class WorkerHost {
   /** The held roots; `ownPins`: pinned by this host (closed when it ends). */
   private pins: PinnedRoots | null = null;
   private ownPins = false;
+  /** The path rules' mounts of the worker's sandbox (pathrules.ts), released once the worker has exited. */
+  private pathPlan: PathRulesPlan | null = null;
 
   constructor(private readonly opts: HostOptions) {
     // The host's own copy: deep-cloned so nothing the worker side holds can change it.
@@ -219,7 +230,7 @@ export class WorkerHost {
       // the run is told rather than left to work on a folder its name no longer shows)
       const swapped = pins.swapped();
       if (swapped) throw new Error(swapped);
-      this.main.ops = pinnedOperations(this.opts.ops, pins);
+      this.main.ops = pinnedOperations(this.opts.ops, pins, this.opts.rules);
       this.main.pins = pins;
       const execArgv = ['--disable-warning=ExperimentalWarning', `--max-old-space-size=${WORKER_HEAP_MAX_MB}`];
       const extraReads = test.workerModule ? [test.workerModule] : [];
@@ -235,10 +246,30 @@ export class WorkerHost {
         const reads = stageReads(c, [...(node.startsWith('/usr/') ? [] : [node]), ...codeReadPaths(), ...extraReads]);
         // the held roots go to bwrap on descriptors 5…, bound with --bind-fd (bwrap mounts the held inode or stops)
         const held = pins.childFds(ROOT_FD_FIRST);
-        const cmd = confinedCommand(workerBwrapArgs(this.opts.policy.workspaceRoots, this.opts.policy.readonly, reads, undefined, held.binds), [node, ...execArgv, module]);
+        // the path rules' mounts (pathrules.ts): their descriptors follow the roots'; the worker's shells
+        // are its children, in the same mounts
+        const plan = this.opts.rules
+          ? pathRulesPlan({
+              rules: this.opts.rules,
+              roots: pins.roots.map(r => ({ given: r.given, fd: r.fd })),
+              readonly: this.opts.policy.readonly,
+              firstSlot: ROOT_FD_FIRST + held.stdio.length,
+              unreadable: unreadableFile(c.dir),
+            })
+          : null;
+        this.pathPlan = plan;
+        const cmd = confinedCommand(
+          workerBwrapArgs(this.opts.policy.workspaceRoots, this.opts.policy.readonly, reads, undefined, held.binds, plan?.mounts),
+          [node, ...execArgv, module]
+        );
         this.sandboxLimits = cmd.limits;
         try {
-          child = spawn(cmd.file, cmd.args, { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc', cmd.seccompFd, ...held.stdio], serialization: 'json', cwd: '/' });
+          child = spawn(cmd.file, cmd.args, {
+            env,
+            stdio: ['ignore', 'pipe', 'pipe', 'ipc', cmd.seccompFd, ...held.stdio, ...(plan?.stdio ?? [])],
+            serialization: 'json',
+            cwd: '/',
+          });
         } finally {
           closeQuietly(cmd.seccompFd);
         }
@@ -277,8 +308,9 @@ export class WorkerHost {
       const memory = confinement()?.limits.memoryBytes ?? null;
       // bwrap binds a held root by the path its descriptor's link shows, then checks that what it mounted
       // is the held inode, and stops when it is not (or when the name has gone meanwhile)
-      if (this.sandboxed && this.readyResolve && this.rootMovedInBwrap()) {
-        this.terminate('failed', ROOT_MOVED);
+      const moved = this.sandboxed && this.readyResolve ? this.rootMovedInBwrap() : null;
+      if (moved) {
+        this.terminate('failed', moved);
       } else if (/heap limit|heap out of memory/i.test(this.stderrTail)) {
         // Node prints this before it aborts on a full heap.
         this.terminate('failed', `worker ran out of memory (its heap is limited to ${WORKER_HEAP_MAX_MB} MB) and died (${how})`);
@@ -322,12 +354,16 @@ export class WorkerHost {
    * Whether bwrap stopped because a held root moved while it bound it: its own race check, or the path
    * its descriptor's link showed gone (a name in the folder of a root) before it could be mounted.
    */
-  private rootMovedInBwrap(): boolean {
-    if (/^bwrap: Race condition binding dirfd/m.test(this.stderrTail)) return true;
-    const m = /^bwrap: Can't (?:get type of source|bind mount) (?:\/oldroot)?(\/.*?)(?: on \/newroot\/.*)?: No such file or directory$/m.exec(this.stderrTail);
-    if (!m || !this.pins) return false;
+  private rootMovedInBwrap(): string | null {
+    const rules = this.pathPlan !== null && this.pathPlan.stdio.length > 0;
+    if (/^bwrap: Race condition binding dirfd/m.test(this.stderrTail)) return rules ? PATH_MOVED : ROOT_MOVED;
+    const m = /^bwrap: Can't (?:get type of source|bind mount) (?:\/oldroot)?(\/.*?)(?: on \/newroot\/.*)?: (.*)$/m.exec(this.stderrTail);
+    if (!m || !this.pins) return null;
     const folder = path.dirname(m[1]);
-    return this.pins.roots.some(r => folder === path.dirname(r.real) || folder === path.dirname(r.given));
+    const gone = m[2].endsWith('No such file or directory');
+    if (gone && this.pins.roots.some(r => folder === path.dirname(r.real) || folder === path.dirname(r.given))) return ROOT_MOVED;
+    // an entry the path rules bind (pathrules.ts), inside a root
+    return gone && rules && this.pins.roots.some(r => isInside(m[1], r.real) || isInside(m[1], r.given)) ? PATH_MOVED : null;
   }
 
   /** The run's held roots (the caller's), or the policy's roots pinned now for this host's life. */
@@ -727,6 +763,12 @@ export class WorkerHost {
   }
 
   private cleanup(): void {
+    // the mount points made for missing paths are removed once nothing of the sandbox runs
+    const plan = this.pathPlan;
+    this.pathPlan = null;
+    const child = this.child;
+    if (plan && child && child.exitCode === null && child.signalCode === null) child.once('exit', () => plan.release());
+    else plan?.release();
     if (this.ownPins) void this.pins?.close();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;

@@ -116,3 +116,10 @@ export function storableJson(value: unknown, max = OUTPUT_MAX_BYTES): unknown {
   if (bytes <= max) return value === undefined ? null : value;
   return { truncated: true, bytes, head: headBytes(text, max - 1024).text };
 }
+/**
+ * Entries a sandbox's path rules may look at when it starts (pathrules.ts; the package answers one to three
+ * questions for each, about 0.1 ms apiece): past it the sandbox is refused.
+ */
+export const PATH_RULES_WALK_MAX = 20_000;
+/** Mounts the path rules may add to one sandbox (pathrules.ts): past it the sandbox is refused. */
+export const PATH_RULES_MOUNTS_MAX = 256;

@@ -17,6 +17,7 @@ import { acquireSandbox, SandboxLimits } from './cgroups';
 import { SizedTmp, sizedTmp } from './tmpfs';
 import { confinement, confinementFailure, Confinement, launcher, openSeccomp, setupConfinement } from './confine';
 import { errorMessage } from '../errortext';
+import { orderedMounts, PathMount } from './pathrules';
 
 /**
  * - `bwrap`: shells run in a confined bwrap sandbox of their own;
@@ -51,6 +52,8 @@ export interface SandboxSpec {
   system?: string[];
   /** Roots held open (pinned.ts): the root → its descriptor number in bwrap's process, bound with `--bind-fd`. */
   rootFds?: ReadonlyMap<string, number>;
+  /** The path rules' mounts in the roots (pathrules.ts), placed among the roots' binds. */
+  pathMounts?: readonly PathMount[];
 }
 
 /**
@@ -122,7 +125,8 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
   ];
   // each root once, outer roots before inner ones (a later bind covers an earlier one below it); the
   // read-only binds (a skill's folder) last, so that no root covers them
-  for (const root of bindOrder(spec.roots)) args.push(...rootBind(root, spec.readonly, spec.rootFds));
+  // (the path rules' mounts after the bind of the folder they lie in: pathrules.ts)
+  args.push(...orderedMounts(bindOrder(spec.roots).map(root => ({ dest: root, args: rootBind(root, spec.readonly, spec.rootFds) })), spec.pathMounts ?? []));
   for (const b of spec.readOnlyBinds ?? []) args.push('--ro-bind', ...(typeof b === 'string' ? [b, b] : b));
   args.push('--chdir', spec.cwd);
   return args;
@@ -154,12 +158,13 @@ export function workerBwrapArgs(
   readonly: boolean,
   reads: Array<[string, string]>,
   system?: string[],
-  rootFds?: ReadonlyMap<string, number>
+  rootFds?: ReadonlyMap<string, number>,
+  pathMounts: readonly PathMount[] = []
 ): string[] {
   const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--unsetenv', 'PWD', ...(system ?? systemArgs()), '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp'];
   const sources = new Map(reads.map(([from, to]) => [to, from]));
   for (const to of bindOrder([...sources.keys()])) args.push('--ro-bind', sources.get(to)!, to);
-  for (const root of bindOrder(roots)) args.push(...rootBind(root, readonly, rootFds));
+  args.push(...orderedMounts(bindOrder(roots).map(root => ({ dest: root, args: rootBind(root, readonly, rootFds) })), pathMounts));
   args.push('--chdir', '/');
   return args;
 }

@@ -105,9 +105,10 @@ function services(skillsDir, boundSkills = []) {
 
 /**
  * Starts a WorkerHost; returns { host, events }. Stop it with host.kill('…'). `pins`: the run's held roots
- * (runtime/pinned.ts; absent: the host pins the policy's roots itself).
+ * (runtime/pinned.ts; absent: the host pins the policy's roots itself); `rules`: the run's rules (their
+ * path rules enforced in the sandbox, runtime/pathrules.ts).
  */
-async function startHost({ policy, routes = [], shell = 'bwrap', timeoutMs = 20000, test, svc, pins }) {
+async function startHost({ policy, routes = [], shell = 'bwrap', timeoutMs = 20000, test, svc, pins, rules }) {
   const { WorkerHost } = rt('host.js');
   const events = [];
   const host = new WorkerHost({
@@ -123,6 +124,7 @@ async function startHost({ policy, routes = [], shell = 'bwrap', timeoutMs = 200
     onEvent: e => events.push(e),
     test,
     pins,
+    rules,
   });
   await host.start();
   return { host, events };

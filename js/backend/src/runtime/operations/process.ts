@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'child_process';
+import * as path from 'path';
 import { OUTPUT_MAX_BYTES, SHELL_HARD_CAP_BYTES } from '../limits';
 import {
   bwrapArgs,
@@ -13,6 +14,8 @@ import {
 import type { ExecRequest, ExecResult, ProcessOperations } from './types';
 import { confinement, confinementFailure, stageOnce } from '../confine';
 import { watchDisk } from '../diskwatch';
+import { PathRulesPlan, pathRulesPlan, unreadableFile } from '../pathrules';
+import { PinnedRoots, pinRoots } from '../pinned';
 
 /** Kills the whole process group of a detached child. */
 function killGroup(child: ChildProcess): void {
@@ -156,16 +159,32 @@ export class ShellProcessOperations implements ProcessOperations {
     const extra = stageOnce(c, req.readOnlyBinds ?? []);
     let release = (): void => undefined;
     let stopWatch = (): void => undefined;
+    let plan: PathRulesPlan | null = null;
+    let ownPins: PinnedRoots | null = null;
     try {
-      const held = [...(req.rootFds ?? new Map<string, number>())];
+      let held = [...(req.rootFds ?? new Map<string, number>())];
+      if (req.rules && held.length === 0 && req.roots.length > 0) {
+        // path rules are enforced through held roots (pathrules.ts): a request without them holds its own
+        ownPins = await pinRoots(req.roots, c.identity.switchUser ? { sandboxUser: c.identity } : {});
+        held = ownPins.roots.map(r => [r.given, r.fd]);
+      }
       const rootFds = new Map(held.map(([root], i) => [root, ROOT_FD_FIRST + i]));
+      if (req.rules) {
+        plan = pathRulesPlan({
+          rules: req.rules,
+          roots: held.map(([root, fd]) => ({ given: path.resolve(root), fd })),
+          readonly: req.readonly,
+          firstSlot: ROOT_FD_FIRST + held.length,
+          unreadable: unreadableFile(c.dir),
+        });
+      }
       const cmd = confinedCommand(
-        bwrapArgs({ roots: req.roots, readonly: req.readonly, cwd: req.cwd, readOnlyBinds: extra.reads, system: this.system, rootFds }),
+        bwrapArgs({ roots: req.roots, readonly: req.readonly, cwd: req.cwd, readOnlyBinds: extra.reads, system: this.system, rootFds, pathMounts: plan?.mounts }),
         [file, ...args]
       );
       release = () => cmd.limits.release();
       // nor the working folder from the host's side: bwrap starts in /
-      const shell = this.spawnShell(cmd.file, cmd.args, '/', cmd.seccompFd, req.stdin, held.map(([, fd]) => fd));
+      const shell = this.spawnShell(cmd.file, cmd.args, '/', cmd.seccompFd, req.stdin, [...held.map(([, fd]) => fd), ...(plan?.stdio ?? [])]);
       if (!req.readonly) stopWatch = watchDisk(req.roots, why => shell.stop(why));
       const r = await shell.run(req.timeoutMs);
       const memory = c.limits.memoryBytes;
@@ -178,6 +197,9 @@ export class ShellProcessOperations implements ProcessOperations {
       // whatever is left in the sandbox is killed, and its cgroups removed
       release();
       extra.done();
+      // then the mount points made for missing paths go, and the held entries are closed
+      plan?.release();
+      await ownPins?.close();
     }
   }
 

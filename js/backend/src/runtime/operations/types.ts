@@ -9,6 +9,7 @@
  * the test switch that turns the host symlink check off passes it.
  */
 import type { Within } from './confined';
+import type { RulesInput } from '@netaclaw/tool-policy';
 
 export type { Within };
 
@@ -82,6 +83,11 @@ export interface ExecRequest {
   rootFds?: ReadonlyMap<string, number>;
   /** Text given to the command on its stdin (a custom command tool's arguments as JSON); /dev/null when absent. */
   stdin?: string;
+  /**
+   * The run's rules (the package's `RulesInput`): their path rules are enforced in the sandbox
+   * (pathrules.ts). Absent or null: none, as the package decides without rules.
+   */
+  rules?: RulesInput | null;
 }
 
 export interface ExecResult {
