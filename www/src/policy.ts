@@ -4,12 +4,14 @@
 // picks labels by locale.
 import {
   agentResolveInput,
+  checkRules,
   getToolNamesByToolset,
   getToolSchema,
   label,
   profileRouteDiff,
   projectRuntimePolicy,
   resolveTools,
+  ruleDefaults,
   runtimeDiagnostic,
   toolBehaviorGuidance,
   toolRowView,
@@ -17,9 +19,14 @@ import {
 } from '@netaclaw/tool-policy';
 import type {
   CatalogInfo,
+  CheckRulesInput,
+  LevelRulesInput,
   ModelChannelInput,
   ProfileRouteDiff,
   ResolveResult,
+  RuleCheck,
+  RuleDefaults,
+  RulesInput,
   RuntimeDiagnostic,
   ToolManifest,
   ToolRowView,
@@ -32,7 +39,7 @@ import { catalogNow } from './composables/useCatalog';
 import { channelFor } from './composables/useChannels';
 import type { AgentInput, ToolRow } from './types';
 
-export type { CatalogInfo, ProfileRouteDiff, ResolveResult, RuntimeDiagnostic, ToolManifest, ToolRowView, ToolRuntimeRoute, ToolSchema };
+export type { CatalogInfo, CheckRulesInput, LevelRulesInput, ProfileRouteDiff, ResolveResult, RuleCheck, RuleDefaults, RulesInput, RuntimeDiagnostic, ToolManifest, ToolRowView, ToolRuntimeRoute, ToolSchema };
 
 export type LabelGroup = 'reasons' | 'statuses' | 'routes' | 'kinds' | 'strategies';
 
@@ -174,6 +181,50 @@ export function canonicalJson(v: unknown): string {
     }
     return val;
   });
+}
+
+// ---- rules (docs/package.md "Rules"): what the editor offers, each pattern checked, the "try it" answer
+
+let defaultsCache: RuleDefaults | null = null;
+
+/** What the rules editor offers (`ruleDefaults()`): effects, levels, kinds, the default protected paths. */
+export function rulesVocabulary(): RuleDefaults {
+  defaultsCache ??= ruleDefaults();
+  return defaultsCache;
+}
+
+/** The global level as it is stored: a level's lists and default, and the protected paths (absent: the default list). */
+export type GlobalRules = LevelRulesInput & { protectedPaths?: string[] | null };
+
+/**
+ * Every pattern of one level the package refuses, by its input path (`rules.agent.deny[2]`), with the
+ * package's message (English; the page says it with `ruleErrorSentence`). Each pattern is checked on its
+ * own — the package names the first bad one of an input — so that every bad one is found.
+ */
+export function patternErrors(level: string, rules: GlobalRules | null): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!rules) return out;
+  const lists: [string, string[] | null | undefined][] = [...rulesVocabulary().effects.map((e): [string, string[] | null | undefined] => [e, rules[e]]), ['protectedPaths', rules.protectedPaths]];
+  for (const [key, list] of lists) {
+    (list ?? []).forEach((pattern, i) => {
+      try {
+        checkRules({ rules: { [level]: { [key]: [pattern] } }, tool: 'x' } as CheckRulesInput);
+      } catch (e) {
+        const { message } = policyErrorParts(e);
+        out.set(`rules.${level}.${key}[${i}]`, message.replace(/^rules\.[\w]+\.[\w]+\[\d+\]:\s*/, ''));
+      }
+    });
+  }
+  return out;
+}
+
+/** `checkRules` on the rules being edited: its answer, or the package's refusal (code and message). */
+export function tryRules(input: CheckRulesInput): { ok: true; value: RuleCheck } | { ok: false; code: string; message: string } {
+  try {
+    return { ok: true, value: checkRules(input) };
+  } catch (e) {
+    return { ok: false, ...policyErrorParts(e) };
+  }
 }
 
 // ---- for the chat page (SubagentView.vue) until it is rebuilt as the real chat: the same calls on
