@@ -5,7 +5,7 @@
  * TypeORM. A `Time` parameter is the type of a timestamp: a `Date` in the backend, its JSON string on
  * the wire (the default).
  */
-import type { Capability, CrewRole, ToolRuntimeRoute } from '@netaclaw/tool-policy';
+import type { Capability, CrewRole, LevelRulesInput, RuleDefaults, ToolRuntimeRoute } from '@netaclaw/tool-policy';
 
 /** The fields of an agent an AgentInput sets (agent/add, agent/update, a draft of agent/previewPrompt). */
 export interface AgentFields {
@@ -23,6 +23,21 @@ export interface AgentFields {
   subagentTools: string[] | null;
   /** The agents of its crew (ids): `delegate_task` may hand a task to one of them by name; null = none. */
   crewMembers: number[] | null;
+  /**
+   * The agent's rules (allow / ask / deny patterns and a default; docs/package.md "Rules"): they narrow
+   * the global rules, never widen them; null = none.
+   */
+  rules: LevelRulesInput | null;
+}
+
+/** The admin's global rules (stored in the database): a level's rules and the protected paths (absent: the package's default list). */
+export type GlobalRules = LevelRulesInput & { protectedPaths?: string[] | null };
+
+/** GET rules/info and POST rules/update: the stored global rules, what the editor offers, the version they were read at. */
+export interface GlobalRulesView {
+  rules: GlobalRules | null;
+  defaults: RuleDefaults;
+  version: number;
 }
 
 /** The longest chat message, in characters (the chat DTO's limit; the pages' message box counts to it). */
@@ -45,6 +60,7 @@ export function newAgentFields(): Omit<AgentFields, 'name'> {
     modelChannelId: null,
     subagentTools: null,
     crewMembers: null,
+    rules: null,
   };
 }
 

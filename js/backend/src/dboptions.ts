@@ -20,6 +20,7 @@ import { NetaClawTodoListEntity } from './entity/todo';
 import { NetaClawEscalationEntity } from './entity/escalation';
 import { NetaClawTurnProgressEntity } from './entity/turnprogress';
 import { NetaClawLoginSessionEntity } from './entity/login';
+import { NetaClawSettingEntity } from './entity/setting';
 import { MIGRATIONS, MIGRATIONS_TABLE } from './migration';
 import { DB, SQLITE_BUSY_TIMEOUT_MS } from './settings';
 
@@ -37,6 +38,7 @@ export const ENTITIES = [
   NetaClawEscalationEntity,
   NetaClawTurnProgressEntity,
   NetaClawLoginSessionEntity,
+  NetaClawSettingEntity,
 ];
 
 export function dataSourceOptions(): DataSourceOptions {

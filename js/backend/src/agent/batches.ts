@@ -29,6 +29,8 @@ import { TodoService } from '../service/todo';
 import { EscalationService } from '../service/escalation';
 import { BatchEvent, BatchRecord, SubagentService, batchView, eventCall, sessionKey } from '../service/subagent';
 import type { RuntimeDiagnostic } from '../policy';
+import type { RulesInput } from '@netaclaw/tool-policy';
+import { RulesService } from '../service/rules';
 
 export type { CallRecord } from '../runtime/host';
 export type { BatchEvent, BatchRecord, StoredCall } from '../service/subagent';
@@ -54,6 +56,8 @@ export interface BatchHandle {
   id: number;
   policy: WorkerPolicyWire;
   routes: unknown[];
+  /** The rules its calls are decided with: the global ones, its agent's, its chat session's and their approvals. */
+  rules: RulesInput;
   /** The tools whose route in this batch can run: what its model is offered. */
   offered: string[];
   /** What the batch's diagnostic resolved for its prompt: the tools' prompt hints and the builtin tools a skill may use. */
@@ -143,6 +147,9 @@ export class BatchRunner {
 
   @Inject()
   validateService: ValidateService;
+
+  @Inject()
+  rulesService: RulesService;
 
   private readonly live = new Map<number, LiveBatch>();
   private readonly sessionSeq = new Mutex();
@@ -234,6 +241,9 @@ export class BatchRunner {
       readonly: diag.policy.readonly,
     };
     const routes = diag.routes as unknown[];
+    // the rules of its agent, and of the chat session it belongs to (a key that names none: no session level)
+    const chat = /^[1-9]\d{0,15}$/.test(String(spec.sessionId ?? '')) ? Number(spec.sessionId) : null;
+    const rules = await this.rulesService.effective(spec.agentId, chat && (await this.rulesService.sessionExists(chat)) ? chat : null);
     const releaseRoots = () => void (held instanceof PinnedRoots ? held.close() : undefined);
     let row;
     try {
@@ -271,6 +281,7 @@ export class BatchRunner {
       agentId: spec.agentId,
       policy: workerPolicy,
       routes,
+      rules,
       driver: spec.driver,
       timeoutMs: spec.timeoutMs ?? BATCH_TIMEOUT_DEFAULT_MS,
       shell: shellSandbox().mode,
@@ -372,6 +383,7 @@ export class BatchRunner {
       id,
       policy: workerPolicy,
       routes,
+      rules,
       offered: diag.offered,
       resolved: { toolPromptHints: diag.resolved.toolPromptHints, builtinToolNames: diag.resolved.builtinToolNames },
       call: (name, args) => {
@@ -446,6 +458,8 @@ export class BatchRunner {
     sessionId: string | number;
     policy: WorkerPolicyWire;
     routes: unknown[];
+    /** The session's rules (global, agent, session levels and approvals). */
+    rules?: RulesInput | null;
     signal?: AbortSignal;
     test?: HostTestOptions;
   }): SessionTools {
@@ -454,10 +468,12 @@ export class BatchRunner {
     if (sessionId === null) throw invalidInput('sessionId must be given');
     const pol = checkPolicy(input.policy, 'policy');
     if (!Array.isArray(input.routes)) throw invalidInput('routes must be an array');
+    const rules = input.rules ? structuredClone(input.rules) : null;
     return new SessionWorker({
       sessionId,
       policy: pol,
       routes: structuredClone(input.routes),
+      rules,
       signal: input.signal,
       pins: () => holdRoots(pol.workspaceRoots),
       host: opts =>
@@ -467,6 +483,7 @@ export class BatchRunner {
           agentId,
           policy: pol,
           routes: structuredClone(input.routes),
+          rules,
           driver: 'calls',
           timeoutMs: SESSION_WORKER_MAX_MS,
           shell: shellSandbox().mode,
@@ -522,6 +539,7 @@ interface SessionWorkerOptions {
   /** The session's policy and routes (this process's copy): where a call whose worker failed belongs. */
   policy: WorkerPolicyWire;
   routes: unknown[];
+  rules: RulesInput | null;
   signal?: AbortSignal;
   /** A new worker host of the session, not started. */
   host(opts: { onEvent: (e: HostEvent) => void; pins: () => Promise<PinnedRoots> }): WorkerHost;
@@ -653,7 +671,7 @@ class SessionWorker implements SessionTools {
   /** Where the session's routes put a call (the package's gate on this process's copy), for a call whose worker failed. */
   private routePlace(name: string, args: unknown): Pick<CallRecord, 'decision' | 'reason' | 'detail'> {
     try {
-      const g = checkCall({ policy: this.o.policy, routes: this.o.routes, name, arguments: args });
+      const g = checkCall({ policy: this.o.policy, routes: this.o.routes, rules: this.o.rules, asks: 'approved', name, arguments: args });
       return { decision: g.decision, reason: g.reason, detail: g.detail };
     } catch (err) {
       return { decision: DECISIONS.denied, reason: RUNTIME_REASONS.invalidArguments, detail: `gate error: ${(err as Error).message}` };

@@ -20,6 +20,8 @@ import { buildSystemPrompt } from './prompt';
 import { LoopHistory, LoopResult, runAgentLoop } from './loop';
 import { skillSummaries } from './skills';
 import { CallPort, OwnTool, Place, ToolCallView } from './port';
+import type { RulesInput } from '@netaclaw/tool-policy';
+import { RulesService } from '../service/rules';
 
 export type { ToolCallView } from './port';
 
@@ -106,6 +108,8 @@ interface RunContext {
   tools: SessionTools | null;
   /** The session's worker policy (the package's): every delegated task is bounded by it. */
   policy: RuntimeDiagnostic['policy'];
+  /** The rules the session's calls are decided with (global, agent, session levels and approvals). */
+  rules: RulesInput;
 }
 
 /** A delegated task, as the package's check of the tool's parameters let it through. */
@@ -146,6 +150,9 @@ export class ChatExecutor {
 
   @Inject()
   escalationService: EscalationService;
+
+  @Inject()
+  rulesService: RulesService;
 
   /** Whether a tool's calls may run beside others of the same answer: its manifest's `executionMode` (the package's). */
   private readonly concurrent = (name: string): boolean => this.catalogService.manifest(name)?.executionMode === CONCURRENT_MODE;
@@ -211,7 +218,14 @@ export class ChatExecutor {
       claim = await this.sessionService.claimTurn(session.id, stop);
       if (!claim) throw sessionBusy(session.id);
     }
-    const ctx: RunContext = { agent, session, fields, channel, signal: turn.signal, emit, running: new Set(), batchIds: [], tools: null, policy: prepared.diagnostic.policy };
+    let rules: RulesInput;
+    try {
+      rules = await this.rulesService.effective(agent.id, session.id);
+    } catch (err) {
+      await claim.release();
+      throw err;
+    }
+    const ctx: RunContext = { agent, session, fields, channel, signal: turn.signal, emit, running: new Set(), batchIds: [], tools: null, policy: prepared.diagnostic.policy, rules };
     try {
       return await this.runTurn(ctx, prepared.diagnostic, prepared.prompt.systemPrompt, req.message);
     } finally {
@@ -261,6 +275,7 @@ export class ChatExecutor {
           sessionId,
           policy: diagnostic.policy,
           routes: diagnostic.routes,
+          rules: ctx.rules,
           signal: ctx.signal,
         });
         return ctx.tools.call(name, args);
@@ -271,6 +286,7 @@ export class ChatExecutor {
       offered: offeredOf(diagnostic),
       policy: diagnostic.policy,
       routes: diagnostic.routes,
+      rules: ctx.rules,
       own: this.ownTools(ctx),
       place,
       sessionId,
@@ -469,6 +485,7 @@ export class ChatExecutor {
       offered: handle.offered,
       policy: handle.policy,
       routes: handle.routes,
+      rules: handle.rules,
       own: {},
       place: { call: (name, args) => handle.call(name, args), record: call => handle.record(call) },
       sessionId,

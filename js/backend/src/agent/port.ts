@@ -5,6 +5,7 @@
  * the port runs the call where that decision puts it: the executor's own tools here, every other tool at
  * its place (the session's worker, or the batch's), which records it with where it really ran.
  */
+import type { RulesInput } from '@netaclaw/tool-policy';
 import type { ChatTurnEvent } from '../api-types';
 import { policy, ToolRuntimeRoute, WorkerPolicy } from '../policy';
 import { DECISIONS, RUNTIME_REASONS } from '../runtime/codes';
@@ -34,6 +35,8 @@ export interface PortOptions {
   offered: readonly string[];
   policy: WorkerPolicy | { workspaceRoots: string[]; allowShell: boolean; readonly: boolean };
   routes: readonly ToolRuntimeRoute[] | unknown[];
+  /** The rules the calls are decided with (docs/package.md "Rules"); a rule's `ask` nobody here can answer is denied `approval_required`. */
+  rules?: RulesInput | null;
   own: Readonly<Record<string, OwnTool>>;
   place: Place;
   sessionId: number;
@@ -62,7 +65,7 @@ export class CallPort {
     const own = Object.prototype.hasOwnProperty.call(this.o.own, tc.name) ? this.o.own[tc.name] : undefined;
     let gate: GateResult;
     try {
-      gate = checkCallText({ policy: this.o.policy, routes: this.o.routes as unknown[], name: tc.name }, tc.arguments);
+      gate = checkCallText({ policy: this.o.policy, routes: this.o.routes as unknown[], rules: this.o.rules, asks: 'deny', name: tc.name }, tc.arguments);
     } catch (err) {
       gate = { decision: DECISIONS.denied, reason: RUNTIME_REASONS.invalidArguments, paths: [], detail: `gate error: ${(err as Error).message}` };
     }

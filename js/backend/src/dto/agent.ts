@@ -7,7 +7,8 @@ export const CREW_MAX = 20;
 
 /**
  * The fields of an agent a request may set (AgentInput). `modelCapability` and `crewRole` have no rule
- * here: their values are the package's vocabularies, checked by the service through the package; which
+ * here: their values are the package's vocabularies, checked by the service through the package (so are
+ * the patterns of `rules`); which
  * names `subagentTools` may hold is the catalog's, and `tools` holds only `disabled` (the service says so).
  */
 export class AgentFieldsDTO {
@@ -41,6 +42,9 @@ export class AgentFieldsDTO {
 
   @Rule(nullable(list(id(), CREW_MAX)))
   crewMembers?: Array<number | string> | null;
+
+  /** The agent's rules: their patterns are the package's to check (RulesService's `checkedRules`). */
+  rules?: unknown;
 }
 
 /** POST /admin/netaclaw/agent/add (and each agent of the demo seed). */

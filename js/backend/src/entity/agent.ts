@@ -1,3 +1,4 @@
+import type { LevelRulesInput } from '@netaclaw/tool-policy';
 import { Column, Entity, Index, VersionColumn } from 'typeorm';
 import { BaseEntity } from './base';
 
@@ -41,6 +42,10 @@ export class NetaClawAgentEntity extends BaseEntity {
   @Column({ type: 'json', comment: '团队成员 agent ID 列表', nullable: true })
   crewMembers: number[] | null;
 
+  /** 规则: the agent's allow / ask / deny patterns and default (docs/package.md "Rules"); null = none. */
+  @Column({ type: 'json', comment: 'Agent 规则（allow / ask / deny）', nullable: true })
+  rules: LevelRulesInput | null;
+
   /** 1 when created, +1 at every write; an update that names an older one is refused (409 conflict). */
   @VersionColumn({ comment: '版本号', default: 1 })
   version: number;
@@ -58,4 +63,5 @@ export const AGENT_FIELDS = [
   'modelChannelId',
   'subagentTools',
   'crewMembers',
+  'rules',
 ] as const;

@@ -1,3 +1,4 @@
+import type { LevelRulesInput } from '@netaclaw/tool-policy';
 import { Column, Entity, Index } from 'typeorm';
 import { BaseEntity } from './base';
 
@@ -31,6 +32,14 @@ export class NetaClawSessionEntity extends BaseEntity {
 
   @Column({ type: 'varchar', comment: '标题（首条消息）', length: 200 })
   title: string;
+
+  /** The session's own rules (they narrow the agent's and the global ones; a sub-agent's batch adds its own); null = none. */
+  @Column({ type: 'json', comment: '会话规则（allow / ask / deny）', nullable: true })
+  rules: LevelRulesInput | null;
+
+  /** "Allow for this session" answers to approvals: patterns that answer an `ask`, never a `deny`; null = none. */
+  @Column({ type: 'json', comment: '本会话已批准的规则', nullable: true })
+  approvals: string[] | null;
 
   /**
    * The claim of the turn in progress (one message at a time per session, on every instance): a random

@@ -4,6 +4,7 @@
  * other code, route and decision comes from a package answer. Types are the package's, so a code that
  * the package drops stops the build.
  */
+import type { RuleReasonCode } from '@netaclaw/tool-policy';
 import type { ExecutionMode, ReasonCode, ToolCallDecision } from '../policy';
 
 export const RUNTIME_REASONS = {
@@ -19,11 +20,16 @@ export const RUNTIME_REASONS = {
   notSelected: 'not_selected_for_subagent', // policy-vocabulary: L4, the main process refuses what the worker's routes do not proxy (RUNTIME §1)
 } as const satisfies Record<string, ReasonCode>;
 
+/** The reason of a call the rules ask about where nobody can answer (the package names it; the runtime answers it). */
+export const APPROVAL_REQUIRED: RuleReasonCode = 'approval_required';
+
 /** Where a call runs, as `checkToolCall` decides it: in the worker, or proxied to the main process. */
 export const DECISIONS = {
   workerLocal: 'worker-local', // policy-vocabulary: the worker runs the calls decided worker-local (RUNTIME §5)
   proxy: 'main-process-proxy', // policy-vocabulary: the main process runs the calls decided main-process-proxy (RUNTIME §5)
   denied: 'denied',
+  /** A rule asks: the user approves or denies first (docs/package.md "Rules"). */
+  ask: 'ask',
 } as const satisfies Record<string, ToolCallDecision>;
 
 /** The execution mode (a manifest's `executionMode`) whose calls of one model answer may run side by side (seed 000); a call of any other mode runs alone. */

@@ -4,7 +4,9 @@
  * routes. Nothing here restates a rule; this module only calls the package and shapes its answer for the
  * runtime.
  */
+import type { RuleMatch, RulesInput } from '@netaclaw/tool-policy';
 import { activeCatalog, policy, ToolCallDecision } from '../policy';
+import { APPROVAL_REQUIRED, DECISIONS } from './codes';
 
 export type GateDecision = ToolCallDecision;
 
@@ -24,11 +26,28 @@ export interface GateResult {
   detail: string | null;
   /** The arguments the package read from the text it decided on (`checkCallText`; absent when it could not read them). */
   arguments?: unknown;
+  /** The rule that decided the call (docs/package.md "Rules"), when rules were given and one spoke. */
+  rule?: RuleMatch;
+  /** For an `ask`: where the call runs once approved. */
+  onApproval?: ToolCallDecision;
 }
+
+export type AskMode = 'pause' | 'deny' | 'approved';
 
 export interface GateInput {
   policy: unknown;
   routes: unknown[];
+  /** The session's rules (global, agent, session levels and approvals); absent or null: none. */
+  rules?: RulesInput | null;
+  /**
+   * What a rule's `ask` becomes here (default `deny`):
+   * - `pause`: it stays `ask`; the caller puts it to a user (the chat's approval card);
+   * - `deny`: nobody can answer here: `denied` `approval_required`, never run;
+   * - `approved`: a layer below the one that asked (the worker, the main process running a proxied call):
+   *   the call reached it only once approved, so it takes the route the package names for it
+   *   (`onApproval`). A rule's `deny` denies in every mode.
+   */
+  asks?: AskMode;
   name: string;
   arguments: unknown;
 }
@@ -40,6 +59,8 @@ interface PackageCheck {
   detail?: string | null;
   message?: string | null;
   arguments?: unknown;
+  rule?: RuleMatch;
+  onApproval?: ToolCallDecision;
 }
 
 interface Checker {
@@ -49,6 +70,7 @@ interface Checker {
 
 interface Prepared {
   policy: unknown;
+  rules: RulesInput | null;
   catalog: unknown;
   /** The policy and routes as JSON text: how a copy of them is recognized. */
   text: string;
@@ -67,6 +89,7 @@ const recent: Prepared[] = [];
 const RECENT = 8;
 
 function checkerFor(input: Omit<GateInput, 'arguments'>): Checker {
+  const rules = input.rules ?? null;
   const p = policy() as unknown as { ToolCallChecker?: new (options: unknown) => Checker };
   if (typeof p.ToolCallChecker !== 'function') {
     throw new Error('the installed @netaclaw/tool-policy has no ToolCallChecker: rebuild pkg/ (scripts/build-pkg.sh)');
@@ -74,17 +97,17 @@ function checkerFor(input: Omit<GateInput, 'arguments'>): Checker {
   const catalog = activeCatalog();
   const key: object = Array.isArray(input.routes) ? input.routes : [];
   const known = byRoutes.get(key);
-  if (known && known.policy === input.policy && known.catalog === catalog) return known.checker;
-  const text = JSON.stringify([input.policy, input.routes]);
+  if (known && known.policy === input.policy && known.rules === rules && known.catalog === catalog) return known.checker;
+  const text = JSON.stringify([input.policy, input.routes, rules]);
   let found = recent.find(r => r.text === text && r.catalog === catalog);
   if (!found) {
     // A package error (a malformed policy or routes) propagates from here; nothing is kept.
-    const checker = new p.ToolCallChecker({ ...(catalog ? { catalog } : {}), policy: input.policy, routes: input.routes });
-    found = { policy: input.policy, catalog, text, checker };
+    const checker = new p.ToolCallChecker({ ...(catalog ? { catalog } : {}), ...(rules ? { rules } : {}), policy: input.policy, routes: input.routes });
+    found = { policy: input.policy, rules, catalog, text, checker };
     recent.unshift(found);
     recent.length = Math.min(recent.length, RECENT);
   }
-  byRoutes.set(key, { ...found, policy: input.policy });
+  byRoutes.set(key, { ...found, policy: input.policy, rules });
   return found.checker;
 }
 
@@ -111,7 +134,7 @@ export function checkCall(input: GateInput): GateResult {
     void _read;
     return decided;
   }
-  return answer(checkerFor(input).check({ name: input.name, arguments: args }));
+  return answer(checkerFor(input).check({ name: input.name, arguments: args }), input.asks ?? 'deny');
 }
 
 /**
@@ -120,17 +143,28 @@ export function checkCall(input: GateInput): GateResult {
  * of the answer, absent when the text is not JSON). The same checker and answer as `checkCall`.
  */
 export function checkCallText(input: Omit<GateInput, 'arguments'>, argumentsJson: string): GateResult {
-  return answer(checkerFor(input).checkText(input.name, argumentsJson));
+  return answer(checkerFor(input).checkText(input.name, argumentsJson), input.asks ?? 'deny');
 }
 
-function answer(r: PackageCheck): GateResult {
-  return {
-    decision: r.decision,
-    reason: r.reason ?? null,
+/**
+ * The package's answer shaped for the runtime, a rule's `ask` as `asks` says (GateInput): kept for a
+ * caller that puts it to a user, the route once approved for a layer below it, and anywhere else
+ * `denied` `approval_required` with the package's sentence, its rule kept (fail closed: an ask nobody
+ * can answer never runs).
+ */
+function answer(r: PackageCheck, asks: AskMode): GateResult {
+  const detail = typeof r.detail === 'string' ? r.detail : typeof r.message === 'string' ? r.message : null;
+  const base = {
     paths: Array.isArray(r.paths) ? r.paths : [],
-    detail: typeof r.detail === 'string' ? r.detail : typeof r.message === 'string' ? r.message : null,
     ...(r.arguments !== undefined ? { arguments: r.arguments } : {}),
+    ...(r.rule ? { rule: r.rule } : {}),
   };
+  if (r.decision === DECISIONS.ask) {
+    if (asks === 'pause') return { decision: r.decision, reason: null, detail, ...base, ...(r.onApproval ? { onApproval: r.onApproval } : {}) };
+    if (asks === 'approved' && r.onApproval) return { decision: r.onApproval, reason: null, detail: null, ...base };
+    return { decision: DECISIONS.denied, reason: APPROVAL_REQUIRED, detail, ...base, paths: [] };
+  }
+  return { decision: r.decision, reason: r.reason ?? null, detail, ...base };
 }
 
 /** The tools whose manifests say `requiresShell` and `requiresSkillScope`, read in one pass. */

@@ -4,6 +4,7 @@
  * OWN copy of the policy and routes (and the same symlink check), and kills the worker on the batch time
  * limit, a crash, a protocol violation or a flood. Nothing a worker sends can throw in the main process.
  */
+import type { RulesInput } from '@netaclaw/tool-policy';
 import { ChildProcess, fork, spawn } from 'child_process';
 import * as path from 'path';
 import * as fs from 'fs';
@@ -75,6 +76,8 @@ export interface HostOptions {
   agentId: number | null;
   policy: WorkerPolicyWire;
   routes: unknown[];
+  /** The session's rules (docs/package.md "Rules"); absent or null: none. */
+  rules?: RulesInput | null;
   driver: Driver;
   timeoutMs: number;
   shell: ShellMode;
@@ -182,6 +185,7 @@ export class WorkerHost {
     this.main = {
       policy: structuredClone(opts.policy),
       routes: structuredClone(opts.routes),
+      rules: opts.rules ? structuredClone(opts.rules) : null,
       ops: opts.ops,
       shell: opts.shell,
       tools: mainTools(),
@@ -296,6 +300,7 @@ export class WorkerHost {
       batchId: this.opts.batchId,
       policy: this.opts.policy,
       routes: this.opts.routes,
+      ...(this.opts.rules ? { rules: this.opts.rules } : {}),
       driver: this.opts.driver,
       limits: { timeoutMs: this.opts.timeoutMs, outputBytes: OUTPUT_MAX_BYTES },
       // inside its sandbox a worker's shells are its children, in the same sandbox
@@ -641,7 +646,7 @@ export class WorkerHost {
       // decided on the text the proxy request must repeat (`onProxy`); arguments JSON cannot print are
       // decided when the request comes
       if (text === null) return undefined;
-      return { text, gate: checkCallText({ policy: this.main.policy, routes: this.main.routes, name }, text) };
+      return { text, gate: checkCallText({ policy: this.main.policy, routes: this.main.routes, rules: this.main.rules, asks: 'approved', name }, text) };
     } catch {
       return undefined;
     }

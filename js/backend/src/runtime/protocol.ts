@@ -4,6 +4,7 @@
  * `parseMessage` is the one parser both sides use: a message with an unknown `v` or `type`, a missing or
  * mistyped field, or an unknown field is rejected with a ProtocolError.
  */
+import type { RulesInput } from '@netaclaw/tool-policy';
 import type { GateDecision } from './gate';
 import { DECISIONS } from './codes';
 
@@ -46,6 +47,8 @@ export type InitMessage = {
   batchId: number;
   policy: WorkerPolicyWire;
   routes: unknown[];
+  /** The session's rules (the package validates them when the worker's gate reads them). */
+  rules?: RulesInput | null;
   driver: Driver;
   limits: WorkerLimits;
   shell: 'bwrap' | 'sandboxed' | 'off' | 'unavailable';
@@ -131,6 +134,7 @@ const SHAPES: Record<MessageType, Record<string, [FieldCheck, boolean]>> = {
     batchId: [isSeq, true],
     policy: [isPolicy, true],
     routes: [Array.isArray, true],
+    rules: [v => v === null || (typeof v === 'object' && !Array.isArray(v)), false],
     driver: [isDriver, true],
     limits: [isLimits, true],
     shell: [isShell, true],

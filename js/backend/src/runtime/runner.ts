@@ -15,11 +15,17 @@ import type { ShellMode } from './sandbox';
 import type { PinnedRoots } from './pinned';
 import { MainServices, ToolError, ToolImpl } from './tools/types';
 import { DECISIONS, RUNTIME_REASONS } from './codes';
+import type { RulesInput } from '@netaclaw/tool-policy';
 import { activeCatalog, policy } from '../policy';
 
 export interface RunnerContext {
   policy: WorkerPolicyWire;
   routes: unknown[];
+  /**
+   * The session's rules (docs/package.md "Rules"): a `deny` denies here too; an `ask` was put to the user
+   * before the call came here, so it takes its route (gate.ts `approved`).
+   */
+  rules?: RulesInput | null;
   ops: Operations;
   shell: ShellMode;
   tools: Readonly<Record<string, ToolImpl>>;
@@ -49,7 +55,7 @@ export async function decide(ctx: RunnerContext, name: string, args: unknown, ea
     gate = early;
   } else if (layers.gate) {
     try {
-      gate = checkCall({ policy: ctx.policy, routes: ctx.routes, name, arguments: args });
+      gate = checkCall({ policy: ctx.policy, routes: ctx.routes, rules: ctx.rules, asks: 'approved', name, arguments: args });
     } catch (err) {
       return { decision: DECISIONS.denied, reason: RUNTIME_REASONS.invalidArguments, paths: [], detail: `gate error: ${(err as Error).message}` };
     }
@@ -229,8 +235,8 @@ export async function prepareFirstCall(ctx: RunnerContext, stop: () => boolean):
     const name = (r as { name?: unknown } | null)?.name;
     if (typeof name !== 'string') continue;
     if (!(await turn())) return;
-    quietly(() => checkCall({ policy: ctx.policy, routes: ctx.routes, name, arguments: {} }));
-    quietly(() => checkCall({ policy: ctx.policy, routes: ctx.routes, name, arguments: sampleOf(schemas.get(name)) }));
+    quietly(() => checkCall({ policy: ctx.policy, routes: ctx.routes, rules: ctx.rules, asks: 'approved', name, arguments: {} }));
+    quietly(() => checkCall({ policy: ctx.policy, routes: ctx.routes, rules: ctx.rules, asks: 'approved', name, arguments: sampleOf(schemas.get(name)) }));
   }
   if (!(await turn())) return;
   try {

@@ -19,6 +19,7 @@ import { CatalogService } from './catalog';
 import { ChannelService, channelView } from './channel';
 import { parseVersion, staleVersion, updateRow } from '../versioned';
 import { ToolService } from './tool';
+import { checkedRules } from './rules';
 import { AgentFields, newAgentFields } from '../api-types';
 import { assertRootsClear } from '../backendstate';
 import { shellSandbox } from '../runtime/sandbox';
@@ -85,6 +86,7 @@ export function agentValues(o: AgentFieldsDTO): AgentValues {
     });
     v.crewMembers = o.crewMembers === null ? null : ids;
   }
+  if (o.rules !== undefined) v.rules = checkedRules(o.rules, 'agent');
   return v;
 }
 
@@ -145,6 +147,7 @@ function agentView(a: AgentValues | NetaClawAgentEntity): AgentView {
     modelChannelId: a.modelChannelId ?? null,
     subagentTools: a.subagentTools ?? null,
     crewMembers: a.crewMembers ?? null,
+    rules: a.rules ?? null,
   };
 }
 

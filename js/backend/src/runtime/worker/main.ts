@@ -75,6 +75,7 @@ function start(init: InitMessage): void {
   ctx = {
     policy: init.policy,
     routes: init.routes,
+    rules: init.rules ?? null,
     ops: {
       fs: new NodeFileSystemOperations(),
       search: new NodeSearchOperations(),

@@ -1,0 +1,124 @@
+'use strict';
+/**
+ * Rules finer than a tool (docs/package.md "Rules"), stored and obeyed by the backend: the global rules
+ * (GET/POST /admin/netaclaw/rules/…, checked by the package, versioned), an agent's rules, "try it"
+ * answering what the package answers, and a chat turn whose calls — real worker, real bwrap, a real git
+ * repository — are decided with the session's rules: an allowed `git status` runs, `git push` and a
+ * command substitution ask (nobody can answer here: `approval_required`), writes to `.git/hooks` are
+ * denied by the protected paths whether by `write_file` or by `bash -c`, and `.env` is unreadable when a
+ * rule says so. Nothing denied is written.
+ */
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { withServer, call } = require('./support/server');
+const { runOnEveryBackend } = require('./support/suites');
+const { modelForFile } = require('./support/model');
+const { chat, addAgent, modelEnv, tmpDir } = require('./support/chat');
+const { giveToSandbox } = require('./support/runtime');
+
+const policy = require('@netaclaw/tool-policy');
+const model = modelForFile();
+
+function defineTests(backend) {
+  test('global rules: read, refused with the pattern named, saved, versioned; an agent\'s rules likewise', async () => {
+    const db = await backend.fresh();
+    await withServer({ ...db.env, ...modelEnv(model) }, async s => {
+      const first = await call(s, 'GET', '/admin/netaclaw/rules/info');
+      assert.equal(first.status, 200, first.text);
+      assert.equal(first.body.data.rules, null);
+      assert.equal(first.body.data.version, 0);
+      assert.deepEqual(first.body.data.defaults, policy.ruleDefaults());
+
+      const bad = await call(s, 'POST', '/admin/netaclaw/rules/update', { rules: { deny: ['bash(rm -rf:*)', 'net(example.com)'] }, version: 0 });
+      assert.equal(bad.status, 400, bad.text);
+      assert.equal(bad.body.error.code, 'invalid_input');
+      assert.match(bad.body.error.message, /^rules\.global\.deny\[1\]: /);
+      assert.deepEqual(bad.body.error.errors, [{ field: 'rules.global.deny[1]', code: 'invalid_rule' }]);
+      assert.equal((await call(s, 'GET', '/admin/netaclaw/rules/info')).body.data.version, 0, 'nothing was written');
+
+      const rules = { ask: ['bash(git push:*)'], deny: ['bash(rm -rf:*)'], protectedPaths: ['.git/hooks/**', '.git/config', 'secrets/**'] };
+      const saved = await call(s, 'POST', '/admin/netaclaw/rules/update', { rules, version: 0 });
+      assert.equal(saved.status, 200, saved.text);
+      assert.deepEqual(saved.body.data.rules, rules);
+      assert.equal(saved.body.data.version, 1);
+      const stale = await call(s, 'POST', '/admin/netaclaw/rules/update', { rules: null, version: 0 });
+      assert.equal(stale.status, 409, stale.text);
+      assert.equal(stale.body.error.code, 'conflict');
+      assert.deepEqual(stale.body.error.current.rules, rules);
+      const again = await call(s, 'POST', '/admin/netaclaw/rules/update', { rules: { ...rules, deny: [] }, version: 1 });
+      assert.equal(again.status, 200, again.text);
+      assert.equal(again.body.data.version, 2);
+
+      const badAgent = await call(s, 'POST', '/admin/netaclaw/agent/add', { name: 'ruled', toolsets: ['base'], rules: { allow: ['bash(git status)'], protectedPaths: ['x'] } });
+      assert.equal(badAgent.status, 400, badAgent.text);
+      assert.deepEqual(badAgent.body.error.errors, [{ field: 'rules.agent.protectedPaths', code: 'invalid_rule' }]);
+      const agent = await addAgent(s, { name: 'ruled', toolsets: ['base'], rules: { allow: ['bash(git status)'], default: 'ask' } });
+      const info = await call(s, 'GET', `/admin/netaclaw/agent/info?id=${agent.id}`);
+      assert.deepEqual(info.body.data.rules, { allow: ['bash(git status)'], default: 'ask' });
+
+      // "try it": the package's checkRules on the stored levels, each replaced by an unsaved edit when given
+      const roots = { workspaceRoots: ['/w'], allowShell: true, readonly: false };
+      const stored = { global: { ...rules, deny: [] }, agent: { allow: ['bash(git status)'], default: 'ask' } };
+      for (const thing of [{ command: 'git push origin main' }, { command: 'git status' }, { command: 'ls' }, { write: '/w/secrets/key' }, { write: '/w/.git/hooks/pre-commit' }, { read: '/w/README.md' }]) {
+        const r = await call(s, 'POST', '/admin/netaclaw/rules/try', { agentId: agent.id, policy: roots, ...thing });
+        assert.equal(r.status, 200, r.text);
+        assert.deepEqual(r.body.data, policy.checkRules({ rules: stored, policy: roots, ...thing }), JSON.stringify(thing));
+      }
+      const edited = await call(s, 'POST', '/admin/netaclaw/rules/try', { agentId: agent.id, rules: { agent: { deny: ['bash(ls:*)'] } }, command: 'ls -la' });
+      assert.equal(edited.body.data.decision, 'deny', edited.text);
+      assert.equal(edited.body.data.rule.source, 'rules.agent.deny[0]');
+      const two = await call(s, 'POST', '/admin/netaclaw/rules/try', { command: 'ls', tool: 'grep' });
+      assert.equal(two.status, 400, two.text);
+      assert.equal(two.body.error.code, 'invalid_input');
+    });
+  });
+
+  test('a chat turn obeys the rules: git status runs, git push and $(…) ask, .git/hooks and .env stay closed', async () => {
+    model.reset();
+    const db = await backend.fresh();
+    const work = tmpDir('netaclaw-rules-');
+    execFileSync('git', ['init', '-q', '-b', 'main', work]);
+    fs.writeFileSync(path.join(work, '.env'), 'API_KEY=hunter2\n');
+    giveToSandbox(work);
+    await withServer({ ...db.env, ...modelEnv(model) }, async s => {
+      const saved = await call(s, 'POST', '/admin/netaclaw/rules/update', { rules: { default: 'ask', allow: ['bash(git status)', 'write_file', 'read_file'] } });
+      assert.equal(saved.status, 200, saved.text);
+      const agent = await addAgent(s, { name: 'careful', toolsets: ['base'], rules: { deny: ['read(**/.env*)'] } });
+      const calls = [
+        { id: 'c1', name: 'bash', arguments: { command: 'git status' } },
+        { id: 'c2', name: 'bash', arguments: { command: 'git push origin main' } },
+        { id: 'c3', name: 'bash', arguments: { command: 'echo $(id -u)' } },
+        { id: 'c4', name: 'write_file', arguments: { path: '.git/hooks/pre-commit', content: '#!/bin/sh\necho owned\n' } },
+        { id: 'c5', name: 'bash', arguments: { command: "bash -c 'echo x > .git/hooks/pre-commit'" } },
+        { id: 'c6', name: 'read_file', arguments: { path: '.env' } },
+        { id: 'c7', name: 'write_file', arguments: { path: 'notes.txt', content: 'kept\n' } },
+      ];
+      model.push({ toolCalls: calls }, { content: 'done' });
+      const r = await chat(s, { agentId: agent.id, message: 'go', sessionCwd: work, shellPermitted: true, writePermitted: true });
+      assert.equal(r.status, 200, r.text);
+      const byId = new Map(r.body.data.toolCalls.map(c => [c.id, c]));
+      const show = id => JSON.stringify(byId.get(id));
+      assert.equal(byId.get('c1').ok, true, show('c1'));
+      assert.match(byId.get('c1').output, /On branch main|No commits yet/, show('c1'));
+      for (const id of ['c2', 'c3']) {
+        assert.deepEqual([byId.get(id).decision, byId.get(id).reason, byId.get(id).ok], ['denied', 'approval_required', false], show(id));
+      }
+      assert.match(byId.get('c2').detail, /git push origin main/, show('c2'));
+      for (const id of ['c4', 'c5', 'c6']) {
+        assert.deepEqual([byId.get(id).decision, byId.get(id).reason, byId.get(id).ok], ['denied', 'denied_by_rule', false], show(id));
+      }
+      assert.equal(byId.get('c7').ok, true, show('c7'));
+      assert.equal(fs.readFileSync(path.join(work, 'notes.txt'), 'utf8'), 'kept\n');
+      assert.equal(fs.existsSync(path.join(work, '.git', 'hooks', 'pre-commit')), false, 'no hook was written');
+      // the model read each denial as its call's result, the rule named
+      const results = model.requests.at(-1).body.messages.filter(m => m.role === 'tool');
+      assert.match(results.find(m => m.tool_call_id === 'c6').content, /read\(\*\*\/\.env\*\)/);
+      assert.doesNotMatch(JSON.stringify(results), /hunter2/);
+    });
+  });
+}
+
+runOnEveryBackend(defineTests);
