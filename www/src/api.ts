@@ -4,7 +4,7 @@ import { ref } from 'vue';
 import { createParser } from 'eventsource-parser';
 import type { AgentInput, AgentRow, ChannelView, Page, PreviewPromptResult, SyncResult, ToolRow } from './types';
 import type { CheckRulesInput, RuleCheck, RuntimeDiagnostic, ToolManifest } from '@netaclaw/tool-policy';
-import type { BatchRecord, BatchRow, BatchRunInput, ChannelInput, EscalationRecord, EscalationStatus, GlobalRules, McpInput, McpServerView, RulesInfo, SessionFields, SessionInfo, SessionRow } from './types';
+import type { BatchRecord, BatchRow, BatchRunInput, ChannelInput, EscalationRecord, EscalationStatus, GlobalRules, McpInput, McpServerView, GlobalRulesView, SessionFields, SessionInfo, SessionRow } from './types';
 
 /**
  * Whether this browser is logged in: the backend's answer (`GET /auth/state`, a login, a 401), never a
@@ -194,11 +194,11 @@ export const api = {
   },
   rules: {
     /** The stored global rules (null: none), the package's defaults and the version to save with. */
-    info: () => request<RulesInfo>('GET', `${RULES}/info`),
+    info: () => request<GlobalRulesView>('GET', `${RULES}/info`),
     /** A stale `version` is refused (ApiError 409 `conflict`, `current` the stored rules); invalid rules 400 with `errors[].field`. */
-    update: (rules: GlobalRules | null, version: number) => request<RulesInfo>('POST', `${RULES}/update`, { rules, version }),
+    update: (rules: GlobalRules | null, version: number) => request<GlobalRulesView>('POST', `${RULES}/update`, { rules, version }),
     /** The backend's `checkRules` on the stored rules of an agent or a session, each level replaced by `rules.<level>` when given. */
-    try: (body: Omit<CheckRulesInput, 'rules'> & { agentId?: number; sessionKey?: string; rules?: CheckRulesInput['rules'] }) =>
+    try: (body: Omit<CheckRulesInput, 'rules'> & { agentId?: number; sessionId?: number; rules?: CheckRulesInput['rules'] }) =>
       request<RuleCheck>('POST', `${RULES}/try`, body),
   },
   session: {

@@ -37,7 +37,7 @@ import { locale, t } from './i18n';
 import { errorSentence } from './errors';
 import { catalogNow } from './composables/useCatalog';
 import { channelFor } from './composables/useChannels';
-import type { AgentInput, ToolRow } from './types';
+import type { AgentInput, GlobalRules, ToolRow } from './types';
 
 export type { CatalogInfo, CheckRulesInput, LevelRulesInput, ProfileRouteDiff, ResolveResult, RuleCheck, RuleDefaults, RulesInput, RuntimeDiagnostic, ToolManifest, ToolRowView, ToolRuntimeRoute, ToolSchema };
 
@@ -193,8 +193,6 @@ export function rulesVocabulary(): RuleDefaults {
   return defaultsCache;
 }
 
-/** The global level as it is stored: a level's lists and default, and the protected paths (absent: the default list). */
-export type GlobalRules = LevelRulesInput & { protectedPaths?: string[] | null };
 
 /**
  * Every pattern of one level the package refuses, by its input path (`rules.agent.deny[2]`), with the

@@ -1,7 +1,7 @@
 // Shapes of the backend's HTTP API (docs/backend-api.md). The policy's own types and vocabularies
 // (Capability, CrewRole, RoutingStrategy, ToolManifest, …) are the package's, and the wire types the
 // backend's services build are its api-types.ts: both are imported, never restated here.
-import type { Capability, CrewRole, LevelRulesInput, RoutingStrategy, RuleDefaults } from '@netaclaw/tool-policy';
+import type { Capability, CrewRole, RoutingStrategy } from '@netaclaw/tool-policy';
 import type { AgentFields, ChatSessionFields, EscalationRecord, PendingQuestion, StoredCall, TodoItem } from '../../js/backend/src/api-types';
 
 export type { Capability, CrewRole, RoutingStrategy };
@@ -17,6 +17,8 @@ export type {
   ChatToolCall,
   EscalationRecord,
   EscalationStatus,
+  GlobalRules,
+  GlobalRulesView,
   PendingQuestion,
   McpServerState,
   McpServerView,
@@ -47,18 +49,8 @@ export interface ToolRow {
   version: number;
 }
 
-/** The body of agent/add and agent/update (without id): its fields and its rules (null: none). */
-export type AgentInput = AgentFields & { rules?: LevelRulesInput | null };
-
-/** The global rules as stored (`netaclaw_setting` `rules`): a level's lists and default, the protected paths (absent: the package's default list). */
-export type GlobalRules = LevelRulesInput & { protectedPaths?: string[] | null };
-
-/** `GET /admin/netaclaw/rules/info` and the answer of `rules/update`. */
-export interface RulesInfo {
-  rules: GlobalRules | null;
-  defaults: RuleDefaults;
-  version: number;
-}
+/** The body of agent/add and agent/update (without id). */
+export type AgentInput = AgentFields;
 
 export interface AgentRow extends AgentInput {
   id: number;

@@ -6,7 +6,8 @@
 // (`rules.agent.deny[2]`), so that the backend's `errors[].field` lands on the same row.
 import { computed, reactive, ref, type Ref } from 'vue';
 import { ApiError } from '../api';
-import { patternErrors, rulesVocabulary, type GlobalRules } from '../policy';
+import { patternErrors, rulesVocabulary } from '../policy';
+import type { GlobalRules } from '../types';
 import { ruleErrorSentence } from '../ruleText';
 
 export interface LevelDraft {
