@@ -3,8 +3,8 @@ import { errorSentence } from './errors';
 import { ref } from 'vue';
 import { createParser } from 'eventsource-parser';
 import type { AgentInput, AgentRow, ChannelView, Page, PreviewPromptResult, SyncResult, ToolRow } from './types';
-import type { RuntimeDiagnostic, ToolManifest } from '@netaclaw/tool-policy';
-import type { BatchRecord, BatchRow, BatchRunInput, ChannelInput, EscalationRecord, EscalationStatus, McpInput, McpServerView, SessionFields, SessionInfo, SessionRow } from './types';
+import type { CheckRulesInput, RuleCheck, RuntimeDiagnostic, ToolManifest } from '@netaclaw/tool-policy';
+import type { BatchRecord, BatchRow, BatchRunInput, ChannelInput, EscalationRecord, EscalationStatus, GlobalRules, McpInput, McpServerView, GlobalRulesView, SessionFields, SessionInfo, SessionRow } from './types';
 
 /**
  * Whether this browser is logged in: the backend's answer (`GET /auth/state`, a login, a 401), never a
@@ -140,6 +140,7 @@ const SESSION = '/admin/netaclaw/session';
 const SUBAGENT = '/admin/netaclaw/subagent';
 const ESCALATION = '/admin/netaclaw/escalation';
 const MCP = '/admin/netaclaw/mcp';
+const RULES = '/admin/netaclaw/rules';
 
 export interface ToolPageQuery {
   page?: number;
@@ -190,6 +191,15 @@ export const api = {
     delete: (id: number) => request<{ id: number }>('POST', `${MCP}/delete`, { id }),
     /** Starts or reaches every enabled server again, lists its tools and runs the catalog sync. */
     refresh: () => request<{ servers: McpServerView[]; sync: SyncResult }>('POST', `${MCP}/refresh`, {}),
+  },
+  rules: {
+    /** The stored global rules (null: none), the package's defaults and the version to save with. */
+    info: () => request<GlobalRulesView>('GET', `${RULES}/info`),
+    /** A stale `version` is refused (ApiError 409 `conflict`, `current` the stored rules); invalid rules 400 with `errors[].field`. */
+    update: (rules: GlobalRules | null, version: number) => request<GlobalRulesView>('POST', `${RULES}/update`, { rules, version }),
+    /** The backend's `checkRules` on the stored rules of an agent or a session, each level replaced by `rules.<level>` when given. */
+    try: (body: Omit<CheckRulesInput, 'rules'> & { agentId?: number; sessionId?: number; rules?: CheckRulesInput['rules'] }) =>
+      request<RuleCheck>('POST', `${RULES}/try`, body),
   },
   session: {
     page: (q: { page?: number; size?: number; agentId?: number }) =>

@@ -2,7 +2,9 @@
 // (docs/backend-api.md); the page shows the sentence of that code, never the backend's English message
 // nor the code itself. A code that is a policy reason (a denied tool call) takes the package's label.
 import { locale, t, type Locale } from './i18n';
-import { L } from './policy';
+import { L, policyErrorParts } from './policy';
+
+export { policyErrorParts };
 
 type Sentences = Record<string, string>;
 
@@ -168,10 +170,4 @@ export function pathSentence(e: { code: string; message?: string }): string | nu
 /** A package error as the page says it: the sentence of its code, naming the field its message starts with. */
 export function policyError(e: unknown): string {
   return errorSentence(policyErrorParts(e));
-}
-
-/** The code and message of a package error (`code` `invalid_input`, the message names the path). */
-export function policyErrorParts(e: unknown): { code: string; message: string } {
-  const code = e instanceof Error ? (e as Error & { code?: string }).code : undefined;
-  return { code: code ?? 'client_error', message: e instanceof Error ? e.message : String(e) };
 }

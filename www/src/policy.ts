@@ -4,12 +4,14 @@
 // picks labels by locale.
 import {
   agentResolveInput,
+  checkRules,
   getToolNamesByToolset,
   getToolSchema,
   label,
   profileRouteDiff,
   projectRuntimePolicy,
   resolveTools,
+  ruleDefaults,
   runtimeDiagnostic,
   toolBehaviorGuidance,
   toolRowView,
@@ -17,9 +19,14 @@ import {
 } from '@netaclaw/tool-policy';
 import type {
   CatalogInfo,
+  CheckRulesInput,
+  LevelRulesInput,
   ModelChannelInput,
   ProfileRouteDiff,
   ResolveResult,
+  RuleCheck,
+  RuleDefaults,
+  RulesInput,
   RuntimeDiagnostic,
   ToolManifest,
   ToolRowView,
@@ -27,9 +34,9 @@ import type {
   ToolSchema,
 } from '@netaclaw/tool-policy';
 import { locale, t } from './i18n';
-import type { AgentInput, ToolRow } from './types';
+import type { AgentInput, GlobalRules, ToolRow } from './types';
 
-export type { CatalogInfo, ProfileRouteDiff, ResolveResult, RuntimeDiagnostic, ToolManifest, ToolRowView, ToolRuntimeRoute, ToolSchema };
+export type { CatalogInfo, CheckRulesInput, LevelRulesInput, ProfileRouteDiff, ResolveResult, RuleCheck, RuleDefaults, RulesInput, RuntimeDiagnostic, ToolManifest, ToolRowView, ToolRuntimeRoute, ToolSchema };
 
 export type LabelGroup = 'reasons' | 'statuses' | 'routes' | 'kinds' | 'strategies';
 
@@ -162,6 +169,53 @@ export function canonicalJson(v: unknown): string {
   });
 }
 
+// ---- rules (docs/package.md "Rules"): what the editor offers, each pattern checked, the "try it" answer
+
+let defaultsCache: RuleDefaults | null = null;
+
+/** What the rules editor offers (`ruleDefaults()`): effects, levels, kinds, the default protected paths. */
+export function rulesVocabulary(): RuleDefaults {
+  defaultsCache ??= ruleDefaults();
+  return defaultsCache;
+}
+
+
+/**
+ * Every pattern of one level the package refuses, by its input path (`rules.agent.deny[2]`), with the
+ * package's message (English; the page says it with `ruleErrorSentence`). Each pattern is checked on its
+ * own — the package names the first bad one of an input — so that every bad one is found.
+ */
+export function patternErrors(level: string, rules: GlobalRules | null): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!rules) return out;
+  const lists: [string, string[] | null | undefined][] = [...rulesVocabulary().effects.map((e): [string, string[] | null | undefined] => [e, rules[e]]), ['protectedPaths', rules.protectedPaths]];
+  for (const [key, list] of lists) {
+    (list ?? []).forEach((pattern, i) => {
+      try {
+        checkRules({ rules: { [level]: { [key]: [pattern] } }, tool: 'x' } as CheckRulesInput);
+      } catch (e) {
+        const { message } = policyErrorParts(e);
+        out.set(`rules.${level}.${key}[${i}]`, message.replace(/^rules\.[\w]+\.[\w]+\[\d+\]:\s*/, ''));
+      }
+    });
+  }
+  return out;
+}
+
+/** `checkRules` on the rules being edited: its answer, or the package's refusal (code and message). */
+export function tryRules(input: CheckRulesInput): { ok: true; value: RuleCheck } | { ok: false; code: string; message: string } {
+  try {
+    return { ok: true, value: checkRules(input) };
+  } catch (e) {
+    return { ok: false, ...policyErrorParts(e) };
+  }
+}
+
+/** A package error's code and message (an error the package threw, or anything else a call threw). */
+export function policyErrorParts(e: unknown): { code: string; message: string } {
+  const code = e instanceof Error ? (e as Error & { code?: string }).code : undefined;
+  return { code: code ?? 'client_error', message: e instanceof Error ? e.message : String(e) };
+}
 /**
  * The route a manifest alone gives: the package's projection of that one tool with nothing of a
  * session in the way (a root, shell and write permitted), i.e. its check 6 — what `profileRouteDiff`

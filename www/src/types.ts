@@ -17,6 +17,8 @@ export type {
   ChatToolCall,
   EscalationRecord,
   EscalationStatus,
+  GlobalRules,
+  GlobalRulesView,
   PendingQuestion,
   McpServerState,
   McpServerView,

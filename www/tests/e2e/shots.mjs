@@ -86,6 +86,51 @@ for (const lang of ['zh-CN', 'en']) {
       await page.getByTestId('agent-name-item').locator('.el-form-item__error').waitFor();
       await shot(page, lang, '09-agent-new-name-required');
 
+      // rules: the agent's (a bad pattern refused, then the try box), the global section of Tool 管理
+      const rulesTab = lang === 'en' ? /^\s*Rules\s*$/ : /^\s*规则\s*$/;
+      const typeRule = async (p, editor, list, text) => {
+        const rows = p.getByTestId(`${editor}-${list}-rows`);
+        const n = await rows.getByTestId('rule-row').count();
+        await rows.getByTestId('rule-add').click();
+        await rows.getByTestId('rule-row').nth(n).getByTestId('rule-input').fill(text);
+      };
+      const tryIt = async (box, thing, text, root) => {
+        await box.getByTestId(`try-thing-${thing}`).click();
+        await box.getByTestId('try-root').fill(root);
+        await box.getByTestId('try-text').fill(text);
+        await box.getByTestId('try-answer').waitFor();
+      };
+      const { version: rulesVersion } = await apiData('GET', '/admin/netaclaw/rules/info');
+      await apiData('POST', '/admin/netaclaw/rules/update', { rules: { ask: ['bash(git push:*)'], deny: ['bash(rm:*)'] }, version: rulesVersion });
+      const ruled = await apiData('POST', '/admin/netaclaw/agent/add', {
+        name: lang === 'en' ? 'Release helper · rules' : '发布助手 · 规则',
+        toolsets: ['base'],
+        rules: { allow: ['bash(git status)', 'bash(npm run test:*)'], deny: ['read(**/.env*)', 'mcp:*/delete_*'] },
+      });
+      page = await open(b.context, `/agent/${ruled.id}`, { lang });
+      await page.getByTestId('injected-tools').locator('[data-tool=read_file]').waitFor();
+      await page.getByRole('tab', { name: rulesTab }).click();
+      await tryIt(page.getByTestId('agent-rules-try'), 'command', 'git status && git push origin main', '');
+      await shot(page, lang, '29-agent-rules-try');
+      await tryIt(page.getByTestId('agent-rules-try'), 'read', '.env', workspace.path);
+      await shot(page, lang, '30-agent-rules-try-path');
+      await typeRule(page, 'agent-rules-editor', 'ask', 'net(example.com)');
+      await page.getByTestId('agent-save').click();
+      await page.getByTestId('agent-rules-refused').waitFor();
+      await shot(page, lang, '31-agent-rules-error');
+      page = await open(b.context, '/agent/tools', { lang });
+      const rulesSection = page.getByTestId('global-rules');
+      await rulesSection.getByTestId('global-rules-editor').waitFor();
+      await tryIt(rulesSection.getByTestId('global-rules-try'), 'write', '.git/hooks/pre-commit', workspace.path);
+      await rulesSection.scrollIntoViewIfNeeded();
+      await shot(page, lang, '32-global-rules');
+      await typeRule(page, 'global-rules-editor', 'deny', 'write(a/**b)');
+      await rulesSection.getByTestId('global-rules-save').click();
+      await rulesSection.getByTestId('global-rules-refused').waitFor();
+      await shot(page, lang, '33-global-rules-error');
+      const { version: rulesNow } = await apiData('GET', '/admin/netaclaw/rules/info');
+      await apiData('POST', '/admin/netaclaw/rules/update', { rules: null, version: rulesNow });
+
       // 对话 · 子 Agent
       const chat = async () => {
         const p = await open(b.context, `/agent/chat?agent=${agent.id}`, { lang });
