@@ -112,6 +112,12 @@ export interface McpServerState<Time = string> {
   skipped: Array<{ tool: string; reason: string }>;
   error: string | null;
   refreshedAt: Time | null;
+  /** A stdio server whose process ended or could not start: the last lines (at most 10) of its stderr. */
+  stderr: string[];
+  /** When a stdio server that is down is started again (backoff), else null. */
+  nextRetryAt: Time | null;
+  /** Restarts since it last ran for a stable period (0 while it runs well). */
+  restarts: number;
 }
 
 /** An MCP server as the API shows it: `env` values masked like a channel key. */

@@ -3,6 +3,8 @@ import { readJsonArray } from '../jsonfile';
 import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { InjectDataSource, InjectEntityModel } from '@midwayjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
+import { NetaClawSettingEntity } from '../entity/setting';
+import { DB } from '../settings';
 import { IdDTO } from '../dto/channel';
 import { McpAddDTO, McpUpdateDTO } from '../dto/mcp';
 import { PageDTO } from '../dto/page';
@@ -12,6 +14,7 @@ import { invalidInput, notFound } from '../errors';
 import { dbWriteLock, Mutex } from '../mutex';
 import { policy, ToolSchema } from '../policy';
 import { MCP_ENV_NAME, MCP_NAME, McpServerConfig, McpServerState as ApiMcpServerState, McpServerView as ApiMcpServerView } from '../api-types';
+import type { McpListedTool } from '../runtime/mcp/client';
 import { McpServers } from '../runtime/mcp/servers';
 import { setCustomTools } from '../runtime/tools/custom';
 import type { ToolImpl } from '../runtime/tools/types';
@@ -111,6 +114,26 @@ function checkWhole(row: Values): void {
   if (row.transport === 'http' && !row.url) throw invalidInput('url is required for an http server');
 }
 
+/** The row of `netaclaw_setting` whose version counts the refreshes of the MCP servers on this database. */
+const MCP_REFRESH = 'mcp_refresh';
+
+/** How often an instance on MySQL/MariaDB looks whether another one refreshed the MCP servers. */
+export const MCP_POLL_MS = Number(process.env.NETACLAW_MCP_POLL_MS) > 0 ? Number(process.env.NETACLAW_MCP_POLL_MS) : 2000;
+
+interface Registered {
+  schema: ToolSchema;
+  tool: string;
+}
+
+function freshState(status: McpServerState['status']): McpServerState {
+  return { status, tools: [], skipped: [], error: null, refreshedAt: null, stderr: [], nextRetryAt: null, restarts: 0 };
+}
+
+/** What a running server was started from: a stored row that differs is pending until the next refresh. */
+function runKey(row: NetaClawMcpServerEntity): string {
+  return JSON.stringify(config(row));
+}
+
 function config(row: NetaClawMcpServerEntity): McpServerConfig {
   return {
     name: row.name,
@@ -145,14 +168,39 @@ export class McpService {
   @Inject()
   tools: ToolService;
 
+  @InjectEntityModel(NetaClawSettingEntity)
+  settings: Repository<NetaClawSettingEntity>;
+
   private readonly states = new Map<string, McpServerState>();
-  /** The servers' connections, where their tools run. */
-  private readonly servers = new McpServers();
+  /** Per running server, the row it was started from (`runKey`). */
+  private readonly ran = new Map<string, string>();
+  /** Per server, its usable tools: the catalog schema and the server's own name of each. */
+  private readonly schemas = new Map<string, Registered[]>();
+  /** The servers' connections, where their tools run; a stdio server that dies is restarted with backoff. */
+  private readonly servers = new McpServers({
+    down: (server, info) => {
+      const state = this.states.get(server);
+      if (!state) return;
+      state.status = 'failed';
+      state.error = `MCP server ${server}: ${info.reason}; started again at ${info.retryAt.toISOString()}`;
+      state.stderr = info.stderr;
+      state.nextRetryAt = info.retryAt;
+      state.restarts = info.restarts;
+      console.warn(`[netaclaw] WARNING ${state.error}${info.stderr.length ? ` (stderr: ${info.stderr[info.stderr.length - 1]})` : ''}`);
+    },
+    up: (server, tools) => this.restarted(server, tools),
+  });
   private readonly refreshing = new Mutex();
+  /** The refresh count (`netaclaw_setting` `mcp_refresh`) this instance has applied. */
+  private applied = 0;
+  private poller: NodeJS.Timeout | null = null;
 
   private state(row: NetaClawMcpServerEntity): McpServerState {
-    if (!row.enabled) return { status: 'disabled', tools: [], skipped: [], error: null, refreshedAt: null };
-    return this.states.get(row.name) ?? { status: 'pending', tools: [], skipped: [], error: null, refreshedAt: null };
+    if (!row.enabled) return freshState('disabled');
+    const state = this.states.get(row.name);
+    // saved is not what runs (an edit here or on another instance): pending until the next refresh
+    if (!state || this.ran.get(row.name) !== runKey(row)) return freshState('pending');
+    return state;
   }
 
   view(row: NetaClawMcpServerEntity): McpServerView {
@@ -196,7 +244,7 @@ export class McpService {
   async update(input: McpUpdateDTO): Promise<McpServerView> {
     const id = Number(input.id);
     const v = values(input, true);
-    const before = await dbWriteLock.run(() =>
+    await dbWriteLock.run(() =>
       this.dataSource.transaction(async em => {
         const row = await em.findOneBy(NetaClawMcpServerEntity, { id });
         if (!row) throw notFound(`no MCP server with id ${id}`);
@@ -204,11 +252,9 @@ export class McpService {
         checkWhole({ ...row, ...v });
         if (v.name !== undefined) await this.checkNameFree(em, v.name, id);
         if (Object.keys(v).length > 0) await em.update(NetaClawMcpServerEntity, { id }, v);
-        return row.name;
       })
     );
-    // what is saved is not what runs: `pending` until the next refresh
-    if (Object.keys(v).length > 0) this.states.delete(before);
+    // what is saved is not what runs: `pending` until the next refresh (`state`)
     return this.view(await this.mustGet(id));
   }
 
@@ -250,19 +296,35 @@ export class McpService {
 
   /**
    * Lists every enabled server's tools again (servers restarted), replaces the MCP tools of the catalog
-   * and runs the catalog sync. A server that fails is reported in its state; the others go on.
+   * and runs the catalog sync. A server that fails is reported in its state; the others go on. Counts the
+   * refresh in `netaclaw_setting` (`mcp_refresh`), so that the other instances on the database refresh
+   * too (`watch`).
    */
   async refresh(): Promise<{ servers: McpServerView[]; sync: { inserts: number; updates: number; orphans: string[] } }> {
+    const version = await this.countRefresh();
+    // this instance's own count: its watch has nothing to do for it
+    if (version !== undefined) this.applied = Math.max(this.applied, version);
+    return this.refreshHere(version);
+  }
+
+  /**
+   * The refresh of this instance alone: at start, and when another instance has refreshed (`version`, the
+   * refresh count it applies).
+   */
+  async refreshHere(version?: number): Promise<{ servers: McpServerView[]; sync: { inserts: number; updates: number; orphans: string[] } }> {
     return this.refreshing.run(async () => {
+      if (version !== undefined) this.applied = Math.max(this.applied, version);
       const rows = await this.repo.find({ order: { id: 'ASC' } });
       await this.servers.closeAll();
       this.states.clear();
-      const schemas: ToolSchema[] = [];
-      const impls: Record<string, ToolImpl> = {};
+      this.ran.clear();
+      this.schemas.clear();
       for (const row of rows) {
         if (!row.enabled) continue;
-        const state: McpServerState = { status: 'failed', tools: [], skipped: [], error: null, refreshedAt: new Date() };
+        const state = freshState('failed');
+        state.refreshedAt = new Date();
         this.states.set(row.name, state);
+        this.ran.set(row.name, runKey(row));
         let listed;
         try {
           listed = await this.servers.open(config(row));
@@ -271,49 +333,142 @@ export class McpService {
           console.warn(`[netaclaw] ${state.error}`);
           continue;
         }
-        for (const tool of listed) {
-          let schema: ToolSchema;
-          try {
-            schema = policy().fromMcpTool({ server: row.name, tool: tool as never });
-          } catch (err) {
-            state.skipped.push({ tool: String(tool?.name), reason: (err as Error).message });
-            continue;
-          }
-          if (!TOOL_NAME.test(schema.name)) {
-            state.skipped.push({ tool: tool.name, reason: `${schema.name} is not a usable function name (letters, digits, "_" and "-", at most 64)` });
-            continue;
-          }
-          schemas.push(schema);
-          impls[schema.name] = this.servers.tool(row.name, tool.name);
-          state.tools.push(schema.name);
-        }
+        this.schemas.set(row.name, this.register(row.name, listed, state));
         state.status = 'connected';
       }
-      // catalog file entries whose implementation is a tool of an MCP server
-      for (const [name, impl] of this.catalog.load().implementations) {
-        if (impl.type === 'mcp') impls[name] = this.servers.tool(impl.server, impl.tool);
-      }
-      try {
-        this.catalog.setMcpTools(schemas);
-      } catch (err) {
-        for (const s of this.states.values()) {
-          if (s.status === 'connected') {
-            s.status = 'failed';
-            s.error = (err as Error).message;
-            s.tools = [];
-          }
-        }
-        this.catalog.setMcpTools([]);
-        for (const n of Object.keys(impls)) if (n.startsWith('mcp__')) delete impls[n];
-      }
-      setCustomTools('mcp', impls);
-      const sync = await this.tools.sync();
+      const sync = await this.publish();
       return { servers: rows.map(r => this.view(r)), sync };
     });
   }
 
+  /**
+   * The usable tools of a listed server as catalog schemas; the others go to `state.skipped` with why: a
+   * tool the package refuses, one whose input schema the call check cannot read (`unusableReason`: every
+   * call would be denied, so it is never offered), a name no model API takes.
+   */
+  private register(server: string, listed: McpListedTool[], state: McpServerState): Registered[] {
+    const out: Registered[] = [];
+    state.tools = [];
+    state.skipped = [];
+    for (const tool of listed) {
+      let schema: ToolSchema;
+      try {
+        schema = policy().fromMcpTool({ server, tool: tool as never });
+      } catch (err) {
+        state.skipped.push({ tool: String(tool?.name), reason: (err as Error).message });
+        continue;
+      }
+      if (typeof schema.unusableReason === 'string') {
+        state.skipped.push({ tool: tool.name, reason: `its input schema cannot be checked, so no call of it could be allowed: ${schema.unusableReason}` });
+        continue;
+      }
+      if (!TOOL_NAME.test(schema.name)) {
+        state.skipped.push({ tool: tool.name, reason: `${schema.name} is not a usable function name (letters, digits, "_" and "-", at most 64)` });
+        continue;
+      }
+      out.push({ schema, tool: tool.name });
+      state.tools.push(schema.name);
+    }
+    return out;
+  }
+
+  /** The listed servers' tools into the catalog and the tool runtime, then the catalog sync. */
+  private async publish(): Promise<{ inserts: number; updates: number; orphans: string[] }> {
+    const all: ToolSchema[] = [];
+    const impls: Record<string, ToolImpl> = {};
+    for (const [server, tools] of this.schemas) {
+      for (const { schema, tool } of tools) {
+        all.push(schema);
+        impls[schema.name] = this.servers.tool(server, tool);
+      }
+    }
+    // catalog file entries whose implementation is a tool of an MCP server
+    for (const [name, impl] of this.catalog.load().implementations) {
+      if (impl.type === 'mcp') impls[name] = this.servers.tool(impl.server, impl.tool);
+    }
+    try {
+      this.catalog.setMcpTools(all);
+    } catch (err) {
+      for (const s of this.states.values()) {
+        if (s.status === 'connected') {
+          s.status = 'failed';
+          s.error = (err as Error).message;
+          s.tools = [];
+        }
+      }
+      this.catalog.setMcpTools([]);
+      for (const n of Object.keys(impls)) if (n.startsWith('mcp__')) delete impls[n];
+    }
+    setCustomTools('mcp', impls);
+    return this.tools.sync();
+  }
+
+  /** A stdio server started again after its process ended: connected, and its tools again if they changed. */
+  private async restarted(server: string, listed: McpListedTool[]): Promise<void> {
+    await this.refreshing.run(async () => {
+      const state = this.states.get(server);
+      if (!state) return;
+      const schemas = this.register(server, listed, state);
+      state.status = 'connected';
+      state.error = null;
+      state.nextRetryAt = null;
+      console.log(`[netaclaw] MCP server ${server} started again (restart ${state.restarts}): ${state.tools.length} tools`);
+      if (JSON.stringify(schemas) !== JSON.stringify(this.schemas.get(server) ?? [])) {
+        this.schemas.set(server, schemas);
+        await this.publish();
+      }
+    });
+  }
+
+  /** Counts a refresh in `netaclaw_setting`; answers the new count (0 where nothing is shared: SQLite). */
+  private async countRefresh(): Promise<number | undefined> {
+    if (DB.kind !== 'mysql') return undefined;
+    return dbWriteLock.run(async () => {
+      const bump = () =>
+        this.settings.createQueryBuilder().update().set({ value: { at: new Date().toISOString() } } as never).where('name = :name', { name: MCP_REFRESH }).execute();
+      if (((await bump()).affected ?? 0) === 0) {
+        try {
+          await this.settings.insert({ name: MCP_REFRESH, value: { at: new Date().toISOString() } as never, version: 1 });
+        } catch {
+          await bump(); // another instance inserted it meanwhile
+        }
+      }
+      return (await this.settings.findOneBy({ name: MCP_REFRESH }))?.version ?? 0;
+    });
+  }
+
+  /**
+   * On MySQL/MariaDB, where several instances share the database: remembers the refresh count now, and
+   * every `NETACLAW_MCP_POLL_MS` (2 s) looks whether another instance has refreshed since; then refreshes
+   * here too. (SQLite: one instance per file, nothing to watch.)
+   */
+  async watch(): Promise<void> {
+    if (DB.kind !== 'mysql' || this.poller) return;
+    this.applied = Math.max(this.applied, (await this.settings.findOneBy({ name: MCP_REFRESH }))?.version ?? 0);
+    let busy = false;
+    this.poller = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      this.settings
+        .findOneBy({ name: MCP_REFRESH })
+        .then(async row => {
+          const version = row?.version ?? 0;
+          if (version <= this.applied) return;
+          console.log(`[netaclaw] MCP servers refreshed on another instance (refresh ${version}): refreshing here`);
+          await this.refreshHere(version);
+        })
+        .catch(err => console.warn(`[netaclaw] WARNING MCP refresh watch: ${(err as Error).message}`))
+        .finally(() => {
+          busy = false;
+        });
+    }, MCP_POLL_MS);
+    this.poller.unref();
+  }
+
   /** Ends every server's connection (the backend stops). */
   async closeAll(): Promise<void> {
+    if (this.poller) clearInterval(this.poller);
+    this.poller = null;
     await this.servers.closeAll();
   }
 
