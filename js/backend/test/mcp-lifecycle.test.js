@@ -178,15 +178,19 @@ for (const [label, makeBackend] of storageBackends({ only: 'sqlite' })) {
         assert.ok(late.state.nextRetryAt !== null);
         assert.deepEqual((await db.sql("SELECT name FROM netaclaw_tool WHERE name LIKE 'mcp__late__%'")).length, 0);
 
-        // each failed start pushes the next one further: 400, 800, 1600, then 1600 (the cap), not 3200
+        // each failed start pushes the next one further: 400, 800, 1600, then 1600 (the cap), not 3200, 6400.
+        // The wait scheduled after failed start k lies between what is left of it when seen (an upper
+        // bound) and the distance from the retry before (a lower bound: that retry's start took time too).
         const state = stateOf(s, id);
-        const seen = [late.state];
-        for (let k = 2; k <= 5; k++) seen.push(await until(`failed start ${k}`, state, st => st.restarts === k));
-        const gaps = seen.slice(1).map((st, i) => Date.parse(st.nextRetryAt) - Date.parse(seen[i].nextRetryAt));
-        // each gap is the wait before the retry plus that retry's failed start
-        assert.ok(gaps[0] >= 800 && gaps[1] >= 1600 && gaps[2] >= 1600, `doubling: ${gaps}`);
-        assert.ok(gaps[2] < 3200 && gaps[3] < 3200, `capped at 1.6 s: ${gaps}`);
-        assert.ok(seen.every(st => st.status === 'failed' && st.stderr.at(-1) === 'fixture: giving up'));
+        let previous = late.state;
+        for (const [k, wait] of [[2, 800], [3, 1600], [4, 1600], [5, 1600]]) {
+          const st = await until(`failed start ${k}`, state, x => x.restarts === k);
+          const left = Date.parse(st.nextRetryAt) - Date.now();
+          const since = Date.parse(st.nextRetryAt) - Date.parse(previous.nextRetryAt);
+          assert.ok(left <= wait && since >= wait, `restart ${k}: a wait of ${wait} ms, seen ${left} ms before the retry, ${since} ms after the one before`);
+          assert.ok(st.status === 'failed' && st.stderr.at(-1) === 'fixture: giving up', JSON.stringify(st));
+          previous = st;
+        }
 
         // fixed: the next retry starts it, and its tools join the catalog without a refresh
         fs.rmSync(broken);
