@@ -120,6 +120,58 @@ const MCP_REFRESH = 'mcp_refresh';
 /** How often an instance on MySQL/MariaDB looks whether another one refreshed the MCP servers. */
 export const MCP_POLL_MS = Number(process.env.NETACLAW_MCP_POLL_MS) > 0 ? Number(process.env.NETACLAW_MCP_POLL_MS) : 2000;
 
+type PathMarks = Record<string, Record<string, 'read' | 'write'>>;
+
+/**
+ * The path arguments of the reference filesystem server (`@modelcontextprotocol/server-filesystem`), marked
+ * `x-netaclaw-path` by default: a call of them is then checked like a builtin's — every path inside the
+ * session's roots, a written one only where the session may write — before the server sees it.
+ */
+const FILESYSTEM_PATH_MARKS: PathMarks = {
+  read_file: { path: 'read' },
+  read_text_file: { path: 'read' },
+  read_media_file: { path: 'read' },
+  read_multiple_files: { paths: 'read' },
+  list_directory: { path: 'read' },
+  list_directory_with_sizes: { path: 'read' },
+  directory_tree: { path: 'read' },
+  search_files: { path: 'read' },
+  get_file_info: { path: 'read' },
+  write_file: { path: 'write' },
+  edit_file: { path: 'write' },
+  create_directory: { path: 'write' },
+  move_file: { source: 'write', destination: 'write' },
+};
+
+/** The path marks a server's tools get by default: the filesystem server's, named by its package or command. */
+function defaultPathMarks(cfg: McpServerConfig): PathMarks | null {
+  if (cfg.transport !== 'stdio') return null;
+  const words = [cfg.command ?? '', ...cfg.args];
+  const filesystem = words.some(w => /@modelcontextprotocol[/\\]server-filesystem(?:$|[/\\@])/.test(w) || path.basename(w) === 'mcp-server-filesystem');
+  return filesystem ? FILESYSTEM_PATH_MARKS : null;
+}
+
+/**
+ * The tool with its path arguments marked: a string property gets `x-netaclaw-path`, a list of strings its
+ * items. An argument the tool has in another shape cannot be marked: an error (the tool is skipped rather
+ * than offered with a path unchecked). An argument it does not have is left alone (another version).
+ */
+function markPaths(tool: McpListedTool, marks: Record<string, 'read' | 'write'>): McpListedTool {
+  const schema = tool.inputSchema;
+  const props = schema && typeof schema.properties === 'object' && schema.properties !== null ? (schema.properties as Record<string, unknown>) : null;
+  if (!props) return tool;
+  const marked: Record<string, unknown> = { ...props };
+  for (const [arg, mark] of Object.entries(marks)) {
+    const p = props[arg] as Record<string, unknown> | undefined;
+    if (p === undefined) continue;
+    const items = p && typeof p.items === 'object' && p.items !== null ? (p.items as Record<string, unknown>) : null;
+    if (p && p.type === 'string') marked[arg] = { ...p, 'x-netaclaw-path': mark };
+    else if (p && p.type === 'array' && items?.type === 'string') marked[arg] = { ...p, items: { ...items, 'x-netaclaw-path': mark } };
+    else throw new Error(`its argument "${arg}" is a path, and its schema is not a string or a list of strings, so the path cannot be checked`);
+  }
+  return { ...tool, inputSchema: { ...schema, properties: marked } };
+}
+
 interface Registered {
   schema: ToolSchema;
   tool: string;
@@ -174,6 +226,8 @@ export class McpService {
   private readonly states = new Map<string, McpServerState>();
   /** Per running server, the row it was started from (`runKey`). */
   private readonly ran = new Map<string, string>();
+  /** Per server, the path marks its tools get (`defaultPathMarks`). */
+  private readonly marks = new Map<string, PathMarks | null>();
   /** Per server, its usable tools: the catalog schema and the server's own name of each. */
   private readonly schemas = new Map<string, Registered[]>();
   /** The servers' connections, where their tools run; a stdio server that dies is restarted with backoff. */
@@ -319,12 +373,14 @@ export class McpService {
       this.states.clear();
       this.ran.clear();
       this.schemas.clear();
+      this.marks.clear();
       for (const row of rows) {
         if (!row.enabled) continue;
         const state = freshState('failed');
         state.refreshedAt = new Date();
         this.states.set(row.name, state);
         this.ran.set(row.name, runKey(row));
+        this.marks.set(row.name, defaultPathMarks(config(row)));
         let listed;
         try {
           listed = await this.servers.open(config(row));
@@ -350,10 +406,12 @@ export class McpService {
     const out: Registered[] = [];
     state.tools = [];
     state.skipped = [];
+    const marks = this.marks.get(server) ?? null;
     for (const tool of listed) {
       let schema: ToolSchema;
       try {
-        schema = policy().fromMcpTool({ server, tool: tool as never });
+        const toolMarks = marks && typeof tool?.name === 'string' && Object.prototype.hasOwnProperty.call(marks, tool.name) ? marks[tool.name] : null;
+        schema = policy().fromMcpTool({ server, tool: (toolMarks ? markPaths(tool, toolMarks) : tool) as never });
       } catch (err) {
         state.skipped.push({ tool: String(tool?.name), reason: (err as Error).message });
         continue;
