@@ -100,6 +100,8 @@ export interface McpServerConfig {
   url: string | null;
   env: Record<string, string>;
   workspaceRoots: string[];
+  /** Tool → argument → `read` | `write`: arguments the admin marked as paths (checked like a builtin's). */
+  pathMarks: Record<string, Record<string, 'read' | 'write'>>;
 }
 
 /** The state of an MCP server in the backend since its last start or refresh. */

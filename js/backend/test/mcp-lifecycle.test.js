@@ -103,6 +103,55 @@ for (const [label, makeBackend] of storageBackends({ only: 'sqlite' })) {
       });
     });
 
+    test('path marks an admin gives: checked on add and update, the marked argument checked against the session roots, a mark of no argument skips the tool', async () => {
+      model.reset();
+      const db = await backend.fresh();
+      const work = tmpDir();
+      await withServer({ ...db.env, ...modelEnv(model) }, async s => {
+        const base = { transport: 'stdio', command: 'node', args: [FIXTURE] };
+        const bad = [
+          [['x'], /^pathMarks must be an object/],
+          [{ echo: 'read' }, /^pathMarks\.echo must be an object/],
+          [{ echo: { text: 'exec' } }, /^pathMarks\.echo\.text must be "read" or "write", got "exec"/],
+          [{ '': { text: 'read' } }, /^pathMarks: a tool name must be 1 to 100 characters/],
+        ];
+        for (const [pathMarks, message] of bad) {
+          const r = await call(s, 'POST', '/admin/netaclaw/mcp/add', { name: 'pm', ...base, pathMarks });
+          assert.equal(r.status, 400, r.text);
+          assert.equal(r.body.error.code, 'invalid_input');
+          assert.match(r.body.error.message, message);
+        }
+        const added = ok(await call(s, 'POST', '/admin/netaclaw/mcp/add', { name: 'pm', ...base, pathMarks: { echo: { text: 'read' } } }));
+        assert.deepEqual(added.pathMarks, { echo: { text: 'read' } });
+        const [pm] = ok(await call(s, 'POST', '/admin/netaclaw/mcp/refresh', {})).servers;
+        assert.deepEqual(pm.state.tools, ['mcp__pm__echo', 'mcp__pm__picture'], JSON.stringify(pm.state));
+        const agent = await addAgent(s, { name: 'pm user', toolsets: ['base', 'mcp:pm'] });
+        model.push(
+          {
+            toolCalls: [
+              { id: 'o', name: 'mcp__pm__echo', arguments: { text: '/etc/hostname' } },
+              { id: 'i', name: 'mcp__pm__echo', arguments: { text: path.join(work, 'notes.txt') } },
+            ],
+          },
+          { content: 'done' }
+        );
+        const r = await chat(s, { agentId: agent.id, message: 'echo', sessionCwd: work });
+        assert.equal(r.status, 200, r.text);
+        const [outside, inside] = r.body.data.toolCalls;
+        assert.deepEqual([outside.decision, outside.reason, outside.ok], ['denied', 'path_outside_workspace', false], JSON.stringify(outside));
+        assert.deepEqual([inside.decision, inside.ok, inside.output], ['main-process-proxy', true, `echo: ${path.join(work, 'notes.txt')}`], JSON.stringify(inside));
+
+        // changed marks: pending until refreshed; a mark of an argument the tool lacks skips it, with why
+        const changed = ok(await call(s, 'POST', '/admin/netaclaw/mcp/update', { id: added.id, pathMarks: { echo: { file: 'write' }, gone: { p: 'read' } } }));
+        assert.equal(changed.state.status, 'pending');
+        const [after] = ok(await call(s, 'POST', '/admin/netaclaw/mcp/refresh', {})).servers;
+        assert.deepEqual(after.state.tools, ['mcp__pm__picture'], JSON.stringify(after.state));
+        const skipped = Object.fromEntries(after.state.skipped.map(x => [x.tool, x.reason]));
+        assert.equal(skipped.echo, 'the path marks name "file", which this tool has no argument for');
+        assert.equal(skipped.gone, 'path marks are given for this tool, which the server does not list');
+      });
+    });
+
     test('a server that dies after a call is started again with backoff, its stderr and next retry shown; the doubling starts over after a stable period', async () => {
       model.reset();
       const db = await backend.fresh();

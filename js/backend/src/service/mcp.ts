@@ -28,7 +28,27 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 export type McpServerState = ApiMcpServerState<Date>;
 export type McpServerView = ApiMcpServerView<Date>;
 
-type Values = Partial<Pick<NetaClawMcpServerEntity, 'name' | 'transport' | 'command' | 'args' | 'url' | 'env' | 'enabled' | 'workspaceRoots'>>;
+type Values = Partial<Pick<NetaClawMcpServerEntity, 'name' | 'transport' | 'command' | 'args' | 'url' | 'env' | 'enabled' | 'workspaceRoots' | 'pathMarks'>>;
+
+/** `pathMarks`: an object of tool names, each an object of argument names, each `read` or `write`. */
+function pathMarks(value: unknown): Record<string, Record<string, 'read' | 'write'>> | null {
+  if (value === null) return null;
+  const isObject = (x: unknown) => typeof x === 'object' && x !== null && !Array.isArray(x);
+  if (!isObject(value)) throw invalidInput('pathMarks must be an object: tool name → { argument name → "read" or "write" }');
+  const tools = Object.entries(value as Record<string, unknown>);
+  if (tools.length > 200) throw invalidInput('pathMarks must name at most 200 tools');
+  for (const [tool, args] of tools) {
+    if (tool.length < 1 || tool.length > 100) throw invalidInput(`pathMarks: a tool name must be 1 to 100 characters, got ${JSON.stringify(tool)}`);
+    if (!isObject(args)) throw invalidInput(`pathMarks.${tool} must be an object: argument name → "read" or "write"`);
+    const entries = Object.entries(args as Record<string, unknown>);
+    if (entries.length > 50) throw invalidInput(`pathMarks.${tool} must name at most 50 arguments`);
+    for (const [arg, mark] of entries) {
+      if (arg.length < 1 || arg.length > 100) throw invalidInput(`pathMarks.${tool}: an argument name must be 1 to 100 characters, got ${JSON.stringify(arg)}`);
+      if (mark !== 'read' && mark !== 'write') throw invalidInput(`pathMarks.${tool}.${arg} must be "read" or "write", got ${JSON.stringify(mark)}`);
+    }
+  }
+  return value as Record<string, Record<string, 'read' | 'write'>>;
+}
 
 function stringList(value: unknown, field: string, max: number): string[] | null {
   if (value === undefined || value === null) return null;
@@ -94,6 +114,7 @@ function values(o: McpAddDTO | McpUpdateDTO, keep = false): Values {
     }
   }
   if (o.enabled !== undefined) v.enabled = o.enabled;
+  if (o.pathMarks !== undefined) v.pathMarks = pathMarks(o.pathMarks);
   return v;
 }
 
@@ -151,6 +172,13 @@ function defaultPathMarks(cfg: McpServerConfig): PathMarks | null {
   return filesystem ? FILESYSTEM_PATH_MARKS : null;
 }
 
+/** The marks of a server's tools: the defaults, and over them, argument by argument, the admin's (`pathMarks`). */
+function serverPathMarks(cfg: McpServerConfig): { marks: PathMarks; admin: PathMarks } {
+  const marks: PathMarks = { ...(defaultPathMarks(cfg) ?? {}) };
+  for (const [tool, args] of Object.entries(cfg.pathMarks)) marks[tool] = { ...(marks[tool] ?? {}), ...args };
+  return { marks, admin: cfg.pathMarks };
+}
+
 /**
  * The tool with its path arguments marked: a string property gets `x-netaclaw-path`, a list of strings its
  * items. An argument the tool has in another shape cannot be marked: an error (the tool is skipped rather
@@ -195,6 +223,7 @@ function config(row: NetaClawMcpServerEntity): McpServerConfig {
     url: row.url,
     env: row.env ?? {},
     workspaceRoots: row.workspaceRoots ?? [],
+    pathMarks: row.pathMarks ?? {},
   };
 }
 
@@ -226,8 +255,8 @@ export class McpService {
   private readonly states = new Map<string, McpServerState>();
   /** Per running server, the row it was started from (`runKey`). */
   private readonly ran = new Map<string, string>();
-  /** Per server, the path marks its tools get (`defaultPathMarks`). */
-  private readonly marks = new Map<string, PathMarks | null>();
+  /** Per server, the path marks its tools get (`serverPathMarks`). */
+  private readonly marks = new Map<string, { marks: PathMarks; admin: PathMarks }>();
   /** Per server, its usable tools: the catalog schema and the server's own name of each. */
   private readonly schemas = new Map<string, Registered[]>();
   /** The servers' connections, where their tools run; a stdio server that dies is restarted with backoff. */
@@ -284,7 +313,7 @@ export class McpService {
   /** Stores a server; its tools join the catalog at the next refresh (`/refresh`, or a start). */
   async add(input: McpAddDTO): Promise<McpServerView> {
     const v = values(input);
-    const row: Values = { args: null, env: null, workspaceRoots: null, command: null, url: null, enabled: true, ...v };
+    const row: Values = { args: null, env: null, workspaceRoots: null, pathMarks: null, command: null, url: null, enabled: true, ...v };
     checkWhole(row);
     const id = await dbWriteLock.run(() =>
       this.dataSource.transaction(async em => {
@@ -380,7 +409,7 @@ export class McpService {
         state.refreshedAt = new Date();
         this.states.set(row.name, state);
         this.ran.set(row.name, runKey(row));
-        this.marks.set(row.name, defaultPathMarks(config(row)));
+        this.marks.set(row.name, serverPathMarks(config(row)));
         let listed;
         try {
           listed = await this.servers.open(config(row));
@@ -406,12 +435,18 @@ export class McpService {
     const out: Registered[] = [];
     state.tools = [];
     state.skipped = [];
-    const marks = this.marks.get(server) ?? null;
+    const { marks, admin } = this.marks.get(server) ?? { marks: {}, admin: {} };
+    const own = (o: object, k: unknown) => typeof k === 'string' && Object.prototype.hasOwnProperty.call(o, k);
     for (const tool of listed) {
       let schema: ToolSchema;
       try {
-        const toolMarks = marks && typeof tool?.name === 'string' && Object.prototype.hasOwnProperty.call(marks, tool.name) ? marks[tool.name] : null;
-        schema = policy().fromMcpTool({ server, tool: (toolMarks ? markPaths(tool, toolMarks) : tool) as never });
+        if (own(admin, tool?.name)) {
+          // an admin's mark of an argument the tool does not have is a mistake to show, not to ignore
+          const props = (tool.inputSchema?.properties ?? {}) as Record<string, unknown>;
+          const missing = Object.keys(admin[tool.name]).filter(a => !own(props, a));
+          if (missing.length) throw new Error(`the path marks name ${missing.map(a => JSON.stringify(a)).join(', ')}, which this tool has no argument for`);
+        }
+        schema = policy().fromMcpTool({ server, tool: (own(marks, tool?.name) ? markPaths(tool, marks[tool.name]) : tool) as never });
       } catch (err) {
         state.skipped.push({ tool: String(tool?.name), reason: (err as Error).message });
         continue;
@@ -426,6 +461,9 @@ export class McpService {
       }
       out.push({ schema, tool: tool.name });
       state.tools.push(schema.name);
+    }
+    for (const name of Object.keys(admin)) {
+      if (!listed.some(t => t?.name === name)) state.skipped.push({ tool: name, reason: 'path marks are given for this tool, which the server does not list' });
     }
     return out;
   }
