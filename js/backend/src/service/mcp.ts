@@ -276,6 +276,8 @@ export class McpService {
   private readonly refreshing = new Mutex();
   /** The refresh count (`netaclaw_setting` `mcp_refresh`) this instance has applied. */
   private applied = 0;
+  /** Own refreshes being counted: the watch does not decide meanwhile (it could read the new count first). */
+  private counting = 0;
   private poller: NodeJS.Timeout | null = null;
 
   private state(row: NetaClawMcpServerEntity): McpServerState {
@@ -385,8 +387,6 @@ export class McpService {
    */
   async refresh(): Promise<{ servers: McpServerView[]; sync: { inserts: number; updates: number; orphans: string[] } }> {
     const version = await this.countRefresh();
-    // this instance's own count: its watch has nothing to do for it
-    if (version !== undefined) this.applied = Math.max(this.applied, version);
     return this.refreshHere(version);
   }
 
@@ -516,9 +516,23 @@ export class McpService {
     });
   }
 
-  /** Counts a refresh in `netaclaw_setting`; answers the new count (0 where nothing is shared: SQLite). */
+  /**
+   * Counts a refresh in `netaclaw_setting` and answers the new count (undefined where nothing is shared:
+   * SQLite). The count is this instance's own: it is applied before the watch may look again.
+   */
   private async countRefresh(): Promise<number | undefined> {
     if (DB.kind !== 'mysql') return undefined;
+    this.counting += 1;
+    try {
+      const version = await this.bumpRefresh();
+      this.applied = Math.max(this.applied, version);
+      return version;
+    } finally {
+      this.counting -= 1;
+    }
+  }
+
+  private bumpRefresh(): Promise<number> {
     return dbWriteLock.run(async () => {
       const bump = () =>
         this.settings.createQueryBuilder().update().set({ value: { at: new Date().toISOString() } } as never).where('name = :name', { name: MCP_REFRESH }).execute();
@@ -549,7 +563,7 @@ export class McpService {
         .findOneBy({ name: MCP_REFRESH })
         .then(async row => {
           const version = row?.version ?? 0;
-          if (version <= this.applied) return;
+          if (this.counting > 0 || version <= this.applied) return;
           console.log(`[netaclaw] MCP servers refreshed on another instance (refresh ${version}): refreshing here`);
           await this.refreshHere(version);
         })
