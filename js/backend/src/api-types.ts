@@ -102,6 +102,8 @@ export interface McpServerConfig {
   url: string | null;
   env: Record<string, string>;
   workspaceRoots: string[];
+  /** Tool → argument → `read` | `write`: arguments the admin marked as paths (checked like a builtin's). */
+  pathMarks: Record<string, Record<string, 'read' | 'write'>>;
 }
 
 /** The state of an MCP server in the backend since its last start or refresh. */
@@ -114,6 +116,12 @@ export interface McpServerState<Time = string> {
   skipped: Array<{ tool: string; reason: string }>;
   error: string | null;
   refreshedAt: Time | null;
+  /** A stdio server whose process ended or could not start: the last lines (at most 10) of its stderr. */
+  stderr: string[];
+  /** When a stdio server that is down is started again (backoff), else null. */
+  nextRetryAt: Time | null;
+  /** Restarts since it last ran for a stable period (0 while it runs well). */
+  restarts: number;
 }
 
 /** An MCP server as the API shows it: `env` values masked like a channel key. */

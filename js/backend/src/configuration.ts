@@ -177,7 +177,9 @@ export class MainConfiguration implements ILifeCycle {
       const added = await mcp.seed(mcpSeed);
       if (added > 0) this.logger.info(`[netaclaw] seeded ${added} example MCP server(s) from ${mcpSeed} (the MCP server table was empty)`);
     }
-    const listed = await mcp.refresh();
+    // this instance's own start: the others are not asked to refresh; then it follows theirs (`watch`)
+    await mcp.watch();
+    const listed = await mcp.refreshHere();
     for (const s of listed.servers) {
       if (s.state.status === 'connected') this.logger.info(`[netaclaw] MCP server ${s.name}: ${s.state.tools.length} tools (${s.state.tools.join(', ')})`);
       else if (s.state.status === 'failed') this.logger.warn(`[netaclaw] WARNING MCP server ${s.name}: ${s.state.error}`);

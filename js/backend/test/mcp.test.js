@@ -13,7 +13,8 @@
  *   the next call starts it again;
  * - an http server is listed and called with the streamable HTTP client; an unreachable one is reported
  *   while the others go on; a call its server never answers fails at NETACLAW_MCP_CALL_TIMEOUT_MS;
- * - `@modelcontextprotocol/server-filesystem` from npm runs in the sandbox on a read-only root;
+ * - `@modelcontextprotocol/server-filesystem` from npm runs in the sandbox on a read-only root; its path
+ *   arguments are marked by default, so a path outside the session's roots is denied before the server sees it;
  * - a catalog file entry with `implementation: { type: 'command' }` runs its program in the shell sandbox
  *   with the arguments as JSON on stdin (the demo's vision_ocr on a vision channel, and a probe); one with
  *   `implementation: { type: 'mcp' }` forwards to a tool of an MCP server.
@@ -307,7 +308,7 @@ function defineTests(backend) {
     }
   });
 
-  test('@modelcontextprotocol/server-filesystem from npm: started in the sandbox on a read-only root, its tools governed and called', async () => {
+  test('@modelcontextprotocol/server-filesystem from npm: started in the sandbox on a read-only root, its tools governed and called, its path arguments checked against the session roots', async () => {
     model.reset();
     const db = await backend.fresh();
     const work = tmpDir();
@@ -333,7 +334,8 @@ function defineTests(backend) {
         },
         { content: 'read' }
       );
-      const c = await chat(s, { agentId: agent.id, message: 'read the notes', sessionCwd: work, writePermitted: true });
+      // the session's root is the shared folder: the paths are inside it
+      const c = await chat(s, { agentId: agent.id, message: 'read the notes', sessionCwd: shared, writePermitted: true });
       assert.equal(c.status, 200, c.text);
       const [r1, w1] = c.body.data.toolCalls;
       assert.deepEqual([r1.decision, r1.ok, r1.output], ['main-process-proxy', true, 'shared notes\n'], JSON.stringify(r1));
@@ -342,6 +344,31 @@ function defineTests(backend) {
       assert.equal(w1.ok, false, JSON.stringify(w1));
       assert.match(w1.error, /read-only file system|EROFS/i, w1.error);
       assert.ok(!fs.existsSync(path.join(shared, 'new.txt')));
+
+      // a session whose root is elsewhere: the same paths (the server's own root) are outside it, denied by the
+      // gate as a builtin's would be — one path of a list is enough; a move names two written paths
+      model.push(
+        {
+          toolCalls: [
+            { id: 'o1', name: 'mcp__fs__read_text_file', arguments: { path: path.join(shared, 'readme.txt') } },
+            { id: 'o2', name: 'mcp__fs__read_multiple_files', arguments: { paths: [path.join(work, 'a.txt'), path.join(shared, 'readme.txt')] } },
+            { id: 'o3', name: 'mcp__fs__move_file', arguments: { source: path.join(work, 'a.txt'), destination: path.join(shared, 'b.txt') } },
+            { id: 'i1', name: 'mcp__fs__list_directory', arguments: { path: work } },
+          ],
+        },
+        { content: 'outside' }
+      );
+      const o = await chat(s, { agentId: agent.id, message: 'read elsewhere', sessionCwd: work, writePermitted: true });
+      assert.equal(o.status, 200, o.text);
+      const [o1, o2, o3, i1] = o.body.data.toolCalls;
+      for (const d of [o1, o2, o3]) assert.deepEqual([d.decision, d.reason, d.ok], ['denied', 'path_outside_workspace', false], JSON.stringify(d));
+      // inside the session's root the gate lets it through; the server, whose own root is the shared folder, refuses it
+      assert.equal(i1.decision, 'main-process-proxy', JSON.stringify(i1));
+      // in a read-only session a written path is denied, though inside the root
+      model.push({ toolCalls: [{ id: 'w2', name: 'mcp__fs__create_directory', arguments: { path: path.join(shared, 'sub') } }] }, { content: 'ro' });
+      const ro = await chat(s, { agentId: agent.id, message: 'mkdir', sessionCwd: shared });
+      assert.equal(ro.status, 200, ro.text);
+      assert.equal(ro.body.data.toolCalls[0].decision, 'denied', JSON.stringify(ro.body.data.toolCalls[0]));
     });
   });
 

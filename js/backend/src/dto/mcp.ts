@@ -22,6 +22,7 @@ class McpFields {
   args?: unknown;
   env?: unknown;
   workspaceRoots?: unknown;
+  pathMarks?: unknown;
 }
 
 /** POST /admin/netaclaw/mcp/add */

@@ -35,4 +35,8 @@ export class NetaClawMcpServerEntity extends BaseEntity {
 
   @Column({ type: 'json', comment: '可读目录（stdio）', nullable: true })
   workspaceRoots: string[] | null;
+
+  /** Tool → argument → `read` | `write`: the arguments an admin marked as paths (`x-netaclaw-path`). */
+  @Column({ type: 'json', comment: '路径参数标记（工具 → 参数 → read | write）', nullable: true })
+  pathMarks: Record<string, Record<string, 'read' | 'write'>> | null;
 }

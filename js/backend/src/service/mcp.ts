@@ -3,6 +3,8 @@ import { readJsonArray } from '../jsonfile';
 import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { InjectDataSource, InjectEntityModel } from '@midwayjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
+import { NetaClawSettingEntity } from '../entity/setting';
+import { DB } from '../settings';
 import { IdDTO } from '../dto/channel';
 import { McpAddDTO, McpUpdateDTO } from '../dto/mcp';
 import { PageDTO } from '../dto/page';
@@ -12,6 +14,7 @@ import { invalidInput, notFound } from '../errors';
 import { dbWriteLock, Mutex } from '../mutex';
 import { policy, ToolSchema } from '../policy';
 import { MCP_ENV_NAME, MCP_NAME, McpServerConfig, McpServerState as ApiMcpServerState, McpServerView as ApiMcpServerView } from '../api-types';
+import type { McpListedTool } from '../runtime/mcp/client';
 import { McpServers } from '../runtime/mcp/servers';
 import { setCustomTools } from '../runtime/tools/custom';
 import type { ToolImpl } from '../runtime/tools/types';
@@ -27,7 +30,27 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 export type McpServerState = ApiMcpServerState<Date>;
 export type McpServerView = ApiMcpServerView<Date>;
 
-type Values = Partial<Pick<NetaClawMcpServerEntity, 'name' | 'transport' | 'command' | 'args' | 'url' | 'env' | 'enabled' | 'workspaceRoots'>>;
+type Values = Partial<Pick<NetaClawMcpServerEntity, 'name' | 'transport' | 'command' | 'args' | 'url' | 'env' | 'enabled' | 'workspaceRoots' | 'pathMarks'>>;
+
+/** `pathMarks`: an object of tool names, each an object of argument names, each `read` or `write`. */
+function pathMarks(value: unknown): Record<string, Record<string, 'read' | 'write'>> | null {
+  if (value === null) return null;
+  const isObject = (x: unknown) => typeof x === 'object' && x !== null && !Array.isArray(x);
+  if (!isObject(value)) throw invalidInput('pathMarks must be an object: tool name → { argument name → "read" or "write" }');
+  const tools = Object.entries(value as Record<string, unknown>);
+  if (tools.length > 200) throw invalidInput('pathMarks must name at most 200 tools');
+  for (const [tool, args] of tools) {
+    if (tool.length < 1 || tool.length > 100) throw invalidInput(`pathMarks: a tool name must be 1 to 100 characters, got ${JSON.stringify(tool)}`);
+    if (!isObject(args)) throw invalidInput(`pathMarks.${tool} must be an object: argument name → "read" or "write"`);
+    const entries = Object.entries(args as Record<string, unknown>);
+    if (entries.length > 50) throw invalidInput(`pathMarks.${tool} must name at most 50 arguments`);
+    for (const [arg, mark] of entries) {
+      if (arg.length < 1 || arg.length > 100) throw invalidInput(`pathMarks.${tool}: an argument name must be 1 to 100 characters, got ${JSON.stringify(arg)}`);
+      if (mark !== 'read' && mark !== 'write') throw invalidInput(`pathMarks.${tool}.${arg} must be "read" or "write", got ${JSON.stringify(mark)}`);
+    }
+  }
+  return value as Record<string, Record<string, 'read' | 'write'>>;
+}
 
 function stringList(value: unknown, field: string, max: number): string[] | null {
   if (value === undefined || value === null) return null;
@@ -93,6 +116,7 @@ function values(o: McpAddDTO | McpUpdateDTO, keep = false): Values {
     }
   }
   if (o.enabled !== undefined) v.enabled = o.enabled;
+  if (o.pathMarks !== undefined) v.pathMarks = pathMarks(o.pathMarks);
   return v;
 }
 
@@ -113,6 +137,85 @@ function checkWhole(row: Values): void {
   if (row.transport === 'http' && !row.url) throw invalidInput('url is required for an http server');
 }
 
+/** The row of `netaclaw_setting` whose version counts the refreshes of the MCP servers on this database. */
+const MCP_REFRESH = 'mcp_refresh';
+
+/** How often an instance on MySQL/MariaDB looks whether another one refreshed the MCP servers. */
+export const MCP_POLL_MS = Number(process.env.NETACLAW_MCP_POLL_MS) > 0 ? Number(process.env.NETACLAW_MCP_POLL_MS) : 2000;
+
+type PathMarks = Record<string, Record<string, 'read' | 'write'>>;
+
+/**
+ * The path arguments of the reference filesystem server (`@modelcontextprotocol/server-filesystem`), marked
+ * `x-netaclaw-path` by default: a call of them is then checked like a builtin's — every path inside the
+ * session's roots, a written one only where the session may write — before the server sees it.
+ */
+const FILESYSTEM_PATH_MARKS: PathMarks = {
+  read_file: { path: 'read' },
+  read_text_file: { path: 'read' },
+  read_media_file: { path: 'read' },
+  read_multiple_files: { paths: 'read' },
+  list_directory: { path: 'read' },
+  list_directory_with_sizes: { path: 'read' },
+  directory_tree: { path: 'read' },
+  search_files: { path: 'read' },
+  get_file_info: { path: 'read' },
+  write_file: { path: 'write' },
+  edit_file: { path: 'write' },
+  create_directory: { path: 'write' },
+  move_file: { source: 'write', destination: 'write' },
+};
+
+/** The path marks a server's tools get by default: the filesystem server's, named by its package or command. */
+function defaultPathMarks(cfg: McpServerConfig): PathMarks | null {
+  if (cfg.transport !== 'stdio') return null;
+  const words = [cfg.command ?? '', ...cfg.args];
+  const filesystem = words.some(w => /@modelcontextprotocol[/\\]server-filesystem(?:$|[/\\@])/.test(w) || path.basename(w) === 'mcp-server-filesystem');
+  return filesystem ? FILESYSTEM_PATH_MARKS : null;
+}
+
+/** The marks of a server's tools: the defaults, and over them, argument by argument, the admin's (`pathMarks`). */
+function serverPathMarks(cfg: McpServerConfig): { marks: PathMarks; admin: PathMarks } {
+  const marks: PathMarks = { ...(defaultPathMarks(cfg) ?? {}) };
+  for (const [tool, args] of Object.entries(cfg.pathMarks)) marks[tool] = { ...(marks[tool] ?? {}), ...args };
+  return { marks, admin: cfg.pathMarks };
+}
+
+/**
+ * The tool with its path arguments marked: a string property gets `x-netaclaw-path`, a list of strings its
+ * items. An argument the tool has in another shape cannot be marked: an error (the tool is skipped rather
+ * than offered with a path unchecked). An argument it does not have is left alone (another version).
+ */
+function markPaths(tool: McpListedTool, marks: Record<string, 'read' | 'write'>): McpListedTool {
+  const schema = tool.inputSchema;
+  const props = schema && typeof schema.properties === 'object' && schema.properties !== null ? (schema.properties as Record<string, unknown>) : null;
+  if (!props) return tool;
+  const marked: Record<string, unknown> = { ...props };
+  for (const [arg, mark] of Object.entries(marks)) {
+    const p = props[arg] as Record<string, unknown> | undefined;
+    if (p === undefined) continue;
+    const items = p && typeof p.items === 'object' && p.items !== null ? (p.items as Record<string, unknown>) : null;
+    if (p && p.type === 'string') marked[arg] = { ...p, 'x-netaclaw-path': mark };
+    else if (p && p.type === 'array' && items?.type === 'string') marked[arg] = { ...p, items: { ...items, 'x-netaclaw-path': mark } };
+    else throw new Error(`its argument "${arg}" is a path, and its schema is not a string or a list of strings, so the path cannot be checked`);
+  }
+  return { ...tool, inputSchema: { ...schema, properties: marked } };
+}
+
+interface Registered {
+  schema: ToolSchema;
+  tool: string;
+}
+
+function freshState(status: McpServerState['status']): McpServerState {
+  return { status, tools: [], skipped: [], error: null, refreshedAt: null, stderr: [], nextRetryAt: null, restarts: 0 };
+}
+
+/** What a running server was started from: a stored row that differs is pending until the next refresh. */
+function runKey(row: NetaClawMcpServerEntity): string {
+  return JSON.stringify(config(row));
+}
+
 function config(row: NetaClawMcpServerEntity): McpServerConfig {
   return {
     name: row.name,
@@ -122,6 +225,7 @@ function config(row: NetaClawMcpServerEntity): McpServerConfig {
     url: row.url,
     env: row.env ?? {},
     workspaceRoots: row.workspaceRoots ?? [],
+    pathMarks: row.pathMarks ?? {},
   };
 }
 
@@ -147,14 +251,43 @@ export class McpService {
   @Inject()
   tools: ToolService;
 
+  @InjectEntityModel(NetaClawSettingEntity)
+  settings: Repository<NetaClawSettingEntity>;
+
   private readonly states = new Map<string, McpServerState>();
-  /** The servers' connections, where their tools run. */
-  private readonly servers = new McpServers();
+  /** Per running server, the row it was started from (`runKey`). */
+  private readonly ran = new Map<string, string>();
+  /** Per server, the path marks its tools get (`serverPathMarks`). */
+  private readonly marks = new Map<string, { marks: PathMarks; admin: PathMarks }>();
+  /** Per server, its usable tools: the catalog schema and the server's own name of each. */
+  private readonly schemas = new Map<string, Registered[]>();
+  /** The servers' connections, where their tools run; a stdio server that dies is restarted with backoff. */
+  private readonly servers = new McpServers({
+    down: (server, info) => {
+      const state = this.states.get(server);
+      if (!state) return;
+      state.status = 'failed';
+      state.error = `MCP server ${server}: ${info.reason}; started again at ${info.retryAt.toISOString()}`;
+      state.stderr = info.stderr;
+      state.nextRetryAt = info.retryAt;
+      state.restarts = info.restarts;
+      console.warn(`[netaclaw] WARNING ${state.error}${info.stderr.length ? ` (stderr: ${info.stderr[info.stderr.length - 1]})` : ''}`);
+    },
+    up: (server, tools) => this.restarted(server, tools),
+  });
   private readonly refreshing = new Mutex();
+  /** The refresh count (`netaclaw_setting` `mcp_refresh`) this instance has applied. */
+  private applied = 0;
+  /** Own refreshes being counted: the watch does not decide meanwhile (it could read the new count first). */
+  private counting = 0;
+  private poller: NodeJS.Timeout | null = null;
 
   private state(row: NetaClawMcpServerEntity): McpServerState {
-    if (!row.enabled) return { status: 'disabled', tools: [], skipped: [], error: null, refreshedAt: null };
-    return this.states.get(row.name) ?? { status: 'pending', tools: [], skipped: [], error: null, refreshedAt: null };
+    if (!row.enabled) return freshState('disabled');
+    const state = this.states.get(row.name);
+    // saved is not what runs (an edit here or on another instance): pending until the next refresh
+    if (!state || this.ran.get(row.name) !== runKey(row)) return freshState('pending');
+    return state;
   }
 
   view(row: NetaClawMcpServerEntity): McpServerView {
@@ -184,7 +317,7 @@ export class McpService {
   /** Stores a server; its tools join the catalog at the next refresh (`/refresh`, or a start). */
   async add(input: McpAddDTO): Promise<McpServerView> {
     const v = values(input);
-    const row: Values = { args: null, env: null, workspaceRoots: null, command: null, url: null, enabled: true, ...v };
+    const row: Values = { args: null, env: null, workspaceRoots: null, pathMarks: null, command: null, url: null, enabled: true, ...v };
     checkWhole(row);
     const id = await dbWriteLock.run(() =>
       this.dataSource.transaction(async em => {
@@ -198,7 +331,7 @@ export class McpService {
   async update(input: McpUpdateDTO): Promise<McpServerView> {
     const id = Number(input.id);
     const v = values(input, true);
-    const before = await dbWriteLock.run(() =>
+    await dbWriteLock.run(() =>
       this.dataSource.transaction(async em => {
         const row = await em.findOneBy(NetaClawMcpServerEntity, { id });
         if (!row) throw notFound(`no MCP server with id ${id}`);
@@ -206,11 +339,9 @@ export class McpService {
         checkWhole({ ...row, ...v });
         if (v.name !== undefined) await this.checkNameFree(em, v.name, id);
         if (Object.keys(v).length > 0) await em.update(NetaClawMcpServerEntity, { id }, v);
-        return row.name;
       })
     );
-    // what is saved is not what runs: `pending` until the next refresh
-    if (Object.keys(v).length > 0) this.states.delete(before);
+    // what is saved is not what runs: `pending` until the next refresh (`state`)
     return this.view(await this.mustGet(id));
   }
 
@@ -252,19 +383,35 @@ export class McpService {
 
   /**
    * Lists every enabled server's tools again (servers restarted), replaces the MCP tools of the catalog
-   * and runs the catalog sync. A server that fails is reported in its state; the others go on.
+   * and runs the catalog sync. A server that fails is reported in its state; the others go on. Counts the
+   * refresh in `netaclaw_setting` (`mcp_refresh`), so that the other instances on the database refresh
+   * too (`watch`).
    */
   async refresh(): Promise<{ servers: McpServerView[]; sync: { inserts: number; updates: number; orphans: string[] } }> {
+    const version = await this.countRefresh();
+    return this.refreshHere(version);
+  }
+
+  /**
+   * The refresh of this instance alone: at start, and when another instance has refreshed (`version`, the
+   * refresh count it applies).
+   */
+  async refreshHere(version?: number): Promise<{ servers: McpServerView[]; sync: { inserts: number; updates: number; orphans: string[] } }> {
     return this.refreshing.run(async () => {
+      if (version !== undefined) this.applied = Math.max(this.applied, version);
       const rows = await this.repo.find({ order: { id: 'ASC' } });
       await this.servers.closeAll();
       this.states.clear();
-      const schemas: ToolSchema[] = [];
-      const impls: Record<string, ToolImpl> = {};
+      this.ran.clear();
+      this.schemas.clear();
+      this.marks.clear();
       for (const row of rows) {
         if (!row.enabled) continue;
-        const state: McpServerState = { status: 'failed', tools: [], skipped: [], error: null, refreshedAt: new Date() };
+        const state = freshState('failed');
+        state.refreshedAt = new Date();
         this.states.set(row.name, state);
+        this.ran.set(row.name, runKey(row));
+        this.marks.set(row.name, serverPathMarks(config(row)));
         let listed;
         try {
           listed = await this.servers.open(config(row));
@@ -273,49 +420,167 @@ export class McpService {
           log().warn(`[netaclaw] ${state.error}`);
           continue;
         }
-        for (const tool of listed) {
-          let schema: ToolSchema;
-          try {
-            schema = policy().fromMcpTool({ server: row.name, tool: tool as never });
-          } catch (err) {
-            state.skipped.push({ tool: String(tool?.name), reason: errorMessage(err) });
-            continue;
-          }
-          if (!TOOL_NAME.test(schema.name)) {
-            state.skipped.push({ tool: tool.name, reason: `${schema.name} is not a usable function name (letters, digits, "_" and "-", at most 64)` });
-            continue;
-          }
-          schemas.push(schema);
-          impls[schema.name] = this.servers.tool(row.name, tool.name);
-          state.tools.push(schema.name);
-        }
+        this.schemas.set(row.name, this.register(row.name, listed, state));
         state.status = 'connected';
       }
-      // catalog file entries whose implementation is a tool of an MCP server
-      for (const [name, impl] of this.catalog.load().implementations) {
-        if (impl.type === 'mcp') impls[name] = this.servers.tool(impl.server, impl.tool);
-      }
-      try {
-        this.catalog.setMcpTools(schemas);
-      } catch (err) {
-        for (const s of this.states.values()) {
-          if (s.status === 'connected') {
-            s.status = 'failed';
-            s.error = errorMessage(err);
-            s.tools = [];
-          }
-        }
-        this.catalog.setMcpTools([]);
-        for (const n of Object.keys(impls)) if (n.startsWith('mcp__')) delete impls[n];
-      }
-      setCustomTools('mcp', impls);
-      const sync = await this.tools.sync();
+      const sync = await this.publish();
       return { servers: rows.map(r => this.view(r)), sync };
     });
   }
 
+  /**
+   * The usable tools of a listed server as catalog schemas; the others go to `state.skipped` with why: a
+   * tool the package refuses, one whose input schema the call check cannot read (`unusableReason`: every
+   * call would be denied, so it is never offered), a name no model API takes.
+   */
+  private register(server: string, listed: McpListedTool[], state: McpServerState): Registered[] {
+    const out: Registered[] = [];
+    state.tools = [];
+    state.skipped = [];
+    const { marks, admin } = this.marks.get(server) ?? { marks: {}, admin: {} };
+    const own = (o: object, k: unknown) => typeof k === 'string' && Object.prototype.hasOwnProperty.call(o, k);
+    for (const tool of listed) {
+      let schema: ToolSchema;
+      try {
+        if (own(admin, tool?.name)) {
+          // an admin's mark of an argument the tool does not have is a mistake to show, not to ignore
+          const props = (tool.inputSchema?.properties ?? {}) as Record<string, unknown>;
+          const missing = Object.keys(admin[tool.name]).filter(a => !own(props, a));
+          if (missing.length) throw new Error(`the path marks name ${missing.map(a => JSON.stringify(a)).join(', ')}, which this tool has no argument for`);
+        }
+        schema = policy().fromMcpTool({ server, tool: (own(marks, tool?.name) ? markPaths(tool, marks[tool.name]) : tool) as never });
+      } catch (err) {
+        state.skipped.push({ tool: String(tool?.name), reason: (err as Error).message });
+        continue;
+      }
+      if (typeof schema.unusableReason === 'string') {
+        state.skipped.push({ tool: tool.name, reason: `its input schema cannot be checked, so no call of it could be allowed: ${schema.unusableReason}` });
+        continue;
+      }
+      if (!TOOL_NAME.test(schema.name)) {
+        state.skipped.push({ tool: tool.name, reason: `${schema.name} is not a usable function name (letters, digits, "_" and "-", at most 64)` });
+        continue;
+      }
+      out.push({ schema, tool: tool.name });
+      state.tools.push(schema.name);
+    }
+    for (const name of Object.keys(admin)) {
+      if (!listed.some(t => t?.name === name)) state.skipped.push({ tool: name, reason: 'path marks are given for this tool, which the server does not list' });
+    }
+    return out;
+  }
+
+  /** The listed servers' tools into the catalog and the tool runtime, then the catalog sync. */
+  private async publish(): Promise<{ inserts: number; updates: number; orphans: string[] }> {
+    const all: ToolSchema[] = [];
+    const impls: Record<string, ToolImpl> = {};
+    for (const [server, tools] of this.schemas) {
+      for (const { schema, tool } of tools) {
+        all.push(schema);
+        impls[schema.name] = this.servers.tool(server, tool);
+      }
+    }
+    // catalog file entries whose implementation is a tool of an MCP server
+    for (const [name, impl] of this.catalog.load().implementations) {
+      if (impl.type === 'mcp') impls[name] = this.servers.tool(impl.server, impl.tool);
+    }
+    try {
+      this.catalog.setMcpTools(all);
+    } catch (err) {
+      for (const s of this.states.values()) {
+        if (s.status === 'connected') {
+          s.status = 'failed';
+          s.error = (err as Error).message;
+          s.tools = [];
+        }
+      }
+      this.catalog.setMcpTools([]);
+      for (const n of Object.keys(impls)) if (n.startsWith('mcp__')) delete impls[n];
+    }
+    setCustomTools('mcp', impls);
+    return this.tools.sync();
+  }
+
+  /** A stdio server started again after its process ended: connected, and its tools again if they changed. */
+  private async restarted(server: string, listed: McpListedTool[]): Promise<void> {
+    await this.refreshing.run(async () => {
+      const state = this.states.get(server);
+      if (!state) return;
+      const schemas = this.register(server, listed, state);
+      state.status = 'connected';
+      state.error = null;
+      state.nextRetryAt = null;
+      console.log(`[netaclaw] MCP server ${server} started again (restart ${state.restarts}): ${state.tools.length} tools`);
+      if (JSON.stringify(schemas) !== JSON.stringify(this.schemas.get(server) ?? [])) {
+        this.schemas.set(server, schemas);
+        await this.publish();
+      }
+    });
+  }
+
+  /**
+   * Counts a refresh in `netaclaw_setting` and answers the new count (undefined where nothing is shared:
+   * SQLite). The count is this instance's own: it is applied before the watch may look again.
+   */
+  private async countRefresh(): Promise<number | undefined> {
+    if (DB.kind !== 'mysql') return undefined;
+    this.counting += 1;
+    try {
+      const version = await this.bumpRefresh();
+      this.applied = Math.max(this.applied, version);
+      return version;
+    } finally {
+      this.counting -= 1;
+    }
+  }
+
+  private bumpRefresh(): Promise<number> {
+    return dbWriteLock.run(async () => {
+      const bump = () =>
+        this.settings.createQueryBuilder().update().set({ value: { at: new Date().toISOString() } } as never).where('name = :name', { name: MCP_REFRESH }).execute();
+      if (((await bump()).affected ?? 0) === 0) {
+        try {
+          await this.settings.insert({ name: MCP_REFRESH, value: { at: new Date().toISOString() } as never, version: 1 });
+        } catch {
+          await bump(); // another instance inserted it meanwhile
+        }
+      }
+      return (await this.settings.findOneBy({ name: MCP_REFRESH }))?.version ?? 0;
+    });
+  }
+
+  /**
+   * On MySQL/MariaDB, where several instances share the database: remembers the refresh count now, and
+   * every `NETACLAW_MCP_POLL_MS` (2 s) looks whether another instance has refreshed since; then refreshes
+   * here too. (SQLite: one instance per file, nothing to watch.)
+   */
+  async watch(): Promise<void> {
+    if (DB.kind !== 'mysql' || this.poller) return;
+    this.applied = Math.max(this.applied, (await this.settings.findOneBy({ name: MCP_REFRESH }))?.version ?? 0);
+    let busy = false;
+    this.poller = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      this.settings
+        .findOneBy({ name: MCP_REFRESH })
+        .then(async row => {
+          const version = row?.version ?? 0;
+          if (this.counting > 0 || version <= this.applied) return;
+          console.log(`[netaclaw] MCP servers refreshed on another instance (refresh ${version}): refreshing here`);
+          await this.refreshHere(version);
+        })
+        .catch(err => console.warn(`[netaclaw] WARNING MCP refresh watch: ${(err as Error).message}`))
+        .finally(() => {
+          busy = false;
+        });
+    }, MCP_POLL_MS);
+    this.poller.unref();
+  }
+
   /** Ends every server's connection (the backend stops). */
   async closeAll(): Promise<void> {
+    if (this.poller) clearInterval(this.poller);
+    this.poller = null;
     await this.servers.closeAll();
   }
 

@@ -177,6 +177,31 @@ export interface McpConnection {
   client: Client;
   stdio: SandboxedStdioTransport | null;
   closed: boolean;
+  /** Set before the backend closes the connection itself: its end is then no crash. */
+  closing?: boolean;
+  /** Called once when the connection ends (the process exited, or it was closed). */
+  onclosed?: () => void;
+}
+
+/** A server that could not be started or reached, with the end of its stderr (stdio) to show why. */
+export class McpConnectError extends Error {
+  constructor(
+    message: string,
+    readonly stderr: string
+  ) {
+    super(message);
+    this.name = 'McpConnectError';
+  }
+}
+
+/** The last `n` non-empty lines of a stderr tail, each cut at 300 characters. */
+export function lastLines(tail: string, n = 10): string[] {
+  return tail
+    .split('\n')
+    .map(l => l.trimEnd())
+    .filter(l => l.trim() !== '')
+    .slice(-n)
+    .map(l => l.slice(0, 300));
 }
 
 /**
@@ -211,13 +236,18 @@ export async function connect(cfg: McpServerConfig): Promise<McpConnection> {
   }
   const conn: McpConnection = { client, stdio, closed: false };
   client.onclose = () => {
+    if (conn.closed) return;
     conn.closed = true;
+    conn.onclosed?.();
   };
   try {
     await client.connect(transport, { timeout: MCP_CONNECT_TIMEOUT_MS });
   } catch (err) {
+    conn.closing = true;
     await client.close().catch(() => undefined);
-    throw new Error(`${errorMessage(err)}${stdio ? ended(stdio) : ''}`);
+    // let the process's end (and its last stderr) be seen before reporting
+    if (stdio && stdio.ended === null) await new Promise(resolve => setTimeout(resolve, 50));
+    throw new McpConnectError(`${errorMessage(err)}${stdio ? ended(stdio) : ''}`, stdio?.stderrTail ?? '');
   }
   return conn;
 }
