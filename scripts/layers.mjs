@@ -94,7 +94,7 @@ function loadTypeScript(root) {
   for (const from of [join(root, 'js/backend/package.json'), join(root, 'www/package.json'), join(here, '..', 'js/backend/package.json')]) {
     try {
       return createRequire(from)('typescript');
-    } catch (e) {
+    } catch {
       tried.push(from);
     }
   }

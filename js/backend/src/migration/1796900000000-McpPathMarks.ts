@@ -3,6 +3,7 @@
  * Frozen once it has run somewhere.
  */
 import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
+import { log } from '../log';
 import { MigrationInterface, QueryRunner, TableColumn } from 'typeorm';
 
 const PATH_MARKS = new TableColumn({ name: 'pathMarks', type: 'json', isNullable: true, comment: '路径参数标记（工具 → 参数 → read | write）' });
@@ -16,7 +17,7 @@ export class McpPathMarks1796900000000 implements MigrationInterface {
     // a migration that stopped half-way is completed by the next start
     if (!(await qr.hasColumn('netaclaw_mcp_server', PATH_MARKS.name))) {
       await qr.addColumn('netaclaw_mcp_server', PATH_MARKS);
-      console.log('[netaclaw] schema MCP servers: added netaclaw_mcp_server.pathMarks');
+      log().info('[netaclaw] schema MCP servers: added netaclaw_mcp_server.pathMarks');
     }
   }
 

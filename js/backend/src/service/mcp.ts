@@ -271,7 +271,7 @@ export class McpService {
       state.stderr = info.stderr;
       state.nextRetryAt = info.retryAt;
       state.restarts = info.restarts;
-      console.warn(`[netaclaw] WARNING ${state.error}${info.stderr.length ? ` (stderr: ${info.stderr[info.stderr.length - 1]})` : ''}`);
+      log().warn(`[netaclaw] WARNING ${state.error}${info.stderr.length ? ` (stderr: ${info.stderr[info.stderr.length - 1]})` : ''}`);
     },
     up: (server, tools) => this.restarted(server, tools),
   });
@@ -510,7 +510,7 @@ export class McpService {
       state.status = 'connected';
       state.error = null;
       state.nextRetryAt = null;
-      console.log(`[netaclaw] MCP server ${server} started again (restart ${state.restarts}): ${state.tools.length} tools`);
+      log().info(`[netaclaw] MCP server ${server} started again (restart ${state.restarts}): ${state.tools.length} tools`);
       if (JSON.stringify(schemas) !== JSON.stringify(this.schemas.get(server) ?? [])) {
         this.schemas.set(server, schemas);
         await this.publish();
@@ -566,10 +566,10 @@ export class McpService {
         .then(async row => {
           const version = row?.version ?? 0;
           if (this.counting > 0 || version <= this.applied) return;
-          console.log(`[netaclaw] MCP servers refreshed on another instance (refresh ${version}): refreshing here`);
+          log().info(`[netaclaw] MCP servers refreshed on another instance (refresh ${version}): refreshing here`);
           await this.refreshHere(version);
         })
-        .catch(err => console.warn(`[netaclaw] WARNING MCP refresh watch: ${(err as Error).message}`))
+        .catch(err => log().warn(`[netaclaw] WARNING MCP refresh watch: ${errorMessage(err)}`))
         .finally(() => {
           busy = false;
         });
