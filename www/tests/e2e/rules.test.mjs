@@ -56,7 +56,7 @@ async function clearGlobal() {
  * `POST /rules/try` for the same input (`backendInput` adds the agent or the rules under test); checks the
  * answer is said in the page's language. Returns the answers.
  */
-async function tryCases(page, box, cases, backendInput) {
+async function tryCases(_page, box, cases, backendInput, lang) {
   const answers = [];
   for (const c of cases) {
     await box.getByTestId(`try-thing-${c.thing}`).click();
@@ -284,7 +284,7 @@ for (const lang of ['zh-CN', 'en']) {
       await addRow(page, editor, 'deny', 'mcp:*/delete_*');
       const agentRules = { allow: ['bash(git status)', 'bash(git push:*)'], deny: ['read(**/.env*)', 'mcp:*/delete_*'] };
       const box = page.getByTestId('agent-rules-try');
-      const answers = await tryCases(page, box, CASES, { agentId: agent.id, rules: { agent: agentRules } });
+      const answers = await tryCases(page, box, CASES, { agentId: agent.id, rules: { agent: agentRules } }, lang);
       // the agent's allow does not lift the global ask, as the package says
       const push = answers.find((a) => a.text === 'git push origin main');
       assert.equal(push.level, 'global');
@@ -313,7 +313,7 @@ for (const lang of ['zh-CN', 'en']) {
         { thing: 'write', text: '.git/config', root: ROOT, decision: 'deny' },
         { thing: 'command', text: 'ls -la' },
       ];
-      await tryCases(tools, section.getByTestId('global-rules-try'), toolCases, { rules: { global: editedGlobal } });
+      await tryCases(tools, section.getByTestId('global-rules-try'), toolCases, { rules: { global: editedGlobal } }, lang);
       await section.scrollIntoViewIfNeeded();
       await screenshot(tools, `global-rules-try-${lang}`);
       assert.deepEqual(browser.errors, []);
