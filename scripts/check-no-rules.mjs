@@ -36,7 +36,10 @@ export function vocabulary(info) {
     }
   };
   for (const [group, values] of Object.entries(info.vocabulary)) add(group, values);
-  add('toolset', info.toolsets.map((t) => t.name));
+  add(
+    'toolset',
+    info.toolsets.map((t) => t.name),
+  );
   add('row field', [...info.humanFields, ...info.mirrorFields]);
   return groups;
 }
@@ -262,7 +265,11 @@ function sharedGroup(groups, a, b) {
 }
 
 /** The last word of a vocabulary's name, lower case: `routingStrategy` → `strategy`, `crewRole` → `role`. */
-const keyWord = (group) => group.split(/(?=[A-Z])|\s+/).pop().toLowerCase();
+const keyWord = (group) =>
+  group
+    .split(/(?=[A-Z])|\s+/)
+    .pop()
+    .toLowerCase();
 
 /**
  * A plain word compared with something named after its vocabulary (`row.route === 'disabled'`,
@@ -331,7 +338,10 @@ export function findInSource(src, isVue, groups) {
   for (const c of comments) {
     const at = c.text.indexOf(MARKER);
     if (at === -1) continue;
-    const why = c.text.slice(at + MARKER.length).replace(/\*\/\s*$/, '').trim();
+    const why = c.text
+      .slice(at + MARKER.length)
+      .replace(/\*\/\s*$/, '')
+      .trim();
     markers.set(lineOf(starts, c.start + at), why);
   }
   return { found, markers };

@@ -40,8 +40,12 @@ function run(root) {
 test('a clean tree passes', () => {
   const r = run(
     tree({
-      'www/src/a.ts': "import { catalogInfo } from '@netaclaw/tool-policy';\nexport const sets = catalogInfo().toolsets.map((t) => t.name);\nconst url = '/admin/netaclaw/tool/page'; // a comment may say " + reason + '\n',
-      'js/backend/src/b.ts': "export const mode = process.env.X === 'auto' ? 1 : 2;\nconst k = 'disabled';\nif (k !== 'disabled') throw new Error('only tools.disabled');\n",
+      'www/src/a.ts':
+        "import { catalogInfo } from '@netaclaw/tool-policy';\nexport const sets = catalogInfo().toolsets.map((t) => t.name);\nconst url = '/admin/netaclaw/tool/page'; // a comment may say " +
+        reason +
+        '\n',
+      'js/backend/src/b.ts':
+        "export const mode = process.env.X === 'auto' ? 1 : 2;\nconst k = 'disabled';\nif (k !== 'disabled') throw new Error('only tools.disabled');\n",
       'www/src/c.vue': `<template>\n  <!-- ${reason} -->\n  <p>${reason} in page text</p>\n  <el-input type="text" />\n</template>\n<script setup lang="ts">\n// ${route}\n</script>\n`,
     }),
   );

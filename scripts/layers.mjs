@@ -33,57 +33,129 @@ const DOORS = ['controller/', 'gateway/', 'middleware/', 'filter/'];
 const ENTRIES = ['configuration.ts', 'cli-datasource.ts'];
 export const RULES = [
   // the backend (js/backend/src)
-  { tree: 'js/backend/src', from: ['service/'], to: ['agent/', 'runtime/'], except: ['runtime/limits.ts', 'runtime/codes.ts'], types: true,
-    why: 'service/ stores and reads: it runs nothing (it may name the runtime\'s types, and read its limits and codes)' },
-  { tree: 'js/backend/src', from: ['runtime/'], to: ['service/', 'agent/', 'dto/', 'entity/', 'migration/', ...DOORS, ...ENTRIES],
-    why: 'the runtime runs tool calls: it knows no storage, no agent loop, no HTTP' },
-  { tree: 'js/backend/src', from: ['runtime/limits.ts', 'runtime/codes.ts'], to: '*', types: true,
-    why: 'the runtime\'s limits and codes are tables others read: they import nothing' },
-  { tree: 'js/backend/src', from: ['entity/'], to: ['service/', 'agent/', 'runtime/', 'dto/', 'migration/', ...DOORS, ...ENTRIES], packages: ['typeorm'],
-    why: 'a table is a TypeORM entity (with its column helpers): it knows nothing that uses it' },
-  { tree: 'js/backend/src', from: ['migration/'], to: ['entity/', 'service/', 'agent/', 'runtime/', 'dto/', ...DOORS, ...ENTRIES], packages: ['typeorm', '@midwayjs/core'],
-    why: 'a migration is frozen: it never reads the entities, which change after it' },
-  { tree: 'js/backend/src', from: ['dto/'], to: ['service/', 'agent/', 'runtime/', 'entity/', ...DOORS, ...ENTRIES], except: ['runtime/limits.ts'],
-    why: 'a request\'s shape and its checks, nothing behind them (the runtime\'s limits bound a batch)' },
-  { tree: 'js/backend/src', from: ['service/', 'agent/', 'runtime/', 'dto/', 'entity/', 'migration/'], to: DOORS,
-    why: 'the doors (HTTP, WebSocket) call in; nothing behind them calls a door' },
-  { tree: 'js/backend/src', from: DOORS, to: ['runtime/'], except: ['runtime/sandbox.ts', 'runtime/confine.ts', 'runtime/limits.ts'], types: true,
-    why: 'the doors reach the runtime through agent/ (the health page reads the sandbox probes)' },
-  { tree: 'js/backend/src', from: ['./'], notFrom: ENTRIES, to: ['service/', 'agent/', 'dto/', ...DOORS],
-    why: 'the loose files (settings, errors, validation, the database\'s helpers) are below every folder that uses them' },
-  { tree: 'js/backend/src', from: '*', to: ENTRIES,
-    why: 'the entries import everything; nothing imports an entry' },
-  { tree: 'js/backend/src', from: '*', to: [], outside: [],
-    why: 'the backend reaches outside its tree through packages alone' },
+  {
+    tree: 'js/backend/src',
+    from: ['service/'],
+    to: ['agent/', 'runtime/'],
+    except: ['runtime/limits.ts', 'runtime/codes.ts'],
+    types: true,
+    why: "service/ stores and reads: it runs nothing (it may name the runtime's types, and read its limits and codes)",
+  },
+  {
+    tree: 'js/backend/src',
+    from: ['runtime/'],
+    to: ['service/', 'agent/', 'dto/', 'entity/', 'migration/', ...DOORS, ...ENTRIES],
+    why: 'the runtime runs tool calls: it knows no storage, no agent loop, no HTTP',
+  },
+  {
+    tree: 'js/backend/src',
+    from: ['runtime/limits.ts', 'runtime/codes.ts'],
+    to: '*',
+    types: true,
+    why: "the runtime's limits and codes are tables others read: they import nothing",
+  },
+  {
+    tree: 'js/backend/src',
+    from: ['entity/'],
+    to: ['service/', 'agent/', 'runtime/', 'dto/', 'migration/', ...DOORS, ...ENTRIES],
+    packages: ['typeorm'],
+    why: 'a table is a TypeORM entity (with its column helpers): it knows nothing that uses it',
+  },
+  {
+    tree: 'js/backend/src',
+    from: ['migration/'],
+    to: ['entity/', 'service/', 'agent/', 'runtime/', 'dto/', ...DOORS, ...ENTRIES],
+    packages: ['typeorm', '@midwayjs/core'],
+    why: 'a migration is frozen: it never reads the entities, which change after it',
+  },
+  {
+    tree: 'js/backend/src',
+    from: ['dto/'],
+    to: ['service/', 'agent/', 'runtime/', 'entity/', ...DOORS, ...ENTRIES],
+    except: ['runtime/limits.ts'],
+    why: "a request's shape and its checks, nothing behind them (the runtime's limits bound a batch)",
+  },
+  {
+    tree: 'js/backend/src',
+    from: ['service/', 'agent/', 'runtime/', 'dto/', 'entity/', 'migration/'],
+    to: DOORS,
+    why: 'the doors (HTTP, WebSocket) call in; nothing behind them calls a door',
+  },
+  {
+    tree: 'js/backend/src',
+    from: DOORS,
+    to: ['runtime/'],
+    except: ['runtime/sandbox.ts', 'runtime/confine.ts', 'runtime/limits.ts'],
+    types: true,
+    why: 'the doors reach the runtime through agent/ (the health page reads the sandbox probes)',
+  },
+  {
+    tree: 'js/backend/src',
+    from: ['./'],
+    notFrom: ENTRIES,
+    to: ['service/', 'agent/', 'dto/', ...DOORS],
+    why: "the loose files (settings, errors, validation, the database's helpers) are below every folder that uses them",
+  },
+  { tree: 'js/backend/src', from: '*', to: ENTRIES, why: 'the entries import everything; nothing imports an entry' },
+  { tree: 'js/backend/src', from: '*', to: [], outside: [], why: 'the backend reaches outside its tree through packages alone' },
   // the pages (www/src)
-  { tree: 'www/src', from: ['types.ts', 'i18n.ts', 'chat/'], to: ['api.ts', 'errors.ts', 'policy.ts', 'composables/', 'components/', 'views/', 'router.ts', 'App.vue', 'main.ts'],
-    why: 'the pages\' types and words are read by everything and read nothing of the pages' },
-  { tree: 'www/src', from: ['api.ts', 'errors.ts', 'policy.ts'], to: ['composables/', 'components/', 'views/', 'router.ts', 'App.vue', 'main.ts'],
-    why: 'the server, the package and the error sentences are below the state that uses them' },
-  { tree: 'www/src', from: ['composables/'], to: ['components/', 'views/', 'router.ts', 'App.vue', 'main.ts'],
-    why: 'state is below the components that show it' },
-  { tree: 'www/src', from: ['components/'], to: ['views/', 'router.ts', 'App.vue', 'main.ts'],
-    why: 'components are below the views that place them' },
-  { tree: 'www/src', from: '*', notFrom: ['router.ts'], to: ['views/'],
-    why: 'a view is reached through the router alone' },
-  { tree: 'www/src', from: '*', to: [], outside: ['js/backend/src/api-types.ts'],
-    why: 'of the backend, the pages import its wire types (api-types.ts) alone' },
+  {
+    tree: 'www/src',
+    from: ['types.ts', 'i18n.ts', 'chat/'],
+    to: ['api.ts', 'errors.ts', 'policy.ts', 'composables/', 'components/', 'views/', 'router.ts', 'App.vue', 'main.ts'],
+    why: "the pages' types and words are read by everything and read nothing of the pages",
+  },
+  {
+    tree: 'www/src',
+    from: ['api.ts', 'errors.ts', 'policy.ts'],
+    to: ['composables/', 'components/', 'views/', 'router.ts', 'App.vue', 'main.ts'],
+    why: 'the server, the package and the error sentences are below the state that uses them',
+  },
+  {
+    tree: 'www/src',
+    from: ['composables/'],
+    to: ['components/', 'views/', 'router.ts', 'App.vue', 'main.ts'],
+    why: 'state is below the components that show it',
+  },
+  { tree: 'www/src', from: ['components/'], to: ['views/', 'router.ts', 'App.vue', 'main.ts'], why: 'components are below the views that place them' },
+  { tree: 'www/src', from: '*', notFrom: ['router.ts'], to: ['views/'], why: 'a view is reached through the router alone' },
+  { tree: 'www/src', from: '*', to: [], outside: ['js/backend/src/api-types.ts'], why: 'of the backend, the pages import its wire types (api-types.ts) alone' },
 ];
 
 // Imports that break a rule today and stay until the change named in their reason: the importing file
 // and the imported one (paths in the tree), with why. The check prints them, and fails on one that no
 // longer matches a breaking import, so the list only shrinks.
 export const EXCEPTIONS = [
-  { tree: 'js/backend/src', from: 'service/agent.ts', to: 'agent/prompt.ts',
-    why: 'AgentService.prepare builds the system prompt: it moves to agent/ as prepareRun (issue 41)' },
-  { tree: 'js/backend/src', from: 'service/agent.ts', to: 'agent/skills.ts',
-    why: 'AgentService.prepare lists the skills for the prompt: it moves to agent/ as prepareRun (issue 41)' },
-  { tree: 'js/backend/src', from: 'service/agent.ts', to: 'runtime/sandbox.ts',
-    why: 'runnableSession (for prepare and the diagnostic) reads the shell sandbox: it moves to agent/ as prepareRun (issue 41)' },
-  { tree: 'js/backend/src', from: 'service/mcp.ts', to: 'runtime/mcp/servers.ts',
-    why: 'McpService holds the MCP servers\' connections: they move to the runtime\'s environment (RuntimeEnv, issue 41)' },
-  { tree: 'js/backend/src', from: 'service/mcp.ts', to: 'runtime/tools/custom.ts',
-    why: 'McpService registers the MCP tools\' implementations: the registry moves to the runtime\'s environment (RuntimeEnv, issue 41)' },
+  {
+    tree: 'js/backend/src',
+    from: 'service/agent.ts',
+    to: 'agent/prompt.ts',
+    why: 'AgentService.prepare builds the system prompt: it moves to agent/ as prepareRun (issue 41)',
+  },
+  {
+    tree: 'js/backend/src',
+    from: 'service/agent.ts',
+    to: 'agent/skills.ts',
+    why: 'AgentService.prepare lists the skills for the prompt: it moves to agent/ as prepareRun (issue 41)',
+  },
+  {
+    tree: 'js/backend/src',
+    from: 'service/agent.ts',
+    to: 'runtime/sandbox.ts',
+    why: 'runnableSession (for prepare and the diagnostic) reads the shell sandbox: it moves to agent/ as prepareRun (issue 41)',
+  },
+  {
+    tree: 'js/backend/src',
+    from: 'service/mcp.ts',
+    to: 'runtime/mcp/servers.ts',
+    why: "McpService holds the MCP servers' connections: they move to the runtime's environment (RuntimeEnv, issue 41)",
+  },
+  {
+    tree: 'js/backend/src',
+    from: 'service/mcp.ts',
+    to: 'runtime/tools/custom.ts',
+    why: "McpService registers the MCP tools' implementations: the registry moves to the runtime's environment (RuntimeEnv, issue 41)",
+  },
 ];
 
 const SOURCE = ['.ts', '.vue'];
@@ -139,7 +211,11 @@ function importsOf(ts, file, code) {
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       const named = node.exportClause && ts.isNamedExports(node.exportClause) ? node.exportClause.elements : null;
       add(node.moduleSpecifier, node.isTypeOnly || (named !== null && named.length > 0 && named.every((e) => e.isTypeOnly)));
-    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) && ts.isStringLiteral(node.moduleReference.expression)) {
+    } else if (
+      ts.isImportEqualsDeclaration(node) &&
+      ts.isExternalModuleReference(node.moduleReference) &&
+      ts.isStringLiteral(node.moduleReference.expression)
+    ) {
       add(node.moduleReference.expression, node.isTypeOnly);
     } else if (ts.isCallExpression(node) && node.arguments.length >= 1 && ts.isStringLiteralLike(node.arguments[0])) {
       const callee = node.expression;
@@ -190,7 +266,14 @@ export function cycles(graph) {
   const stack = [];
   const on = new Set();
   const out = [];
-  const next = (f) => [...new Set(graph.get(f).filter((i) => i.file).map((i) => i.file))];
+  const next = (f) => [
+    ...new Set(
+      graph
+        .get(f)
+        .filter((i) => i.file)
+        .map((i) => i.file),
+    ),
+  ];
   const strong = (v) => {
     idx.set(v, index);
     low.set(v, index++);
@@ -290,7 +373,8 @@ export function check(root, { rules = RULES, exceptions = EXCEPTIONS } = {}) {
     let arrows = 0;
     for (const imports of graph.values()) arrows += imports.filter((i) => i.file).length;
     report.trees[tree] = { files: graph.size, imports: arrows, cycles: found.length };
-    for (const set of found) errors.push(`${tree}: import cycle: ${loopThrough(graph, set).join(' → ')}${set.length > 3 ? ` (${set.length} files tied: ${set.join(', ')})` : ''}`);
+    for (const set of found)
+      errors.push(`${tree}: import cycle: ${loopThrough(graph, set).join(' → ')}${set.length > 3 ? ` (${set.length} files tied: ${set.join(', ')})` : ''}`);
     for (const v of violations(tree, graph, rules)) {
       const ex = exceptions.find((e) => e.tree === tree && e.from === v.from && e.to === v.to);
       if (ex) {
@@ -299,7 +383,9 @@ export function check(root, { rules = RULES, exceptions = EXCEPTIONS } = {}) {
       } else errors.push(`${tree}/${v.from}:${v.line} imports ${v.to}${v.typeOnly ? ' (types)' : ''}: ${v.rule}`);
     }
   }
-  for (const ex of exceptions) if (!used.has(ex) && existsSync(join(root, ex.tree))) errors.push(`${ex.tree}: the exception ${ex.from} → ${ex.to} matches no import that breaks a rule: remove it`);
+  for (const ex of exceptions)
+    if (!used.has(ex) && existsSync(join(root, ex.tree)))
+      errors.push(`${ex.tree}: the exception ${ex.from} → ${ex.to} matches no import that breaks a rule: remove it`);
   return report;
 }
 

@@ -46,7 +46,8 @@ test('a clean tree passes', () => {
   const r = bare(
     tree({
       'js/backend/src/errors.ts': 'export class AppError extends Error {}\n',
-      'js/backend/src/service/tool.ts': "import { AppError } from '../errors';\nimport type { Limits } from '../runtime/host';\nexport const e = AppError;\nexport type L = Limits;\n",
+      'js/backend/src/service/tool.ts':
+        "import { AppError } from '../errors';\nimport type { Limits } from '../runtime/host';\nexport const e = AppError;\nexport type L = Limits;\n",
       'js/backend/src/runtime/host.ts': 'export interface Limits { n: number }\n',
       'www/src/api.ts': "import { sentence } from './errors';\nexport const api = sentence;\n",
       'www/src/errors.ts': "export const sentence = 'x';\n",
@@ -89,10 +90,19 @@ test('a copy of the project passes, and fails once a cycle and an upward import 
   const r = run(root);
   assert.equal(r.code, 1);
   const lines = (t) => readFileSync(join(repo, t), 'utf8').split('\n').length + 1;
-  assert.ok(r.errors.includes(`js/backend/src/runtime/gate.ts:${lines('js/backend/src/runtime/gate.ts')} imports service/memory.ts: ${RULES[1].why}`), r.errors.join('\n'));
+  assert.ok(
+    r.errors.includes(`js/backend/src/runtime/gate.ts:${lines('js/backend/src/runtime/gate.ts')} imports service/memory.ts: ${RULES[1].why}`),
+    r.errors.join('\n'),
+  );
   assert.ok(r.errors.includes('js/backend/src: import cycle: errors.ts → validate.ts → errors.ts'), r.errors.join('\n'));
-  assert.ok(r.errors.some((e) => e.startsWith('www/src: import cycle: ') && e.includes('policy.ts') && e.includes('composables/useCatalog.ts')), r.errors.join('\n'));
-  assert.ok(r.errors.some((e) => e.startsWith(`www/src/policy.ts:${lines('www/src/policy.ts')} imports composables/useCatalog.ts: `)), r.errors.join('\n'));
+  assert.ok(
+    r.errors.some((e) => e.startsWith('www/src: import cycle: ') && e.includes('policy.ts') && e.includes('composables/useCatalog.ts')),
+    r.errors.join('\n'),
+  );
+  assert.ok(
+    r.errors.some((e) => e.startsWith(`www/src/policy.ts:${lines('www/src/policy.ts')} imports composables/useCatalog.ts: `)),
+    r.errors.join('\n'),
+  );
   assert.equal(r.errors.length, 4, r.errors.join('\n'));
 });
 
@@ -101,7 +111,8 @@ test('a cycle of type-only imports is still a cycle; a rule with types allowed l
     tree({
       'js/backend/src/runtime/a.ts': "import type { B } from './b';\nexport interface A { b: B }\n",
       'js/backend/src/runtime/b.ts': "import { type A } from './a';\nexport interface B { a?: A }\n",
-      'js/backend/src/service/x.ts': "import type { A } from '../runtime/a';\nimport { type B, run } from '../runtime/b';\nexport type T = A | B;\nexport const r = run;\n",
+      'js/backend/src/service/x.ts':
+        "import type { A } from '../runtime/a';\nimport { type B, run } from '../runtime/b';\nexport type T = A | B;\nexport const r = run;\n",
     }),
   );
   assert.deepEqual(r.errors, [
@@ -116,7 +127,7 @@ test('imports are read from code: not from comments or strings; dynamic import()
       'js/backend/src/service/a.ts': [
         "// import { x } from '../agent/loop';",
         "/* import '../agent/loop'; */",
-        "export const text = \"import { y } from '../agent/loop'\";",
+        'export const text = "import { y } from \'../agent/loop\'";',
         "export const later = () => import('../agent/loop');",
         "export const now = () => require('../runtime/host');",
         "export { z } from '../agent/prompt';",
@@ -127,18 +138,22 @@ test('imports are read from code: not from comments or strings; dynamic import()
       'js/backend/src/runtime/host.ts': 'export const h = 1;\n',
     }),
   );
-  assert.deepEqual(r.errors.map((e) => e.split(': ')[0]), [
-    'js/backend/src/service/a.ts:4 imports agent/loop.ts',
-    'js/backend/src/service/a.ts:5 imports runtime/host.ts',
-    'js/backend/src/service/a.ts:6 imports agent/prompt.ts',
-  ]);
+  assert.deepEqual(
+    r.errors.map((e) => e.split(': ')[0]),
+    [
+      'js/backend/src/service/a.ts:4 imports agent/loop.ts',
+      'js/backend/src/service/a.ts:5 imports runtime/host.ts',
+      'js/backend/src/service/a.ts:6 imports agent/prompt.ts',
+    ],
+  );
 });
 
 test('the script blocks of .vue files are read, at their lines; a view is reached through the router alone', () => {
   const r = bare(
     tree({
-      'www/src/components/Card.vue': '<template>\n  <p>import x from "../views/A.vue"</p>\n</template>\n<script setup lang="ts">\nimport A from \'../views/A.vue\';\n</script>\n',
-      'www/src/views/A.vue': "<script setup lang=\"ts\">\nimport Card from '../components/Card.vue';\n</script>\n<template><Card /></template>\n",
+      'www/src/components/Card.vue':
+        '<template>\n  <p>import x from "../views/A.vue"</p>\n</template>\n<script setup lang="ts">\nimport A from \'../views/A.vue\';\n</script>\n',
+      'www/src/views/A.vue': '<script setup lang="ts">\nimport Card from \'../components/Card.vue\';\n</script>\n<template><Card /></template>\n',
       'www/src/router.ts': "export const routes = [{ component: () => import('./views/A.vue') }];\n",
     }),
   );
@@ -171,13 +186,14 @@ test('an entity may import typeorm alone among packages; an exception is printed
   }
 });
 
-test('the pages may import the backend\'s wire types and nothing else of it; the backend nothing outside its tree', () => {
+test("the pages may import the backend's wire types and nothing else of it; the backend nothing outside its tree", () => {
   const r = bare(
     tree({
       'js/backend/src/api-types.ts': 'export const MAX = 1;\n',
       'js/backend/src/errors.ts': 'export class AppError extends Error {}\n',
       'js/backend/src/service/a.ts': "import { b } from '../../../../www/src/types';\nexport const x = b;\n",
-      'www/src/types.ts': "import { MAX } from '../../js/backend/src/api-types';\nimport { AppError } from '../../js/backend/src/errors';\nexport const b = [MAX, AppError];\n",
+      'www/src/types.ts':
+        "import { MAX } from '../../js/backend/src/api-types';\nimport { AppError } from '../../js/backend/src/errors';\nexport const b = [MAX, AppError];\n",
     }),
   );
   assert.deepEqual(r.errors, [

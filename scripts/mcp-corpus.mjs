@@ -79,7 +79,9 @@ function toolsList(command, args, env, timeoutMs = 60000) {
     };
     child.on('error', (e) => finish(e));
     child.on('exit', (code) => finish(new Error(`exited with ${code}; stderr: ${stderr.slice(-2000)}`)));
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     child.stdout.on('data', (d) => {
       buffer += d;
       let i;
@@ -96,11 +98,12 @@ function toolsList(command, args, env, timeoutMs = 60000) {
         }
       }
     });
-    const request = (method, params) => new Promise((ok) => {
-      const id = next++;
-      waiting.set(id, ok);
-      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
-    });
+    const request = (method, params) =>
+      new Promise((ok) => {
+        const id = next++;
+        waiting.set(id, ok);
+        child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+      });
     (async () => {
       const init = await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'netaclaw-mcp-corpus', version: '1' } });
       child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');

@@ -23,14 +23,21 @@ const cjs = createRequire(import.meta.url)('@netaclaw/tool-policy');
 function untraced(value) {
   if (Array.isArray(value)) return value.map(untraced);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'trace').map(([k, v]) => [k, untraced(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k]) => k !== 'trace')
+        .map(([k, v]) => [k, untraced(v)]),
+    );
   }
   return value;
 }
 
 const batch = {
   agent: { toolsets: ['base', 'planning'], tools: { disabled: ['grep'] } },
-  governance: [{ name: 'bash', status: 1, workerRoutingStrategy: 'force-disabled' }, { name: 'edit', status: 0 }],
+  governance: [
+    { name: 'bash', status: 1, workerRoutingStrategy: 'force-disabled' },
+    { name: 'edit', status: 0 },
+  ],
   sessionCwd: '/srv/app',
   subagentTools: ['bash', 'read_file', 'write_file', 'todo'],
   shellPermitted: true,
@@ -117,7 +124,11 @@ test('a child policy never exceeds its parent (random cases)', () => {
     assert.equal(alone.warnings, undefined);
     const child = buildSubprocessWorkerPolicy({ ...input, parent });
     const parentRoots = buildSubprocessWorkerPolicy({ workspaceRoots: parent.workspaceRoots, selectedTools: [] }).workspaceRoots;
-    assert.deepEqual(child.workspaceRoots, alone.workspaceRoots.filter((r) => parentRoots.some((p) => within(r, p))), JSON.stringify({ input, parent }));
+    assert.deepEqual(
+      child.workspaceRoots,
+      alone.workspaceRoots.filter((r) => parentRoots.some((p) => within(r, p))),
+      JSON.stringify({ input, parent }),
+    );
     assert.ok(!child.allowShell || parent.allowShell);
     assert.ok(child.readonly || !parent.readonly);
     const dropped = alone.workspaceRoots.length - child.workspaceRoots.length;
@@ -132,7 +143,10 @@ test('explainTool: one paragraph from the trace, in zh-CN by default or en; an u
   assert.ok(en.includes('static profile'), en);
   const zh = explainTool(batch, 'write_file');
   assert.ok(zh.startsWith('write_file：' + labels().statuses['disabled-in-worker']), zh);
-  assert.equal(explainTool(batch, 'ghost', 'en'), 'ghost: not in the catalog, so it is an unknown tool; it fails closed: it is never injected and never routed.');
+  assert.equal(
+    explainTool(batch, 'ghost', 'en'),
+    'ghost: not in the catalog, so it is an unknown tool; it fails closed: it is never injected and never routed.',
+  );
   assert.throws(() => explainTool(batch, 42), { code: 'invalid_input', message: 'name: expected a string, got a number' });
   assert.throws(() => explainTool(batch, 'bash', 'fr'), { code: 'invalid_input' });
   assert.equal(typeof explainTool(batch, 'bash', 'en'), 'string');
@@ -144,7 +158,13 @@ test('profileRouteDiff: the edit page allows it, the run blocks it (seed 000, 20
   const d = runtimeDiagnostic({ agent: { toolsets: ['base'] }, sessionCwd: '/srv/app', modelCapability: 'text' });
   const diff = profileRouteDiff(d);
   const byName = Object.fromEntries(diff.map((x) => [x.name, x]));
-  assert.deepEqual(byName.bash, { name: 'bash', supportedInWorker: true, workerRoutingHint: 'local', status: 'disabled-in-worker', reasons: ['shell_disabled_by_policy'] });
+  assert.deepEqual(byName.bash, {
+    name: 'bash',
+    supportedInWorker: true,
+    workerRoutingHint: 'local',
+    status: 'disabled-in-worker',
+    reasons: ['shell_disabled_by_policy'],
+  });
   assert.deepEqual(byName.patch.reasons, ['write_blocked_by_readonly_policy', 'requires_main_process_proxy']);
   assert.equal(byName.read_file, undefined, 'routed tools are not differences');
   assert.equal(byName.delegate_task, undefined, 'a tool whose profile says disabled is not a difference');

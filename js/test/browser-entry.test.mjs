@@ -44,7 +44,8 @@ async function visit(browser, origin, path) {
     tab.on('pageerror', (e) => errors.push(e.message));
     tab.on('console', (m) => {
       // The browser asks for /favicon.ico on its own; the page's 404 for it is not the package's.
-      if ((m.type() === 'warning' || m.type() === 'error') && !m.location().url.endsWith('/favicon.ico')) errors.push(`${m.type()}: ${m.text()} (${m.location().url})`);
+      if ((m.type() === 'warning' || m.type() === 'error') && !m.location().url.endsWith('/favicon.ico'))
+        errors.push(`${m.type()}: ${m.text()} (${m.location().url})`);
     });
     await tab.goto(`${origin}${path}`);
     const result = await tab.waitForFunction(() => window.__result, null, { timeout: 20_000 }).then((h) => h.jsonValue());
@@ -57,7 +58,12 @@ async function visit(browser, origin, path) {
 test('a first visit importing pkg/browser.mjs: the entry, the glue and the .wasm, one request each, and the answers of Node', async () => {
   const { server, origin, requests } = await serveStatic({
     '/plain.html': { type: 'text/html', body: page('') },
-    '/hints.html': { type: 'text/html', body: page(`<link rel="modulepreload" href="/pkg/browser.mjs"><link rel="modulepreload" href="/pkg/web/netaclaw_tool_policy.js"><link rel="preload" href="${WASM}" as="fetch" type="application/wasm" crossorigin>`) },
+    '/hints.html': {
+      type: 'text/html',
+      body: page(
+        `<link rel="modulepreload" href="/pkg/browser.mjs"><link rel="modulepreload" href="/pkg/web/netaclaw_tool_policy.js"><link rel="preload" href="${WASM}" as="fetch" type="application/wasm" crossorigin>`,
+      ),
+    },
   });
   const browser = await launchChromium();
   try {
@@ -66,14 +72,27 @@ test('a first visit importing pkg/browser.mjs: the entry, the glue and the .wasm
       const { result, errors } = await visit(browser, origin, path);
       // A preload its page does not use is fetched twice and warned about on the console.
       assert.deepEqual(errors, [], path);
-      assert.deepEqual(requests.filter((r) => r !== '/favicon.ico'), [path, '/pkg/browser.mjs', '/pkg/web/netaclaw_tool_policy.js', WASM], path);
+      assert.deepEqual(
+        requests.filter((r) => r !== '/favicon.ico'),
+        [path, '/pkg/browser.mjs', '/pkg/web/netaclaw_tool_policy.js', WASM],
+        path,
+      );
       const nodeKeys = Object.keys(nodeEsm).filter((k) => k !== 'default');
       assert.deepEqual(result.keys, [...nodeKeys, 'initSync'].sort(), path);
       assert.equal(result.version, policy.version());
       assert.equal(result.catalogInfo, JSON.stringify(policy.catalogInfo()));
       assert.equal(result.checkText, new Function(`return ${CHECK_TEXT}`)()(policy));
       assert.match(result.checkText, /"path":"\/srv\/a\/src\/lib.rs"/);
-      assert.deepEqual(result.refused, { code: 'invalid_input', message: (() => { try { policy.label('reasons', 'nope'); } catch (e) { return e.message; } })() });
+      assert.deepEqual(result.refused, {
+        code: 'invalid_input',
+        message: (() => {
+          try {
+            policy.label('reasons', 'nope');
+          } catch (e) {
+            return e.message;
+          }
+        })(),
+      });
     }
   } finally {
     await browser.close();
@@ -84,7 +103,8 @@ test('a first visit importing pkg/browser.mjs: the entry, the glue and the .wasm
 test('the packed package holds the entries and one module, beside each glue, the same bytes', () => {
   const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: join(ROOT, 'pkg'), encoding: 'utf8' }));
   const files = packed.files.map((f) => f.path);
-  for (const entry of ['browser.mjs', 'index.cjs', 'node/netaclaw_tool_policy.js', 'web/netaclaw_tool_policy.js']) assert.ok(files.includes(entry), `${entry} in ${files.join(', ')}`);
+  for (const entry of ['browser.mjs', 'index.cjs', 'node/netaclaw_tool_policy.js', 'web/netaclaw_tool_policy.js'])
+    assert.ok(files.includes(entry), `${entry} in ${files.join(', ')}`);
   const wasms = files.filter((f) => f.endsWith('.wasm')).sort();
   assert.deepEqual(wasms, ['node/netaclaw_tool_policy_bg.wasm', 'web/netaclaw_tool_policy_bg.wasm']);
   assert.ok(readFileSync(join(ROOT, 'pkg', wasms[0])).equals(readFileSync(join(ROOT, 'pkg', wasms[1]))), 'the two copies differ');

@@ -72,15 +72,24 @@ function randomValue(r, depth) {
   const pick = (list) => list[Math.floor(r() * list.length)];
   const kind = Math.floor(r() * (depth > 0 ? 9 : 7));
   switch (kind) {
-    case 0: return null;
-    case 1: return r() < 0.5;
-    case 2: return Math.floor(r() * 700001) - 3;
-    case 3: return 1.5;
-    case 4: return Array.from({ length: Math.floor(r() * 4) }, () => pick(PARTS)).join(r() < 0.5 ? '/' : '\\');
-    case 5: return '--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n';
-    case 6: return '';
-    case 7: return Array.from({ length: Math.floor(r() * 4) }, () => randomValue(r, depth - 1));
-    default: return randomObject(r, depth - 1);
+    case 0:
+      return null;
+    case 1:
+      return r() < 0.5;
+    case 2:
+      return Math.floor(r() * 700001) - 3;
+    case 3:
+      return 1.5;
+    case 4:
+      return Array.from({ length: Math.floor(r() * 4) }, () => pick(PARTS)).join(r() < 0.5 ? '/' : '\\');
+    case 5:
+      return '--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n';
+    case 6:
+      return '';
+    case 7:
+      return Array.from({ length: Math.floor(r() * 4) }, () => randomValue(r, depth - 1));
+    default:
+      return randomObject(r, depth - 1);
   }
 }
 
@@ -118,12 +127,22 @@ test('prepared = stateless on random calls, policies and routes', () => {
 test('checkText reads the text the model sent, and answers the arguments it read; text that is not JSON is a denied call', () => {
   const checker = new ToolCallChecker({
     policy: { workspaceRoots: ['/srv/w'], allowShell: false, readonly: true },
-    routes: [{ name: 'read_file', status: 'worker-local', reasons: [] }, { name: 'list_dir', status: 'worker-local', reasons: [] }],
+    routes: [
+      { name: 'read_file', status: 'worker-local', reasons: [] },
+      { name: 'list_dir', status: 'worker-local', reasons: [] },
+    ],
   });
-  const allowed = { decision: 'worker-local', reason: null, paths: [{ argument: 'path', path: '/srv/w/b', write: false }], detail: null, arguments: { path: 'b' } };
+  const allowed = {
+    decision: 'worker-local',
+    reason: null,
+    paths: [{ argument: 'path', path: '/srv/w/b', write: false }],
+    detail: null,
+    arguments: { path: 'b' },
+  };
   for (const t of [' {\n "path" : "b" } ', '{"path":"a","path":"b"}', '{"path":"\\u0062"}']) assert.deepEqual(checker.checkText('read_file', t), allowed, t);
   const notJson = { decision: 'denied', reason: 'invalid_tool_arguments', paths: [], detail: 'arguments: is not valid JSON (or longer than 32 MiB)' };
-  for (const t of ['{', '{"path": "b",}', '{"path": 1e400}', '{} {}', '"\\ud800"x', '\u00a0', '\f']) assert.deepEqual(checker.checkText('read_file', t), notJson, t);
+  for (const t of ['{', '{"path": "b",}', '{"path": 1e400}', '{} {}', '"\\ud800"x', '\u00a0', '\f'])
+    assert.deepEqual(checker.checkText('read_file', t), notJson, t);
   // Empty text, or JSON whitespace only, is a call without arguments: `{}`.
   const firstRoot = { decision: 'worker-local', reason: null, paths: [{ argument: 'path', path: '/srv/w', write: false }], detail: null, arguments: {} };
   for (const t of ['', '  ', ' \t\r\n']) assert.deepEqual(checker.checkText('list_dir', t), firstRoot, JSON.stringify(t));
@@ -135,9 +154,19 @@ test('checkText reads the text the model sent, and answers the arguments it read
 });
 
 test('checkText takes any string: long, non-ASCII, lone surrogates, over the input limit, two checkers in turn', () => {
-  const options = (root) => ({ policy: { workspaceRoots: [root], allowShell: false, readonly: true }, routes: [{ name: 'read_file', status: 'worker-local', reasons: [] }] });
-  const a = new ToolCallChecker(options('/srv/a')), b = new ToolCallChecker(options('/srv/b'));
-  const allowed = (path, argument = path.slice('/srv/a/'.length)) => ({ decision: 'worker-local', reason: null, paths: [{ argument: 'path', path, write: false }], detail: null, arguments: { path: argument } });
+  const options = (root) => ({
+    policy: { workspaceRoots: [root], allowShell: false, readonly: true },
+    routes: [{ name: 'read_file', status: 'worker-local', reasons: [] }],
+  });
+  const a = new ToolCallChecker(options('/srv/a')),
+    b = new ToolCallChecker(options('/srv/b'));
+  const allowed = (path, argument = path.slice('/srv/a/'.length)) => ({
+    decision: 'worker-local',
+    reason: null,
+    paths: [{ argument: 'path', path, write: false }],
+    detail: null,
+    arguments: { path: argument },
+  });
   const notJson = { decision: 'denied', reason: 'invalid_tool_arguments', paths: [], detail: 'arguments: is not valid JSON (or longer than 32 MiB)' };
   const long = 'd/'.repeat(1500) + 'x';
   for (let round = 0; round < 3; round++) {
@@ -147,7 +176,13 @@ test('checkText takes any string: long, non-ASCII, lone surrogates, over the inp
     assert.deepEqual(b.checkText('read_file', ' '.repeat(200_000) + '{"path":"界/é"}'), allowed('/srv/b/界/é'));
     // A lone surrogate crosses as U+FFFD, as every string argument does.
     assert.deepEqual(a.checkText('read_file', '{"path":"c\ud800"}'), allowed('/srv/a/c\ufffd'));
-    assert.deepEqual(a.checkText('read_file\udc00', '{}'), { decision: 'denied', reason: 'not_selected_for_subagent', paths: [], detail: 'no route for tool "read_file\ufffd"', arguments: {} });
+    assert.deepEqual(a.checkText('read_file\udc00', '{}'), {
+      decision: 'denied',
+      reason: 'not_selected_for_subagent',
+      paths: [],
+      detail: 'no route for tool "read_file\ufffd"',
+      arguments: {},
+    });
     assert.deepEqual(b.checkText('n'.repeat(300_000), '{}').detail, `no route for tool "${'n'.repeat(300_000)}"`);
   }
   // Longer than the input limit (32 MiB): denied without being copied.
@@ -159,18 +194,42 @@ test('checkText takes any string: long, non-ASCII, lone surrogates, over the inp
 
 test('bad input throws invalid_input, and a freed checker cannot be used', () => {
   const invalid = (e) => e instanceof Error && e.code === 'invalid_input';
-  assert.throws(() => new ToolCallChecker(42), (e) => invalid(e) && e.message.startsWith('input: '));
-  assert.throws(() => new ToolCallChecker({ routes: [] }), (e) => invalid(e) && e.message === 'policy: is required');
+  assert.throws(
+    () => new ToolCallChecker(42),
+    (e) => invalid(e) && e.message.startsWith('input: '),
+  );
+  assert.throws(
+    () => new ToolCallChecker({ routes: [] }),
+    (e) => invalid(e) && e.message === 'policy: is required',
+  );
   assert.throws(() => new ToolCallChecker({ policy: { workspaceRoots: [] }, routes: [{ name: 'ghost', status: 'worker-local', reasons: [] }] }), invalid);
   const checker = new ToolCallChecker({ policy: { workspaceRoots: ['/w'], allowShell: false, readonly: true }, routes: [] });
-  assert.throws(() => checker.check(null), (e) => invalid(e) && e.message === 'call: expected an object, got null');
-  assert.throws(() => checker.check({ name: 3 }), (e) => invalid(e) && e.message.startsWith('call.name: '));
-  assert.throws(() => checker.check({ name: 'x', arguments: 1n }), (e) => invalid(e) && e.message.startsWith('call: '));
-  assert.throws(() => checker.checkText(3, '{}'), (e) => invalid(e) && e.message === 'name: expected a string');
-  assert.throws(() => checker.checkText('x', {}), (e) => invalid(e) && e.message === 'argumentsJson: expected a string');
+  assert.throws(
+    () => checker.check(null),
+    (e) => invalid(e) && e.message === 'call: expected an object, got null',
+  );
+  assert.throws(
+    () => checker.check({ name: 3 }),
+    (e) => invalid(e) && e.message.startsWith('call.name: '),
+  );
+  assert.throws(
+    () => checker.check({ name: 'x', arguments: 1n }),
+    (e) => invalid(e) && e.message.startsWith('call: '),
+  );
+  assert.throws(
+    () => checker.checkText(3, '{}'),
+    (e) => invalid(e) && e.message === 'name: expected a string',
+  );
+  assert.throws(
+    () => checker.checkText('x', {}),
+    (e) => invalid(e) && e.message === 'argumentsJson: expected a string',
+  );
   assert.equal(checker.check({ name: 'x' }).reason, 'not_selected_for_subagent');
   checker.free();
-  assert.throws(() => checker.checkText('x', '{}'), (e) => e instanceof Error && !(e instanceof WebAssembly.RuntimeError));
+  assert.throws(
+    () => checker.checkText('x', '{}'),
+    (e) => e instanceof Error && !(e instanceof WebAssembly.RuntimeError),
+  );
 });
 
 test('the class has no method but its declared ones: only checkText reaches the exports it writes for', () => {

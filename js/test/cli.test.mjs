@@ -137,7 +137,10 @@ test('--help and --version', () => {
 
 test('runs as `npm exec -- tool-policy` from js/, where the package is installed', () => {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const r = spawnSync(npm, ['exec', '--offline', '--', 'tool-policy', 'explain', '--agent', agent, '--locale', 'en', '--tool', 'bash'], { cwd: JS_DIR, encoding: 'utf8' });
+  const r = spawnSync(npm, ['exec', '--offline', '--', 'tool-policy', 'explain', '--agent', agent, '--locale', 'en', '--tool', 'bash'], {
+    cwd: JS_DIR,
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /trace of bash:/);
 });

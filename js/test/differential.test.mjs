@@ -38,7 +38,10 @@ function generate(name, args) {
 }
 
 function read(file) {
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 }
 
 /**
@@ -122,7 +125,10 @@ test('the native generator writes cases for every function', () => {
     for (const f of FUNCTIONS) {
       assert.equal(valid.filter((c) => c.function === f).length, COUNT, `${f} cases`);
     }
-    assert.ok(valid.every((c) => 'expected' in c), 'valid mode holds answers only');
+    assert.ok(
+      valid.every((c) => 'expected' in c),
+      'valid mode holds answers only',
+    );
     assert.ok(mixed.some((c) => 'error' in c) && mixed.some((c) => 'expected' in c), 'mixed mode holds answers and refusals');
   }
 });
@@ -142,7 +148,10 @@ test('the replay notices a difference', () => {
   const refused = { function: 'label', args: ['reasons', 'nope'], error: { code: 'invalid_input', message: 'code: something else' } };
   const result = replay(policy, [c, altered, refused]);
   assert.equal(result.failed, 2);
-  assert.deepEqual(result.mismatches.map((m) => m.index), [1, 2]);
+  assert.deepEqual(
+    result.mismatches.map((m) => m.index),
+    [1, 2],
+  );
 });
 
 test('headless Chromium replays the same cases byte-identically', async (t) => {
@@ -153,12 +162,14 @@ test('headless Chromium replays the same cases byte-identically', async (t) => {
     '/replay.mjs': { type: 'text/javascript', body: `export ${replay.toString()}\n` },
   });
   try {
-    const { result, errors } = await withPage(origin, '/', (page) => page.evaluate(async () => {
-      const policy = await import('/pkg/browser.mjs');
-      const { replay } = await import('/replay.mjs');
-      const cases = await (await fetch('/cases.json')).json();
-      return { ...replay(policy, cases), agent: navigator.userAgent };
-    }));
+    const { result, errors } = await withPage(origin, '/', (page) =>
+      page.evaluate(async () => {
+        const policy = await import('/pkg/browser.mjs');
+        const { replay } = await import('/replay.mjs');
+        const cases = await (await fetch('/cases.json')).json();
+        return { ...replay(policy, cases), agent: navigator.userAgent };
+      }),
+    );
     t.diagnostic(`Chromium (${result.agent.match(/Chrome\/[\d.]+/)?.[0]}): ${cases.length} cases`);
     assert.deepEqual(errors, []);
     assertReplay(result, cases, 'Chromium');

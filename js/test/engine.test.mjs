@@ -56,7 +56,10 @@ test('one engine answers many calls, the catalog and governance read once', () =
     { name: 'memory_save', toolset: 'memory' },
     { name: 'crm_lookup', toolset: 'crm', kind: 'custom', supportedInWorker: true, workerRoutingHint: 'local' },
   ];
-  const governance = [{ name: 'bash', status: 1, workerRoutingStrategy: 'force-disabled' }, { name: 'crm_lookup', status: 1, id: 7 }];
+  const governance = [
+    { name: 'bash', status: 1, workerRoutingStrategy: 'force-disabled' },
+    { name: 'crm_lookup', status: 1, id: 7 },
+  ];
   const engine = new ToolPolicyEngine({ catalog, governance });
   const calls = [
     {},
@@ -114,15 +117,24 @@ test('invalid engine options and invalid calls throw invalid_input, the engine k
     () => new ToolPolicyEngine({ catalog: [{ name: '', toolset: 'base' }] }),
     (e) => e instanceof Error && !(e instanceof WebAssembly.RuntimeError) && e.code === 'invalid_input' && e.message.startsWith('catalog[0].name: '),
   );
-  assert.throws(() => new ToolPolicyEngine(42), (e) => e.code === 'invalid_input' && e.message.startsWith('input: '));
+  assert.throws(
+    () => new ToolPolicyEngine(42),
+    (e) => e.code === 'invalid_input' && e.message.startsWith('input: '),
+  );
   const engine = new ToolPolicyEngine({});
   const before = JSON.stringify(engine.diagnose({ sessionCwd: '/w' }));
   assert.throws(
     () => engine.resolve({ agent: { toolsets: [1] } }),
     (e) => e instanceof Error && e.code === 'invalid_input' && e.message === 'agent.toolsets[0]: expected a string, got a number',
   );
-  assert.throws(() => engine.diagnose({ workspaceRoots: ['relative/dir'] }), (e) => e.code === 'invalid_input' && e.message.startsWith('workspaceRoots[0]'));
-  assert.throws(() => engine.diagnose(10n), (e) => e instanceof Error && e.code === 'invalid_input');
+  assert.throws(
+    () => engine.diagnose({ workspaceRoots: ['relative/dir'] }),
+    (e) => e.code === 'invalid_input' && e.message.startsWith('workspaceRoots[0]'),
+  );
+  assert.throws(
+    () => engine.diagnose(10n),
+    (e) => e instanceof Error && e.code === 'invalid_input',
+  );
   assert.equal(JSON.stringify(engine.diagnose({ sessionCwd: '/w' })), before);
   engine.free();
 });
@@ -135,7 +147,10 @@ test('free() releases the engine; a freed engine throws a plain Error, and the m
     assert.throws(call, (e) => e instanceof Error && !(e instanceof WebAssembly.RuntimeError));
   }
   // A second free() is refused with a plain Error too (never a trap).
-  assert.throws(() => engine.free(), (e) => e instanceof Error && !(e instanceof WebAssembly.RuntimeError));
+  assert.throws(
+    () => engine.free(),
+    (e) => e instanceof Error && !(e instanceof WebAssembly.RuntimeError),
+  );
   assert.equal(typeof version(), 'string');
   const fresh = new ToolPolicyEngine({});
   assert.equal(JSON.stringify(fresh.resolve({})), JSON.stringify(resolveTools({})));
@@ -145,5 +160,8 @@ test('free() releases the engine; a freed engine throws a plain Error, and the m
 test('Symbol.dispose frees the engine like free()', { skip: typeof Symbol.dispose !== 'symbol' }, () => {
   const engine = new ToolPolicyEngine({});
   engine[Symbol.dispose]();
-  assert.throws(() => engine.resolve({}), (e) => e instanceof Error && !(e instanceof WebAssembly.RuntimeError));
+  assert.throws(
+    () => engine.resolve({}),
+    (e) => e instanceof Error && !(e instanceof WebAssembly.RuntimeError),
+  );
 });

@@ -15,7 +15,12 @@ const cjs = createRequire(import.meta.url)('@netaclaw/tool-policy');
 test('ESM: every function of SPEC §5/§7 is exported by name, and nothing else', () => {
   for (const name of FUNCTIONS) assert.equal(typeof esm[name], 'function', name);
   // (Node 22 and later also name a CommonJS module's whole exports `module.exports` in its namespace.)
-  assert.deepEqual(Object.keys(esm).filter((k) => k !== 'module.exports').sort(), [...FUNCTIONS, 'ToolPolicyEngine', 'ToolCallChecker', 'default'].sort());
+  assert.deepEqual(
+    Object.keys(esm)
+      .filter((k) => k !== 'module.exports')
+      .sort(),
+    [...FUNCTIONS, 'ToolPolicyEngine', 'ToolCallChecker', 'default'].sort(),
+  );
   assert.equal(typeof ToolPolicyEngine, 'function');
   assert.equal(typeof ToolPolicyEngine.prototype.resolve, 'function');
   assert.equal(typeof ToolPolicyEngine.prototype.diagnose, 'function');
@@ -27,8 +32,16 @@ test('ESM: every function of SPEC §5/§7 is exported by name, and nothing else'
 
 test('ESM: every export of the CommonJS build is a named export too, and nothing internal leaks', () => {
   const esmNames = Object.keys(esm).filter((k) => k !== 'default' && k !== 'module.exports');
-  assert.deepEqual(esmNames.filter((k) => !Object.hasOwn(cjs, k)), [], 'named exports the CommonJS build lacks');
-  assert.deepEqual(Object.keys(cjs).filter((k) => !esmNames.includes(k)), [], 'CommonJS exports missing from the ES module entry');
+  assert.deepEqual(
+    esmNames.filter((k) => !Object.hasOwn(cjs, k)),
+    [],
+    'named exports the CommonJS build lacks',
+  );
+  assert.deepEqual(
+    Object.keys(cjs).filter((k) => !esmNames.includes(k)),
+    [],
+    'CommonJS exports missing from the ES module entry',
+  );
   for (const name of esmNames) {
     assert.equal(typeof esm[name], 'function', name);
     assert.ok(!name.startsWith('_') && !/^(init|initSync|memory|wasm)$/.test(name), `internal export ${name}`);

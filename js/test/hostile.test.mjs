@@ -122,13 +122,62 @@ const HOSTILE = [
   ['a throwing getter', throwingGetter('name', new Error('getter boom'))],
   ['a getter throwing a string', throwingGetter('name', 'plain string')],
   ['a getter throwing undefined', throwingGetter('toolset', undefined)],
-  ['a throwing toJSON', { toJSON() { throw new TypeError('toJSON boom'); } }],
+  [
+    'a throwing toJSON',
+    {
+      toJSON() {
+        throw new TypeError('toJSON boom');
+      },
+    },
+  ],
   ['a toJSON answering a BigInt', { toJSON: () => 5n }],
-  ['a toJSON answering itself', { toJSON() { return this; } }],
-  ['a Proxy whose ownKeys throws', new Proxy({}, { ownKeys() { throw new Error('ownKeys boom'); } })],
-  ['a Proxy whose get throws', new Proxy({ name: 'bash' }, { get() { throw new Error('get boom'); } })],
-  ['a Proxy of an array whose length throws', new Proxy([], { get(t, k) { if (k === 'length') throw new Error('length boom'); return Reflect.get(t, k); } })],
-  ['a revoked Proxy', (() => { const r = Proxy.revocable({}, {}); r.revoke(); return r.proxy; })()],
+  [
+    'a toJSON answering itself',
+    {
+      toJSON() {
+        return this;
+      },
+    },
+  ],
+  [
+    'a Proxy whose ownKeys throws',
+    new Proxy(
+      {},
+      {
+        ownKeys() {
+          throw new Error('ownKeys boom');
+        },
+      },
+    ),
+  ],
+  [
+    'a Proxy whose get throws',
+    new Proxy(
+      { name: 'bash' },
+      {
+        get() {
+          throw new Error('get boom');
+        },
+      },
+    ),
+  ],
+  [
+    'a Proxy of an array whose length throws',
+    new Proxy([], {
+      get(t, k) {
+        if (k === 'length') throw new Error('length boom');
+        return Reflect.get(t, k);
+      },
+    }),
+  ],
+  [
+    'a revoked Proxy',
+    (() => {
+      const r = Proxy.revocable({}, {});
+      r.revoke();
+      return r.proxy;
+    })(),
+  ],
   ['a string with NUL bytes', 'ba\0sh'],
   ['a lone high surrogate', 'bash\ud800'],
   ['a lone low surrogate', '\udc00bash'],
@@ -144,31 +193,90 @@ const CALLS = {
   toolManifest: [{ name: 'bash', toolset: 'base' }],
   resolveTools: [{ ...BASELINE_INPUT }],
   buildSubprocessWorkerPolicy: [{ sessionCwd: '/w', workspaceRoots: ['/x'], selectedTools: ['bash'], shellPermitted: true, writePermitted: true }],
-  projectRuntimePolicy: [{ selectedTools: ['bash', 'write_file'], policy: { workspaceRoots: ['/w'], allowShell: true, readonly: false }, strategies: { bash: 'force-local' }, notSelectedReasons: { grep: 'disabled_by_agent' } }],
+  projectRuntimePolicy: [
+    {
+      selectedTools: ['bash', 'write_file'],
+      policy: { workspaceRoots: ['/w'], allowShell: true, readonly: false },
+      strategies: { bash: 'force-local' },
+      notSelectedReasons: { grep: 'disabled_by_agent' },
+    },
+  ],
   runtimeDiagnostic: [{ ...BASELINE_INPUT }],
-  syncCatalog: [null, [{ name: 'bash', status: 1, label: 'Shell' }, { name: 'gone', status: 0 }]],
+  syncCatalog: [
+    null,
+    [
+      { name: 'bash', status: 1, label: 'Shell' },
+      { name: 'gone', status: 0 },
+    ],
+  ],
   validateToolUpdate: [{ row: { name: 'bash', status: 1, toolset: 'base' }, patch: { label: 'Shell', status: 0 } }],
   toolBehaviorGuidance: [['bash', 'grep'], { bash: 'Prefer read-only commands.' }],
   labels: ['en'],
   label: ['reasons', 'shell_disabled_by_policy', 'en'],
-  checkToolCall: [{
-    policy: { workspaceRoots: ['/w'], allowShell: true, readonly: false },
-    routes: [{ name: 'read_file', status: 'worker-local', reasons: [] }, { name: 'patch', status: 'main-process-proxied', reasons: ['requires_main_process_proxy'] }],
-    call: { name: 'read_file', arguments: { path: 'a.txt', offset: 1 } },
-  }],
+  checkToolCall: [
+    {
+      policy: { workspaceRoots: ['/w'], allowShell: true, readonly: false },
+      routes: [
+        { name: 'read_file', status: 'worker-local', reasons: [] },
+        { name: 'patch', status: 'main-process-proxied', reasons: ['requires_main_process_proxy'] },
+      ],
+      call: { name: 'read_file', arguments: { path: 'a.txt', offset: 1 } },
+    },
+  ],
   catalogInfo: [null],
   getToolSchema: ['bash', null],
   getToolNamesByToolset: ['base', null],
   toolRowView: [{ row: { name: 'bash', status: 1, promptHint: 'x', workerRoutingStrategy: 'auto' } }],
-  agentResolveInput: [{ agent: { toolsets: ['base'], tools: { disabled: ['bash'] }, skills: ['pdf'], memoryEnabled: true, modelCapability: 'text' }, channel: { capability: 'vision' }, crewRole: 'master' }],
+  agentResolveInput: [
+    {
+      agent: { toolsets: ['base'], tools: { disabled: ['bash'] }, skills: ['pdf'], memoryEnabled: true, modelCapability: 'text' },
+      channel: { capability: 'vision' },
+      crewRole: 'master',
+    },
+  ],
   fromMcpTool: [{ server: 'fs', tool: { name: 'read', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } } }],
-  checkRules: [{ rules: { global: { deny: ['read(**/.env*)'], protectedPaths: ['.git/hooks/**'] }, agent: { allow: ['bash(git status)'], default: 'ask' }, approvals: ['bash(make)'] }, policy: { workspaceRoots: ['/w'], allowShell: true, readonly: false }, command: 'git status > out.txt' }],
+  checkRules: [
+    {
+      rules: {
+        global: { deny: ['read(**/.env*)'], protectedPaths: ['.git/hooks/**'] },
+        agent: { allow: ['bash(git status)'], default: 'ask' },
+        approvals: ['bash(make)'],
+      },
+      policy: { workspaceRoots: ['/w'], allowShell: true, readonly: false },
+      command: 'git status > out.txt',
+    },
+  ],
   ruleDefaults: [],
 };
 const FIELDS = [
-  'catalog', 'governance', 'agent', 'modelCapability', 'memoryEnabled', 'hasSkills', 'crewRole', 'toolsetDefaults', 'subagentTools',
-  'sessionCwd', 'workspaceRoots', 'shellPermitted', 'writePermitted', 'selectedTools', 'policy', 'strategies', 'notSelectedReasons',
-  'row', 'patch', 'routes', 'call', 'channel', 'server', 'tool', 'rules', 'command', 'read', 'write',
+  'catalog',
+  'governance',
+  'agent',
+  'modelCapability',
+  'memoryEnabled',
+  'hasSkills',
+  'crewRole',
+  'toolsetDefaults',
+  'subagentTools',
+  'sessionCwd',
+  'workspaceRoots',
+  'shellPermitted',
+  'writePermitted',
+  'selectedTools',
+  'policy',
+  'strategies',
+  'notSelectedReasons',
+  'row',
+  'patch',
+  'routes',
+  'call',
+  'channel',
+  'server',
+  'tool',
+  'rules',
+  'command',
+  'read',
+  'write',
 ];
 // Nested places: [function, path inside the first argument].
 const NESTED = [
@@ -212,7 +320,13 @@ const NESTED = [
 ];
 
 function withCatalog(input) {
-  return { ...input, catalog: [{ name: 'bash', toolset: 'base' }, { name: 'crm', toolset: 'ops', kind: 'custom' }] };
+  return {
+    ...input,
+    catalog: [
+      { name: 'bash', toolset: 'base' },
+      { name: 'crm', toolset: 'ops', kind: 'custom' },
+    ],
+  };
 }
 
 function setPath(root, path, value) {
@@ -308,10 +422,28 @@ test('wrong types and nulls give messages naming the path', () => {
   refused('string input', () => policy.resolveTools('{}'), /^input: expected an object, got a string$/);
   refused('array input', () => policy.runtimeDiagnostic([]), /^input: expected an object, got an array$/);
   refused('null input', () => policy.buildSubprocessWorkerPolicy(null), /^input: expected an object, got null$/);
-  refused('toolset number', () => policy.resolveTools({ agent: { toolsets: ['base', 'planning', 7] } }), /^agent\.toolsets\[2\]: expected a string, got a number$/);
-  refused('catalog name null', () => policy.resolveTools({ catalog: [{ name: 'a', toolset: 'x' }, { name: null, toolset: 'x' }] }), /^catalog\[1\]\.name: /);
+  refused(
+    'toolset number',
+    () => policy.resolveTools({ agent: { toolsets: ['base', 'planning', 7] } }),
+    /^agent\.toolsets\[2\]: expected a string, got a number$/,
+  );
+  refused(
+    'catalog name null',
+    () =>
+      policy.resolveTools({
+        catalog: [
+          { name: 'a', toolset: 'x' },
+          { name: null, toolset: 'x' },
+        ],
+      }),
+    /^catalog\[1\]\.name: /,
+  );
   refused('status 2', () => policy.resolveTools({ governance: [{ name: 'bash', status: 2 }] }), /^governance\[0\]\.status: expected 0 or 1, got 2$/);
-  refused('selectedTools missing', () => policy.projectRuntimePolicy({ policy: { workspaceRoots: [], allowShell: false, readonly: true } }), /^selectedTools: is required$/);
+  refused(
+    'selectedTools missing',
+    () => policy.projectRuntimePolicy({ policy: { workspaceRoots: [], allowShell: false, readonly: true } }),
+    /^selectedTools: is required$/,
+  );
   refused('policy null', () => policy.projectRuntimePolicy({ selectedTools: [], policy: null }), /^policy: is required$/);
   refused('schema BigInt', () => policy.toolManifest(10n), /^schema: cannot be read as JSON: got a BigInt$/);
   refused('nested BigInt', () => policy.resolveTools({ governance: [{ name: 'bash', status: 1n }] }), /^input: cannot be read as JSON \(.*BigInt.*\)$/);
@@ -320,14 +452,60 @@ test('wrong types and nulls give messages naming the path', () => {
   refused('cyclic', () => policy.resolveTools({ agent: cyclic }), /^input: cannot be read as JSON \(Converting circular structure to JSON/);
   refused('throwing getter', () => policy.resolveTools(throwingGetter('agent', new Error('getter boom'))), /^input: cannot be read as JSON \(getter boom\)$/);
   refused('getter throwing a string', () => policy.resolveTools(throwingGetter('agent', 'plain string')), /^input: cannot be read as JSON \(plain string\)$/);
-  refused('getter throwing undefined', () => policy.resolveTools(throwingGetter('agent', undefined)), /^input: cannot be read as JSON \(JSON\.stringify threw\)$/);
-  refused('throwing Proxy', () => policy.resolveTools(new Proxy({}, { ownKeys() { throw new Error('ownKeys boom'); } })), /ownKeys boom/);
-  refused('relative root', () => policy.buildSubprocessWorkerPolicy({ workspaceRoots: ['/ok', 'rel'], selectedTools: [] }), /^workspaceRoots\[1\]: must be an absolute path/);
-  refused('UNC root', () => policy.buildSubprocessWorkerPolicy({ sessionCwd: '\\\\srv\\share', selectedTools: [] }), /^sessionCwd: UNC paths are not supported/);
-  refused('NUL in a root', () => policy.buildSubprocessWorkerPolicy({ sessionCwd: '/w\0/x', selectedTools: [] }), /^sessionCwd: must not contain a NUL character$/);
+  refused(
+    'getter throwing undefined',
+    () => policy.resolveTools(throwingGetter('agent', undefined)),
+    /^input: cannot be read as JSON \(JSON\.stringify threw\)$/,
+  );
+  refused(
+    'throwing Proxy',
+    () =>
+      policy.resolveTools(
+        new Proxy(
+          {},
+          {
+            ownKeys() {
+              throw new Error('ownKeys boom');
+            },
+          },
+        ),
+      ),
+    /ownKeys boom/,
+  );
+  refused(
+    'relative root',
+    () => policy.buildSubprocessWorkerPolicy({ workspaceRoots: ['/ok', 'rel'], selectedTools: [] }),
+    /^workspaceRoots\[1\]: must be an absolute path/,
+  );
+  refused(
+    'UNC root',
+    () => policy.buildSubprocessWorkerPolicy({ sessionCwd: '\\\\srv\\share', selectedTools: [] }),
+    /^sessionCwd: UNC paths are not supported/,
+  );
+  refused(
+    'NUL in a root',
+    () => policy.buildSubprocessWorkerPolicy({ sessionCwd: '/w\0/x', selectedTools: [] }),
+    /^sessionCwd: must not contain a NUL character$/,
+  );
   refused('lone surrogate', () => policy.toolManifest({ name: 'bash\ud800', toolset: 'base' }), /^schema: /);
   // Nulls where optional fields are allowed are read as absent.
-  const nulls = Object.fromEntries(['catalog', 'governance', 'agent', 'modelCapability', 'memoryEnabled', 'hasSkills', 'crewRole', 'toolsetDefaults', 'subagentTools', 'sessionCwd', 'workspaceRoots', 'shellPermitted', 'writePermitted'].map((k) => [k, null]));
+  const nulls = Object.fromEntries(
+    [
+      'catalog',
+      'governance',
+      'agent',
+      'modelCapability',
+      'memoryEnabled',
+      'hasSkills',
+      'crewRole',
+      'toolsetDefaults',
+      'subagentTools',
+      'sessionCwd',
+      'workspaceRoots',
+      'shellPermitted',
+      'writePermitted',
+    ].map((k) => [k, null]),
+  );
   assert.equal(JSON.stringify(policy.runtimeDiagnostic(nulls)), JSON.stringify(policy.runtimeDiagnostic({})));
   assertHealthy();
 });
@@ -358,7 +536,14 @@ test('__proto__ and constructor keys are plain data: nothing is polluted and the
     policy: { workspaceRoots: [], allowShell: false, readonly: true },
     strategies: JSON.parse('{"__proto__":"force-local","constructor":"force-disabled"}'),
   });
-  assert.deepEqual(routes.map((r) => [r.name, r.strategy]), [['__proto__', 'force-local'], ['constructor', 'force-disabled'], ['toString', 'auto']]);
+  assert.deepEqual(
+    routes.map((r) => [r.name, r.strategy]),
+    [
+      ['__proto__', 'force-local'],
+      ['constructor', 'force-disabled'],
+      ['toString', 'auto'],
+    ],
+  );
   assert.equal(routes[0].status, 'disabled-in-worker', 'force-local cannot route a custom tool');
   const update = policy.validateToolUpdate({
     row: JSON.parse('{"name":"bash","__proto__":{"polluted":true},"constructor":1}'),
@@ -382,12 +567,20 @@ test('NUL bytes and unusual text in names are data, answered byte-for-byte', () 
   const resolved = policy.resolveTools({ catalog });
   assert.deepEqual(resolved.toolNames, names);
   const plan = policy.syncCatalog(catalog, []);
-  assert.deepEqual(plan.inserts.map((r) => r.label), names);
+  assert.deepEqual(
+    plan.inserts.map((r) => r.label),
+    names,
+  );
   assertHealthy();
 });
 
 test('limits: 10,000 tools pass, 10,001 are refused with the limit in the message', () => {
-  const tools = Array.from({ length: 10_000 }, (_, i) => ({ name: `tool_${i}`, toolset: i % 2 ? 'base' : 'ops', supportedInWorker: true, workerRoutingHint: 'local' }));
+  const tools = Array.from({ length: 10_000 }, (_, i) => ({
+    name: `tool_${i}`,
+    toolset: i % 2 ? 'base' : 'ops',
+    supportedInWorker: true,
+    workerRoutingHint: 'local',
+  }));
   const resolved = policy.resolveTools({ catalog: tools });
   assert.equal(resolved.toolNames.length + resolved.disabledReasons.length, 10_000);
   assert.equal(resolved.toolNames.length, 5_000);
@@ -414,8 +607,16 @@ test('limits: 10,000 tools pass, 10,001 are refused with the limit in the messag
   refused('10,001 disabled tools', () => policy.resolveTools({ agent: { tools: { disabled: names } } }), /^agent\.tools\.disabled: has 10001 items/);
   refused('10,001 guidance names', () => policy.toolBehaviorGuidance(names), /^toolNames: has 10001 items/);
   const strategies = Object.fromEntries(names.map((n) => [n, 'auto']));
-  refused('10,001 prompt hints', () => policy.toolBehaviorGuidance(['bash'], Object.fromEntries(names.map((n) => [n, 'hint']))), /^toolPromptHints: has 10001 keys; at most 10000 are allowed$/);
-  refused('10,001 strategies', () => policy.projectRuntimePolicy({ selectedTools: [], policy: { workspaceRoots: [], allowShell: false, readonly: true }, strategies }), /^strategies: has 10001 keys; at most 10000 are allowed$/);
+  refused(
+    '10,001 prompt hints',
+    () => policy.toolBehaviorGuidance(['bash'], Object.fromEntries(names.map((n) => [n, 'hint']))),
+    /^toolPromptHints: has 10001 keys; at most 10000 are allowed$/,
+  );
+  refused(
+    '10,001 strategies',
+    () => policy.projectRuntimePolicy({ selectedTools: [], policy: { workspaceRoots: [], allowShell: false, readonly: true }, strategies }),
+    /^strategies: has 10001 keys; at most 10000 are allowed$/,
+  );
   assertHealthy();
 });
 
@@ -424,8 +625,16 @@ test('limits: names, toolsets, labels, texts and roots have maximum lengths', ()
   assert.equal(policy.toolManifest({ name: '界'.repeat(100), toolset: 'x' }).name.length, 100, 'lengths count characters, not bytes');
   refused('empty name', () => policy.toolManifest({ name: '', toolset: 'x' }), /^schema\.name: must not be empty$/);
   refused('toolset 51', () => policy.toolManifest({ name: 'a', toolset: 't'.repeat(51) }), /^schema\.toolset: is longer than 50 characters$/);
-  refused('description 65,537', () => policy.toolManifest({ name: 'a', toolset: 'x', description: 'd'.repeat(65_537) }), /^schema\.description: is longer than 65536 characters$/);
-  refused('root 4,097', () => policy.buildSubprocessWorkerPolicy({ sessionCwd: `/${'r'.repeat(4_096)}`, selectedTools: [] }), /^sessionCwd: is longer than 4096 characters$/);
+  refused(
+    'description 65,537',
+    () => policy.toolManifest({ name: 'a', toolset: 'x', description: 'd'.repeat(65_537) }),
+    /^schema\.description: is longer than 65536 characters$/,
+  );
+  refused(
+    'root 4,097',
+    () => policy.buildSubprocessWorkerPolicy({ sessionCwd: `/${'r'.repeat(4_096)}`, selectedTools: [] }),
+    /^sessionCwd: is longer than 4096 characters$/,
+  );
   const long = policy.validateToolUpdate({ row: { name: 'bash' }, patch: { label: 'l'.repeat(201) } });
   assert.deepEqual(long.errors, [{ field: 'label', code: 'invalid_value' }], 'a label over 200 characters is refused as data');
   assertHealthy();
@@ -433,7 +642,11 @@ test('limits: names, toolsets, labels, texts and roots have maximum lengths', ()
 
 test('limits: 10 MB strings are refused by length, inputs over 32 MiB by size', () => {
   const tenMB = 'x'.repeat(10 * 1024 * 1024);
-  refused('10 MB description', () => policy.toolManifest({ name: 'a', toolset: 'x', description: tenMB }), /^schema\.description: is longer than 65536 characters$/);
+  refused(
+    '10 MB description',
+    () => policy.toolManifest({ name: 'a', toolset: 'x', description: tenMB }),
+    /^schema\.description: is longer than 65536 characters$/,
+  );
   refused('10 MB name', () => policy.resolveTools({ catalog: [{ name: tenMB, toolset: 'x' }] }), /^catalog\[0\]\.name: is longer than 100 characters$/);
   refused('10 MB root', () => policy.runtimeDiagnostic({ sessionCwd: `/${tenMB}` }), /^sessionCwd: is longer than 4096 characters$/);
   refused('10 MB locale', () => policy.labels(tenMB), /^locale: is longer than 64 characters$/);
@@ -480,7 +693,17 @@ test('inputs JSON.stringify throws on leave no externref behind', () => {
     () => policy.runtimeDiagnostic({ agent: cyclic }),
     () => policy.resolveTools({ governance: [{ name: 'bash', status: 1n }] }),
     () => policy.syncCatalog(null, [throwingGetter('name', new Error('getter boom'))]),
-    () => policy.toolManifest(new Proxy({}, { ownKeys() { throw new Error('ownKeys boom'); } })),
+    () =>
+      policy.toolManifest(
+        new Proxy(
+          {},
+          {
+            ownKeys() {
+              throw new Error('ownKeys boom');
+            },
+          },
+        ),
+      ),
     () => policy.label('reasons', throwingGetter('x', 'plain string')),
   ];
   for (const call of throwing) refused('warm-up', call);

@@ -51,8 +51,19 @@ const CHECK = `{ policy: { workspaceRoots: ['/srv/a'], allowShell: false, readon
 const expected = {
   version: policy.version(),
   catalogInfo: JSON.stringify(policy.catalogInfo()),
-  checkText: JSON.stringify(new policy.ToolCallChecker({ policy: { workspaceRoots: ['/srv/a'], allowShell: false, readonly: true }, routes: [{ name: 'read_file', status: 'worker-local', reasons: [] }] }).checkText('read_file', '{"path":"b/../c"}')),
-  refused: (() => { try { policy.label('reasons', 'nope'); } catch (e) { return { code: e.code, message: e.message }; } })(),
+  checkText: JSON.stringify(
+    new policy.ToolCallChecker({
+      policy: { workspaceRoots: ['/srv/a'], allowShell: false, readonly: true },
+      routes: [{ name: 'read_file', status: 'worker-local', reasons: [] }],
+    }).checkText('read_file', '{"path":"b/../c"}'),
+  ),
+  refused: (() => {
+    try {
+      policy.label('reasons', 'nope');
+    } catch (e) {
+      return { code: e.code, message: e.message };
+    }
+  })(),
 };
 const PROBE = (p) => `({
   version: ${p}.version(),
@@ -79,7 +90,13 @@ test('publint and @arethetypeswrong/cli find nothing wrong in the packed package
   const report = JSON.parse(attw.stdout);
   assert.deepEqual(report.analysis.problems ?? [], [], JSON.stringify(report.analysis.problems));
   const resolutions = Object.values(report.analysis.entrypoints['.'].resolutions);
-  assert.deepEqual(resolutions.map((r) => r.resolution?.isTypeScript && r.resolutionKind).filter(Boolean).sort(), ['bundler', 'node10', 'node16-cjs', 'node16-esm']);
+  assert.deepEqual(
+    resolutions
+      .map((r) => r.resolution?.isTypeScript && r.resolutionKind)
+      .filter(Boolean)
+      .sort(),
+    ['bundler', 'node10', 'node16-cjs', 'node16-esm'],
+  );
 });
 
 test('a Node ES module app and a CommonJS app installed from the tarball answer as here, one instance between them', () => {
@@ -115,14 +132,21 @@ test('a Vite app installed from the tarball builds, and its page answers as here
   const dist = join(dir, 'dist');
   const routes = {};
   const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' };
-  const walk = (d) => readdirSync(d).forEach((f) => (statSync(join(d, f)).isDirectory() ? walk(join(d, f)) : (routes[`/${relative(dist, join(d, f))}`] = { type: TYPES[extname(f)] ?? 'application/octet-stream', body: readFileSync(join(d, f)) })));
+  const walk = (d) =>
+    readdirSync(d).forEach((f) =>
+      statSync(join(d, f)).isDirectory()
+        ? walk(join(d, f))
+        : (routes[`/${relative(dist, join(d, f))}`] = { type: TYPES[extname(f)] ?? 'application/octet-stream', body: readFileSync(join(d, f)) }),
+    );
   walk(dist);
   const wasms = Object.keys(routes).filter((r) => r.endsWith('.wasm'));
   assert.equal(wasms.length, 1, `the build emits the one module: ${Object.keys(routes).join(', ')}`);
   routes['/'] = routes['/index.html'];
   const { server, origin, requests } = await serveStatic(routes);
   try {
-    const { result, errors } = await withPage(origin, '/', (page) => page.waitForFunction(() => window.__result, null, { timeout: 20_000 }).then((h) => h.jsonValue()));
+    const { result, errors } = await withPage(origin, '/', (page) =>
+      page.waitForFunction(() => window.__result, null, { timeout: 20_000 }).then((h) => h.jsonValue()),
+    );
     assert.deepEqual(errors, []);
     assert.deepEqual(result, expected);
     assert.ok(requests.includes(wasms[0]), `the page loaded ${wasms[0]}: ${requests.join(', ')}`);

@@ -66,10 +66,7 @@ test('toolPromptHints is a plain object keyed by tool name, even for names like 
   ];
   const governance = catalog.map((t) => ({ name: t.name, status: 1, promptHint: `hint of ${t.name}` }));
   const agent = { toolsets: ['base'] };
-  for (const result of [
-    policy.resolveTools({ catalog, governance, agent }),
-    policy.runtimeDiagnostic({ catalog, governance, agent }).resolved,
-  ]) {
+  for (const result of [policy.resolveTools({ catalog, governance, agent }), policy.runtimeDiagnostic({ catalog, governance, agent }).resolved]) {
     const hints = result.toolPromptHints;
     assert.equal(Object.getPrototypeOf(hints), Object.prototype);
     assert.ok(!(hints instanceof Map));
@@ -94,7 +91,10 @@ test('labels() and every label group are plain objects of strings', () => {
 
 test('every function answers plain data on a rich input', () => {
   const catalog = policy.builtinCatalog();
-  const rows = [{ name: 'bash', status: 0, extra: { nested: [1, { a: null }] }, id: 5 }, { name: 'old', status: 1 }];
+  const rows = [
+    { name: 'bash', status: 0, extra: { nested: [1, { a: null }] }, id: 5 },
+    { name: 'old', status: 1 },
+  ];
   const input = { governance: [rows[0]], sessionCwd: '/w', shellPermitted: true, writePermitted: true, agent: { tools: { disabled: ['todo'] } } };
   const answers = {
     builtinCatalog: catalog,

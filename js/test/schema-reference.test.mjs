@@ -25,7 +25,11 @@ const CASES = [
   ['enum', obj({ a: { enum: ['x', 1, null, [1]] } }), [{ a: 'x' }, { a: 1 }, { a: null }, { a: [1] }, { a: 'y' }, { a: [2] }]],
   ['$ref $defs', { $schema: D2020, $defs: { p: { type: 'string', minLength: 2 } }, ...obj({ a: { $ref: '#/$defs/p' } }) }, [{ a: 'xy' }, { a: 'x' }, { a: 3 }]],
   ['$ref definitions', { $schema: D7, definitions: { p: { type: 'integer' } }, ...obj({ a: { $ref: '#/definitions/p' } }) }, [{ a: 1 }, { a: 'x' }]],
-  ['$ref recursive', { $defs: { n: obj({ c: { type: 'array', items: { $ref: '#/$defs/n' } } }) }, $ref: '#/$defs/n' }, [{ c: [{ c: [] }] }, { c: [{ c: [1] }] }, { c: 1 }]],
+  [
+    '$ref recursive',
+    { $defs: { n: obj({ c: { type: 'array', items: { $ref: '#/$defs/n' } } }) }, $ref: '#/$defs/n' },
+    [{ c: [{ c: [] }] }, { c: [{ c: [1] }] }, { c: 1 }],
+  ],
   ['$ref with siblings', { $defs: { s: { type: 'string' } }, ...obj({ a: { $ref: '#/$defs/s', maxLength: 1 } }) }, [{ a: 'x' }, { a: 'xy' }]],
   ['exclusive bounds', obj({ a: { exclusiveMinimum: 0, exclusiveMaximum: 10 } }), [{ a: 0 }, { a: 0.1 }, { a: 9.9 }, { a: 10 }, { a: 'x' }]],
   ['minimum maximum', obj({ a: { minimum: 1, maximum: 2 } }), [{ a: 1 }, { a: 2 }, { a: 0.9 }, { a: 2.1 }]],
@@ -38,22 +42,91 @@ const CASES = [
   ['pattern class', obj({ a: { pattern: '^[^\\s/]+$' } }), [{ a: 'ab' }, { a: 'a/b' }, { a: 'a\u00a0b' }]],
   ['pattern lookahead (refused)', obj({ a: { pattern: '^(?=a)' } }), [{ a: 'ab' }, { a: 'b' }]],
   ['pattern \\S in a class (refused)', obj({ a: { pattern: '^[\\S]+$' } }), [{ a: 'ab' }, { a: 'a b' }]],
-  ['patternProperties', { type: 'object', patternProperties: { '^x_': { type: 'integer' } }, additionalProperties: false }, [{ x_a: 1 }, { x_a: 'a' }, { y: 1 }, {}]],
-  ['patternProperties and properties', { type: 'object', properties: { x_a: { minimum: 5 } }, patternProperties: { '^x_': { maximum: 6 } } }, [{ x_a: 5 }, { x_a: 7 }, { x_a: 4 }]],
+  [
+    'patternProperties',
+    { type: 'object', patternProperties: { '^x_': { type: 'integer' } }, additionalProperties: false },
+    [{ x_a: 1 }, { x_a: 'a' }, { y: 1 }, {}],
+  ],
+  [
+    'patternProperties and properties',
+    { type: 'object', properties: { x_a: { minimum: 5 } }, patternProperties: { '^x_': { maximum: 6 } } },
+    [{ x_a: 5 }, { x_a: 7 }, { x_a: 4 }],
+  ],
   ['propertyNames', { type: 'object', propertyNames: { pattern: '^[a-z]+$', maxLength: 3 } }, [{ ab: 1 }, { Ab: 1 }, { abcd: 1 }, {}]],
-  ['uniqueItems', obj({ a: { type: 'array', uniqueItems: true } }), [{ a: [1, 2] }, { a: [1, 1.0] }, { a: [{ x: 1, y: 2 }, { y: 2, x: 1 }] }, { a: [[1], [1]] }, { a: ['1', 1] }]],
+  [
+    'uniqueItems',
+    obj({ a: { type: 'array', uniqueItems: true } }),
+    [
+      { a: [1, 2] },
+      { a: [1, 1.0] },
+      {
+        a: [
+          { x: 1, y: 2 },
+          { y: 2, x: 1 },
+        ],
+      },
+      { a: [[1], [1]] },
+      { a: ['1', 1] },
+    ],
+  ],
   ['min/maxProperties', { type: 'object', minProperties: 1, maxProperties: 2 }, [{}, { a: 1 }, { a: 1, b: 2 }, { a: 1, b: 2, c: 3 }]],
-  ['prefixItems', { $schema: D2020, ...obj({ a: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false } }) }, [{ a: ['x', 1] }, { a: ['x'] }, { a: [1, 1] }, { a: ['x', 1, 2] }]],
-  ['prefixItems then items', { $schema: D2020, ...obj({ a: { prefixItems: [{ type: 'string' }], items: { type: 'integer' } } }) }, [{ a: ['x', 1, 2] }, { a: ['x', 'y'] }]],
-  ['items array and additionalItems', { $schema: D7, ...obj({ a: { items: [{ type: 'string' }], additionalItems: { type: 'boolean' } } }) }, [{ a: ['x', true] }, { a: ['x', 1] }, { a: [1] }]],
-  ['items array, additionalItems false', { $schema: D7, ...obj({ a: { items: [{ type: 'string' }], additionalItems: false } }) }, [{ a: ['x'] }, { a: ['x', 'y'] }]],
-  ['items schema', obj({ a: { type: 'array', items: { type: 'integer' }, minItems: 1, maxItems: 2 } }), [{ a: [1] }, { a: [] }, { a: [1, 2, 3] }, { a: [1, 'x'] }]],
+  [
+    'prefixItems',
+    { $schema: D2020, ...obj({ a: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false } }) },
+    [{ a: ['x', 1] }, { a: ['x'] }, { a: [1, 1] }, { a: ['x', 1, 2] }],
+  ],
+  [
+    'prefixItems then items',
+    { $schema: D2020, ...obj({ a: { prefixItems: [{ type: 'string' }], items: { type: 'integer' } } }) },
+    [{ a: ['x', 1, 2] }, { a: ['x', 'y'] }],
+  ],
+  [
+    'items array and additionalItems',
+    { $schema: D7, ...obj({ a: { items: [{ type: 'string' }], additionalItems: { type: 'boolean' } } }) },
+    [{ a: ['x', true] }, { a: ['x', 1] }, { a: [1] }],
+  ],
+  [
+    'items array, additionalItems false',
+    { $schema: D7, ...obj({ a: { items: [{ type: 'string' }], additionalItems: false } }) },
+    [{ a: ['x'] }, { a: ['x', 'y'] }],
+  ],
+  [
+    'items schema',
+    obj({ a: { type: 'array', items: { type: 'integer' }, minItems: 1, maxItems: 2 } }),
+    [{ a: [1] }, { a: [] }, { a: [1, 2, 3] }, { a: [1, 'x'] }],
+  ],
   ['dependentRequired', { $schema: D2020, type: 'object', dependentRequired: { a: ['b'] } }, [{ a: 1, b: 2 }, { b: 2 }, { a: 1 }]],
-  ['dependencies (draft 7)', { $schema: D7, type: 'object', dependencies: { a: ['b'], c: { required: ['d'] } } }, [{ a: 1, b: 1 }, { a: 1 }, { c: 1 }, { c: 1, d: 1 }]],
-  ['contains', obj({ a: { type: 'array', contains: { const: 1 }, minContains: 2, maxContains: 3 } }), [{ a: [1, 1] }, { a: [1] }, { a: [1, 1, 1, 1] }, { a: [] }]],
+  [
+    'dependencies (draft 7)',
+    { $schema: D7, type: 'object', dependencies: { a: ['b'], c: { required: ['d'] } } },
+    [{ a: 1, b: 1 }, { a: 1 }, { c: 1 }, { c: 1, d: 1 }],
+  ],
+  [
+    'contains',
+    obj({ a: { type: 'array', contains: { const: 1 }, minContains: 2, maxContains: 3 } }),
+    [{ a: [1, 1] }, { a: [1] }, { a: [1, 1, 1, 1] }, { a: [] }],
+  ],
   // biome-ignore lint/suspicious/noThenProperty: `then` is the JSON Schema keyword under test
   ['if then else', { type: 'object', if: { required: ['a'] }, then: { required: ['b'] }, else: { required: ['c'] } }, [{ a: 1, b: 1 }, { a: 1 }, { c: 1 }, {}]],
-  ['annotations', obj({ a: { type: 'string', title: 'A', description: 'd', examples: ['x'], default: 'x', deprecated: true, readOnly: false, writeOnly: false, format: 'uuid', 'x-extra': 1, $comment: 'c' } }), [{ a: 'not-a-uuid' }, { a: 1 }]],
+  [
+    'annotations',
+    obj({
+      a: {
+        type: 'string',
+        title: 'A',
+        description: 'd',
+        examples: ['x'],
+        default: 'x',
+        deprecated: true,
+        readOnly: false,
+        writeOnly: false,
+        format: 'uuid',
+        'x-extra': 1,
+        $comment: 'c',
+      },
+    }),
+    [{ a: 'not-a-uuid' }, { a: 1 }],
+  ],
   ['additionalProperties schema', obj({ a: {} }, { additionalProperties: { type: 'boolean' } }), [{ a: 1, b: true }, { b: 1 }]],
   ['boolean subschemas', obj({ a: true, b: false }), [{ a: 1 }, { b: 1 }]],
   ['unknown keyword (refused)', obj({ a: { type: 'string', unevaluatedProperties: false } }), [{ a: 'x' }]],
@@ -109,7 +182,9 @@ test('every corpus tool, its valid call bent one property at a time, agrees with
   const unsafe = [];
   const stricter = [];
   let pairs = 0;
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const server = JSON.parse(readFileSync(new URL(file, dir), 'utf8'));
     for (const tool of server.tools) {
       const schema = tool.inputSchema ?? { type: 'object' };
@@ -145,7 +220,33 @@ test('random patterns: where the engine takes a pattern, it answers as ECMA-262 
     return (seed >>> 0) % n;
   };
   const pick = (list) => list[rand(list.length)];
-  const ATOMS = ['a', 'b', '.', '\\s', '\\S', '\\d', '\\w', '\\W', '\\b', '\\B', '[ab]', '[^a]', '[a-c\\d]', '[\\s_]', '\\n', '\\u00e9', '\\.', '^', '$', ' ', '\\u{1F600}', '[\\b]', '\\x41', '[^\\d\\s]', '\\/'];
+  const ATOMS = [
+    'a',
+    'b',
+    '.',
+    '\\s',
+    '\\S',
+    '\\d',
+    '\\w',
+    '\\W',
+    '\\b',
+    '\\B',
+    '[ab]',
+    '[^a]',
+    '[a-c\\d]',
+    '[\\s_]',
+    '\\n',
+    '\\u00e9',
+    '\\.',
+    '^',
+    '$',
+    ' ',
+    '\\u{1F600}',
+    '[\\b]',
+    '\\x41',
+    '[^\\d\\s]',
+    '\\/',
+  ];
   const QUANT = ['', '', '', '*', '+', '?', '{2}', '{1,2}', '{0,}', '*?', '+?'];
   function pattern(depth) {
     let out = '';

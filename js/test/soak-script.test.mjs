@@ -10,7 +10,9 @@ const CALLS = Number(process.env.SOAK_CALLS ?? 50_000);
 
 test(`${CALLS} calls over ${OPERATIONS.length} operations leave the wasm memory and externref table flat`, (t) => {
   const result = soak({ calls: CALLS, warmup: 5_000, samples: 5 });
-  t.diagnostic(`${result.calls} calls in ${result.seconds.toFixed(1)} s; wasm memory ${result.start.memory} → ${result.end.memory} bytes; externrefs ${result.start.externrefs} → ${result.end.externrefs}`);
+  t.diagnostic(
+    `${result.calls} calls in ${result.seconds.toFixed(1)} s; wasm memory ${result.start.memory} → ${result.end.memory} bytes; externrefs ${result.start.externrefs} → ${result.end.externrefs}`,
+  );
   assert.ok(result.calls >= CALLS, `${result.calls} calls`);
   for (const s of result.samples) {
     assert.equal(s.memory, result.start.memory, `wasm memory grew to ${s.memory} bytes after ${s.calls} calls`);

@@ -78,7 +78,9 @@ test(`${CALLS} calls (answers, engine calls, thrown errors) leave the wasm memor
   }
   const seconds = (performance.now() - started) / 1000;
   const after = sizes(exports);
-  t.diagnostic(`${CALLS} calls in ${seconds.toFixed(1)} s; wasm memory ${before.memory} → ${after.memory} bytes; externrefs ${before.externrefs} → ${after.externrefs}`);
+  t.diagnostic(
+    `${CALLS} calls in ${seconds.toFixed(1)} s; wasm memory ${before.memory} → ${after.memory} bytes; externrefs ${before.externrefs} → ${after.externrefs}`,
+  );
   assert.equal(after.memory, before.memory, `wasm memory grew by ${after.memory - before.memory} bytes over ${CALLS} calls`);
   assert.equal(after.externrefs, before.externrefs, 'the externref table grew');
   assert.equal(results.size, operations.length);

@@ -30,7 +30,9 @@ function paramProblems(params, args, where) {
   const problems = [];
   const required = params.filter((p) => !p.optional).length;
   if (args.length < required) {
-    problems.push(`${where}: called with ${args.length} argument(s), the declaration requires ${required} (${params.map((p) => `${p.name}${p.optional ? '?' : ''}: ${describe(p.type)}`).join(', ')})`);
+    problems.push(
+      `${where}: called with ${args.length} argument(s), the declaration requires ${required} (${params.map((p) => `${p.name}${p.optional ? '?' : ''}: ${describe(p.type)}`).join(', ')})`,
+    );
   }
   params.forEach((p, i) => {
     if (i < args.length) problems.push(...check(decls, args[i], p.type, `${where} ${p.name}`, false));
@@ -110,7 +112,10 @@ test('ToolPolicyEngine: resolve/diagnose answers and per-call inputs fit their d
   const engine = decls.classes.get('ToolPolicyEngine');
   const problems = [];
   let checked = 0;
-  for (const [fn, method] of [['resolveTools', 'resolve'], ['runtimeDiagnostic', 'diagnose']]) {
+  for (const [fn, method] of [
+    ['resolveTools', 'resolve'],
+    ['runtimeDiagnostic', 'diagnose'],
+  ]) {
     for (const { file, vector } of vectorsOf(entries, fn)) {
       if (!Object.hasOwn(vector, 'expected') || !isPlainObject(vector.args[0])) continue;
       const { catalog, governance, ...rest } = vector.args[0];
@@ -202,7 +207,9 @@ test('direct answers of every function fit their declared return types', () => {
     toolManifest: [{ name: 'x', toolset: 'memory' }],
     resolveTools: [input],
     buildSubprocessWorkerPolicy: [{ selectedTools: ['bash', 'edit'], sessionCwd: '/w', shellPermitted: true }],
-    projectRuntimePolicy: [{ selectedTools: ['bash', 'edit', 'todo'], policy: policyValue, strategies: { edit: 'force-local' }, notSelectedReasons: { grep: 'disabled_by_agent' } }],
+    projectRuntimePolicy: [
+      { selectedTools: ['bash', 'edit', 'todo'], policy: policyValue, strategies: { edit: 'force-local' }, notSelectedReasons: { grep: 'disabled_by_agent' } },
+    ],
     runtimeDiagnostic: [input],
     syncCatalog: [catalog, rows],
     validateToolUpdate: [{ row: { name: 'bash', status: 1, toolset: 'base' }, patch: { label: 'Shell', toolset: 'other', sort: 1.5, foo: 1 } }],
@@ -217,9 +224,21 @@ test('direct answers of every function fit their declared return types', () => {
     getToolSchema: ['crm_lookup', catalog],
     getToolNamesByToolset: ['crm', catalog],
     toolRowView: [{ row: rows[0], catalog }],
-    agentResolveInput: [{ agent: { id: 1, toolsets: ['base'], tools: { disabled: ['bash'] }, skills: ['pdf'], memoryEnabled: 1 }, channel: { capability: 'vision' }, crewRole: 'master' }],
+    agentResolveInput: [
+      {
+        agent: { id: 1, toolsets: ['base'], tools: { disabled: ['bash'] }, skills: ['pdf'], memoryEnabled: 1 },
+        channel: { capability: 'vision' },
+        crewRole: 'master',
+      },
+    ],
     fromMcpTool: [{ server: 'fs', tool: { name: 'read', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } } }],
-    checkToolCall: [{ policy: policyValue, routes: policy.projectRuntimePolicy({ selectedTools: ['read_file'], policy: policyValue }), call: { name: 'read_file', arguments: { path: 'a.txt' } } }],
+    checkToolCall: [
+      {
+        policy: policyValue,
+        routes: policy.projectRuntimePolicy({ selectedTools: ['read_file'], policy: policyValue }),
+        call: { name: 'read_file', arguments: { path: 'a.txt' } },
+      },
+    ],
     checkRules: [{ rules: { agent: { ask: ['bash(git push:*)'] } }, policy: policyValue, command: 'git status && git push' }],
     ruleDefaults: [],
   };

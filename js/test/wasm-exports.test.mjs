@@ -34,18 +34,18 @@ for (const target of ['node', 'web']) {
     const exports = exportedFunctions(fs.readFileSync(path.join(pkgDir, target, 'netaclaw_tool_policy_bg.wasm')));
     assert.ok(exports.length > 30, `the bindings are exported (${exports.length})`);
     assert.ok(exports.some(({ name }) => name === 'runtimeDiagnostic'));
-    assert.deepEqual(exports.filter(({ results }) => results > 1), [], 'exports returning several values');
+    assert.deepEqual(
+      exports.filter(({ results }) => results > 1),
+      [],
+      'exports returning several values',
+    );
   });
 }
 
 test('the check sees a function returning several values', () => {
   // (i32) -> (i32, i32), exported as `f`: the check above would name it.
   const bytes = Uint8Array.from([
-    0, 0x61, 0x73, 0x6d, 1, 0, 0, 0,
-    1, 7, 1, 0x60, 1, 0x7f, 2, 0x7f, 0x7f,
-    3, 2, 1, 0,
-    7, 5, 1, 1, 0x66, 0, 0,
-    10, 8, 1, 6, 0, 0x20, 0, 0x20, 0, 0x0b,
+    0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 1, 7, 1, 0x60, 1, 0x7f, 2, 0x7f, 0x7f, 3, 2, 1, 0, 7, 5, 1, 1, 0x66, 0, 0, 10, 8, 1, 6, 0, 0x20, 0, 0x20, 0, 0x0b,
   ]);
   assert.ok(WebAssembly.validate(bytes), 'a valid module');
   assert.deepEqual(exportedFunctions(bytes), [{ name: 'f', results: 2 }]);

@@ -4,7 +4,21 @@ import { ref } from 'vue';
 import { createParser } from 'eventsource-parser';
 import type { AgentInput, AgentRow, ChannelView, Page, PreviewPromptResult, SyncResult, ToolRow } from './types';
 import type { CheckRulesInput, RuleCheck, RuntimeDiagnostic, ToolManifest } from '@netaclaw/tool-policy';
-import type { BatchRecord, BatchRow, BatchRunInput, ChannelInput, EscalationRecord, EscalationStatus, GlobalRules, McpInput, McpServerView, GlobalRulesView, SessionFields, SessionInfo, SessionRow } from './types';
+import type {
+  BatchRecord,
+  BatchRow,
+  BatchRunInput,
+  ChannelInput,
+  EscalationRecord,
+  EscalationStatus,
+  GlobalRules,
+  McpInput,
+  McpServerView,
+  GlobalRulesView,
+  SessionFields,
+  SessionInfo,
+  SessionRow,
+} from './types';
 
 /**
  * Whether this browser is logged in: the backend's answer (`GET /auth/state`, a login, a 401), never a
@@ -156,8 +170,7 @@ export const api = {
   tool: {
     page: (q: ToolPageQuery) => request<Page<ToolRow>>('POST', `${TOOL}/page`, q),
     info: (name: string) => request<ToolRow>('GET', `${TOOL}/info${qs({ name })}`),
-    update: (idOrName: { id?: number; name?: string }, patch: Record<string, unknown>) =>
-      request<ToolRow>('POST', `${TOOL}/update`, { ...patch, ...idOrName }),
+    update: (idOrName: { id?: number; name?: string }, patch: Record<string, unknown>) => request<ToolRow>('POST', `${TOOL}/update`, { ...patch, ...idOrName }),
     all: () => request<ToolRow[]>('GET', `${TOOL}/all`),
     /** The backend's merged catalog (builtin tools, then NETACLAW_CATALOG_FILE's), as manifests. */
     catalog: () => request<ToolManifest[]>('GET', `${TOOL}/catalog`),
@@ -172,8 +185,7 @@ export const api = {
     /** With `version`, a save over someone else's newer one is refused (ApiError 409 `conflict`). */
     update: (id: number, a: AgentInput, version?: number) =>
       request<AgentRow>('POST', `${AGENT}/update`, version === undefined ? { ...a, id } : { ...a, id, version }),
-    previewPrompt: (body: { id: number } | { agent: AgentInput }) =>
-      request<PreviewPromptResult>('POST', `${AGENT}/previewPrompt`, body),
+    previewPrompt: (body: { id: number } | { agent: AgentInput }) => request<PreviewPromptResult>('POST', `${AGENT}/previewPrompt`, body),
   },
   channel: {
     page: (q: { page?: number; size?: number } = {}) => request<Page<ChannelView>>('POST', `${CHANNEL}/page`, q),
@@ -202,8 +214,7 @@ export const api = {
       request<RuleCheck>('POST', `${RULES}/try`, body),
   },
   session: {
-    page: (q: { page?: number; size?: number; agentId?: number }) =>
-      request<{ list: SessionRow[]; total: number }>('GET', `${SESSION}/page${qs(q)}`),
+    page: (q: { page?: number; size?: number; agentId?: number }) => request<{ list: SessionRow[]; total: number }>('GET', `${SESSION}/page${qs(q)}`),
     info: (id: number) => request<SessionInfo>('GET', `${SESSION}/info${qs({ id })}`),
   },
   chat: {
@@ -211,8 +222,7 @@ export const api = {
     preview: (agentId: number, fields: Partial<SessionFields>) =>
       request<PreviewPromptResult & { systemPrompt: string; channel: ChannelView | null }>('POST', `${AGENT}/previewPrompt`, { id: agentId, ...fields }),
     /** The routes of a chat session's main agent, as the executor computes them (the backend's diagnostic). */
-    routes: (agentId: number, fields: Partial<SessionFields>) =>
-      request<RuntimeDiagnostic>('POST', `${TOOL}/diagnostic`, { agentId, ...fields }),
+    routes: (agentId: number, fields: Partial<SessionFields>) => request<RuntimeDiagnostic>('POST', `${TOOL}/diagnostic`, { agentId, ...fields }),
   },
   escalation: {
     page: (q: { sessionId?: number; status?: EscalationStatus; page?: number; size?: number }) =>

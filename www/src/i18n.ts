@@ -163,8 +163,7 @@ const zh = {
   staticProfile: '静态画像',
   staticVsDynamic: '静态 vs 动态',
   staticExpect: (r: string) => `静态画像预期：${r}`,
-  staticSaysLocalButBlocked: (r: string) =>
-    `静态画像显示可在 worker 本地执行，但本次动态路由为「${r}」`,
+  staticSaysLocalButBlocked: (r: string) => `静态画像显示可在 worker 本地执行，但本次动态路由为「${r}」`,
   staticDiffers: (s: string, d: string) => `静态画像预期「${s}」，本次动态路由为「${d}」`,
   sameAsStatic: '与静态画像一致',
   diagError: '诊断输入无效',
@@ -226,7 +225,8 @@ const zh = {
   rules: {
     tab: '规则',
     agentTitle: '本 Agent 的规则',
-    agentHint: '允许 / 询问 / 拒绝：工具名（read_file、mcp:github/*）、命令（bash(git status:*)）、读写路径（read(**/.env*)、write(.git/**)）。拒绝优先于询问，询问优先于允许；Agent 规则只能在全局规则之上收紧，不能放开全局规则拒绝或询问的内容。',
+    agentHint:
+      '允许 / 询问 / 拒绝：工具名（read_file、mcp:github/*）、命令（bash(git status:*)）、读写路径（read(**/.env*)、write(.git/**)）。拒绝优先于询问，询问优先于允许；Agent 规则只能在全局规则之上收紧，不能放开全局规则拒绝或询问的内容。',
     globalTitle: '全局规则',
     globalHint: '对所有 Agent 和会话生效的规则，以及每个可写根目录中不可写的受保护路径。Agent 和会话的规则只能在此之上收紧。',
     empty: '（无）',
@@ -270,7 +270,12 @@ const zh = {
     tryAgentScope: '在浏览器中由策略包计算，使用已保存的全局规则和此处正在编辑的 Agent 规则（未保存也算）。',
     tryGlobalScope: '在浏览器中由策略包计算，使用此处正在编辑的全局规则（未保存也算）。',
     things: { command: '命令', read: '读取路径', write: '写入路径', tool: '工具' } as Record<string, string>,
-    thingPlaceholders: { command: '如 git push origin main', read: '如 .env 或 /srv/app/.env', write: '如 .git/hooks/pre-commit', tool: '如 read_file' } as Record<string, string>,
+    thingPlaceholders: {
+      command: '如 git push origin main',
+      read: '如 .env 或 /srv/app/.env',
+      write: '如 .git/hooks/pre-commit',
+      tool: '如 read_file',
+    } as Record<string, string>,
     root: '工作区根目录',
     rootPlaceholder: '如 /home/user/project（相对路径和重定向以它为准）',
     textRequired: '请输入要试的内容。',
@@ -352,8 +357,7 @@ const zh = {
   },
   // labels of the backend's error codes
   errorCodes: {
-    root_contains_backend_state:
-      '工作区根目录不能是、位于或包含后端自身的数据、页面、代码或配置（含指向它们的符号链接）。请选择其他目录。',
+    root_contains_backend_state: '工作区根目录不能是、位于或包含后端自身的数据、页面、代码或配置（含指向它们的符号链接）。请选择其他目录。',
   } as Record<string, string>,
 };
 
@@ -485,7 +489,8 @@ const en: Dict = {
   crewNone: 'None',
   crewMembers: 'Crew members',
   crewMembersPlaceholder: 'Choose the agents that can take delegated tasks',
-  crewMembersHelp: 'The agent hands a task to one of them by name with delegate_task; each member runs with its own prompt, model channel and toolsets, never beyond the session\'s permissions.',
+  crewMembersHelp:
+    "The agent hands a task to one of them by name with delegate_task; each member runs with its own prompt, model channel and toolsets, never beyond the session's permissions.",
   preview: 'Live preview (computed in the browser)',
   injectedTools: 'Injected tools',
   droppedTools: 'Dropped tools',
@@ -574,7 +579,8 @@ const en: Dict = {
     detail: 'The backend’s report (as written)',
     details: 'Details',
     refreshedAt: (time) => `Refreshed ${time}`,
-    refreshDone: (connected, failed, i, u, o) => `Refreshed: ${connected} connected, ${failed} failed; tools ${i} added, ${u} updated, ${o} no longer in the catalog`,
+    refreshDone: (connected, failed, i, u, o) =>
+      `Refreshed: ${connected} connected, ${failed} failed; tools ${i} added, ${u} updated, ${o} no longer in the catalog`,
     savedRefresh: 'Saved; it takes effect on “Refresh tools”.',
     deleted: 'Deleted; its tools leave the catalog on “Refresh tools”.',
     confirmDelete: (name) => `Delete the MCP server “${name}”?`,
@@ -592,7 +598,8 @@ const en: Dict = {
   rules: {
     tab: 'Rules',
     agentTitle: 'This agent’s rules',
-    agentHint: 'Allow / ask / deny: tool names (read_file, mcp:github/*), commands (bash(git status:*)), paths read or written (read(**/.env*), write(.git/**)). Deny wins over ask, ask over allow; an agent’s rules only narrow the global rules and never allow what they deny or ask.',
+    agentHint:
+      'Allow / ask / deny: tool names (read_file, mcp:github/*), commands (bash(git status:*)), paths read or written (read(**/.env*), write(.git/**)). Deny wins over ask, ask over allow; an agent’s rules only narrow the global rules and never allow what they deny or ask.',
     globalTitle: 'Global rules',
     globalHint: 'Rules for every agent and session, and the protected paths no writable root may have written. Agent and session rules only narrow these.',
     empty: '(none)',
@@ -634,7 +641,12 @@ const en: Dict = {
     tryAgentScope: 'Computed in the browser by the policy package, with the saved global rules and this agent’s rules as edited here (saved or not).',
     tryGlobalScope: 'Computed in the browser by the policy package, with the global rules as edited here (saved or not).',
     things: { command: 'Command', read: 'Path read', write: 'Path written', tool: 'Tool' },
-    thingPlaceholders: { command: 'e.g. git push origin main', read: 'e.g. .env or /srv/app/.env', write: 'e.g. .git/hooks/pre-commit', tool: 'e.g. read_file' },
+    thingPlaceholders: {
+      command: 'e.g. git push origin main',
+      read: 'e.g. .env or /srv/app/.env',
+      write: 'e.g. .git/hooks/pre-commit',
+      tool: 'e.g. read_file',
+    },
     root: 'Workspace root',
     rootPlaceholder: 'e.g. /home/user/project (relative paths and redirections start here)',
     textRequired: 'Type what to try.',
@@ -679,7 +691,8 @@ const en: Dict = {
     tooLong: (field, n) => `“${field}” is too long (${n} characters at most).`,
     backendState: (path, relation, what) =>
       `The workspace root “${path}” ${relation} the backend's own ${what}: a workspace may not reach the backend's data, pages, code or configuration (symlinks to them included). Choose another folder.`,
-    unresolvable: (path) => `The real path of the workspace root “${path}” cannot be resolved, so it cannot be shown to stay clear of the backend's data, pages, code or configuration. Choose another folder.`,
+    unresolvable: (path) =>
+      `The real path of the workspace root “${path}” cannot be resolved, so it cannot be shown to stay clear of the backend's data, pages, code or configuration. Choose another folder.`,
     relations: { is: 'is', 'is inside': 'lies inside', contains: 'contains' },
     relationTail: { is: '', 'is inside': '', contains: '' },
     state: {

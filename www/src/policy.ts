@@ -36,7 +36,21 @@ import type {
 import { locale, t } from './i18n';
 import type { AgentInput, GlobalRules, ToolRow } from './types';
 
-export type { CatalogInfo, CheckRulesInput, LevelRulesInput, ProfileRouteDiff, ResolveResult, RuleCheck, RuleDefaults, RulesInput, RuntimeDiagnostic, ToolManifest, ToolRowView, ToolRuntimeRoute, ToolSchema };
+export type {
+  CatalogInfo,
+  CheckRulesInput,
+  LevelRulesInput,
+  ProfileRouteDiff,
+  ResolveResult,
+  RuleCheck,
+  RuleDefaults,
+  RulesInput,
+  RuntimeDiagnostic,
+  ToolManifest,
+  ToolRowView,
+  ToolRuntimeRoute,
+  ToolSchema,
+};
 
 export type LabelGroup = 'reasons' | 'statuses' | 'routes' | 'kinds' | 'strategies';
 
@@ -146,7 +160,15 @@ export function sessionRoutes(
   const diagnostic = runtimeDiagnostic({ ...agentInput(agent, governance, catalog, channel), ...batch });
   const given = new Set(diagnostic.resolved.toolNames);
   const guidance = toolBehaviorGuidance(diagnostic.offered, diagnostic.resolved.toolPromptHints);
-  return { diagnostic, guidance, blocked: new Map(profileRouteDiff(diagnostic).filter((d) => given.has(d.name)).map((d) => [d.name, d])) };
+  return {
+    diagnostic,
+    guidance,
+    blocked: new Map(
+      profileRouteDiff(diagnostic)
+        .filter((d) => given.has(d.name))
+        .map((d) => [d.name, d]),
+    ),
+  };
 }
 
 export interface UpdateCheck {
@@ -179,7 +201,6 @@ export function rulesVocabulary(): RuleDefaults {
   return defaultsCache;
 }
 
-
 /**
  * Every pattern of one level the package refuses, by its input path (`rules.agent.deny[2]`), with the
  * package's message (English; the page says it with `ruleErrorSentence`). Each pattern is checked on its
@@ -188,7 +209,10 @@ export function rulesVocabulary(): RuleDefaults {
 export function patternErrors(level: string, rules: GlobalRules | null): Map<string, string> {
   const out = new Map<string, string>();
   if (!rules) return out;
-  const lists: [string, string[] | null | undefined][] = [...rulesVocabulary().effects.map((e): [string, string[] | null | undefined] => [e, rules[e]]), ['protectedPaths', rules.protectedPaths]];
+  const lists: [string, string[] | null | undefined][] = [
+    ...rulesVocabulary().effects.map((e): [string, string[] | null | undefined] => [e, rules[e]]),
+    ['protectedPaths', rules.protectedPaths],
+  ];
   for (const [key, list] of lists) {
     (list ?? []).forEach((pattern, i) => {
       try {

@@ -244,10 +244,7 @@ export type ChatTurnEvent =
   | { type: 'batch'; sessionId: number; batchId: number; status: BatchStatus; task: string; reply?: string; error?: string };
 
 /** What the chat WebSocket sends (docs/runtime.md, "The chat gateway"): the turn's events, then `done` or `error`. */
-export type ChatEvent =
-  | ChatTurnEvent
-  | ({ type: 'done' } & ChatAnswer)
-  | { type: 'error'; sessionId: number | null; code: string; message: string };
+export type ChatEvent = ChatTurnEvent | ({ type: 'done' } & ChatAnswer) | { type: 'error'; sessionId: number | null; code: string; message: string };
 
 /**
  * The answer to `{ type: 'attach', sessionId }`: whether a turn of that session is running on this

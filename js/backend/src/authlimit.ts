@@ -25,7 +25,10 @@ export function clientKey(address: string): string {
   const t = tail === undefined ? [] : tail ? tail.split(':') : [];
   const width = (parts: string[]) => parts.reduce((n, p) => n + (p.includes('.') ? 2 : 1), 0);
   const groups = tail === undefined ? h : [...h, ...Array(8 - width(h) - width(t)).fill('0'), ...t];
-  return `${groups.slice(0, 4).map(g => parseInt(g, 16).toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map(g => parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
 }
 
 export class FailedAuthLimiter {

@@ -73,10 +73,7 @@ export interface BackendStateClash {
 }
 
 /** The first root that reaches the backend's state, or null. `state`: the paths to protect (tests). */
-export async function backendStateClash(
-  roots: readonly string[],
-  state: readonly StatePath[] = backendStatePaths()
-): Promise<BackendStateClash | null> {
+export async function backendStateClash(roots: readonly string[], state: readonly StatePath[] = backendStatePaths()): Promise<BackendStateClash | null> {
   const stateForms = await Promise.all(state.map(async s => ({ what: s.what, forms: await forms(s.path) })));
   for (const root of roots) {
     // A root that cannot be resolved (a loop, a dangling symlink, no permission) is refused too: fail closed.

@@ -162,13 +162,14 @@ export class MainConfiguration implements ILifeCycle {
     setShellSandbox(shell);
     if (shell.mode === 'bwrap') {
       const c = confinement()!;
-      this.logger.info(`[netaclaw] shell sandbox: bwrap, as user ${c.identity.user} (uid ${c.identity.uid}), seccomp on; workers and shell commands run inside it (${shell.detail})`);
+      this.logger.info(
+        `[netaclaw] shell sandbox: bwrap, as user ${c.identity.user} (uid ${c.identity.uid}), seccomp on; workers and shell commands run inside it (${shell.detail})`
+      );
       this.logger.info(`[netaclaw] sandbox limits: ${c.limits.mode}: ${c.limits.detail}`);
       if (c.limits.weaker.length > 0) this.logger.warn(`[netaclaw] WARNING sandbox limits weaker than per-sandbox cgroups: ${c.limits.weaker.join(', ')}`);
-    }
-    else if (shell.mode === 'off') this.logger.warn(`[netaclaw] WARNING shell sandbox: OFF (${shell.detail})`);
+    } else if (shell.mode === 'off') this.logger.warn(`[netaclaw] WARNING shell sandbox: OFF (${shell.detail})`);
     else this.logger.warn(`[netaclaw] WARNING shell sandbox: UNAVAILABLE (${shell.detail})`);
-    if (shell.mode !== 'bwrap') this.logger.warn('[netaclaw] WARNING workers run under Node\'s permission model alone (no OS sandbox)');
+    if (shell.mode !== 'bwrap') this.logger.warn("[netaclaw] WARNING workers run under Node's permission model alone (no OS sandbox)");
 
     // MCP servers: their tools join the catalog (after the sandbox is known: stdio servers run in it)
     const mcp = await container.getAsync(McpService);
@@ -202,11 +203,7 @@ export class MainConfiguration implements ILifeCycle {
     const shownHost = HOST === '0.0.0.0' || HOST === '::' ? 'localhost' : HOST.includes(':') ? `[${HOST}]` : HOST;
     const port = process.env.MIDWAY_HTTP_PORT;
     const t = this.adminToken.get();
-    this.logger.info(
-      t.source === 'env'
-        ? '[netaclaw] admin token: (from ADMIN_TOKEN)'
-        : `[netaclaw] admin token: ${t.token}  (stored in ${t.file})`
-    );
+    this.logger.info(t.source === 'env' ? '[netaclaw] admin token: (from ADMIN_TOKEN)' : `[netaclaw] admin token: ${t.token}  (stored in ${t.file})`);
     this.logger.info(
       fs.existsSync(STATIC_DIR)
         ? `[netaclaw] serving pages from ${STATIC_DIR} (open the address below and log in with the admin token)`

@@ -54,8 +54,7 @@ export function policy(): typeof ToolPolicy {
     } catch (err) {
       const first = String(errorMessage(err)).split('\n')[0];
       throw new Error(
-        `cannot load ${POLICY_PACKAGE} (${first}). Build the package into pkg/ ` +
-          '(see js/backend/README.md), then run `npm --prefix js/backend install`.'
+        `cannot load ${POLICY_PACKAGE} (${first}). Build the package into pkg/ ` + '(see js/backend/README.md), then run `npm --prefix js/backend install`.'
       );
     }
   }

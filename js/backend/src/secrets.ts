@@ -84,7 +84,8 @@ export function loadSecretKey(create: boolean): SecretKey {
   const fromEnv = process.env.NETACLAW_SECRET_KEY;
   if (fromEnv !== undefined && fromEnv !== '') {
     const key = parseKey(fromEnv);
-    if (!key) throw new SecretKeyError('NETACLAW_SECRET_KEY must be 32 bytes written as 64 hex digits or in base64 (e.g. the output of `openssl rand -hex 32`)');
+    if (!key)
+      throw new SecretKeyError('NETACLAW_SECRET_KEY must be 32 bytes written as 64 hex digits or in base64 (e.g. the output of `openssl rand -hex 32`)');
     return { key, id: keyId(key), source: 'env' };
   }
   const file = secretKeyFile();
@@ -313,7 +314,10 @@ export async function secretsAtRest(ds: DataSource): Promise<SecretsAtRestReport
             );
           }
           // updateTime kept: MariaDB's ON UPDATE would otherwise move it, and nothing the user sees changed
-          await em.query(`UPDATE ${q('netaclaw_model_channel')} SET ${q('apiKey')} = ?, ${q('updateTime')} = ${q('updateTime')} WHERE ${q('id')} = ? AND ${q('apiKey')} = ?`, [value, c.id, c.apiKey]);
+          await em.query(
+            `UPDATE ${q('netaclaw_model_channel')} SET ${q('apiKey')} = ?, ${q('updateTime')} = ${q('updateTime')} WHERE ${q('id')} = ? AND ${q('apiKey')} = ?`,
+            [value, c.id, c.apiKey]
+          );
           encrypted += 1;
         }
         for (const s of stored.mcp) {
@@ -326,7 +330,10 @@ export async function secretsAtRest(ds: DataSource): Promise<SecretsAtRestReport
             })
           );
           if (changed === 0) continue;
-          await em.query(`UPDATE ${q('netaclaw_mcp_server')} SET ${q('env')} = ?, ${q('updateTime')} = ${q('updateTime')} WHERE ${q('id')} = ?`, [JSON.stringify(env), s.id]);
+          await em.query(`UPDATE ${q('netaclaw_mcp_server')} SET ${q('env')} = ?, ${q('updateTime')} = ${q('updateTime')} WHERE ${q('id')} = ?`, [
+            JSON.stringify(env),
+            s.id,
+          ]);
           encrypted += changed;
         }
       });

@@ -63,7 +63,7 @@ export function sessionSetCookie(value: string, maxAge: number, secure: boolean)
 
 /** The request key offered as a WebSocket subprotocol (null: none). */
 export function requestKeyFromProtocols(header: string | string[] | undefined): string | null {
-  const list = (Array.isArray(header) ? header.join(',') : header ?? '').split(',').map(s => s.trim());
+  const list = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map(s => s.trim());
   const p = list.find(s => s.startsWith(REQUEST_KEY_PROTOCOL_PREFIX));
   return p === undefined ? null : p.slice(REQUEST_KEY_PROTOCOL_PREFIX.length);
 }

@@ -88,9 +88,7 @@ export const DB: DbSettings = dbSettings();
 export const SQLITE_BUSY_TIMEOUT_MS = intEnv('SQLITE_BUSY_TIMEOUT_MS', 5000, 0, 600000);
 
 export function describeDb(db: DbSettings = DB): string {
-  return db.kind === 'sqlite'
-    ? `sqlite ${db.path}`
-    : `${db.type} ${db.user}@${db.host}:${db.port}/${db.database}`;
+  return db.kind === 'sqlite' ? `sqlite ${db.path}` : `${db.type} ${db.user}@${db.host}:${db.port}/${db.database}`;
 }
 
 /**

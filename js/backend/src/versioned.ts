@@ -20,23 +20,19 @@ export function parseVersion(body: Obj): number | undefined {
 
 /** 409 for an update of `what` made from version `sent` of a row that is now `current`. */
 export function staleVersion(what: string, sent: number, current: { version: number }) {
-  return conflict(
-    `${what} was changed by someone else: you sent version ${sent}, it is now version ${current.version}; nothing was written`,
-    current
-  );
+  return conflict(`${what} was changed by someone else: you sent version ${sent}, it is now version ${current.version}; nothing was written`, current);
 }
 
 /**
  * UPDATE … SET `set` (version + 1) WHERE id = :id, and, with `version`, AND version = :version.
  * False when no row matched (the row is gone, or its version moved on).
  */
-export async function updateRow<E extends ObjectLiteral>(
-  repo: Repository<E>,
-  id: number,
-  set: Obj,
-  version: number | undefined
-): Promise<boolean> {
-  const qb = repo.createQueryBuilder().update().set(set as never).where('id = :id', { id });
+export async function updateRow<E extends ObjectLiteral>(repo: Repository<E>, id: number, set: Obj, version: number | undefined): Promise<boolean> {
+  const qb = repo
+    .createQueryBuilder()
+    .update()
+    .set(set as never)
+    .where('id = :id', { id });
   if (version !== undefined) qb.andWhere('version = :version', { version });
   const result = await qb.execute();
   return (result.affected ?? 0) > 0;

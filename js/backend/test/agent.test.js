@@ -24,7 +24,10 @@ async function sessionInfo(s, id) {
 
 /** The tool names of Layer 4 (lines `- <name>: …`) of a system prompt. */
 function guidanceNames(layer) {
-  return layer.split('\n').filter(l => /^- [A-Za-z0-9_]+: /.test(l)).map(l => l.slice(2, l.indexOf(':')));
+  return layer
+    .split('\n')
+    .filter(l => /^- [A-Za-z0-9_]+: /.test(l))
+    .map(l => l.slice(2, l.indexOf(':')));
 }
 
 /**
@@ -121,10 +124,21 @@ function defineTests(backend) {
       assert.equal(info.agentId, agent.id);
       assert.equal(info.sessionCwd, work);
       assert.equal(info.shellPermitted, true);
-      assert.deepEqual(info.messages.map(m => [m.seq, m.role]), [[1, 'user'], [2, 'assistant'], [3, 'tool'], [4, 'assistant']]);
+      assert.deepEqual(
+        info.messages.map(m => [m.seq, m.role]),
+        [
+          [1, 'user'],
+          [2, 'assistant'],
+          [3, 'tool'],
+          [4, 'assistant'],
+        ]
+      );
       assert.deepEqual(info.messages[1].toolCalls, [{ id: 'call_b', name: 'bash', arguments: JSON.stringify({ command: `touch ${marker}` }) }]);
       assert.equal(info.messages[2].toolCallId, 'call_b');
-      assert.deepEqual(info.calls.map(c => [c.seq, c.name, c.decision, c.reason, c.ok]), [[1, 'bash', 'denied', 'tool_not_offered', false]]);
+      assert.deepEqual(
+        info.calls.map(c => [c.seq, c.name, c.decision, c.reason, c.ok]),
+        [[1, 'bash', 'denied', 'tool_not_offered', false]]
+      );
       const page = (await call(s, 'GET', `/admin/netaclaw/session/page?agentId=${agent.id}`)).body.data;
       assert.equal(page.total, 1);
       assert.equal(page.list[0].id, d.sessionId);
@@ -141,7 +155,10 @@ function defineTests(backend) {
       const session = { sessionCwd: tmpDir(), writePermitted: true };
       model.push({ content: 'before' });
       assert.equal((await chat(s, { agentId: agent.id, message: 'hi', ...session })).status, 200);
-      const defaultLine = model.system(-1).split('\n').find(l => l.startsWith('- patch: '));
+      const defaultLine = model
+        .system(-1)
+        .split('\n')
+        .find(l => l.startsWith('- patch: '));
       assert.ok(defaultLine, model.system(-1));
       const hint = 'HINT-18: send one unified diff per file, three lines of context.';
       assert.equal((await call(s, 'POST', '/admin/netaclaw/tool/update', { name: 'patch', promptHint: hint })).status, 200);
@@ -171,7 +188,13 @@ function defineTests(backend) {
       assert.ok(!model.offered(0).includes('bash'), 'bash is not offered');
       const layer = preview.layers.find(l => l.key === 'tools').content;
       assert.deepEqual(guidanceNames(layer), model.offered(0), layer);
-      assert.ok(!model.system(0).split('\n').some(l => l.startsWith('- bash: ')), model.system(0));
+      assert.ok(
+        !model
+          .system(0)
+          .split('\n')
+          .some(l => l.startsWith('- bash: ')),
+        model.system(0)
+      );
       assert.equal(model.system(0), preview.systemPrompt);
     });
   });
@@ -221,8 +244,14 @@ function defineTests(backend) {
       assert.equal(r.status, 200, r.text);
       assert.deepEqual(model.problems, []);
       // the results, in the model's order: in the answer and as the model reads them
-      assert.deepEqual(r.body.data.toolCalls.map(c => c.id), calls.map(c => c.id));
-      assert.deepEqual(toolMessages(1).map(m => m.tool_call_id), calls.map(c => c.id));
+      assert.deepEqual(
+        r.body.data.toolCalls.map(c => c.id),
+        calls.map(c => c.id)
+      );
+      assert.deepEqual(
+        toolMessages(1).map(m => m.tool_call_id),
+        calls.map(c => c.id)
+      );
       const seen = {};
       for (const c of r.body.data.toolCalls) {
         assert.equal(c.ok, true, JSON.stringify(c));
@@ -231,7 +260,12 @@ function defineTests(backend) {
         seen[o.id] = o;
       }
       assert.equal(toolMessages(1)[0].content.split('\n')[0], JSON.stringify(seen.q1), 'each result goes back to its own call');
-      for (const id of four) assert.deepEqual([...seen[id].waited].sort(), four.filter(o => o !== id), `${id} ran beside the three others: ${JSON.stringify(seen[id])}`);
+      for (const id of four)
+        assert.deepEqual(
+          [...seen[id].waited].sort(),
+          four.filter(o => o !== id),
+          `${id} ran beside the three others: ${JSON.stringify(seen[id])}`
+        );
       for (const o of Object.values(seen)) assert.ok(o.overlapped.length <= 3, `at most four calls at once: ${JSON.stringify(o)}`);
       assert.deepEqual(seen.s1.overlapped, [], 'the sequential call ran alone');
       for (const o of Object.values(seen)) assert.ok(!o.overlapped.includes('s1'), `nothing ran beside the sequential call: ${JSON.stringify(o)}`);
@@ -263,7 +297,11 @@ function defineTests(backend) {
       const r = await chat(s, { agentId: agent.id, message: 'go', sessionCwd: work, writePermitted: true });
       assert.equal(r.status, 200, r.text);
       assert.deepEqual(model.problems, []);
-      assert.deepEqual(toolMessages(2).map(m => m.tool_call_id), ['a1', 'a2', 'a3'], "the sub-agent's results in its model's order");
+      assert.deepEqual(
+        toolMessages(2).map(m => m.tool_call_id),
+        ['a1', 'a2', 'a3'],
+        "the sub-agent's results in its model's order"
+      );
       const seen = Object.fromEntries(toolMessages(2).map(m => [m.tool_call_id, JSON.parse(m.content.split('\n')[0])]));
       assert.deepEqual(seen.a1.waited, ['a2'], JSON.stringify(seen));
       assert.deepEqual(seen.a2.waited, ['a1'], JSON.stringify(seen));
@@ -271,8 +309,15 @@ function defineTests(backend) {
       const batchId = r.body.data.batchIds[0];
       const info = (await call(s, 'GET', `/admin/netaclaw/subagent/info?id=${batchId}`)).body.data;
       assert.equal(info.status, 'completed');
-      assert.deepEqual(info.calls.map(c => c.seq).sort((x, y) => x - y), [1, 2, 3], 'one sequence of call numbers');
-      assert.ok(info.calls.every(c => c.ok), JSON.stringify(info.calls));
+      assert.deepEqual(
+        info.calls.map(c => c.seq).sort((x, y) => x - y),
+        [1, 2, 3],
+        'one sequence of call numbers'
+      );
+      assert.ok(
+        info.calls.every(c => c.ok),
+        JSON.stringify(info.calls)
+      );
     });
   });
 
@@ -281,25 +326,29 @@ function defineTests(backend) {
     const db = await backend.fresh();
     const dir = tmpDir();
     const file = path.join(dir, 'tools.json');
-    fs.writeFileSync(file, JSON.stringify([
-      { name: 'vision_ocr', toolset: 'vision', capability: 'vision', workerRoutingHint: 'main-process-proxy', description: 'Read the text in an image.' },
-    ]));
+    fs.writeFileSync(
+      file,
+      JSON.stringify([
+        { name: 'vision_ocr', toolset: 'vision', capability: 'vision', workerRoutingHint: 'main-process-proxy', description: 'Read the text in an image.' },
+      ])
+    );
     await withServer({ ...db.env, ...modelEnv(model), NETACLAW_CATALOG_FILE: file }, async s => {
       const agent = await addAgent(s, { name: 'ocr', toolsets: ['base', 'vision'] });
       // the default channel is a text model
       const preview = (await call(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { id: agent.id })).body.data;
-      assert.deepEqual(preview.disabledReasons.find(x => x.name === 'vision_ocr'), { name: 'vision_ocr', reason: 'capability_mismatch' });
-      model.push(
-        { toolCalls: [{ id: 'c1', name: 'vision_ocr', arguments: { path: 'scan.png' } }] },
-        { content: 'That tool is not available to me.' }
+      assert.deepEqual(
+        preview.disabledReasons.find(x => x.name === 'vision_ocr'),
+        { name: 'vision_ocr', reason: 'capability_mismatch' }
       );
+      model.push({ toolCalls: [{ id: 'c1', name: 'vision_ocr', arguments: { path: 'scan.png' } }] }, { content: 'That tool is not available to me.' });
       const r = await chat(s, { agentId: agent.id, message: 'Read scan.png' });
       assert.equal(r.status, 200, r.text);
       assert.ok(!model.offered(0).includes('vision_ocr'));
       assert.equal(r.body.data.toolCalls[0].reason, 'tool_not_offered');
 
       // a vision channel for the agent: offered, with the file's description
-      const vision = (await call(s, 'POST', '/admin/netaclaw/channel/add', { name: 'vl', baseUrl: model.baseUrl, model: 'scripted-vl', capability: 'vision' })).body.data;
+      const vision = (await call(s, 'POST', '/admin/netaclaw/channel/add', { name: 'vl', baseUrl: model.baseUrl, model: 'scripted-vl', capability: 'vision' }))
+        .body.data;
       await call(s, 'POST', '/admin/netaclaw/agent/update', { id: agent.id, modelChannelId: vision.id });
       model.push({ content: 'ok' });
       assert.equal((await chat(s, { agentId: agent.id, message: 'Read scan.png' })).status, 200);
@@ -342,16 +391,31 @@ function defineTests(backend) {
       assert.deepEqual(strip(wsAnswer), strip(rest.body.data));
       assert.notEqual(wsAnswer.sessionId, rest.body.data.sessionId, 'each started its own session');
       // the stream: deltas of both model turns, the call and its result, then done
-      assert.deepEqual(events.map(e => e.type), ['delta', 'delta', 'delta', 'tool-call', 'tool-result', 'delta', 'delta', 'delta', 'done']);
-      assert.equal(events.filter(e => e.type === 'delta').map(e => e.text).join(''), 'Checking the shell…No shell here.');
+      assert.deepEqual(
+        events.map(e => e.type),
+        ['delta', 'delta', 'delta', 'tool-call', 'tool-result', 'delta', 'delta', 'delta', 'done']
+      );
+      assert.equal(
+        events
+          .filter(e => e.type === 'delta')
+          .map(e => e.text)
+          .join(''),
+        'Checking the shell…No shell here.'
+      );
       assert.ok(events.every(e => e.sessionId === wsAnswer.sessionId));
       const call1 = events.find(e => e.type === 'tool-call');
-      assert.deepEqual({ id: call1.id, name: call1.name, arguments: call1.arguments, batchId: call1.batchId }, { id: 'x1', name: 'bash', arguments: { command: 'ls' }, batchId: null });
+      assert.deepEqual(
+        { id: call1.id, name: call1.name, arguments: call1.arguments, batchId: call1.batchId },
+        { id: 'x1', name: 'bash', arguments: { command: 'ls' }, batchId: null }
+      );
       const res1 = events.find(e => e.type === 'tool-result');
       assert.equal(res1.reason, 'tool_not_offered');
       // the model saw the same requests
       assert.equal(wsRequests.length, 2);
-      assert.deepEqual(wsRequests.map(r => r.body), restRequests.map(r => r.body));
+      assert.deepEqual(
+        wsRequests.map(r => r.body),
+        restRequests.map(r => r.body)
+      );
     });
   });
 
@@ -370,8 +434,18 @@ function defineTests(backend) {
       const task = 'Read notes.txt and tell me what it says.';
       const isSub = body => body.messages.some(m => m.role === 'user' && m.content === task);
       model.push(
-        { when: b => !isSub(b), content: 'Delegating.', toolCalls: [{ id: 'd1', name: 'delegate_task', arguments: { task, tools: ['read_file', 'delegate_task'] } }] },
-        { when: isSub, toolCalls: [{ id: 's1', name: 'read_file', arguments: { path: 'notes.txt' } }, { id: 's2', name: 'bash', arguments: { command: 'id' } }] },
+        {
+          when: b => !isSub(b),
+          content: 'Delegating.',
+          toolCalls: [{ id: 'd1', name: 'delegate_task', arguments: { task, tools: ['read_file', 'delegate_task'] } }],
+        },
+        {
+          when: isSub,
+          toolCalls: [
+            { id: 's1', name: 'read_file', arguments: { path: 'notes.txt' } },
+            { id: 's2', name: 'bash', arguments: { command: 'id' } },
+          ],
+        },
         { when: isSub, content: 'The notes say hello from the workspace.' },
         { when: b => !isSub(b), content: 'Your notes say hello.' }
       );
@@ -399,13 +473,19 @@ function defineTests(backend) {
 
       // the stream: the batch, its calls (with its id), and the delegate call of the master
       const batchEvents = events.filter(e => e.type === 'batch');
-      assert.deepEqual(batchEvents.map(e => [e.batchId, e.status]), [[batchId, 'running'], [batchId, 'completed']]);
+      assert.deepEqual(
+        batchEvents.map(e => [e.batchId, e.status]),
+        [
+          [batchId, 'running'],
+          [batchId, 'completed'],
+        ]
+      );
       // (both parallel: they ran side by side, and the stream has them in the order they ended)
       const subCalls = events.filter(e => e.type === 'tool-result' && e.batchId === batchId);
-      assert.deepEqual(
-        subCalls.map(e => [e.name, e.decision, e.reason, e.ok]).sort(),
-        [['bash', 'denied', 'tool_not_offered', false], ['read_file', 'worker-local', null, true]]
-      );
+      assert.deepEqual(subCalls.map(e => [e.name, e.decision, e.reason, e.ok]).sort(), [
+        ['bash', 'denied', 'tool_not_offered', false],
+        ['read_file', 'worker-local', null, true],
+      ]);
 
       // stored and listed
       const page = (await call(s, 'GET', `/admin/netaclaw/subagent/page?agentId=${agent.id}`)).body.data;
@@ -423,10 +503,16 @@ function defineTests(backend) {
       assert.equal((await call(s, 'GET', `/admin/netaclaw/subagent/page?sessionId=${'x'.repeat(65)}`)).status, 400);
       const info = (await call(s, 'GET', `/admin/netaclaw/subagent/info?id=${batchId}`)).body.data;
       assert.deepEqual(info.policy.workspaceRoots, [work]);
-      assert.deepEqual(info.calls.map(c => [c.name, c.ok]).sort(), [['bash', false], ['read_file', true]]);
+      assert.deepEqual(info.calls.map(c => [c.name, c.ok]).sort(), [
+        ['bash', false],
+        ['read_file', true],
+      ]);
       // the session lists its own calls (the master's delegate call)
       const session = await sessionInfo(s, done.sessionId);
-      assert.deepEqual(session.calls.map(c => [c.name, c.decision, c.ok]), [['delegate_task', 'main-process-proxy', true]]);
+      assert.deepEqual(
+        session.calls.map(c => [c.name, c.decision, c.ok]),
+        [['delegate_task', 'main-process-proxy', true]]
+      );
     });
   });
 
@@ -459,7 +545,10 @@ function defineTests(backend) {
       assert.match(call1.output, /## Task 1\n\[sub-agent batch \d+\]\nanswer A/);
       assert.match(call1.output, /## Task 2\n\[sub-agent batch \d+\]\nanswer B/);
       const subB = model.requests.find(q => taskOf(q.body) === 'task B');
-      assert.deepEqual(subB.body.tools.map(t => t.function.name), ['list_dir']);
+      assert.deepEqual(
+        subB.body.tools.map(t => t.function.name),
+        ['list_dir']
+      );
       const page = (await call(s, 'GET', `/admin/netaclaw/subagent/page?agentId=${agent.id}`)).body.data;
       assert.deepEqual(page.list.map(b => b.id).sort(), [...r.body.data.batchIds].sort());
       assert.ok(page.list.every(b => b.status === 'completed' && b.crewRole === 'sub'));
@@ -467,12 +556,14 @@ function defineTests(backend) {
       // call's are: a denied call, not a failed turn, and no batch is started.
       const tooMany = Array.from({ length: 11 }, (_, i) => ({ task: `task ${i}` }));
       model.push(
-        { toolCalls: [
-          { id: 'p2', name: 'delegate_parallel', arguments: { tasks: [] } },
-          { id: 'p3', name: 'delegate_parallel', arguments: { tasks: tooMany } },
-          { id: 'p4', name: 'delegate_task', arguments: { task: 5 } },
-          { id: 'p5', name: 'delegate_task', arguments: { task: 'x', tools: ['read_file'], extra: true } },
-        ] },
+        {
+          toolCalls: [
+            { id: 'p2', name: 'delegate_parallel', arguments: { tasks: [] } },
+            { id: 'p3', name: 'delegate_parallel', arguments: { tasks: tooMany } },
+            { id: 'p4', name: 'delegate_task', arguments: { task: 5 } },
+            { id: 'p5', name: 'delegate_task', arguments: { task: 'x', tools: ['read_file'], extra: true } },
+          ],
+        },
         { content: 'ok' }
       );
       const bad = await chat(s, { agentId: agent.id, sessionId: r.body.data.sessionId, message: 'again' });
@@ -491,15 +582,24 @@ function defineTests(backend) {
       const after = (await call(s, 'GET', `/admin/netaclaw/subagent/page?agentId=${agent.id}`)).body.data;
       assert.equal(after.list.length, 2, 'still only the two batches of the first turn');
       // the model was told why, and the session stored each denied call
-      const told = model.requests.at(-1).body.messages.filter(m => m.role === 'tool').map(m => m.content);
-      assert.ok(told.some(t => t.includes('Tool call denied (invalid_tool_arguments)') && t.includes('at most 10 items')), told.join('\n'));
+      const told = model.requests
+        .at(-1)
+        .body.messages.filter(m => m.role === 'tool')
+        .map(m => m.content);
+      assert.ok(
+        told.some(t => t.includes('Tool call denied (invalid_tool_arguments)') && t.includes('at most 10 items')),
+        told.join('\n')
+      );
       const stored = (await sessionInfo(s, r.body.data.sessionId)).calls;
-      assert.deepEqual(stored.slice(-4).map(c => [c.name, c.decision, c.reason]), [
-        ['delegate_parallel', 'denied', 'invalid_tool_arguments'],
-        ['delegate_parallel', 'denied', 'invalid_tool_arguments'],
-        ['delegate_task', 'denied', 'invalid_tool_arguments'],
-        ['delegate_task', 'denied', 'invalid_tool_arguments'],
-      ]);
+      assert.deepEqual(
+        stored.slice(-4).map(c => [c.name, c.decision, c.reason]),
+        [
+          ['delegate_parallel', 'denied', 'invalid_tool_arguments'],
+          ['delegate_parallel', 'denied', 'invalid_tool_arguments'],
+          ['delegate_task', 'denied', 'invalid_tool_arguments'],
+          ['delegate_task', 'denied', 'invalid_tool_arguments'],
+        ]
+      );
     });
   });
 
@@ -539,7 +639,10 @@ function defineTests(backend) {
       const delegateResult = sent.find(m => m.role === 'tool' && m.tool_call_id === 'd1');
       assert.equal(delegateResult.content, 'Tool call cancelled.');
       const info = await sessionInfo(s, sessionId);
-      assert.deepEqual(info.messages.map(m => m.role), ['user', 'assistant', 'tool', 'error', 'user', 'assistant']);
+      assert.deepEqual(
+        info.messages.map(m => m.role),
+        ['user', 'assistant', 'tool', 'error', 'user', 'assistant']
+      );
     });
   });
 
@@ -570,12 +673,15 @@ function defineTests(backend) {
       assert.deepEqual([byId.w3.decision, byId.w3.reason], ['denied', 'invalid_tool_arguments']);
       assert.deepEqual([byId.w4.decision, byId.w4.reason], ['denied', 'tool_not_offered']);
       const session = await sessionInfo(s, r.body.data.sessionId);
-      assert.deepEqual(session.calls.map(c => [c.seq, c.name, c.reason]), [
-        [1, 'write_file', byId.w1.reason],
-        [2, 'write_file', 'path_outside_workspace'],
-        [3, 'read_file', 'invalid_tool_arguments'],
-        [4, 'bash', 'tool_not_offered'],
-      ]);
+      assert.deepEqual(
+        session.calls.map(c => [c.seq, c.name, c.reason]),
+        [
+          [1, 'write_file', byId.w1.reason],
+          [2, 'write_file', 'path_outside_workspace'],
+          [3, 'read_file', 'invalid_tool_arguments'],
+          [4, 'bash', 'tool_not_offered'],
+        ]
+      );
       // a read-only session: write_file is not offered (its route cannot run), and a call of it anyway is denied by L0
       model.push({ toolCalls: [{ id: 'w5', name: 'write_file', arguments: { path: 'ro.txt', content: 'x' } }] }, { content: 'ok' });
       const ro = await chat(s, { agentId: agent.id, message: 'write ro.txt', sessionCwd: work });
@@ -645,8 +751,14 @@ function defineTests(backend) {
       const info = await sessionInfo(s, sessionId);
       const roles = info.messages.map(m => m.role);
       assert.deepEqual(roles.filter(r => r === 'error').length, cases.length);
-      assert.deepEqual(info.messages.filter(m => m.role === 'error').map(m => m.name), cases.map(c => c[2]));
-      assert.deepEqual(info.messages.map(m => m.seq), info.messages.map((_, i) => i + 1));
+      assert.deepEqual(
+        info.messages.filter(m => m.role === 'error').map(m => m.name),
+        cases.map(c => c[2])
+      );
+      assert.deepEqual(
+        info.messages.map(m => m.seq),
+        info.messages.map((_, i) => i + 1)
+      );
 
       // an unreachable service (nothing listens on the port)
       const dead = (await call(s, 'POST', '/admin/netaclaw/channel/add', { name: 'dead', baseUrl: 'http://127.0.0.1:9/v1', model: 'none' })).body.data;
@@ -663,7 +775,12 @@ function defineTests(backend) {
     await withServer({ ...db.env, ...modelEnv(model) }, async s => {
       const agent = await addAgent(s, { name: 'args', toolsets: ['base', 'planning'] });
       model.push(
-        { toolCalls: [{ id: 'm1', name: 'read_file', arguments: '{"path": "a.txt", ' }, { id: 'm2', name: 'clarify', arguments: '["why?"]' }] },
+        {
+          toolCalls: [
+            { id: 'm1', name: 'read_file', arguments: '{"path": "a.txt", ' },
+            { id: 'm2', name: 'clarify', arguments: '["why?"]' },
+          ],
+        },
         { content: 'Sorry, my arguments were wrong.' }
       );
       const r = await chat(s, { agentId: agent.id, message: 'read a.txt', sessionCwd: tmpDir() });
@@ -675,7 +792,10 @@ function defineTests(backend) {
       assert.deepEqual([c2.decision, c2.reason], ['denied', 'invalid_tool_arguments']);
       assert.match(c2.detail, /expected an object, got an array/);
       const results = toolMessages(1);
-      assert.deepEqual(results.map(m => m.tool_call_id), ['m1', 'm2']);
+      assert.deepEqual(
+        results.map(m => m.tool_call_id),
+        ['m1', 'm2']
+      );
       assert.ok(results.every(m => m.content.startsWith('Tool call denied (invalid_tool_arguments)')));
       assert.equal(r.body.data.reply, 'Sorry, my arguments were wrong.');
     });
@@ -693,7 +813,10 @@ function defineTests(backend) {
       const nonePreview = (await call(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { id: agent.id })).body.data;
       assert.ok(nonePreview.warnings.some(w => w.code === 'capability_fallback_text'));
       const events = await wsChat(s, { agentId: agent.id, message: 'hi' });
-      assert.deepEqual(events.map(e => [e.type, e.code]), [['error', 'no_model_channel']]);
+      assert.deepEqual(
+        events.map(e => [e.type, e.code]),
+        [['error', 'no_model_channel']]
+      );
 
       await call(s, 'POST', '/admin/netaclaw/channel/add', { name: 'm', baseUrl: model.baseUrl, model: 'scripted-1' });
       const other = await addAgent(s, { name: 'other' });
@@ -813,7 +936,10 @@ function defineTests(backend) {
       const next = await chat(s, { agentId: agent.id, sessionId: d.sessionId, message: 'short answer please' });
       assert.equal(next.status, 200, next.text);
       const info = await sessionInfo(s, d.sessionId);
-      assert.deepEqual(info.messages.map(m => m.role), ['user', 'error', 'user', 'assistant']);
+      assert.deepEqual(
+        info.messages.map(m => m.role),
+        ['user', 'error', 'user', 'assistant']
+      );
       assert.equal(info.messages[1].name, 'cancelled');
 
       // REST: the client goes away → the model request is aborted
@@ -870,7 +996,10 @@ function defineTests(backend) {
       assert.equal(sent[1].role, 'user', 'history starts with a whole turn');
       assert.ok(sent.at(-1).content.startsWith('question 6 '));
       assert.ok(!sent.some(m => (m.content ?? '').startsWith('question 1 ')), 'the oldest turn was dropped');
-      assert.ok(sent.some(m => (m.content ?? '').startsWith('answer 5 ')), 'recent turns kept');
+      assert.ok(
+        sent.some(m => (m.content ?? '').startsWith('answer 5 ')),
+        'recent turns kept'
+      );
 
       // step limit: a model that always calls a tool is stopped after NETACLAW_MAX_STEPS calls
       model.reset();

@@ -66,7 +66,11 @@ function defineTests(backend) {
       const local = 'worker-local';
       const notSelected = 'not_selected_for_subagent';
       // the agent's selection alone
-      assert.deepEqual(decisions(await run(lead.id)), [['read_file', local, null], ['list_dir', local, null], ['grep', 'denied', notSelected]]);
+      assert.deepEqual(decisions(await run(lead.id)), [
+        ['read_file', local, null],
+        ['list_dir', local, null],
+        ['grep', 'denied', notSelected],
+      ]);
       // the batch asks for grep and read_file: only read_file is within the agent's selection
       assert.deepEqual(decisions(await run(lead.id, { subagentTools: ['grep', 'read_file'] })), [
         ['read_file', local, null],
@@ -79,12 +83,20 @@ function defineTests(backend) {
         ['list_dir', 'denied', notSelected],
         ['grep', local, null],
       ]);
-      assert.deepEqual(decisions(await run(free.id)), [['read_file', local, null], ['list_dir', local, null], ['grep', local, null]]);
+      assert.deepEqual(decisions(await run(free.id)), [
+        ['read_file', local, null],
+        ['list_dir', local, null],
+        ['grep', local, null],
+      ]);
 
       // null again: every tool the agent gets
       const cleared = (await call(s, 'POST', '/admin/netaclaw/agent/update', { id: lead.id, subagentTools: null })).body.data;
       assert.equal(cleared.subagentTools, null);
-      assert.deepEqual(decisions(await run(lead.id)), [['read_file', local, null], ['list_dir', local, null], ['grep', local, null]]);
+      assert.deepEqual(decisions(await run(lead.id)), [
+        ['read_file', local, null],
+        ['list_dir', local, null],
+        ['grep', local, null],
+      ]);
     });
   });
 
@@ -104,7 +116,13 @@ function defineTests(backend) {
       const isSub = body => body.messages.some(m => m.role === 'user' && m.content === task);
       model.push(
         { when: b => !isSub(b), toolCalls: [{ id: 'd1', name: 'delegate_task', arguments: { task, tools: ['read_file', 'list_dir', 'bash'] } }] },
-        { when: isSub, toolCalls: [{ id: 's1', name: 'read_file', arguments: { path: 'notes.txt' } }, { id: 's2', name: 'list_dir', arguments: {} }] },
+        {
+          when: isSub,
+          toolCalls: [
+            { id: 's1', name: 'read_file', arguments: { path: 'notes.txt' } },
+            { id: 's2', name: 'list_dir', arguments: {} },
+          ],
+        },
         { when: isSub, content: 'It says hello.' },
         { when: b => !isSub(b), content: 'Done.' }
       );
@@ -120,7 +138,10 @@ function defineTests(backend) {
       for (const name of ['list_dir', 'grep', 'bash']) assert.deepEqual(route(name).reasons, ['not_selected_for_subagent'], name);
       // list_dir was not offered: the call port denies it (L0) and the batch records it (both calls ran side
       // by side: recorded in the order they ended)
-      assert.deepEqual(decisions(info).sort(), [['list_dir', 'denied', 'tool_not_offered'], ['read_file', 'worker-local', null]]);
+      assert.deepEqual(decisions(info).sort(), [
+        ['list_dir', 'denied', 'tool_not_offered'],
+        ['read_file', 'worker-local', null],
+      ]);
     });
   });
 
@@ -129,7 +150,10 @@ function defineTests(backend) {
     await withServer(db.env, async s => {
       const r = await call(s, 'GET', '/admin/netaclaw/tool/forAgent');
       assert.equal(r.status, 200, r.text);
-      assert.deepEqual(r.body.data.toolsets, policy.catalogInfo().toolsets.map(t => t.name));
+      assert.deepEqual(
+        r.body.data.toolsets,
+        policy.catalogInfo().toolsets.map(t => t.name)
+      );
     });
   });
 
@@ -158,11 +182,14 @@ function defineTests(backend) {
       assert.match(s.log(), /seeded 3 example agents/);
       const list = (await call(s, 'POST', '/admin/netaclaw/agent/page', { size: 100 })).body.data.list;
       const reviewer = list.find(a => a.name === 'reviewer');
-      assert.deepEqual(list.map(a => [a.name, a.toolsets, a.crewRole, a.subagentTools, a.crewMembers]), [
-        ['legacy', null, null, null, null],
-        ['crew master', ['base', 'delegation'], 'master', ['read_file'], [reviewer.id]],
-        ['reviewer', ['base'], null, null, null],
-      ]);
+      assert.deepEqual(
+        list.map(a => [a.name, a.toolsets, a.crewRole, a.subagentTools, a.crewMembers]),
+        [
+          ['legacy', null, null, null, null],
+          ['crew master', ['base', 'delegation'], 'master', ['read_file'], [reviewer.id]],
+          ['reviewer', ['base'], null, null, null],
+        ]
+      );
     });
     // a second start: the table has agents, nothing is added
     await withServer({ ...db.env, NETACLAW_SEED_FILE: seedFile }, async s => {

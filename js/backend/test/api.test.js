@@ -51,7 +51,8 @@ function defineSuite(label, makeBackend) {
         assert.match(s.log(), /shell sandbox: bwrap/);
         // the start log says the same mechanism, and what is weaker when anything is
         assert.match(s.log(), new RegExp(`sandbox limits: ${sandboxHealth().limits}: `));
-        if (sandboxHealth().weaker.length > 0) assert.match(s.log(), new RegExp(`WARNING sandbox limits weaker than per-sandbox cgroups: ${sandboxHealth().weaker.join(', ')}`));
+        if (sandboxHealth().weaker.length > 0)
+          assert.match(s.log(), new RegExp(`WARNING sandbox limits weaker than per-sandbox cgroups: ${sandboxHealth().weaker.join(', ')}`));
       });
       void first;
       const before = await snapshot(db);
@@ -197,7 +198,9 @@ function defineSuite(label, makeBackend) {
         const tools = toolsLayer(after);
         assert.ok(tools.includes(`- patch: ${hint}`), tools);
         assert.deepEqual(after.body.data.toolPromptHints, { patch: hint });
-        const oldLine = toolsLayer(before).split('\n').find(l => l.startsWith('- patch:'));
+        const oldLine = toolsLayer(before)
+          .split('\n')
+          .find(l => l.startsWith('- patch:'));
         assert.ok(oldLine && !tools.split('\n').includes(oldLine), 'default patch guidance replaced');
       });
     });
@@ -321,8 +324,7 @@ function defineSuite(label, makeBackend) {
           const requests = [];
           for (let i = 0; i < 20; i++) {
             const field = Object.keys(sent)[i % 5];
-            const value =
-              field === 'sort' ? 100 * round + i : field === 'extra' ? { round, i, tags: [`t${i}`] } : `${field}-${round}-${i}`;
+            const value = field === 'sort' ? 100 * round + i : field === 'extra' ? { round, i, tags: [`t${i}`] } : `${field}-${round}-${i}`;
             sent[field].push(value);
             requests.push(call(s, 'POST', '/admin/netaclaw/tool/update', { id, [field]: value }));
           }
@@ -410,11 +412,21 @@ function defineSuite(label, makeBackend) {
         await call(s, 'POST', '/admin/netaclaw/agent/add', { name: 'gamma_1' });
         const page = await call(s, 'POST', '/admin/netaclaw/agent/page', { page: 1, size: 2 });
         assert.equal(page.body.data.pagination.total, 3);
-        assert.deepEqual(page.body.data.list.map(x => x.name), ['alpha', 'beta']);
+        assert.deepEqual(
+          page.body.data.list.map(x => x.name),
+          ['alpha', 'beta']
+        );
         const byName = await call(s, 'POST', '/admin/netaclaw/agent/page', { name: 'A_1' });
-        assert.deepEqual(byName.body.data.list.map(x => x.name), ['gamma_1']);
+        assert.deepEqual(
+          byName.body.data.list.map(x => x.name),
+          ['gamma_1']
+        );
         const byName2 = await call(s, 'POST', '/admin/netaclaw/agent/page', { name: '_' });
-        assert.deepEqual(byName2.body.data.list.map(x => x.name), ['gamma_1'], '_ is a literal, not a wildcard');
+        assert.deepEqual(
+          byName2.body.data.list.map(x => x.name),
+          ['gamma_1'],
+          '_ is a literal, not a wildcard'
+        );
         const cleared = await call(s, 'POST', '/admin/netaclaw/agent/update', { id: agent.id, toolsets: null, tools: null });
         assert.equal(cleared.body.data.toolsets, null);
         assert.equal(cleared.body.data.tools, null);
@@ -434,10 +446,17 @@ function defineSuite(label, makeBackend) {
         const skills = await call(s, 'POST', '/admin/netaclaw/tool/page', { toolset: 'skills', size: 100 });
         assert.deepEqual(
           skills.body.data.list.map(r => r.name).sort(),
-          policy.builtinCatalog().filter(t => t.toolset === 'skills').map(t => t.name).sort()
+          policy
+            .builtinCatalog()
+            .filter(t => t.toolset === 'skills')
+            .map(t => t.name)
+            .sort()
         );
         const off = await call(s, 'POST', '/admin/netaclaw/tool/page', { status: 0 });
-        assert.deepEqual(off.body.data.list.map(r => r.name), ['grep']);
+        assert.deepEqual(
+          off.body.data.list.map(r => r.name),
+          ['grep']
+        );
         const sub = await call(s, 'POST', '/admin/netaclaw/tool/page', { name: 'FILE', size: 100 });
         assert.ok(sub.body.data.list.length > 0);
         assert.ok(sub.body.data.list.every(r => r.name.toLowerCase().includes('file')));
@@ -453,8 +472,14 @@ function defineSuite(label, makeBackend) {
         const byId = await call(s, 'GET', `/admin/netaclaw/tool/info?id=${byName.body.data.id}`);
         assert.deepEqual(byId.body, byName.body);
         const fa = (await call(s, 'GET', '/admin/netaclaw/tool/forAgent')).body.data;
-        assert.deepEqual(fa.profiles.map(t => t.name), CATALOG);
-        assert.deepEqual(fa.profiles, policy.builtinCatalog().map(t => policy.toolManifest(t)));
+        assert.deepEqual(
+          fa.profiles.map(t => t.name),
+          CATALOG
+        );
+        assert.deepEqual(
+          fa.profiles,
+          policy.builtinCatalog().map(t => policy.toolManifest(t))
+        );
         for (const t of ['base', 'planning', 'memory', 'skills', 'delegation', 'vision', 'document']) {
           assert.ok(fa.toolsets.includes(t), t);
         }
@@ -477,7 +502,22 @@ function defineSuite(label, makeBackend) {
         assert.equal(r.status, 200, r.text);
         const governance = (await call(s, 'GET', '/admin/netaclaw/tool/all')).body.data.map(row => {
           const out = {};
-          for (const k of ['name', 'label', 'toolset', 'description', 'visibility', 'capability', 'status', 'isCore', 'canDisable', 'promptHint', 'sort', 'extra', 'workerRoutingStrategy']) out[k] = row[k];
+          for (const k of [
+            'name',
+            'label',
+            'toolset',
+            'description',
+            'visibility',
+            'capability',
+            'status',
+            'isCore',
+            'canDisable',
+            'promptHint',
+            'sort',
+            'extra',
+            'workerRoutingStrategy',
+          ])
+            out[k] = row[k];
           return out;
         });
         const expected = policy.runtimeDiagnostic({

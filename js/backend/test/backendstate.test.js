@@ -237,7 +237,10 @@ describe("the backend's state lives outside the checkout by default", () => {
         const page = await fetch(`${s.url}/`);
         assert.match(await page.text(), /copied pages/);
         // nothing was written into the checkout
-        assert.ok(!fs.existsSync(path.join(BACKEND_ROOT, 'data', 'admin-token')) || !fs.readFileSync(path.join(BACKEND_ROOT, 'data', 'admin-token'), 'utf8').includes(token));
+        assert.ok(
+          !fs.existsSync(path.join(BACKEND_ROOT, 'data', 'admin-token')) ||
+            !fs.readFileSync(path.join(BACKEND_ROOT, 'data', 'admin-token'), 'utf8').includes(token)
+        );
         // the home folder holds the data: a root there is refused
         const r = await call(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { agent: { name: 'x' }, sessionCwd: home }, { token });
         assert.equal(r.status, 400, r.text);

@@ -86,7 +86,10 @@ function defineTests(backend) {
     await withServer(db.env, async s => {
       assert.deepEqual(s.syncLine, { inserts: 0, updates: 0, orphans: 1 });
       const cat = (await call(s, 'GET', '/admin/netaclaw/tool/catalog')).body.data;
-      assert.deepEqual(cat.map(t => t.name), BUILTIN.map(t => t.name));
+      assert.deepEqual(
+        cat.map(t => t.name),
+        BUILTIN.map(t => t.name)
+      );
     });
   });
 
@@ -183,13 +186,19 @@ function defineTests(backend) {
       [writeTemp('obj.json', JSON.stringify({ name: 'x', toolset: 'y' })), /must hold a JSON array/],
       [writeTemp('empty-name.json', JSON.stringify([VISION_OCR, { name: '', toolset: 'y' }])), /entry \[1\]: schema\.name/],
       [writeTemp('bad-cap.json', JSON.stringify([{ ...VISION_OCR, capability: 'smell' }])), /entry \[0\]: schema\.capability/],
-      [writeTemp('dup-builtin.json', JSON.stringify([{ name: 'bash', toolset: 'mine' }])), /entry \[0\]\.name: duplicate tool name "bash" \(also builtin tool "bash"\.name\)/],
+      [
+        writeTemp('dup-builtin.json', JSON.stringify([{ name: 'bash', toolset: 'mine' }])),
+        /entry \[0\]\.name: duplicate tool name "bash" \(also builtin tool "bash"\.name\)/,
+      ],
       [writeTemp('dup-file.json', JSON.stringify([VISION_OCR, VISION_OCR])), /entry \[1\]\.name: duplicate tool name "vision_ocr" \(also entry \[0\]\.name\)/],
     ];
     for (const [file, detail] of cases) {
       const failed = await startServer({ ...db.env, NETACLAW_CATALOG_FILE: file }, { expectExit: true });
       assert.notEqual(failed.exitCode, 0, failed.log());
-      const line = failed.log().split('\n').find(l => l.includes('start FAILED'));
+      const line = failed
+        .log()
+        .split('\n')
+        .find(l => l.includes('start FAILED'));
       assert.ok(line, failed.log());
       assert.ok(line.includes(`NETACLAW_CATALOG_FILE ${file}:`), line);
       assert.match(line, detail);

@@ -68,7 +68,10 @@ function defineTests(backend) {
 
       const page = await seen('POST', '/admin/netaclaw/channel/page', {});
       assert.equal(page.pagination.total, 2);
-      assert.deepEqual(page.list.map(c => c.name), ['openai', 'qwen-vl']);
+      assert.deepEqual(
+        page.list.map(c => c.name),
+        ['openai', 'qwen-vl']
+      );
       for (const text of texts) {
         assert.ok(!text.includes(KEY_A) && !text.includes(KEY_B) && !text.includes('abc123'), text);
       }
@@ -140,7 +143,14 @@ function defineTests(backend) {
       const list = (await ok(s, 'POST', '/admin/netaclaw/channel/page', {})).body.data.list;
       assert.equal(list.length, 1);
       assert.deepEqual(
-        { name: list[0].name, baseUrl: list[0].baseUrl, model: list[0].model, capability: list[0].capability, isDefault: list[0].isDefault, masked: list[0].apiKeyMasked },
+        {
+          name: list[0].name,
+          baseUrl: list[0].baseUrl,
+          model: list[0].model,
+          capability: list[0].capability,
+          isDefault: list[0].isDefault,
+          masked: list[0].apiKeyMasked,
+        },
         { name: 'default', baseUrl: 'http://127.0.0.1:9/v1', model: 'model-one', capability: 'vision', isDefault: true, masked: 'sk-…3f9a' }
       );
       // an admin-made channel that becomes the default is the one the environment updates next time
@@ -150,13 +160,23 @@ function defineTests(backend) {
     await withServer({ ...noKey, NETACLAW_MODEL: 'model-two' }, async s => {
       assert.match(s.log(), /model channel "mine" \(id \d+, default\) updated from NETACLAW_MODEL_\*/);
       const list = (await ok(s, 'POST', '/admin/netaclaw/channel/page', {})).body.data.list;
-      assert.deepEqual(list.map(c => [c.name, c.model, c.capability, c.isDefault]), [
-        ['default', 'model-one', 'vision', false],
-        ['mine', 'model-two', 'text', true],
-      ]);
+      assert.deepEqual(
+        list.map(c => [c.name, c.model, c.capability, c.isDefault]),
+        [
+          ['default', 'model-one', 'vision', false],
+          ['mine', 'model-two', 'text', true],
+        ]
+      );
     });
     const rows = await db.sql('SELECT name, apiKey FROM netaclaw_model_channel ORDER BY id');
-    assert.deepEqual(rows.map(r => [r.name, r.apiKey && plainSecret(r.apiKey, CHANNEL_API_KEY)]), [['default', KEY_A], ['mine', null]], 'no key in the env: the stored key is kept');
+    assert.deepEqual(
+      rows.map(r => [r.name, r.apiKey && plainSecret(r.apiKey, CHANNEL_API_KEY)]),
+      [
+        ['default', KEY_A],
+        ['mine', null],
+      ],
+      'no key in the env: the stored key is kept'
+    );
 
     for (const [extra, message] of [
       [{ NETACLAW_MODEL_BASE_URL: '', NETACLAW_MODEL: 'm' }, /NETACLAW_MODEL is set but NETACLAW_MODEL_BASE_URL is not/],
@@ -190,8 +210,10 @@ function defineTests(backend) {
       assert.equal(noChannel.modelCapability, 'text');
       assert.ok(noChannel.warnings.some(w => w.code === 'capability_fallback_text'));
 
-      const vision = (await ok(s, 'POST', '/admin/netaclaw/channel/add', { name: 'v', baseUrl: 'http://127.0.0.1:9/v1', model: 'vl', capability: 'vision' })).body.data;
-      const text = (await ok(s, 'POST', '/admin/netaclaw/channel/add', { name: 't', baseUrl: 'http://127.0.0.1:9/v1', model: 'tx', capability: 'multimodal' })).body.data;
+      const vision = (await ok(s, 'POST', '/admin/netaclaw/channel/add', { name: 'v', baseUrl: 'http://127.0.0.1:9/v1', model: 'vl', capability: 'vision' }))
+        .body.data;
+      const text = (await ok(s, 'POST', '/admin/netaclaw/channel/add', { name: 't', baseUrl: 'http://127.0.0.1:9/v1', model: 'tx', capability: 'multimodal' }))
+        .body.data;
       const viaDefault = (await ok(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { agent: { name: 'p', modelCapability: 'text' } })).body.data;
       assert.equal(viaDefault.channel.id, vision.id);
       assert.equal(viaDefault.modelCapability, 'vision', 'the channel decides, not the agent column');
@@ -204,7 +226,9 @@ function defineTests(backend) {
       assert.match(missing.body.error.message, /model channel 999/);
 
       const session = { sessionCwd: '/work/proj/./src/..', workspaceRoots: ['/data//sets/'], shellPermitted: true, writePermitted: false };
-      const p = (await ok(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { agent: { name: 'p', skills: ['review', 'deploy', '../etc', 'fifo'] }, ...session })).body.data;
+      const p = (
+        await ok(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { agent: { name: 'p', skills: ['review', 'deploy', '../etc', 'fifo'] }, ...session })
+      ).body.data;
       const layer = key => p.layers.find(l => l.key === key).content;
       assert.equal(
         layer('session'),
@@ -230,9 +254,18 @@ function defineTests(backend) {
         ].join('\n')
       );
       assert.ok(p.builtinToolNames.includes('read_file'), JSON.stringify(p.builtinToolNames));
-      assert.equal(p.systemPrompt, p.layers.map(l => l.content).filter(Boolean).join('\n\n'));
+      assert.equal(
+        p.systemPrompt,
+        p.layers
+          .map(l => l.content)
+          .filter(Boolean)
+          .join('\n\n')
+      );
       const none = (await ok(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { agent: { name: 'p' } })).body.data;
-      assert.equal(none.layers.find(l => l.key === 'session').content, 'Session:\n- workspace: none\n- shell commands: not allowed\n- file writes: not allowed (read-only)');
+      assert.equal(
+        none.layers.find(l => l.key === 'session').content,
+        'Session:\n- workspace: none\n- shell commands: not allowed\n- file writes: not allowed (read-only)'
+      );
       const rel = await call(s, 'POST', '/admin/netaclaw/agent/previewPrompt', { agent: { name: 'p' }, sessionCwd: 'relative/dir' });
       assert.equal(rel.status, 400, rel.text);
       assert.equal(rel.body.error.code, 'invalid_input');

@@ -25,7 +25,12 @@ function defineTests(backend) {
     await withServer({ ...db.env, ...modelEnv(model) }, async s => {
       const agent = await addAgent(s, { name: 'asker', toolsets: ['base', 'planning'] });
       model.push(
-        { toolCalls: [{ id: 'q1', name: 'clarify', arguments: { question: 'Which file should I read?' } }, { id: 'l1', name: 'list_dir', arguments: {} }] },
+        {
+          toolCalls: [
+            { id: 'q1', name: 'clarify', arguments: { question: 'Which file should I read?' } },
+            { id: 'l1', name: 'list_dir', arguments: {} },
+          ],
+        },
         { content: 'Reading notes.txt as you said.' }
       );
       const first = await chat(s, { agentId: agent.id, message: 'summarize my notes', sessionCwd: tmpDir() });
@@ -45,7 +50,11 @@ function defineTests(backend) {
       const read = messagesOf(-1);
       const asked = read.findIndex(m => m.role === 'assistant' && m.tool_calls?.some(c => c.id === 'q1'));
       assert.ok(asked > 0, 'the question is in the history');
-      const results = read.slice(asked + 1).filter(m => m.role === 'tool').map(m => m.tool_call_id).sort();
+      const results = read
+        .slice(asked + 1)
+        .filter(m => m.role === 'tool')
+        .map(m => m.tool_call_id)
+        .sort();
       assert.deepEqual(results, ['l1', 'q1'], 'both calls have their result');
       assert.deepEqual(read.at(-1), { role: 'user', content: 'notes.txt, please' });
       const answered = await call(s, 'GET', `/admin/netaclaw/session/info?id=${a.sessionId}`);
@@ -81,7 +90,12 @@ function defineTests(backend) {
     await withServer(env, async s => {
       const agent = await addAgent(s, { name: 'asker-2', toolsets: ['base', 'planning'] });
       agentId = agent.id;
-      model.push({ toolCalls: [{ id: 'a', name: 'clarify', arguments: { question: 'First?' } }, { id: 'b', name: 'clarify', arguments: { question: 'Second?' } }] });
+      model.push({
+        toolCalls: [
+          { id: 'a', name: 'clarify', arguments: { question: 'First?' } },
+          { id: 'b', name: 'clarify', arguments: { question: 'Second?' } },
+        ],
+      });
       const r = await chat(s, { agentId, message: 'go', sessionCwd: tmpDir() });
       assert.equal(r.status, 200, r.text);
       assert.equal(r.body.data.clarify.question, 'First?');

@@ -46,7 +46,7 @@ function assertHarmless(out, root, saved) {
   const sb = path.join(root, 'sb');
   if (fs.existsSync(sb)) {
     const st = fs.statSync(sb);
-    assert.notEqual(st.uid, 0, 'what the sandbox creates is not the host root\'s');
+    assert.notEqual(st.uid, 0, "what the sandbox creates is not the host root's");
     assert.equal(st.uid, sandboxUser().uid);
   }
   for (const name of fs.readdirSync(root)) {
@@ -55,7 +55,7 @@ function assertHarmless(out, root, saved) {
   }
 }
 
-describe('a sandboxed shell never holds the host\'s root', () => {
+describe("a sandboxed shell never holds the host's root", () => {
   let ws;
   before(() => (ws = workspace()));
   after(() => ws.cleanup());
@@ -73,12 +73,12 @@ describe('a sandboxed shell never holds the host\'s root', () => {
     await keepingSysctls(async saved => {
       const ops = new ShellProcessOperations('bwrap');
       const r = await ops.exec({ roots: [ws.root], readonly: false, cwd: ws.root, command: ATTACK_SYSCTL, timeoutMs: 20000 });
-      assert.match(r.output, /SETUID-MADE/, 'the copy is made (in the sandbox user\'s name)');
+      assert.match(r.output, /SETUID-MADE/, "the copy is made (in the sandbox user's name)");
       assertHarmless(r.output, ws.root, saved);
     });
   });
 
-  test('the same in a worker\'s bash, read-only session', async () => {
+  test("the same in a worker's bash, read-only session", async () => {
     await keepingSysctls(async saved => {
       const { policy, routes } = diagnose(ws.root, { shell: true, write: false });
       await withHost({ policy, routes }, async host => {
@@ -92,7 +92,13 @@ describe('a sandboxed shell never holds the host\'s root', () => {
   test('control: unconfined (sandbox off), a root shell does write /proc/sys', { skip: !isRoot && 'needs root' }, async () => {
     await keepingSysctls(async saved => {
       const ops = new ShellProcessOperations('off');
-      const r = await ops.exec({ roots: [ws.root], readonly: false, cwd: ws.root, command: `echo ${saved.pid_max.trim()} > /proc/sys/kernel/pid_max && echo PIDMAX-WRITTEN`, timeoutMs: 20000 });
+      const r = await ops.exec({
+        roots: [ws.root],
+        readonly: false,
+        cwd: ws.root,
+        command: `echo ${saved.pid_max.trim()} > /proc/sys/kernel/pid_max && echo PIDMAX-WRITTEN`,
+        timeoutMs: 20000,
+      });
       assert.match(r.output, /PIDMAX-WRITTEN/, 'the attack goes through without the sandbox');
     });
   });
@@ -123,7 +129,7 @@ describe('a compromised worker is confined as a process', () => {
   });
 
   const attacks = () => [
-    ['loopback TCP (the backend\'s port)', { act: 'connect', port }, /connected: hello from the host/],
+    ["loopback TCP (the backend's port)", { act: 'connect', port }, /connected: hello from the host/],
     ['a Unix socket outside the roots', { act: 'connect', socket: path.join(sockDir, 's.sock') }, /connected: hello from a socket/],
     ['a secret through a symlinked folder of the root', { act: 'read', path: path.join(ws.root, 'escdir', 'secret.txt') }, /TOP-SECRET/],
     ['a child process reading outside', { act: 'sh', command: `cat ${ws.secret}` }, /TOP-SECRET/],
@@ -243,7 +249,9 @@ describe('code and skills below a folder the sandbox user cannot enter', () => {
   });
   after(() => fs.rmSync(base, { recursive: true, force: true }));
 
-  test('a worker whose code lives below such a folder starts: its code is staged for its sandbox', { skip: !isRoot && 'the sandbox user is the caller itself' }, async () => {
+  test('a worker whose code lives below such a folder starts: its code is staged for its sandbox', {
+    skip: !isRoot && 'the sandbox user is the caller itself',
+  }, async () => {
     const ws = workspace();
     const module = path.join(base, 'hidden-worker.js');
     fs.copyFileSync(FIXTURE_WORKER, module);
@@ -268,7 +276,9 @@ describe('code and skills below a folder the sandbox user cannot enter', () => {
     }
   });
 
-  test('a folder bound read-only is staged for the sandbox; bound as it is, bwrap cannot reach it', { skip: !isRoot && 'the sandbox user is the caller itself' }, async () => {
+  test('a folder bound read-only is staged for the sandbox; bound as it is, bwrap cannot reach it', {
+    skip: !isRoot && 'the sandbox user is the caller itself',
+  }, async () => {
     const ws = workspace();
     try {
       const ops = new ShellProcessOperations('bwrap');
@@ -276,7 +286,11 @@ describe('code and skills below a folder the sandbox user cannot enter', () => {
       const r = await ops.exec({ roots: [ws.root], readonly: true, cwd: ws.root, readOnlyBinds: [dir], command: `bash ${dir}/run.sh`, timeoutMs: 20000 });
       assert.equal(r.exitCode, 0, r.output);
       assert.match(r.output, /skill ran/);
-      assert.deepEqual(fs.readdirSync(confinement().dir).filter(n => n.startsWith('once-')), [], 'the staged copy is removed');
+      assert.deepEqual(
+        fs.readdirSync(confinement().dir).filter(n => n.startsWith('once-')),
+        [],
+        'the staged copy is removed'
+      );
       // control: the same folder bound by its own path
       const sandbox = rt('sandbox.js');
       const cmd = sandbox.confinedCommand(sandbox.bwrapArgs({ roots: [ws.root], readonly: true, cwd: ws.root, readOnlyBinds: [dir] }), ['/bin/true']);

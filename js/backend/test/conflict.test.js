@@ -17,7 +17,10 @@ for (const [label, makeBackend] of storageBackends()) {
       const db = await backend.fresh();
       await withServer(db.env, async s => {
         const all = (await call(s, 'GET', '/admin/netaclaw/tool/all')).body.data;
-        assert.ok(all.every(r => r.version === 1), 'every synced row starts at version 1');
+        assert.ok(
+          all.every(r => r.version === 1),
+          'every synced row starts at version 1'
+        );
         const loaded = await info(s, 'tool/info?name=patch');
 
         // admin A saves from the loaded version: accepted, version moves on
@@ -78,9 +81,7 @@ for (const [label, makeBackend] of storageBackends()) {
       await withServer(db.env, async s => {
         const row = await info(s, 'tool/info?name=read_file');
         const results = await Promise.all(
-          Array.from({ length: 10 }, (_, i) =>
-            call(s, 'POST', '/admin/netaclaw/tool/update', { id: row.id, version: row.version, description: `save ${i}` })
-          )
+          Array.from({ length: 10 }, (_, i) => call(s, 'POST', '/admin/netaclaw/tool/update', { id: row.id, version: row.version, description: `save ${i}` }))
         );
         const ok = results.filter(r => r.status === 200);
         const refused = results.filter(r => r.status === 409);
@@ -136,10 +137,16 @@ for (const [label, makeBackend] of storageBackends()) {
       await withServer(db.env, async s => {
         assert.deepEqual(s.syncLine, { inserts: 0, updates: 0, orphans: 0 });
         const tools = (await call(s, 'GET', '/admin/netaclaw/tool/all')).body.data;
-        assert.ok(tools.every(r => r.version === 1), JSON.stringify(tools.map(r => r.version)));
+        assert.ok(
+          tools.every(r => r.version === 1),
+          JSON.stringify(tools.map(r => r.version))
+        );
         assert.equal(tools.find(r => r.name === 'bash').label, 'kept');
         const agents = (await call(s, 'POST', '/admin/netaclaw/agent/page', {})).body.data.list;
-        assert.deepEqual(agents.map(a => [a.name, a.skills, a.version]), [['old agent', ['s'], 1]]);
+        assert.deepEqual(
+          agents.map(a => [a.name, a.skills, a.version]),
+          [['old agent', ['s'], 1]]
+        );
       });
     });
   });

@@ -34,7 +34,13 @@ function defineTests(backend) {
       const isSub = body => body.messages.some(m => m.role === 'user' && m.content === task);
       model.push(
         { when: b => !isSub(b), toolCalls: [{ id: 'd1', name: 'delegate_task', arguments: { task, agent: 'poet' } }] },
-        { when: isSub, toolCalls: [{ id: 's1', name: 'read_file', arguments: { path: 'sea.txt' } }, { id: 's2', name: 'write_file', arguments: { path: 'x.txt', content: 'x' } }] },
+        {
+          when: isSub,
+          toolCalls: [
+            { id: 's1', name: 'read_file', arguments: { path: 'sea.txt' } },
+            { id: 's2', name: 'write_file', arguments: { path: 'x.txt', content: 'x' } },
+          ],
+        },
         { when: isSub, content: 'grey sea, quiet waves' },
         { when: b => !isSub(b), content: 'Here is the poem.' }
       );
@@ -59,7 +65,13 @@ function defineTests(backend) {
       const batch = (await call(s, 'GET', `/admin/netaclaw/subagent/info?id=${r.body.data.batchIds[0]}`)).body.data;
       assert.equal(batch.agentId, poet.id);
       assert.equal(batch.crewRole, 'sub');
-      assert.deepEqual(batch.calls.map(c => [c.name, c.decision, c.ok]), [['read_file', 'worker-local', true], ['write_file', 'denied', false]]);
+      assert.deepEqual(
+        batch.calls.map(c => [c.name, c.decision, c.ok]),
+        [
+          ['read_file', 'worker-local', true],
+          ['write_file', 'denied', false],
+        ]
+      );
     });
   });
 

@@ -241,7 +241,10 @@ describe('request DTOs and the answer envelope', () => {
       assert.equal(r.body.error.code, 'invalid_input');
       assert.match(r.body.error.message, message);
       const events = await wsChat(s, body);
-      assert.deepEqual(events.map(e => [e.type, e.code, e.message]), [['error', 'invalid_input', r.body.error.message]]);
+      assert.deepEqual(
+        events.map(e => [e.type, e.code, e.message]),
+        [['error', 'invalid_input', r.body.error.message]]
+      );
     }
   });
 

@@ -57,7 +57,10 @@ function defineTests(backend) {
       assert.deepEqual([resolvedOnes.status, resolvedOnes.body.data.list], [200, []]);
 
       const info = await call(s, 'GET', `/admin/netaclaw/session/info?id=${sessionId}`);
-      assert.deepEqual(info.body.data.escalations.map(e => [e.id, e.status, e.reason]), [[id, 'open', REASON]]);
+      assert.deepEqual(
+        info.body.data.escalations.map(e => [e.id, e.status, e.reason]),
+        [[id, 'open', REASON]]
+      );
 
       const done = await call(s, 'POST', '/admin/netaclaw/escalation/resolve', { id, resolution: 'Added the key.' });
       assert.equal(done.status, 200, done.text);
@@ -79,12 +82,18 @@ function defineTests(backend) {
         'the first resolution survived the restart'
       );
       const page = await call(s, 'POST', '/admin/netaclaw/escalation/page', { status: 'resolved' });
-      assert.deepEqual(page.body.data.list.map(e => e.id), [id]);
+      assert.deepEqual(
+        page.body.data.list.map(e => e.id),
+        [id]
+      );
       const again = await call(s, 'POST', '/admin/netaclaw/escalation/resolve', { id, resolution: 'Once more.' });
       assert.equal(again.status, 409, again.text);
     });
     const rows = await db.sql('SELECT id, sessionId, status, resolution FROM netaclaw_escalation');
-    assert.deepEqual(rows.map(r => [r.id, r.sessionId, r.status, r.resolution]), [[id, String(sessionId), 'resolved', 'Added the key.']]);
+    assert.deepEqual(
+      rows.map(r => [r.id, r.sessionId, r.status, r.resolution]),
+      [[id, String(sessionId), 'resolved', 'Added the key.']]
+    );
   });
 
   test("the operator's resolution reaches the agent that escalated: its session's next model request reads it, once", async () => {
@@ -104,7 +113,10 @@ function defineTests(backend) {
       const next = await chat(s, { agentId: agent.id, sessionId, message: 'any news?' });
       assert.equal(next.status, 200, next.text);
       const read = model.requests.at(-1).body.messages;
-      assert.deepEqual(read.slice(-2), [{ role: 'user', content: 'any news?' }, { role: 'user', content: told }]);
+      assert.deepEqual(read.slice(-2), [
+        { role: 'user', content: 'any news?' },
+        { role: 'user', content: told },
+      ]);
       // told once: the next request has it in the history, not again
       model.push({ content: 'Done.' });
       assert.equal((await chat(s, { agentId: agent.id, sessionId, message: 'thanks' })).status, 200);

@@ -104,7 +104,10 @@ describe('worker faults: the backend stays up, the batch is stored, no process i
     assert.equal(b.status, 'failed');
     assert.match(b.error, /worker exited unexpectedly \(signal SIGKILL\)/);
     assert.deepEqual(b.calls, [[1, 'read_file', true]]);
-    assert.ok(w.seen.some(p => p.comm === 'bwrap'), 'bwrap was running');
+    assert.ok(
+      w.seen.some(p => p.comm === 'bwrap'),
+      'bwrap was running'
+    );
     assert.deepEqual(w.left, [], 'no process left behind (bwrap dies with its parent, the shell with bwrap)');
     assert.equal(descendants().length, before_);
     await answers();
@@ -145,9 +148,7 @@ describe('worker faults: the backend stays up, the batch is stored, no process i
     const h = await app.svc.start(spec());
     t.after(() => h.kill('test over').catch(() => undefined));
     // First a bounded one: 2,000 children asked for. Without the limit they would all start.
-    const bounded = await watchProcesses(() =>
-      h.call('bash', { command: 'for i in $(seq 2000); do sleep 30 & done 2>/dev/null; echo done', timeoutMs: 4000 })
-    );
+    const bounded = await watchProcesses(() => h.call('bash', { command: 'for i in $(seq 2000); do sleep 30 & done 2>/dev/null; echo done', timeoutMs: 4000 }));
     t.diagnostic(`2,000 children asked for: at most ${bounded.peak} processes below the backend at once`);
     assert.ok(bounded.peak <= SHELL_PROCESSES_MAX + 5, `peak ${bounded.peak}`);
     assert.ok(bounded.peak >= SHELL_PROCESSES_MAX / 2, `the shell did fork (peak ${bounded.peak})`);
@@ -171,7 +172,16 @@ describe('worker faults: the backend stays up, the batch is stored, no process i
     assert.equal(after_.ok, true, 'the batch goes on');
     const record = await h.finish();
     assert.equal(record.status, 'completed');
-    assert.deepEqual(record.calls.map(c => [c.name, c.ok]), [['bash', false], ['bash', false], ['bash', false], ['bash', false], ['read_file', true]]);
+    assert.deepEqual(
+      record.calls.map(c => [c.name, c.ok]),
+      [
+        ['bash', false],
+        ['bash', false],
+        ['bash', false],
+        ['bash', false],
+        ['read_file', true],
+      ]
+    );
     await answers();
   });
 

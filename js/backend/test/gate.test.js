@@ -64,7 +64,10 @@ describe('L1 alone: the gate (symlink check, process permissions and sandbox off
       assert.equal(r.decision, 'main-process-proxy');
       assert.equal(r.ok, true, r.error);
       assert.equal(fs.readFileSync(path.join(ws.root, 'proxied.txt'), 'utf8'), 'via the main process');
-      assert.deepEqual(events.filter(e => e.type === 'proxy').map(e => [e.name, e.decision]), [['write_file', 'main-process-proxy']]);
+      assert.deepEqual(
+        events.filter(e => e.type === 'proxy').map(e => [e.name, e.decision]),
+        [['write_file', 'main-process-proxy']]
+      );
       const t = await host.call('todo', { items: [{ text: 'one' }] });
       assert.equal(t.ok, true);
       assert.deepEqual(svc.todoItems, [{ text: 'one', done: false }]);
@@ -127,7 +130,7 @@ describe('L4: the main process decides every proxy request again', () => {
   });
 });
 
-describe('the main process\'s runner (what runs a proxied call): every route it is given runs there', () => {
+describe("the main process's runner (what runs a proxied call): every route it is given runs there", () => {
   let ws;
   before(() => (ws = workspace()));
   after(() => ws.cleanup());
@@ -153,7 +156,7 @@ describe('the gate prepares one checker per policy and routes', () => {
   const pkg = require('@netaclaw/tool-policy');
   const { checkCall } = rt('gate.js');
 
-  test('its answers are checkToolCall\'s, call by call', () => {
+  test("its answers are checkToolCall's, call by call", () => {
     const { policy, routes } = diagnose('/srv/gate', { shell: true, write: false });
     const calls = [
       ['read_file', { path: 'a/../b.txt' }],
@@ -169,14 +172,24 @@ describe('the gate prepares one checker per policy and routes', () => {
     for (const [name, args] of calls) {
       const expected = pkg.checkToolCall({ policy, routes, call: { name, arguments: args === undefined ? null : args } });
       const r = checkCall({ policy, routes, name, arguments: args });
-      assert.equal(JSON.stringify(r), JSON.stringify({ decision: expected.decision, reason: expected.reason, paths: expected.paths, detail: expected.detail }), name);
+      assert.equal(
+        JSON.stringify(r),
+        JSON.stringify({ decision: expected.decision, reason: expected.reason, paths: expected.paths, detail: expected.detail }),
+        name
+      );
     }
   });
 
   test('checkCallText decides the text it is given, as checkCall decides the arguments that print it', () => {
     const { checkCallText } = rt('gate.js');
     const { policy, routes } = diagnose('/srv/gate', { shell: true, write: false });
-    for (const [name, args] of [['read_file', { path: 'a/../b.txt' }], ['read_file', { path: '/etc/passwd' }], ['bash', { command: 'ls' }], ['nope', {}], ['read_file', null]]) {
+    for (const [name, args] of [
+      ['read_file', { path: 'a/../b.txt' }],
+      ['read_file', { path: '/etc/passwd' }],
+      ['bash', { command: 'ls' }],
+      ['nope', {}],
+      ['read_file', null],
+    ]) {
       const { arguments: read, ...decided } = checkCallText({ policy, routes, name }, JSON.stringify(args));
       assert.equal(JSON.stringify(decided), JSON.stringify(checkCall({ policy, routes, name, arguments: args })), name);
       // with the arguments the package read from the text: what runs is what was decided
@@ -197,7 +210,10 @@ describe('the gate prepares one checker per policy and routes', () => {
     const cyclic = {};
     cyclic.self = cyclic;
     for (const args of [{ path: 1n }, cyclic]) {
-      assert.throws(() => checkCall({ policy, routes, name: 'read_file', arguments: args }), e => e.code === 'invalid_input');
+      assert.throws(
+        () => checkCall({ policy, routes, name: 'read_file', arguments: args }),
+        e => e.code === 'invalid_input'
+      );
     }
     // A function is no JSON value: the arguments read as absent, as checkToolCall reads them.
     const r = checkCall({ policy, routes, name: 'read_file', arguments: () => ({ path: 'a' }) });
@@ -217,7 +233,8 @@ describe('the gate prepares one checker per policy and routes', () => {
     };
     try {
       const { policy, routes } = diagnose('/srv/gate');
-      for (let i = 0; i < 50; i++) assert.equal(checkCall({ policy, routes, name: 'read_file', arguments: { path: `f${i}` } }).paths[0].path, `/srv/gate/f${i}`);
+      for (let i = 0; i < 50; i++)
+        assert.equal(checkCall({ policy, routes, name: 'read_file', arguments: { path: `f${i}` } }).paths[0].path, `/srv/gate/f${i}`);
       assert.equal(built, 1);
       const other = diagnose('/srv/other');
       assert.equal(checkCall({ policy: other.policy, routes, name: 'read_file', arguments: { path: 'f' } }).paths[0].path, '/srv/other/f');
@@ -250,9 +267,15 @@ describe('the gate prepares one checker per policy and routes', () => {
     const { policy, routes } = diagnose('/srv/gate');
     const bad = { ...policy, workspaceRoots: 'not a list' };
     for (let i = 0; i < 2; i++) {
-      assert.throws(() => checkCall({ policy: bad, routes, name: 'read_file', arguments: { path: 'a' } }), e => e.code === 'invalid_input');
+      assert.throws(
+        () => checkCall({ policy: bad, routes, name: 'read_file', arguments: { path: 'a' } }),
+        e => e.code === 'invalid_input'
+      );
     }
-    assert.throws(() => checkCall({ policy, routes: [{ name: 'ghost', status: 'worker-local', reasons: [] }], name: 'read_file', arguments: {} }), e => e.code === 'invalid_input');
+    assert.throws(
+      () => checkCall({ policy, routes: [{ name: 'ghost', status: 'worker-local', reasons: [] }], name: 'read_file', arguments: {} }),
+      e => e.code === 'invalid_input'
+    );
     assert.equal(checkCall({ policy, routes, name: 'read_file', arguments: { path: 'a' } }).decision, 'worker-local');
   });
 });

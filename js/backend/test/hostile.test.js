@@ -26,8 +26,23 @@ const SWAPPER = path.resolve(__dirname, 'fixtures', 'swapper.js');
 
 /** The builtins the runtime implements (delegate_* belong to the executor). */
 const TOOLS = [
-  'read_file', 'list_dir', 'find_files', 'grep', 'bash', 'write_file', 'edit', 'patch', 'todo', 'clarify',
-  'escalate', 'memory_save', 'memory_recall', 'read_skill', 'read_skill_file', 'execute_skill', 'skill_manage',
+  'read_file',
+  'list_dir',
+  'find_files',
+  'grep',
+  'bash',
+  'write_file',
+  'edit',
+  'patch',
+  'todo',
+  'clarify',
+  'escalate',
+  'memory_save',
+  'memory_recall',
+  'read_skill',
+  'read_skill_file',
+  'execute_skill',
+  'skill_manage',
 ];
 
 function setup() {
@@ -48,7 +63,10 @@ function setup() {
   fs.symlinkSync('sub', path.join(r, 'fine-link'));
   require('node:child_process').execFileSync('mkfifo', [path.join(r, 'fifo')]);
   const skills = path.join(ws.base, 'skills');
-  for (const [name, body] of [['hello', '# hello\n'], ['foreign', '# not bound\n']]) {
+  for (const [name, body] of [
+    ['hello', '# hello\n'],
+    ['foreign', '# not bound\n'],
+  ]) {
     fs.mkdirSync(path.join(skills, name), { recursive: true });
     fs.writeFileSync(path.join(skills, name, 'SKILL.md'), body);
     fs.writeFileSync(path.join(skills, name, 'run.sh'), `cat ${ws.secret} ../../outside/secret.txt 2>&1; echo ran > ran-${name}.txt\n`);
@@ -60,16 +78,76 @@ function setup() {
 /** Paths a hostile model would try, and random ones built from dangerous parts. */
 function pathArb(ws) {
   const fixed = fc.constantFrom(
-    '..', '../..', '../outside/secret.txt', '../outside', 'sub/../../outside/secret.txt', ws.secret, ws.outside,
-    `${ws.root}/../outside/secret.txt`, `${ws.root}2`, `${ws.root}/`, '/', '/etc/passwd', '/etc', `/proc/self/root${ws.secret}`,
-    '/proc/self/root/etc/passwd', '/proc/self/cwd', '/proc/self/environ', '/proc/1/root', '/dev/zero', '/dev/stdin',
-    '/dev/tty', '/dev/null', 'esc', 'escdir', 'escdir/secret.txt', 'escdir/sub/deep.txt', 'loop', 'loop/x', 'dangling',
-    'procroot', `procroot${ws.secret}`, 'zero', 'fifo', 'fine-link/b.md', 'race', 'race/secret.txt', 'race/sub/deep.txt',
-    'race/new.txt', '..\\outside\\secret.txt', '..\\..\\', 'a.txt\u0000../outside/secret.txt', '\u0000', '／etc／passwd',
-    '．．/outside/secret.txt', '．．／outside／secret.txt', '\u2024\u2024/outside/secret.txt', '\u2025/outside', '..%2foutside',
-    '%2e%2e/outside/secret.txt', 'a.txt/..', './././a.txt', 'sub//b.md', '', ' ', '~', '~/.ssh', '$HOME', '`cat x`',
-    '$(cat ../outside/secret.txt)', '*', '**', 'x'.repeat(5000), 'a/'.repeat(2100) + 'x', `${'x'.repeat(255)}1/y`,
-    `${'y'.repeat(300)}`, '\n', 'new\nline.txt', 'C:\\Windows\\win.ini', '\\\\server\\share\\x', 'file:///etc/passwd'
+    '..',
+    '../..',
+    '../outside/secret.txt',
+    '../outside',
+    'sub/../../outside/secret.txt',
+    ws.secret,
+    ws.outside,
+    `${ws.root}/../outside/secret.txt`,
+    `${ws.root}2`,
+    `${ws.root}/`,
+    '/',
+    '/etc/passwd',
+    '/etc',
+    `/proc/self/root${ws.secret}`,
+    '/proc/self/root/etc/passwd',
+    '/proc/self/cwd',
+    '/proc/self/environ',
+    '/proc/1/root',
+    '/dev/zero',
+    '/dev/stdin',
+    '/dev/tty',
+    '/dev/null',
+    'esc',
+    'escdir',
+    'escdir/secret.txt',
+    'escdir/sub/deep.txt',
+    'loop',
+    'loop/x',
+    'dangling',
+    'procroot',
+    `procroot${ws.secret}`,
+    'zero',
+    'fifo',
+    'fine-link/b.md',
+    'race',
+    'race/secret.txt',
+    'race/sub/deep.txt',
+    'race/new.txt',
+    '..\\outside\\secret.txt',
+    '..\\..\\',
+    'a.txt\u0000../outside/secret.txt',
+    '\u0000',
+    '／etc／passwd',
+    '．．/outside/secret.txt',
+    '．．／outside／secret.txt',
+    '\u2024\u2024/outside/secret.txt',
+    '\u2025/outside',
+    '..%2foutside',
+    '%2e%2e/outside/secret.txt',
+    'a.txt/..',
+    './././a.txt',
+    'sub//b.md',
+    '',
+    ' ',
+    '~',
+    '~/.ssh',
+    '$HOME',
+    '`cat x`',
+    '$(cat ../outside/secret.txt)',
+    '*',
+    '**',
+    'x'.repeat(5000),
+    'a/'.repeat(2100) + 'x',
+    `${'x'.repeat(255)}1/y`,
+    `${'y'.repeat(300)}`,
+    '\n',
+    'new\nline.txt',
+    'C:\\Windows\\win.ini',
+    '\\\\server\\share\\x',
+    'file:///etc/passwd'
   );
   const part = fc.oneof(
     fc.constantFrom('..', '.', '', 'sub', 'a.txt', 'esc', 'escdir', 'race', 'outside', 'secret.txt', 'new', '\\', '．．', '／', '…', 'procroot', 'loop'),
@@ -110,12 +188,29 @@ function commandArb(ws) {
   const q = s => `'${String(s).replace(/'/g, `'\\''`)}'`;
   return fc.oneof(
     fc.constantFrom(
-      `cat ${ws.secret}`, 'cat ../outside/secret.txt', 'cat esc', 'cat escdir/secret.txt', `cat /proc/self/root${ws.secret}`,
-      `cat /proc/1/root${ws.secret}`, 'ls -la .. /', `echo pwned > ${ws.outside}/pwned.txt`, 'echo pwned > ../outside/victim.txt',
-      'echo pwned > escdir/victim.txt', `ln -sf ${ws.outside} made-link && cat made-link/secret.txt`, `ln -sf ${ws.secret} made-esc`,
-      'cd .. && ls && cat outside/secret.txt', 'mount -t tmpfs x /tmp 2>&1; ls /', 'cat /etc/passwd', 'env', 'id',
-      'find / -name secret.txt 2>/dev/null', `grep -r ${'TOP'}-SECRET / 2>/dev/null | head`, 'exec 3<>/dev/tcp/127.0.0.1/22',
-      'unshare -U true', 'kill -9 -1', 'echo $((1+1))'
+      `cat ${ws.secret}`,
+      'cat ../outside/secret.txt',
+      'cat esc',
+      'cat escdir/secret.txt',
+      `cat /proc/self/root${ws.secret}`,
+      `cat /proc/1/root${ws.secret}`,
+      'ls -la .. /',
+      `echo pwned > ${ws.outside}/pwned.txt`,
+      'echo pwned > ../outside/victim.txt',
+      'echo pwned > escdir/victim.txt',
+      `ln -sf ${ws.outside} made-link && cat made-link/secret.txt`,
+      `ln -sf ${ws.secret} made-esc`,
+      'cd .. && ls && cat outside/secret.txt',
+      'mount -t tmpfs x /tmp 2>&1; ls /',
+      'cat /etc/passwd',
+      'env',
+      'id',
+      'find / -name secret.txt 2>/dev/null',
+      `grep -r ${'TOP'}-SECRET / 2>/dev/null | head`,
+      'exec 3<>/dev/tcp/127.0.0.1/22',
+      'unshare -U true',
+      'kill -9 -1',
+      'echo $((1+1))'
     ),
     pathArb(ws).map(p => `cat -- ${q(p)} 2>&1 | head -c 200`),
     pathArb(ws).map(p => `echo hostile > ${q(p)} 2>&1`)
@@ -129,8 +224,18 @@ function callArb(ws) {
   const shapes = {
     read_file: fc.record({ path: maybeWrong(p), offset: fc.integer({ min: -2, max: 5 }), limit: fc.integer({ min: -1, max: 3 }) }, { requiredKeys: ['path'] }),
     list_dir: fc.record({ path: maybeWrong(p) }, { requiredKeys: [] }),
-    find_files: fc.record({ pattern: maybeWrong(fc.oneof(fc.constantFrom('**/*', '*', '../**', '/**', '**/../**', '**/secret*', '{..,.}/**'), text)), path: p }, { requiredKeys: ['pattern'] }),
-    grep: fc.record({ pattern: maybeWrong(fc.oneof(fc.constantFrom('TOP', 'SECRET', '.', '(', 'inside|deep'), text)), path: p, glob: fc.constantFrom('*', '**/*', '../*', '*.txt') }, { requiredKeys: ['pattern'] }),
+    find_files: fc.record(
+      { pattern: maybeWrong(fc.oneof(fc.constantFrom('**/*', '*', '../**', '/**', '**/../**', '**/secret*', '{..,.}/**'), text)), path: p },
+      { requiredKeys: ['pattern'] }
+    ),
+    grep: fc.record(
+      {
+        pattern: maybeWrong(fc.oneof(fc.constantFrom('TOP', 'SECRET', '.', '(', 'inside|deep'), text)),
+        path: p,
+        glob: fc.constantFrom('*', '**/*', '../*', '*.txt'),
+      },
+      { requiredKeys: ['pattern'] }
+    ),
     bash: fc.record({ command: maybeWrong(commandArb(ws)), timeoutMs: fc.constantFrom(2000, 3000) }, { requiredKeys: ['command', 'timeoutMs'] }),
     write_file: fc.record({ path: maybeWrong(p), content: text }),
     edit: fc.record({ path: maybeWrong(p), oldText: fc.constantFrom('x', 'inside', 'TOP', ''), newText: text }),
@@ -142,13 +247,21 @@ function callArb(ws) {
     memory_recall: fc.record({ query: maybeWrong(text) }),
     read_skill: fc.record({ name: maybeWrong(skillName) }),
     read_skill_file: fc.record({ name: skillName, path: maybeWrong(fc.oneof(p, fc.constantFrom('leak', 'run.sh', '../foreign/SKILL.md', 'SKILL.md'))) }),
-    execute_skill: fc.record({ name: skillName, script: fc.oneof(p, fc.constantFrom('run.sh', '../foreign/run.sh', 'leak')), args: fc.array(text, { maxLength: 2 }) }, { requiredKeys: ['name', 'script'] }),
-    skill_manage: fc.record({ action: fc.constantFrom('create', 'update', 'delete', 'rename'), name: skillName, content: text }, { requiredKeys: ['action', 'name'] }),
+    execute_skill: fc.record(
+      { name: skillName, script: fc.oneof(p, fc.constantFrom('run.sh', '../foreign/run.sh', 'leak')), args: fc.array(text, { maxLength: 2 }) },
+      { requiredKeys: ['name', 'script'] }
+    ),
+    skill_manage: fc.record(
+      { action: fc.constantFrom('create', 'update', 'delete', 'rename'), name: skillName, content: text },
+      { requiredKeys: ['action', 'name'] }
+    ),
   };
-  const extra = fc.option(fc.dictionary(fc.constantFrom('extra', '__proto__', 'constructor', 'path2'), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 1 }), { freq: 6 });
-  return fc.constantFrom(...TOOLS).chain(name =>
-    fc.tuple(fc.constant(name), shapes[name], extra).map(([n, args, more]) => [n, more ? { ...args, ...more } : args])
-  );
+  const extra = fc.option(fc.dictionary(fc.constantFrom('extra', '__proto__', 'constructor', 'path2'), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 1 }), {
+    freq: 6,
+  });
+  return fc
+    .constantFrom(...TOOLS)
+    .chain(name => fc.tuple(fc.constant(name), shapes[name], extra).map(([n, args, more]) => [n, more ? { ...args, ...more } : args]));
 }
 
 describe('hostile tool arguments (property test, fast-check)', () => {
@@ -210,7 +323,11 @@ describe('hostile tool arguments (property test, fast-check)', () => {
       { seed: SEED, numRuns: RUNS, endOnFailure: true }
     );
     t.diagnostic(`cases ${counts.cases}, calls ${counts.calls}: ${counts.denied} denied, ${counts.ok} ran ok, ${counts.failed} ran and failed`);
-    t.diagnostic(`per tool (denied/ok/failed): ${Object.entries(counts.byTool).map(([k, v]) => `${k} ${v.denied}/${v.ok}/${v.failed}`).join(', ')}`);
+    t.diagnostic(
+      `per tool (denied/ok/failed): ${Object.entries(counts.byTool)
+        .map(([k, v]) => `${k} ${v.denied}/${v.ok}/${v.failed}`)
+        .join(', ')}`
+    );
     assert.equal(counts.cases, RUNS);
     assert.ok(Object.keys(counts.byTool).length === TOOLS.length, 'every tool was tried');
     assert.ok(counts.ok > 0 && counts.denied > 0, 'some calls ran, some were denied');

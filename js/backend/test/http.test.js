@@ -96,11 +96,7 @@ describe('HTTP surface', () => {
       assert.match(r.body.error.message, /too large/i);
       // the same without a Content-Length, sent in pieces
       const piece = 'x'.repeat(64 * 1024);
-      const chunked = await postChunked(s, '/admin/netaclaw/tool/update', [
-        '{"name":"bash","label":"too big","padding":"',
-        ...Array(20).fill(piece),
-        '"}',
-      ]);
+      const chunked = await postChunked(s, '/admin/netaclaw/tool/update', ['{"name":"bash","label":"too big","padding":"', ...Array(20).fill(piece), '"}']);
       assert.equal(chunked.status, 413, JSON.stringify(chunked.body));
       assert.equal(chunked.body.error.code, 'payload_too_large');
       assert.equal((await call(s, 'GET', '/admin/netaclaw/tool/info?name=bash')).body.data.label, 'bash', 'nothing written');

@@ -26,8 +26,15 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
           for (const r of results) assert.equal(r.status, 'fulfilled', `round ${round}: ${r.reason?.message}`);
           // one of them inserted the catalog, the others found it
           const lines = servers.map(s => s.syncLine);
-          assert.equal(lines.reduce((n, l) => n + l.inserts, 0), CATALOG.length, JSON.stringify(lines));
-          assert.ok(lines.every(l => l.updates === 0 && l.orphans === 0), JSON.stringify(lines));
+          assert.equal(
+            lines.reduce((n, l) => n + l.inserts, 0),
+            CATALOG.length,
+            JSON.stringify(lines)
+          );
+          assert.ok(
+            lines.every(l => l.updates === 0 && l.orphans === 0),
+            JSON.stringify(lines)
+          );
           // the schema: one instance ran the migrations, the others waited for the lock and found them run
           const ran = servers.filter(s => /schema: ran \d+ migration\(s\)/.test(s.log())).length;
           const upToDate = servers.filter(s => /schema: up to date/.test(s.log())).length;
@@ -59,7 +66,10 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
       try {
         for (const r of started) assert.equal(r.status, 'fulfilled', r.reason?.message);
         // both applied NETACLAW_MODEL_* at start: one default channel (the second start found the first's)
-        assert.deepEqual((await db.sql('SELECT name, isDefault FROM netaclaw_model_channel')).map(c => [c.name, Number(c.isDefault)]), [['default', 1]]);
+        assert.deepEqual(
+          (await db.sql('SELECT name, isDefault FROM netaclaw_model_channel')).map(c => [c.name, Number(c.isDefault)]),
+          [['default', 1]]
+        );
         const agent = await addAgent(a, { name: 'shared-session', toolsets: ['base'] });
         model.push({ content: 'first answer' });
         const first = await chat(b, { agentId: agent.id, message: 'hello' });
@@ -122,7 +132,10 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
         // the stored order: contiguous seqs, a user message and its answer per answered turn (plus the
         // killed turn's user message), no error rows, no message of a refused request
         const rows = await db.sql('SELECT seq, role, content FROM netaclaw_message WHERE sessionId = ? ORDER BY seq', [sessionId]);
-        assert.deepEqual(rows.map(r => r.seq), rows.map((_, i) => i + 1));
+        assert.deepEqual(
+          rows.map(r => r.seq),
+          rows.map((_, i) => i + 1)
+        );
         assert.equal(rows.filter(r => r.role === 'assistant').length, answered);
         assert.equal(rows.filter(r => r.role === 'user').length, answered + 1);
         assert.equal(rows.filter(r => r.role === 'error').length, 0);
@@ -171,17 +184,25 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
         assert.deepEqual(attached, { type: 'attached', sessionId, running: true, elsewhere: true, message: 'tell me in two parts' });
         const replayed = rest.findIndex(e => e.type === 'tool-result');
         assert.ok(replayed > 0, JSON.stringify(rest));
-        assert.deepEqual(rest.slice(0, replayed + 1).map(e => [e.type, e.type === 'delta' ? e.text : e.name]), [
-          ['delta', 'part one.'],
-          ['tool-call', 'not_a_tool'],
-          ['tool-result', 'not_a_tool'],
-        ], 'the events so far, the streamed text kept as one');
+        assert.deepEqual(
+          rest.slice(0, replayed + 1).map(e => [e.type, e.type === 'delta' ? e.text : e.name]),
+          [
+            ['delta', 'part one.'],
+            ['tool-call', 'not_a_tool'],
+            ['tool-result', 'not_a_tool'],
+          ],
+          'the events so far, the streamed text kept as one'
+        );
         const live = rest.slice(replayed + 1, -1);
         assert.ok(live.length > 0 && live.every(e => e.type === 'delta'), JSON.stringify(live));
         assert.equal(live.map(e => e.text).join(''), 'part two and the end.', 'then the rest of the text, as A streamed it');
         assert.equal(rest.filter(e => e.type === 'done').length, 1);
         // what B saw is what A streamed (the deltas merged)
-        const text = events => events.filter(e => e.type === 'delta').map(e => e.text).join('');
+        const text = events =>
+          events
+            .filter(e => e.type === 'delta')
+            .map(e => e.text)
+            .join('');
         assert.equal(text(onB.events), text(onA.events));
         const [row] = await db.sql('SELECT token, endTime, JSON_LENGTH(events) AS n FROM netaclaw_turn_progress WHERE sessionId = ?', [sessionId]);
         assert.ok(row && row.endTime !== null && /^[0-9a-f]{32}$/.test(row.token), JSON.stringify(row));
@@ -284,7 +305,10 @@ async function editsAreSeenByTheOthers(servers) {
   }
   const agent = (await call(servers[0], 'POST', '/admin/netaclaw/agent/add', { name: 'shared', toolsets: ['base'] })).body.data;
   const page = await call(servers[2], 'POST', '/admin/netaclaw/agent/page', { name: 'shared' });
-  assert.deepEqual(page.body.data.list.map(a => a.id), [agent.id]);
+  assert.deepEqual(
+    page.body.data.list.map(a => a.id),
+    [agent.id]
+  );
   // two admins on two instances edit the same agent from the same version: the second is refused
   const first = await call(servers[1], 'POST', '/admin/netaclaw/agent/update', { id: agent.id, version: agent.version, toolsets: ['base', 'planning'] });
   assert.equal(first.status, 200, first.text);

@@ -119,12 +119,22 @@ const cgroupMode = () => ['cgroup1', 'cgroup2'].includes(limits().mode);
 /** The sandbox cgroups of this process that exist now (cgroup v1 / v2). */
 function ownCgroups() {
   const tag = `${process.pid}-`;
-  return limits().dirs.flatMap(d => (fs.existsSync(d) ? fs.readdirSync(d).filter(n => n.startsWith(tag)).map(n => path.join(d, n)) : []));
+  return limits().dirs.flatMap(d =>
+    fs.existsSync(d)
+      ? fs
+          .readdirSync(d)
+          .filter(n => n.startsWith(tag))
+          .map(n => path.join(d, n))
+      : []
+  );
 }
 
 /** Whether the cgroup v1 pids and memory hierarchies are mounted and writable here. */
 function v1Writable() {
-  const mounts = fs.readFileSync('/proc/self/mounts', 'utf8').split('\n').map(l => l.split(' '));
+  const mounts = fs
+    .readFileSync('/proc/self/mounts', 'utf8')
+    .split('\n')
+    .map(l => l.split(' '));
   const mount = c => mounts.find(m => m[2] === 'cgroup' && m[3].split(',').includes(c))?.[1];
   const ok = c => {
     const m = mount(c);
@@ -181,7 +191,7 @@ describe('the mechanism is chosen once and said', () => {
 });
 
 describe('the cgroups and uids of sandboxes', () => {
-  test('cgroups left by a backend that is gone are removed at the next start, its processes killed; a live backend\'s are kept', async t => {
+  test("cgroups left by a backend that is gone are removed at the next start, its processes killed; a live backend's are kept", async t => {
     const cg = rt('cgroups.js');
     if (!cgroupMode()) {
       t.diagnostic(`no cgroup here (${limits().mode}): checked that no sandbox cgroup is made`);
@@ -206,7 +216,7 @@ describe('the cgroups and uids of sandboxes', () => {
       cg.detectLimits();
       assert.equal(await exited, 'SIGKILL', 'what the gone backend left running is killed');
       for (const d of stale) assert.equal(fs.existsSync(d), false, `${d} removed`);
-      assert.equal(ownCgroups().length, limits().dirs.length, 'this backend\'s live sandbox keeps its cgroups');
+      assert.equal(ownCgroups().length, limits().dirs.length, "this backend's live sandbox keeps its cgroups");
     } finally {
       left.kill('SIGKILL');
       mine.release();
@@ -215,7 +225,9 @@ describe('the cgroups and uids of sandboxes', () => {
     await until(() => ownCgroups().length === 0, 'the cgroups to be removed');
   });
 
-  test('uid-range: each live sandbox runs as a uid of its own; a full range refuses a sandbox with a sentence; freed after', { skip: !isRoot && 'a uid of its own needs a root backend' }, async () => {
+  test('uid-range: each live sandbox runs as a uid of its own; a full range refuses a sandbox with a sentence; freed after', {
+    skip: !isRoot && 'a uid of its own needs a root backend',
+  }, async () => {
     const cg = rt('cgroups.js');
     const { setConfinement } = rt('confine.js');
     const saved = confinement();
@@ -228,9 +240,13 @@ describe('the cgroups and uids of sandboxes', () => {
       assert.deepEqual(state.weaker, ['memory', 'memfd'], 'a root backend sizes /tmp and /dev/shm');
       setConfinement({ ...saved, limits: state });
       const ops = new ShellProcessOperations('bwrap');
-      const run = () => ops.exec({ roots: [ws.root], readonly: true, cwd: ws.root, command: 'id -u; grep "Max processes" /proc/self/limits; sleep 2', timeoutMs: 20000 });
+      const run = () =>
+        ops.exec({ roots: [ws.root], readonly: true, cwd: ws.root, command: 'id -u; grep "Max processes" /proc/self/limits; sleep 2', timeoutMs: 20000 });
       const results = await Promise.allSettled([run(), run(), run()]);
-      const uids = results.filter(r => r.status === 'fulfilled').map(r => r.value.output.split('\n')[0]).sort();
+      const uids = results
+        .filter(r => r.status === 'fulfilled')
+        .map(r => r.value.output.split('\n')[0])
+        .sort();
       assert.deepEqual(uids, ['61000', '61001'], JSON.stringify(results));
       const refused = results.filter(r => r.status === 'rejected');
       assert.equal(refused.length, 1);
@@ -306,14 +322,17 @@ describe('processes and threads: bounded per sandbox', () => {
     assert.equal(liveSandboxes(), 0);
   });
 
-  test('a compromised worker\'s own shell, which skips the prelude, is bounded too', async t => {
+  test("a compromised worker's own shell, which skips the prelude, is bounded too", async t => {
     const { policy, routes } = diagnose(ws.root, { shell: true });
     const { host } = await startHost({ policy, routes, timeoutMs: 60000, test: { workerModule: FIXTURE_WORKER } });
     try {
       const { result, peak } = await sampling(
         () => tasksBelow(host.child.pid),
         async take => {
-          const r = await host.call('x', { act: 'sh', command: 'grep "Max processes" /proc/self/limits >&2; for i in $(seq 1500); do sleep 60 >/dev/null 2>&1 & done 2>/dev/null; echo forked' });
+          const r = await host.call('x', {
+            act: 'sh',
+            command: 'grep "Max processes" /proc/self/limits >&2; for i in $(seq 1500); do sleep 60 >/dev/null 2>&1 & done 2>/dev/null; echo forked',
+          });
           take();
           return r;
         }
@@ -321,7 +340,11 @@ describe('processes and threads: bounded per sandbox', () => {
       t.diagnostic(`the worker's own shell: ${peak} tasks at the peak; it said ${JSON.stringify(result.output ?? result.error)}`);
       assert.ok(peak <= SANDBOX_PROCESSES_MAX + 2, `the sandbox held ${peak} tasks`);
       assert.ok(peak >= SANDBOX_PROCESSES_MAX / 2, `the shell did fork (${peak} tasks)`);
-      assert.match(result.output ?? result.error, new RegExp(`Max processes +${SANDBOX_PROCESSES_MAX} +${SANDBOX_PROCESSES_MAX} `), 'RLIMIT_NPROC is set for the worker and inherited by its shell');
+      assert.match(
+        result.output ?? result.error,
+        new RegExp(`Max processes +${SANDBOX_PROCESSES_MAX} +${SANDBOX_PROCESSES_MAX} `),
+        'RLIMIT_NPROC is set for the worker and inherited by its shell'
+      );
       // the batch goes on
       assert.equal((await host.call('x', { act: 'fine' })).output, 'fine');
     } finally {
@@ -335,7 +358,7 @@ describe('memory: bounded per sandbox, outside the V8 heap and in tmpfs and memf
   before(() => (ws = workspace()));
   after(() => ws.cleanup());
 
-  test('a worker holding Buffers past its sandbox\'s limit is killed; the batch fails saying so; host memory above a floor', async t => {
+  test("a worker holding Buffers past its sandbox's limit is killed; the batch fails saying so; host memory above a floor", async t => {
     if (!cgroupMode()) {
       // no memory cgroup here: /health and the start log say memory is weaker; that is what is checked
       assert.ok(limits().weaker.includes('memory'));
@@ -345,10 +368,12 @@ describe('memory: bounded per sandbox, outside the V8 heap and in tmpfs and memf
     const { policy, routes } = diagnose(ws.root);
     const { host } = await startHost({ policy, routes, timeoutMs: 60000, test: { workerModule: FIXTURE_WORKER } });
     const before_ = memAvailable();
-    const { result, low } = await sampling(memAvailable, () => host.call('x', { act: 'buffers', mb: 1504 }).then(
-      r => ({ r }),
-      e => ({ e })
-    ));
+    const { result, low } = await sampling(memAvailable, () =>
+      host.call('x', { act: 'buffers', mb: 1504 }).then(
+        r => ({ r }),
+        e => ({ e })
+      )
+    );
     t.diagnostic(`host memory available: ${Math.round(before_ / MiB)} MiB before, ${Math.round(low / MiB)} MiB at the lowest`);
     assert.equal(result.r, undefined, `the call must not succeed: ${JSON.stringify(result.r)}`);
     assert.match(result.e.message, /batch ended \(failed\)/);
@@ -369,7 +394,7 @@ describe('memory: bounded per sandbox, outside the V8 heap and in tmpfs and memf
     ['/dev/shm', 'head -c 1500M /dev/zero > /dev/shm/fill; echo status $?; stat -c "size %s" /dev/shm/fill'],
     [
       'a memfd',
-      "/usr/bin/python3 -c 'import os\nfd = os.memfd_create(\"fill\")\nb = bytes(1 << 20)\nfor i in range(1500): os.write(fd, b)\nprint(\"size\", os.fstat(fd).st_size)'",
+      '/usr/bin/python3 -c \'import os\nfd = os.memfd_create("fill")\nb = bytes(1 << 20)\nfor i in range(1500): os.write(fd, b)\nprint("size", os.fstat(fd).st_size)\'',
     ],
   ];
   for (const [what, command] of fills) {
@@ -384,7 +409,9 @@ describe('memory: bounded per sandbox, outside the V8 heap and in tmpfs and memf
       const ops = new ShellProcessOperations('bwrap');
       const before_ = memAvailable();
       const { result: r, low } = await sampling(memAvailable, () => ops.exec({ roots: [ws.root], readonly: true, cwd: ws.root, command, timeoutMs: 60000 }));
-      t.diagnostic(`${what}: ${JSON.stringify(r.output.slice(-200))}, ${r.killedFor ?? `exit ${r.exitCode}`}; host memory ${Math.round(before_ / MiB)} MiB before, ${Math.round(low / MiB)} MiB at the lowest`);
+      t.diagnostic(
+        `${what}: ${JSON.stringify(r.output.slice(-200))}, ${r.killedFor ?? `exit ${r.exitCode}`}; host memory ${Math.round(before_ / MiB)} MiB before, ${Math.round(low / MiB)} MiB at the lowest`
+      );
       const size = /size (\d+)/.exec(r.output);
       assert.ok(!size || Number(size[1]) <= MEMORY, `${what} held ${size?.[1]} bytes`);
       assert.notEqual(r.exitCode, 0);
@@ -398,7 +425,7 @@ describe('memory: bounded per sandbox, outside the V8 heap and in tmpfs and memf
 });
 
 describe('a sized /tmp and /dev/shm per sandbox', () => {
-  test('as root, /tmp and /dev/shm share a tmpfs of the sandbox\'s own size: a write past it fails (ENOSPC), the shell goes on; unmounted after', async t => {
+  test("as root, /tmp and /dev/shm share a tmpfs of the sandbox's own size: a write past it fails (ENOSPC), the shell goes on; unmounted after", async t => {
     const ws = workspace();
     try {
       if (!isRoot) {
@@ -429,10 +456,7 @@ describe('a sized /tmp and /dev/shm per sandbox', () => {
       } finally {
         setConfinement(saved);
       }
-      await until(
-        () => !fs.readFileSync('/proc/self/mounts', 'utf8').includes(`/tmp-${process.pid}-`),
-        'the sandbox\'s tmpfs to be unmounted'
-      );
+      await until(() => !fs.readFileSync('/proc/self/mounts', 'utf8').includes(`/tmp-${process.pid}-`), "the sandbox's tmpfs to be unmounted");
     } finally {
       ws.cleanup();
     }
@@ -461,7 +485,9 @@ describe('disk: a sandbox stops at its bound of bytes written into its roots', (
       () => new ShellProcessOperations('bwrap').exec({ roots: [ws.root], readonly: false, cwd: ws.root, command: fill(dir), timeoutMs: 120000 })
     );
     const bytes = written(dir);
-    t.diagnostic(`written ${Math.round(bytes / MiB)} MiB (bound ${DISK / MiB} MiB); ${r.killedFor}; disk free ${Math.round(free / MiB)} MiB before, ${Math.round(low / MiB)} MiB at the lowest`);
+    t.diagnostic(
+      `written ${Math.round(bytes / MiB)} MiB (bound ${DISK / MiB} MiB); ${r.killedFor}; disk free ${Math.round(free / MiB)} MiB before, ${Math.round(low / MiB)} MiB at the lowest`
+    );
     assert.match(r.killedFor ?? '', /the sandbox wrote \d+ MiB into its roots, more than its bound of 200 MiB/);
     assert.doesNotMatch(r.output, /finished/);
     assert.ok(bytes > DISK && bytes < DISK + 1536 * MiB, `${Math.round(bytes / MiB)} MiB written`);
@@ -469,7 +495,7 @@ describe('disk: a sandbox stops at its bound of bytes written into its roots', (
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  test('a worker\'s bash filling its root: the batch fails, saying why', async t => {
+  test("a worker's bash filling its root: the batch fails, saying why", async t => {
     const dir = path.join(ws.root, 'worker');
     fs.mkdirSync(dir);
     require('./support/runtime').giveToSandbox(dir);
@@ -525,10 +551,13 @@ describe('a stdio MCP server is a sandbox with the same bounds', () => {
       assert.ok(said, conn.stdio.stderrTail);
       assert.ok(Number(said[1]) < SANDBOX_PROCESSES_MAX && Number(said[2]) > 0, said[0]);
       assert.ok(peak <= SANDBOX_PROCESSES_MAX + 2, `${peak} tasks`);
-      assert.ok(result.some(tool => tool.name === 'echo'), 'the server still serves');
+      assert.ok(
+        result.some(tool => tool.name === 'echo'),
+        'the server still serves'
+      );
       const pid = conn.stdio.pid;
       await conn.client.close();
-      await until(() => tasksBelow(pid) === 0 && tasksBelow(process.pid) === own(), 'the server\'s sandbox to end');
+      await until(() => tasksBelow(pid) === 0 && tasksBelow(process.pid) === own(), "the server's sandbox to end");
       if (cgroupMode()) await until(() => ownCgroups().length === 0, 'its cgroups to be removed');
     } finally {
       await conn?.client.close().catch(() => undefined);
@@ -538,15 +567,15 @@ describe('a stdio MCP server is a sandbox with the same bounds', () => {
 });
 
 describe('a backend that is not root', () => {
-  test('has no cgroup it may write: /health\'s mechanism says memory is weaker; processes are still bounded per sandbox', { timeout: 180000 }, t => {
+  test("has no cgroup it may write: /health's mechanism says memory is weaker; processes are still bounded per sandbox", { timeout: 180000 }, t => {
     const script = path.join(__dirname, 'fixtures', 'unprivileged-limits.js');
-    const argv = isRoot
-      ? ['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--', process.execPath, script]
-      : [process.execPath, script];
+    const argv = isRoot ? ['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--', process.execPath, script] : [process.execPath, script];
     const r = spawnSync(argv[0], argv.slice(1), { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: '/tmp' }, timeout: 150000 });
     assert.equal(r.status, 0, r.stderr);
     const out = JSON.parse(r.stdout);
-    t.diagnostic(`as uid ${out.uid}: ${out.limits.mode} (${out.limits.detail}); a shell without the prelude: ${out.peak} tasks at the peak, ulimit -u ${out.nproc}`);
+    t.diagnostic(
+      `as uid ${out.uid}: ${out.limits.mode} (${out.limits.detail}); a shell without the prelude: ${out.peak} tasks at the peak, ulimit -u ${out.nproc}`
+    );
     assert.notEqual(out.uid, 0);
     assert.equal(out.limits.mode, 'rlimit');
     assert.deepEqual(out.limits.weaker, ['memory', 'tmpfs', 'memfd']);

@@ -103,12 +103,18 @@ function defineTests(backend) {
         for (let round = 1; round <= ROUNDS; round++) {
           const batches = Array.from({ length: BATCHES }, (_, i) =>
             timed('batch run (HTTP, 4 calls)', () =>
-              call(s, 'POST', '/admin/netaclaw/subagent/run', {
-                agentId: batchAgent.id,
-                sessionCwd: ws.root,
-                writePermitted: true,
-                calls: batchCalls(round, i),
-              }, { timeoutMs: 180000 })
+              call(
+                s,
+                'POST',
+                '/admin/netaclaw/subagent/run',
+                {
+                  agentId: batchAgent.id,
+                  sessionCwd: ws.root,
+                  writePermitted: true,
+                  calls: batchCalls(round, i),
+                },
+                { timeoutMs: 180000 }
+              )
             ).then(r => {
               if (r.status === 200 && r.body.data.status !== 'completed') failures.push(`batch ${r.body.data.id}: ${r.body.data.status} ${r.body.data.error}`);
             })
@@ -122,7 +128,8 @@ function defineTests(backend) {
               const r = await timed('chat turn (HTTP, 2 model calls + 1 tool call)', () => chat(s, body, { timeoutMs: 180000 }));
               if (r.status !== 200) return;
               sessionId = r.body.data.sessionId;
-              if (r.body.data.toolCalls.length !== 1 || !r.body.data.toolCalls[0].ok) failures.push(`session ${sessionId}: ${JSON.stringify(r.body.data.toolCalls)}`);
+              if (r.body.data.toolCalls.length !== 1 || !r.body.data.toolCalls[0].ok)
+                failures.push(`session ${sessionId}: ${JSON.stringify(r.body.data.toolCalls)}`);
             }
           });
           await Promise.all([...batches, ...sessions]);
@@ -154,7 +161,11 @@ function defineTests(backend) {
         assert.equal(await count(db, 'SELECT COUNT(*) AS n FROM netaclaw_session'), SESSIONS * ROUNDS);
         assert.equal(await count(db, 'SELECT COUNT(*) AS n FROM netaclaw_message'), turnsN * 4);
         assert.equal(
-          await count(db, 'SELECT COUNT(*) AS n FROM netaclaw_session s WHERE (SELECT COUNT(*) FROM netaclaw_message m WHERE m.sessionId = s.id) = ? AND (SELECT MAX(seq) FROM netaclaw_message m WHERE m.sessionId = s.id) = ?', [4 * TURNS, 4 * TURNS]),
+          await count(
+            db,
+            'SELECT COUNT(*) AS n FROM netaclaw_session s WHERE (SELECT COUNT(*) FROM netaclaw_message m WHERE m.sessionId = s.id) = ? AND (SELECT MAX(seq) FROM netaclaw_message m WHERE m.sessionId = s.id) = ?',
+            [4 * TURNS, 4 * TURNS]
+          ),
           SESSIONS * ROUNDS,
           'each session: its messages at seq 1..4 × turns, none twice, none missing'
         );
@@ -170,9 +181,9 @@ function defineTests(backend) {
         for (const [op, values] of Object.entries(times)) t.diagnostic(fmt(op, stats(values)));
         const rows = await db.sql('SELECT batchId, decision, durationMs FROM netaclaw_tool_call');
         for (const [label, pick] of [
-          ['call run in a batch\'s worker (read_file, grep)', r => r.batchId !== null && r.decision === 'worker-local'],
+          ["call run in a batch's worker (read_file, grep)", r => r.batchId !== null && r.decision === 'worker-local'],
           ['call a batch proxied to the main process (write_file, memory_save)', r => r.batchId !== null && r.decision === 'main-process-proxy'],
-          ['chat call run in its session\'s worker (read_file)', r => r.batchId === null],
+          ["chat call run in its session's worker (read_file)", r => r.batchId === null],
         ]) {
           t.diagnostic(fmt(label, stats(rows.filter(pick).map(r => Number(r.durationMs)))));
         }

@@ -31,7 +31,10 @@ describe('log', () => {
     } finally {
       if (!stopped) await s.stop();
     }
-    const lines = s.log().split('\n').filter(l => l !== '');
+    const lines = s
+      .log()
+      .split('\n')
+      .filter(l => l !== '');
     assert.ok(lines.length >= 5, s.log());
     const entries = lines.map(l => {
       let e;
@@ -48,8 +51,14 @@ describe('log', () => {
     const messages = entries.map(e => e.message);
     // the lines the text format prints, word for word (scripts and tests read them)
     assert.ok(messages.includes(`[netaclaw] listening on ${s.url}/`), messages.join('\n'));
-    assert.ok(messages.some(m => m.startsWith('[netaclaw] storage: sqlite ')), messages.join('\n'));
-    assert.ok(messages.some(m => /^\[netaclaw\] catalog sync: \d+ inserts, \d+ updates, \d+ orphans/.test(m)), messages.join('\n'));
+    assert.ok(
+      messages.some(m => m.startsWith('[netaclaw] storage: sqlite ')),
+      messages.join('\n')
+    );
+    assert.ok(
+      messages.some(m => /^\[netaclaw\] catalog sync: \d+ inserts, \d+ updates, \d+ orphans/.test(m)),
+      messages.join('\n')
+    );
   });
 
   test("the text format is Midway's: date, time, level, pid, message", async () => {
@@ -57,9 +66,15 @@ describe('log', () => {
     const s = await startServer(db.env);
     try {
       const pid = s.child.pid;
-      const line = s.log().split('\n').find(l => l.includes('listening on'));
+      const line = s
+        .log()
+        .split('\n')
+        .find(l => l.includes('listening on'));
       assert.match(line, new RegExp(`^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}\\.\\d{3} INFO ${pid} \\[netaclaw\\] listening on ${s.url}/$`));
-      for (const l of s.log().split('\n').filter(l => l.includes('[netaclaw]'))) {
+      for (const l of s
+        .log()
+        .split('\n')
+        .filter(l => l.includes('[netaclaw]'))) {
         assert.match(l, new RegExp(`^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}\\.\\d{3} (INFO|WARN|ERROR) ${pid} \\[netaclaw\\] `), l);
       }
     } finally {

@@ -151,7 +151,7 @@ function defineTests(backend) {
     });
   });
 
-  test('the main agent\'s read_file runs in the session\'s worker: recorded worker-local; a symlink out of the roots is denied', async () => {
+  test("the main agent's read_file runs in the session's worker: recorded worker-local; a symlink out of the roots is denied", async () => {
     model.reset();
     const db = await backend.fresh();
     const work = tmpDir();
@@ -199,9 +199,15 @@ function defineTests(backend) {
       // the stored rows say where each call ran (the three read_file calls ran side by side: stored in the
       // order they ended; write_file after them)
       const info = await sessionInfo(s, r.body.data.sessionId);
-      assert.deepEqual(info.calls.map(c => c.seq), [1, 2, 3, 4]);
       assert.deepEqual(
-        info.calls.slice(0, 3).map(c => [c.name, c.decision, c.reason]).sort(),
+        info.calls.map(c => c.seq),
+        [1, 2, 3, 4]
+      );
+      assert.deepEqual(
+        info.calls
+          .slice(0, 3)
+          .map(c => [c.name, c.decision, c.reason])
+          .sort(),
         [
           ['read_file', 'denied', 'path_outside_workspace'],
           ['read_file', 'denied', 'path_outside_workspace'],
@@ -210,7 +216,10 @@ function defineTests(backend) {
       );
       assert.deepEqual([info.calls[3].name, info.calls[3].decision, info.calls[3].reason], ['write_file', 'main-process-proxy', null]);
       const rows = await db.sql("SELECT sessionId, batchId, name, decision FROM netaclaw_tool_call WHERE name = 'read_file' AND ok = 1");
-      assert.deepEqual(rows.map(x => [String(x.sessionId), x.batchId, x.decision]), [[String(r.body.data.sessionId), null, 'worker-local']]);
+      assert.deepEqual(
+        rows.map(x => [String(x.sessionId), x.batchId, x.decision]),
+        [[String(r.body.data.sessionId), null, 'worker-local']]
+      );
 
       // a tool the governance row sends to the main process: the worker proxies it, the main process runs
       // it (in linear time too), and the record says so
@@ -271,19 +280,22 @@ function defineTests(backend) {
     return { call: b, seen };
   }
 
-  test('the main agent\'s bash runs in the sandbox below its worker, never as a child of the backend itself', async t => {
+  test("the main agent's bash runs in the sandbox below its worker, never as a child of the backend itself", async t => {
     await withBaseAgent('shell', async ({ s, agent, work }) => {
       const backendPid = s.child.pid;
       const { call: b, seen } = await bashTurn(s, agent, work, 'sleep 2');
       assert.equal(b.ok, true, JSON.stringify(b));
       // the processes of the command (the sandbox and the shell, whose command line holds the marker)
-      assert.ok(seen.size > 0, 'the command\'s processes were seen');
+      assert.ok(seen.size > 0, "the command's processes were seen");
       for (const [pid, p] of seen) {
         const pids = p.chain.map(a => a.pid);
         assert.ok(pids.includes(backendPid), `${pid} runs below the backend: ${JSON.stringify(p)}`);
         assert.notEqual(p.ppid, backendPid, `${pid} is not a child of the backend itself: ${JSON.stringify(p)}`);
         const below = p.chain.slice(0, pids.indexOf(backendPid));
-        assert.ok(below.some(a => a.worker), `${pid} runs below the session's worker: ${JSON.stringify(p)}`);
+        assert.ok(
+          below.some(a => a.worker),
+          `${pid} runs below the session's worker: ${JSON.stringify(p)}`
+        );
       }
       t.diagnostic(`${seen.size} process(es) of the command, each below a worker below the backend (${backendPid})`);
     });
@@ -322,9 +334,15 @@ function defineTests(backend) {
       assert.ok(![...processes().values()].some(p => p.cmdline.includes(marker)), 'the command is gone');
       assert.ok(Date.now() - t0 < 5000, `ended ${Date.now() - t0} ms after the cancel`);
       const info = await sessionInfo(s, sessionId);
-      assert.deepEqual(info.calls.map(x => [x.name, x.ok]), [['bash', false]]);
+      assert.deepEqual(
+        info.calls.map(x => [x.name, x.ok]),
+        [['bash', false]]
+      );
       assert.match(info.calls[0].error, /the tool worker stopped: the turn was cancelled/);
-      assert.deepEqual(info.messages.map(m => m.role), ['user', 'assistant', 'tool', 'error']);
+      assert.deepEqual(
+        info.messages.map(m => m.role),
+        ['user', 'assistant', 'tool', 'error']
+      );
       assert.equal(info.messages[2].content, 'Tool call cancelled.');
       // the session answers again, with a new worker for the new turn
       model.push({ toolCalls: [{ id: 'l1', name: 'list_dir', arguments: {} }] }, { content: 'listed' });
@@ -336,7 +354,7 @@ function defineTests(backend) {
 
   // The sandbox runs as an unprivileged user (runtime/confine.ts): /proc/sys files belong to the host's root
   // and are not writable (the command opens core_pattern for appending, writing nothing).
-  test('the main agent\'s bash cannot open /proc/sys/kernel/core_pattern for writing', async () => {
+  test("the main agent's bash cannot open /proc/sys/kernel/core_pattern for writing", async () => {
     await withBaseAgent('shell', async ({ s, agent, work }) => {
       const { call: b } = await bashTurn(s, agent, work, 'if : >> /proc/sys/kernel/core_pattern; then echo CORE-OPENED; else echo CORE-REFUSED; fi');
       assert.match(b.output, /CORE-REFUSED/);

@@ -99,7 +99,10 @@ for (const [label, makeBackend] of storageBackends({ only: 'sqlite' })) {
         assert.deepEqual([after.decision, after.reason, after.ok], ['denied', 'tool_not_offered', false], JSON.stringify(after));
         // what the model read as the picture's result: the same notes
         const toolMessages = model.requests[1].body.messages.filter(m => m.role === 'tool');
-        assert.ok(toolMessages.some(m => String(m.content).includes('[image: image/png, 70 bytes]')), JSON.stringify(toolMessages));
+        assert.ok(
+          toolMessages.some(m => String(m.content).includes('[image: image/png, 70 bytes]')),
+          JSON.stringify(toolMessages)
+        );
       });
     });
 
@@ -139,7 +142,11 @@ for (const [label, makeBackend] of storageBackends({ only: 'sqlite' })) {
         assert.equal(r.status, 200, r.text);
         const [outside, inside] = r.body.data.toolCalls;
         assert.deepEqual([outside.decision, outside.reason, outside.ok], ['denied', 'path_outside_workspace', false], JSON.stringify(outside));
-        assert.deepEqual([inside.decision, inside.ok, inside.output], ['main-process-proxy', true, `echo: ${path.join(work, 'notes.txt')}`], JSON.stringify(inside));
+        assert.deepEqual(
+          [inside.decision, inside.ok, inside.output],
+          ['main-process-proxy', true, `echo: ${path.join(work, 'notes.txt')}`],
+          JSON.stringify(inside)
+        );
 
         // changed marks: pending until refreshed; a mark of an argument the tool lacks skips it, with why
         const changed = ok(await call(s, 'POST', '/admin/netaclaw/mcp/update', { id: added.id, pathMarks: { echo: { file: 'write' }, gone: { p: 'read' } } }));
@@ -217,7 +224,13 @@ for (const [label, makeBackend] of storageBackends({ only: 'sqlite' })) {
       const env = { ...db.env, ...modelEnv(model), NETACLAW_MCP_RESTART_FIRST_MS: '400', NETACLAW_MCP_RESTART_MAX_MS: '1600' };
       await withServer(env, async s => {
         const { id } = ok(
-          await call(s, 'POST', '/admin/netaclaw/mcp/add', { name: 'late', transport: 'stdio', command: 'node', args: [FIXTURE, '--crash-while', broken], workspaceRoots: [flags] })
+          await call(s, 'POST', '/admin/netaclaw/mcp/add', {
+            name: 'late',
+            transport: 'stdio',
+            command: 'node',
+            args: [FIXTURE, '--crash-while', broken],
+            workspaceRoots: [flags],
+          })
         );
         const [late] = ok(await call(s, 'POST', '/admin/netaclaw/mcp/refresh', {})).servers;
         assert.equal(late.state.status, 'failed', JSON.stringify(late.state));
@@ -232,7 +245,12 @@ for (const [label, makeBackend] of storageBackends({ only: 'sqlite' })) {
         // bound) and the distance from the retry before (a lower bound: that retry's start took time too).
         const state = stateOf(s, id);
         let previous = late.state;
-        for (const [k, wait] of [[2, 800], [3, 1600], [4, 1600], [5, 1600]]) {
+        for (const [k, wait] of [
+          [2, 800],
+          [3, 1600],
+          [4, 1600],
+          [5, 1600],
+        ]) {
           const st = await until(`failed start ${k}`, state, x => x.restarts === k);
           const left = Date.parse(st.nextRetryAt) - Date.now();
           const since = Date.parse(st.nextRetryAt) - Date.parse(previous.nextRetryAt);

@@ -103,7 +103,12 @@ function defineTests(backend) {
       const agent = await addAgent(s, { name: 'mcp user', toolsets: ['base', 'mcp:fx'] });
       // echo, then whoami, in one turn, through the session's worker to the main process
       model.push(
-        { toolCalls: [{ id: 'e1', name: 'mcp__fx__echo', arguments: { text: 'hello' } }, { id: 'w1', name: 'mcp__fx__whoami', arguments: {} }] },
+        {
+          toolCalls: [
+            { id: 'e1', name: 'mcp__fx__echo', arguments: { text: 'hello' } },
+            { id: 'w1', name: 'mcp__fx__whoami', arguments: {} },
+          ],
+        },
         { content: 'done' }
       );
       const r1 = await chat(s, { agentId: agent.id, message: 'echo', sessionCwd: work });
@@ -178,7 +183,15 @@ function defineTests(backend) {
     const db = await backend.fresh();
     await withServer(db.env, async s => {
       const secret = 'sk-mcp-secret-0123456789';
-      const added = ok(await call(s, 'POST', '/admin/netaclaw/mcp/add', { name: 'envs', transport: 'stdio', command: 'node', args: [SERVER], env: { API_KEY: secret, MODE: 'a' } }));
+      const added = ok(
+        await call(s, 'POST', '/admin/netaclaw/mcp/add', {
+          name: 'envs',
+          transport: 'stdio',
+          command: 'node',
+          args: [SERVER],
+          env: { API_KEY: secret, MODE: 'a' },
+        })
+      );
       assert.deepEqual(added.env, { API_KEY: 'sk-…6789', MODE: '…' });
       assert.ok(!JSON.stringify(added).includes(secret));
       // null on add: there is nothing to keep
@@ -191,7 +204,10 @@ function defineTests(backend) {
       const env = typeof stored.env === 'string' ? JSON.parse(stored.env) : stored.env;
       // the names readable, the values encrypted (src/secrets.ts)
       assert.deepEqual(Object.keys(env), ['API_KEY', 'MODE', 'EXTRA']);
-      assert.ok(Object.values(env).every(v => /^enc:v1:/.test(v)), JSON.stringify(env));
+      assert.ok(
+        Object.values(env).every(v => /^enc:v1:/.test(v)),
+        JSON.stringify(env)
+      );
       assert.deepEqual(Object.fromEntries(Object.entries(env).map(([k, v]) => [k, plainSecret(v, MCP_ENV)])), { API_KEY: secret, MODE: 'b', EXTRA: 'x' });
       // refreshed, it runs; changed, it is pending until the next refresh
       const running = ok(await call(s, 'POST', '/admin/netaclaw/mcp/refresh', {}));
@@ -225,7 +241,12 @@ function defineTests(backend) {
     await withServer(env, async s => {
       const agent = await addAgent(s, { name: 'ocr', toolsets: ['base', 'vision', 'probe'] });
       model.push(
-        { toolCalls: [{ id: 'o1', name: 'vision_ocr', arguments: { path: 'shot.png' } }, { id: 'p1', name: 'sandbox_probe', arguments: { word: 'hi' } }] },
+        {
+          toolCalls: [
+            { id: 'o1', name: 'vision_ocr', arguments: { path: 'shot.png' } },
+            { id: 'p1', name: 'sandbox_probe', arguments: { word: 'hi' } },
+          ],
+        },
         { content: 'read' }
       );
       const r = await chat(s, { agentId: agent.id, message: 'read the screenshot', sessionCwd: work });
@@ -278,7 +299,11 @@ function defineTests(backend) {
         ok(await call(s, 'POST', '/admin/netaclaw/mcp/add', { name: 'gone', transport: 'http', url: 'http://127.0.0.1:9/mcp' }));
         const r = ok(await call(s, 'POST', '/admin/netaclaw/mcp/refresh', {}));
         const [web, gone] = r.servers;
-        assert.deepEqual([web.state.status, web.state.tools], ['connected', ['mcp__web__echo', 'mcp__web__note', 'mcp__web__whoami']], JSON.stringify(web.state));
+        assert.deepEqual(
+          [web.state.status, web.state.tools],
+          ['connected', ['mcp__web__echo', 'mcp__web__note', 'mcp__web__whoami']],
+          JSON.stringify(web.state)
+        );
         assert.equal(gone.state.status, 'failed');
         assert.match(gone.state.error, /^cannot list the tools of MCP server gone: /);
         const agent = await addAgent(s, { name: 'web user', toolsets: ['base', 'mcp:web'] });
@@ -290,7 +315,12 @@ function defineTests(backend) {
         // the catalog entry forwards to the server's tool; a server that does not answer: the call fails at the time limit, the turn goes on
         const both = await addAgent(s, { name: 'entry user', toolsets: ['base', 'mcp:web', 'probe'] });
         model.push(
-          { toolCalls: [{ id: 'v1', name: 'web_echo', arguments: { text: 'via entry' } }, { id: 'h1', name: 'mcp__web__echo', arguments: { text: '__hang__' } }] },
+          {
+            toolCalls: [
+              { id: 'v1', name: 'web_echo', arguments: { text: 'via entry' } },
+              { id: 'h1', name: 'mcp__web__echo', arguments: { text: '__hang__' } },
+            ],
+          },
           { content: 'went on' }
         );
         const t0 = Date.now();
@@ -317,7 +347,9 @@ function defineTests(backend) {
     fs.chownSync(path.join(shared, 'readme.txt'), sandboxUser().uid, sandboxUser().gid);
     const entry = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
     await withServer({ ...db.env, ...modelEnv(model) }, async s => {
-      ok(await call(s, 'POST', '/admin/netaclaw/mcp/add', { name: 'fs', transport: 'stdio', command: 'node', args: [entry, shared], workspaceRoots: [shared] }));
+      ok(
+        await call(s, 'POST', '/admin/netaclaw/mcp/add', { name: 'fs', transport: 'stdio', command: 'node', args: [entry, shared], workspaceRoots: [shared] })
+      );
       const r = ok(await call(s, 'POST', '/admin/netaclaw/mcp/refresh', {}));
       const state = r.servers[0].state;
       assert.equal(state.status, 'connected', JSON.stringify(state));
@@ -378,7 +410,9 @@ function defineTests(backend) {
     const file = path.join(dir, 'catalog.json');
     fs.writeFileSync(
       file,
-      JSON.stringify([{ name: 'bad_tool', toolset: 'probe', kind: 'custom', workerRoutingHint: 'main-process-proxy', implementation: { type: 'command', command: [] } }])
+      JSON.stringify([
+        { name: 'bad_tool', toolset: 'probe', kind: 'custom', workerRoutingHint: 'main-process-proxy', implementation: { type: 'command', command: [] } },
+      ])
     );
     const { startServer } = require('./support/server');
     const s = await startServer({ ...db.env, NETACLAW_CATALOG_FILE: file }, { expectExit: true });

@@ -76,13 +76,25 @@ async function dump(db, drop = []) {
 
 /** One row in every table, as the release before would have stored them. */
 async function seed(db) {
-  await db.sql("INSERT INTO netaclaw_tool (name, label, toolset, status, sort, version, extra) VALUES ('bash', 'kept label', 'terminal', 0, 7, 3, '{\"a\":1}')");
-  await db.sql("INSERT INTO netaclaw_model_channel (name, baseUrl, apiKey, model, capability, isDefault) VALUES ('main', 'http://127.0.0.1:9/v1', 'sk-0123456789abcdef', 'm1', 'text', 1)");
-  await db.sql("INSERT INTO netaclaw_agent (name, systemPrompt, memoryEnabled, skills, toolsets, tools, modelChannelId, version) VALUES ('old agent', 'be brief', 1, '[\"s1\"]', '[\"base\"]', '{\"disabled\":[\"grep\"]}', 1, 2)");
-  await db.sql("INSERT INTO netaclaw_session (agentId, channelId, sessionCwd, workspaceRoots, shellPermitted, writePermitted, title) VALUES (1, 1, '/srv/w', '[]', 0, 1, 'hello')");
+  await db.sql(
+    "INSERT INTO netaclaw_tool (name, label, toolset, status, sort, version, extra) VALUES ('bash', 'kept label', 'terminal', 0, 7, 3, '{\"a\":1}')"
+  );
+  await db.sql(
+    "INSERT INTO netaclaw_model_channel (name, baseUrl, apiKey, model, capability, isDefault) VALUES ('main', 'http://127.0.0.1:9/v1', 'sk-0123456789abcdef', 'm1', 'text', 1)"
+  );
+  await db.sql(
+    "INSERT INTO netaclaw_agent (name, systemPrompt, memoryEnabled, skills, toolsets, tools, modelChannelId, version) VALUES ('old agent', 'be brief', 1, '[\"s1\"]', '[\"base\"]', '{\"disabled\":[\"grep\"]}', 1, 2)"
+  );
+  await db.sql(
+    "INSERT INTO netaclaw_session (agentId, channelId, sessionCwd, workspaceRoots, shellPermitted, writePermitted, title) VALUES (1, 1, '/srv/w', '[]', 0, 1, 'hello')"
+  );
   await db.sql("INSERT INTO netaclaw_message (sessionId, seq, role, content) VALUES (1, 1, 'user', 'hello'), (1, 2, 'assistant', 'hi')");
-  await db.sql("INSERT INTO netaclaw_subagent_batch (agentId, sessionId, crewRole, workspaceRoots, policy, routes, driver, status) VALUES (1, '1', 'sub', '[]', '{}', '[]', 'calls', 'completed')");
-  await db.sql("INSERT INTO netaclaw_tool_call (batchId, seq, name, arguments, decision, ok, output, durationMs) VALUES (1, 1, 'read_file', '{\"path\":\"a\"}', 'worker-local', 1, 'text', 5)");
+  await db.sql(
+    "INSERT INTO netaclaw_subagent_batch (agentId, sessionId, crewRole, workspaceRoots, policy, routes, driver, status) VALUES (1, '1', 'sub', '[]', '{}', '[]', 'calls', 'completed')"
+  );
+  await db.sql(
+    "INSERT INTO netaclaw_tool_call (batchId, seq, name, arguments, decision, ok, output, durationMs) VALUES (1, 1, 'read_file', '{\"path\":\"a\"}', 'worker-local', 1, 'text', 5)"
+  );
   await db.sql("INSERT INTO netaclaw_memory (agentId, content) VALUES (1, 'remember this')");
 }
 
@@ -100,7 +112,10 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
         assert.match(s.log(), /schema login sessions: created netaclaw_login_session\n/);
         assert.equal((await call(s, 'GET', '/health', undefined, { token: null })).status, 200);
       });
-      assert.deepEqual((await db.sql('SELECT name FROM netaclaw_migrations')).map(r => r.name), ALL);
+      assert.deepEqual(
+        (await db.sql('SELECT name FROM netaclaw_migrations')).map(r => r.name),
+        ALL
+      );
       assert.deepEqual(await schemaLog(db.env), [], 'nothing left for the schema sync to do');
       // the next start runs nothing
       await withServer(db.env, async s => {
@@ -110,7 +125,10 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
       // control: the check sees a difference
       await db.sql('ALTER TABLE netaclaw_session DROP COLUMN turnUntil');
       const diff = await schemaLog(db.env);
-      assert.ok(diff.some(q => /ADD `turnUntil` bigint/.test(q)), JSON.stringify(diff));
+      assert.ok(
+        diff.some(q => /ADD `turnUntil` bigint/.test(q)),
+        JSON.stringify(diff)
+      );
     });
 
     test('a database made by the schema sync before migrations is upgraded; every row kept', async () => {
@@ -137,7 +155,10 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
         const agent = (await call(s, 'GET', '/admin/netaclaw/agent/info?id=1')).body.data;
         assert.deepEqual([agent.name, agent.skills, agent.tools, agent.version], ['old agent', ['s1'], { disabled: ['grep'] }, 2]);
         const session = (await call(s, 'GET', '/admin/netaclaw/session/info?id=1')).body.data;
-        assert.deepEqual(session.messages.map(m => m.content), ['hello', 'hi']);
+        assert.deepEqual(
+          session.messages.map(m => m.content),
+          ['hello', 'hi']
+        );
         assert.ok(!('turnToken' in session), 'the turn claim is not part of the session row');
       });
       const after = await dump(db, ['turnToken', 'turnUntil', 'subagentTools', 'crewMembers', 'rules', 'approvals']);
@@ -155,7 +176,8 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
       assert.match(newChannel.apiKey, /^enc:v1:/);
       assert.equal(plainSecret(newChannel.apiKey, CHANNEL_API_KEY), oldChannel.apiKey);
       assert.deepEqual({ ...newChannel, apiKey: null }, { ...oldChannel, apiKey: null }, 'the channel row otherwise as it was (its updateTime too)');
-      for (const t of TABLES.filter(t => t !== 'netaclaw_tool' && t !== 'netaclaw_model_channel')) assert.deepEqual(after[t], before[t], `${t}: every row as it was`);
+      for (const t of TABLES.filter(t => t !== 'netaclaw_tool' && t !== 'netaclaw_model_channel'))
+        assert.deepEqual(after[t], before[t], `${t}: every row as it was`);
       assert.deepEqual(await schemaLog(db.env), [], 'the upgraded schema is what the entities declare');
     });
 
@@ -185,8 +207,14 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
         assert.deepEqual([agent.name, agent.skills, agent.version, agent.modelChannelId], ['old agent', ['s1'], 1, null]);
       });
       const calls = await db.sql('SELECT name, arguments FROM netaclaw_tool_call');
-      assert.deepEqual(calls.map(c => [c.name, JSON.parse(c.arguments)]), [['read_file', { path: 'a' }]]);
-      assert.deepEqual((await db.sql('SELECT role FROM netaclaw_message ORDER BY id')).map(m => m.role), ['user', 'assistant']);
+      assert.deepEqual(
+        calls.map(c => [c.name, JSON.parse(c.arguments)]),
+        [['read_file', { path: 'a' }]]
+      );
+      assert.deepEqual(
+        (await db.sql('SELECT role FROM netaclaw_message ORDER BY id')).map(m => m.role),
+        ['user', 'assistant']
+      );
       // what is left for the operator is that column, and only it
       const diff = await schemaLog(db.env);
       assert.ok(diff.length > 0 && diff.every(q => /`role`/.test(q)), JSON.stringify(diff));

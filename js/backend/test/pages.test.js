@@ -80,7 +80,14 @@ describe('the built pages, compressed', () => {
   });
 
   test('identity when the request does not accept gzip, and for files gzip does not make smaller', async () => {
-    for (const headers of [{}, { 'accept-encoding': '' }, { 'accept-encoding': 'br, zstd' }, { 'accept-encoding': 'gzip;q=0, br' }, { 'accept-encoding': 'gzip;q=0.2, identity;q=0.9' }, { 'accept-encoding': '*;q=0, identity' }]) {
+    for (const headers of [
+      {},
+      { 'accept-encoding': '' },
+      { 'accept-encoding': 'br, zstd' },
+      { 'accept-encoding': 'gzip;q=0, br' },
+      { 'accept-encoding': 'gzip;q=0.2, identity;q=0.9' },
+      { 'accept-encoding': '*;q=0, identity' },
+    ]) {
       const r = await get(server, '/assets/policy.wasm', headers);
       assert.equal(r.status, 200);
       assert.equal(r.headers['content-encoding'], undefined, JSON.stringify(headers));

@@ -18,14 +18,15 @@ const { repo, runners, state, hooks, git, ATTACKS, SECRET, KEY, HOOK } = require
 
 const isRoot = process.getuid() === 0;
 const TOGGLER = path.join(__dirname, 'fixtures', 'root-toggler.js');
-const LINK_REFUSED = /is a symbolic link where the path rule write\(\.git\/hooks\/\*\*\) needs a folder or file the sandbox can keep read-only or hidden.*the sandbox is not started/;
+const LINK_REFUSED =
+  /is a symbolic link where the path rule write\(\.git\/hooks\/\*\*\) needs a folder or file the sandbox can keep read-only or hidden.*the sandbox is not started/;
 
 /** The default rules: the package's protected paths (`.git/hooks/**`, `.git/config`), nothing else. */
 const DEFAULTS = {};
 
 for (const runner of ['shell', 'worker']) {
   const run = runners[runner];
-  describe(`path rules in ${runner === 'shell' ? "a shell the main process starts" : "a worker's bash"}`, () => {
+  describe(`path rules in ${runner === 'shell' ? 'a shell the main process starts' : "a worker's bash"}`, () => {
     test('the protected paths hold against bash, bash -c, a symlink, renamed parents and git config; nothing is written', async () => {
       for (const a of ATTACKS) {
         const r = repo();
@@ -175,7 +176,13 @@ for (const runner of ['shell', 'worker']) {
     test("deny write of the agent and the session: files and globs read-only, folders kept, a named folder's contents writable", async () => {
       const r = repo();
       try {
-        for (const [f, text] of [['dist/app.js', 'app'], ['pkg/a.lock', 'lock'], ['pkg/b.txt', 'b'], ['keep/x.txt', 'x'], ['abs/f.txt', 'f']]) {
+        for (const [f, text] of [
+          ['dist/app.js', 'app'],
+          ['pkg/a.lock', 'lock'],
+          ['pkg/b.txt', 'b'],
+          ['keep/x.txt', 'x'],
+          ['abs/f.txt', 'f'],
+        ]) {
           fs.mkdirSync(path.dirname(path.join(r.root, f)), { recursive: true });
           fs.writeFileSync(path.join(r.root, f), `${text}\n`);
         }
@@ -222,7 +229,11 @@ describe('path rules over a whole root, and in a read-only run', () => {
       for (const rules of [{ session: { deny: ['write(**)'] } }, { global: { deny: [`write(${path.dirname(r.root)}/**)`] } }]) {
         const res = await runners.shell(r.root, rules, 'echo x > new.txt; echo x >> README.md; mkdir d; git status --short | wc -l');
         assert.equal(res.ran, true, res.error);
-        assert.match(res.output, /new\.txt: Read-only file system[\s\S]*README\.md: Read-only file system[\s\S]*cannot create directory .d.: Read-only file system/, res.output);
+        assert.match(
+          res.output,
+          /new\.txt: Read-only file system[\s\S]*README\.md: Read-only file system[\s\S]*cannot create directory .d.: Read-only file system/,
+          res.output
+        );
         assert.deepEqual(state(r.root), before, JSON.stringify(rules));
       }
       // a read-only run: nothing of the write rules is made (no mount point), deny read still hides
@@ -260,7 +271,12 @@ describe('path rules: bounds and races', () => {
       let before = state(r.root);
       const walked = await runners.shell(r.root, { agent: { deny: ['read(**/*.secret)'] } }, 'echo ran');
       assert.equal(walked.ran, false, walked.output);
-      assert.match(walked.error, new RegExp(`needed more than ${PATH_RULES_WALK_MAX} entries of the workspace roots looked at.*narrow the pattern to a folder.*the sandbox is not started`));
+      assert.match(
+        walked.error,
+        new RegExp(
+          `needed more than ${PATH_RULES_WALK_MAX} entries of the workspace roots looked at.*narrow the pattern to a folder.*the sandbox is not started`
+        )
+      );
       // the defaults made .git (the root has none) and removed it when the sandbox was refused
       assert.deepEqual(state(r.root), before);
       // a pattern with a literal folder walks only that folder
@@ -277,7 +293,11 @@ describe('path rules: bounds and races', () => {
       assert.deepEqual(state(r.root), before);
       // one fewer file: it runs, and each of them is read-only
       fs.rmSync(path.join(r.root, '0.pem'));
-      const fits = await runners.shell(r.root, { global: { protectedPaths: [], deny: ['write(*.pem)'] } }, 'echo x > 1.pem; echo x > 256.pem; echo x > new.txt');
+      const fits = await runners.shell(
+        r.root,
+        { global: { protectedPaths: [], deny: ['write(*.pem)'] } },
+        'echo x > 1.pem; echo x > 256.pem; echo x > new.txt'
+      );
       assert.equal(fits.ran, true, fits.error);
       assert.match(fits.output, /1\.pem: Read-only file system[\s\S]*256\.pem: Read-only file system/);
       assert.equal(fs.readFileSync(path.join(r.root, '256.pem'), 'utf8'), '');
@@ -299,10 +319,18 @@ describe('path rules: bounds and races', () => {
       try {
         while (!out.includes('toggling')) await new Promise(res => setTimeout(res, 10));
         for (let i = 0; i < 24; i++) {
-          const res = await runners[i % 2 === 0 ? 'shell' : 'worker'](r.root, DEFAULTS, `echo '${HOOK}' > .git/hooks/pre-commit; echo '${HOOK}' > .git/hooks.real/pre-commit`);
+          const res = await runners[i % 2 === 0 ? 'shell' : 'worker'](
+            r.root,
+            DEFAULTS,
+            `echo '${HOOK}' > .git/hooks/pre-commit; echo '${HOOK}' > .git/hooks.real/pre-commit`
+          );
           if (!res.ran) {
             // the plan met the link, or bwrap found the held folder moved while it bound it
-            assert.match(res.error, /(is a symbolic link where the path rule|by another process while the sandbox was being made|changed or could not be opened while the path rules were applied).*the sandbox is not started|or a path its rules keep read-only or hidden, was moved or replaced/, res.error);
+            assert.match(
+              res.error,
+              /(is a symbolic link where the path rule|by another process while the sandbox was being made|changed or could not be opened while the path rules were applied).*the sandbox is not started|or a path its rules keep read-only or hidden, was moved or replaced/,
+              res.error
+            );
             tally.refused += 1;
           } else if (/^bwrap: /m.test(res.output)) {
             assert.equal(res.failed, true);
@@ -346,8 +374,19 @@ describe('path rules through the batch runner (the rules a session gives its bat
       await h.finish();
       const policy = require('@netaclaw/tool-policy');
       const d = policy.runtimeDiagnostic({ agent: { toolsets: ['base'] }, crewRole: 'master', sessionCwd: r.root, shellPermitted: true, writePermitted: true });
-      const main = await app.svc.runMainTool({ agentId: ruled, sessionId: 'rules-1', policy: d.policy, routes: d.routes, name: 'bash', args: { command }, rules: { agent: { deny: ['read(.env)'] } } });
-      for (const [what, c] of [['batch', inBatch], ['main agent', main]]) {
+      const main = await app.svc.runMainTool({
+        agentId: ruled,
+        sessionId: 'rules-1',
+        policy: d.policy,
+        routes: d.routes,
+        name: 'bash',
+        args: { command },
+        rules: { agent: { deny: ['read(.env)'] } },
+      });
+      for (const [what, c] of [
+        ['batch', inBatch],
+        ['main agent', main],
+      ]) {
         assert.equal(c.decision, 'worker-local', `${what}: ${c.detail}`);
         assert.match(c.output, /cannot create regular file '\.git\/hooks\/pre-commit': Read-only file system/, `${what}: ${c.output}`);
         assert.match(c.output, /\.env: Permission denied/, `${what}: ${c.output}`);
@@ -373,9 +412,7 @@ describe('path rules through the batch runner (the rules a session gives its bat
 describe('path rules: the backend as a non-root user', () => {
   test('the attacks, git init and deny read, run by an unprivileged backend', () => {
     const script = path.join(__dirname, 'fixtures', 'pathrules-attacks.js');
-    const argv = isRoot
-      ? ['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--', process.execPath, script]
-      : [process.execPath, script];
+    const argv = isRoot ? ['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--', process.execPath, script] : [process.execPath, script];
     const r = spawnSync(argv[0], argv.slice(1), { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: '/tmp' }, timeout: 300000 });
     assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
     const out = JSON.parse(r.stdout);

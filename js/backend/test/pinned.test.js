@@ -154,13 +154,25 @@ describe('pinned roots', () => {
     const back = swapOnce(L.root, L.data);
     try {
       const ops = pinnedOperations({ fs: null, search: null, process: new ShellProcessOperations('bwrap') }, pins);
-      const r = await ops.process.exec({ roots: [L.root], readonly: true, cwd: L.root, command: 'cat marker.txt; cat secret.txt 2>&1; ls -l /proc/$$/fd; true', timeoutMs: 20000 });
+      const r = await ops.process.exec({
+        roots: [L.root],
+        readonly: true,
+        cwd: L.root,
+        command: 'cat marker.txt; cat secret.txt 2>&1; ls -l /proc/$$/fd; true',
+        timeoutMs: 20000,
+      });
       assert.equal(r.exitCode, 0, r.output);
       assert.match(r.output, new RegExp(REAL_ROOT));
       assert.ok(!r.output.includes(DATA_SECRET), r.output);
       assert.doesNotMatch(r.output, /-> \/(?!dev\/null)/, 'the shell holds no descriptor of a path');
       // control: bound by its path, the same shell gets the data folder
-      const plain = await new ShellProcessOperations('bwrap').exec({ roots: [L.root], readonly: true, cwd: L.root, command: 'cat secret.txt', timeoutMs: 20000 });
+      const plain = await new ShellProcessOperations('bwrap').exec({
+        roots: [L.root],
+        readonly: true,
+        cwd: L.root,
+        command: 'cat secret.txt',
+        timeoutMs: 20000,
+      });
       assert.match(plain.output, new RegExp(DATA_SECRET), 'the path alone leads to the data folder');
     } finally {
       back();
@@ -180,7 +192,10 @@ describe('attack 1 against the runtime: a root swapped after its check', () => {
     await withHost({ policy, routes }, async (host, events) => {
       const ok = await host.call('write_file', { path: 'skills/x.txt', content: 'first' });
       assert.equal(ok.ok, true, ok.error);
-      assert.ok(events.some(e => e.type === 'proxy' && e.name === 'write_file'), 'write_file runs in the main process');
+      assert.ok(
+        events.some(e => e.type === 'proxy' && e.name === 'write_file'),
+        'write_file runs in the main process'
+      );
       const back = swapOnce(L.root, L.data);
       try {
         const r = await host.call('write_file', { path: 'skills/y.txt', content: DATA_SECRET });
@@ -309,7 +324,13 @@ describe('attack 1 against the started backend (root; sandboxes as the sandbox u
     L = layout();
     const dataDir = path.join(L.base, 'backend-data');
     model = await startModel();
-    server = await startServer({ ...modelEnv(model, { NETACLAW_MODEL_API_KEY: API_KEY }), ADMIN_TOKEN: '', DATA_DIR: dataDir, DB_TYPE: 'sqlite', DB_PATH: path.join(dataDir, 'netaclaw.sqlite') });
+    server = await startServer({
+      ...modelEnv(model, { NETACLAW_MODEL_API_KEY: API_KEY }),
+      ADMIN_TOKEN: '',
+      DATA_DIR: dataDir,
+      DB_TYPE: 'sqlite',
+      DB_PATH: path.join(dataDir, 'netaclaw.sqlite'),
+    });
     L.dataDir = dataDir;
     token = fs.readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim();
     fs.writeFileSync(path.join(dataDir, 'marker.txt'), `${DATA_SECRET}\n`);
@@ -346,7 +367,13 @@ describe('attack 1 against the started backend (root; sandboxes as the sandbox u
           { name: 'bash', arguments: { command: 'cat marker.txt; cat admin-token netaclaw.sqlite 2>&1 | head -c 300; ls' } },
           { name: 'write_file', arguments: { path: `skills/batch-${i}.txt`, content: 'batch' } },
         ];
-        const r = await call(server, 'POST', '/admin/netaclaw/subagent/run', { agentId, sessionCwd: L.root, workspaceRoots: [L.root], shellPermitted: true, writePermitted: true, calls }, as());
+        const r = await call(
+          server,
+          'POST',
+          '/admin/netaclaw/subagent/run',
+          { agentId, sessionCwd: L.root, workspaceRoots: [L.root], shellPermitted: true, writePermitted: true, calls },
+          as()
+        );
         assertClean(r.text, `batch ${i}`);
         if (r.status === 400) {
           assert.equal(r.body.error.code, 'root_contains_backend_state', r.text);
@@ -356,7 +383,11 @@ describe('attack 1 against the started backend (root; sandboxes as the sandbox u
         assert.equal(r.status, 200, r.text);
         const b = r.body.data;
         if (b.status === 'failed' && b.calls.length === 0) {
-          assert.match(b.error, /^(cannot start the worker: (the workspace root "[^"]+" (now leads to another folder|does not exist)|workspace root "[^"]+" is the backend's own data folder)|a workspace root was moved or replaced while the worker's sandbox was being made)/, b.error);
+          assert.match(
+            b.error,
+            /^(cannot start the worker: (the workspace root "[^"]+" (now leads to another folder|does not exist)|workspace root "[^"]+" is the backend's own data folder)|a workspace root was moved or replaced while the worker's sandbox was being made)/,
+            b.error
+          );
           seen.failed += 1;
           continue;
         }
@@ -372,16 +403,29 @@ describe('attack 1 against the started backend (root; sandboxes as the sandbox u
     assert.deepEqual(strays(), [], `nothing written into the data folder (${JSON.stringify(seen)})`);
     assert.ok(seen.ran > 0, JSON.stringify(seen));
     // and once the toggling has stopped, a batch runs on the real root
-    const after = await call(server, 'POST', '/admin/netaclaw/subagent/run', { agentId, sessionCwd: L.root, shellPermitted: true, calls: [{ name: 'bash', arguments: { command: 'cat marker.txt' } }] }, as());
+    const after = await call(
+      server,
+      'POST',
+      '/admin/netaclaw/subagent/run',
+      { agentId, sessionCwd: L.root, shellPermitted: true, calls: [{ name: 'bash', arguments: { command: 'cat marker.txt' } }] },
+      as()
+    );
     assert.equal(after.status, 200, after.text);
     assert.match(after.body.data.calls[0].output, new RegExp(REAL_ROOT));
-    t.diagnostic(`25 batch starts: ${seen.ran} ran on the real root, ${seen.failed} failed with the sentence, ${seen.refused} refused 400 (${seen.toggles} toggles)`);
+    t.diagnostic(
+      `25 batch starts: ${seen.ran} ran on the real root, ${seen.failed} failed with the sentence, ${seen.refused} refused 400 (${seen.toggles} toggles)`
+    );
   });
 
   test("(a) and (b) in a chat: the model's write after the swap and the bash of its restarted worker reach nothing of the data folder", async () => {
     let back = null;
     model.push(
-      { toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'skills/chat-1.txt', content: 'one' } }, { id: 'k1', name: 'bash', arguments: { command: 'kill -9 $PPID' } }] },
+      {
+        toolCalls: [
+          { id: 'w1', name: 'write_file', arguments: { path: 'skills/chat-1.txt', content: 'one' } },
+          { id: 'k1', name: 'bash', arguments: { command: 'kill -9 $PPID' } },
+        ],
+      },
       () => {
         // the other session swaps the root now, between S's calls
         back = swapOnce(L.root, L.dataDir);
@@ -447,9 +491,7 @@ describe('attack 1 against the started backend (root; sandboxes as the sandbox u
 describe('the backend as a non-root user', () => {
   test('the three forms of the swap, run by an unprivileged backend, reach nothing of the data folder', async t => {
     const script = path.join(__dirname, 'fixtures', 'pinned-unprivileged.js');
-    const argv = isRoot
-      ? ['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--', process.execPath, script]
-      : [process.execPath, script];
+    const argv = isRoot ? ['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--', process.execPath, script] : [process.execPath, script];
     const r = spawnSync(argv[0], argv.slice(1), { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: '/tmp' }, timeout: 300000 });
     assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
     const out = JSON.parse(r.stdout);
@@ -460,6 +502,8 @@ describe('the backend as a non-root user', () => {
     assert.match(out.deterministic.write, SWAPPED);
     assert.match(out.deterministic.restart, SWAPPED);
     assert.ok(out.batches.ran > 0, JSON.stringify(out.batches));
-    t.diagnostic(`uid ${out.uid}: ${out.toggles} toggles; 12 batch starts: ${out.batches.ran} ran on the real root, ${out.batches.failed} failed to start, ${out.batches.refused} refused`);
+    t.diagnostic(
+      `uid ${out.uid}: ${out.toggles} toggles; 12 batch starts: ${out.batches.ran} ran on the real root, ${out.batches.failed} failed to start, ${out.batches.refused} refused`
+    );
   });
 });

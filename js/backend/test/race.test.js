@@ -126,7 +126,9 @@ describe('symlink races: a folder swapped for a symlink to outside while calls r
     }
     const all = tally(results);
     t.diagnostic(`main process: ${JSON.stringify(all)}`);
-    if (process.env.RACE_DEBUG) for (const e of new Set(results.filter(x => !x.r.ok).map(x => `${x.name}: ${(x.r.error ?? '').replace(/[0-9a-f]{12}|\/tmp\/\S+/g, '…')}`))) t.diagnostic(e);
+    if (process.env.RACE_DEBUG)
+      for (const e of new Set(results.filter(x => !x.r.ok).map(x => `${x.name}: ${(x.r.error ?? '').replace(/[0-9a-f]{12}|\/tmp\/\S+/g, '…')}`)))
+        t.diagnostic(e);
     assert.equal(all.secret, 0, 'no byte of the outside secret in any answer');
     assert.equal(all.outsideName, 0, 'no outside name in any listing');
     assert.ok(all.denied > 0, 'the race was met: some calls were denied path_outside_workspace');
@@ -154,7 +156,10 @@ describe('symlink races: a folder swapped for a symlink to outside while calls r
     t.diagnostic(`worker listings (list_dir, find_files) showing an outside name: ${listings.outsideName} of ${listings.calls}`);
     assert.equal(all.secret, 0, 'no byte of the outside secret in any answer: contents are read only through checked descriptors');
     assert.ok(all.denied > 0, 'the race was met');
-    assert.ok(results.every(x => x.r.decision !== 'main-process-proxy'), 'read tools ran in the worker');
+    assert.ok(
+      results.every(x => x.r.decision !== 'main-process-proxy'),
+      'read tools ran in the worker'
+    );
     assert.deepEqual(snapshot(ws.outside), before_, 'nothing outside changed');
   });
 

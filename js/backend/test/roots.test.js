@@ -39,7 +39,11 @@ describe('the Node the worker runs on', () => {
   test('the running Node accepts the flag chosen for it, and refuses the other one', () => {
     const chosen = permissionFlag();
     const other = chosen === '--permission' ? '--experimental-permission' : '--permission';
-    const ok = spawnSync(process.execPath, ['--disable-warning=ExperimentalWarning', chosen, '-e', 'process.exit(process.permission.has("fs.read", "/etc/passwd") ? 4 : 0)'], { encoding: 'utf8' });
+    const ok = spawnSync(
+      process.execPath,
+      ['--disable-warning=ExperimentalWarning', chosen, '-e', 'process.exit(process.permission.has("fs.read", "/etc/passwd") ? 4 : 0)'],
+      { encoding: 'utf8' }
+    );
     assert.equal(ok.status, 0, `${process.version} ${chosen}: ${ok.stderr}`);
     const bad = spawnSync(process.execPath, [other, '-e', 'process.exit(0)'], { encoding: 'utf8' });
     assert.notEqual(bad.status, 0, `${process.version} accepted ${other} too`);
@@ -86,7 +90,10 @@ describe('nested, repeated and symlinked roots', () => {
     const writes = flags.filter(f => f.startsWith('--allow-fs-write=')).map(f => f.slice('--allow-fs-write='.length));
     assert.equal(new Set(reads).size, reads.length, 'no path granted twice');
     for (const a of reads) for (const b of reads) assert.ok(a === b || !a.startsWith(b + '/'), `${a} is inside ${b}`);
-    assert.deepEqual(writes, [ws.root, link].sort((a, b) => a.length - b.length || (a < b ? -1 : 1)));
+    assert.deepEqual(
+      writes,
+      [ws.root, link].sort((a, b) => a.length - b.length || (a < b ? -1 : 1))
+    );
     assert.ok(reads.includes(ws.root) && reads.includes(link) && !reads.includes(inner));
   });
 
@@ -120,7 +127,9 @@ describe('nested, repeated and symlinked roots', () => {
         const list = await host.call('list_dir', { path: inner });
         assert.equal(list.ok, true, `${list.reason} ${list.detail} ${list.error}`);
         assert.match(list.output, /b\.md/);
-        const sh = await host.call('bash', { command: `cat ${path.join(ws.root, 'a.txt')} ${path.join(inner, 'b.md')} && echo made > ${path.join(inner, 'made.txt')} && ls ${inner}` });
+        const sh = await host.call('bash', {
+          command: `cat ${path.join(ws.root, 'a.txt')} ${path.join(inner, 'b.md')} && echo made > ${path.join(inner, 'made.txt')} && ls ${inner}`,
+        });
         assert.equal(sh.ok, true, `${sh.reason} ${sh.detail} ${sh.error} ${sh.output}`);
         assert.match(sh.output, /alpha/);
         assert.match(sh.output, /beta in markdown/);
@@ -142,13 +151,29 @@ describe('nested, repeated and symlinked roots', () => {
     fs.mkdirSync(old);
     try {
       const { WorkerHost } = rt('host.js');
-      const host = new WorkerHost({ batchId: 1, agentId: 1, policy: { workspaceRoots: [proj, old], allowShell: false, readonly: true }, routes: [], driver: 'calls', timeoutMs: 5000, shell: 'off', ops: {}, services: {} });
+      const host = new WorkerHost({
+        batchId: 1,
+        agentId: 1,
+        policy: { workspaceRoots: [proj, old], allowShell: false, readonly: true },
+        routes: [],
+        driver: 'calls',
+        timeoutMs: 5000,
+        shell: 'off',
+        ops: {},
+        services: {},
+      });
       await assert.rejects(host.start(), /"[^"]*\/proj" and "[^"]*\/proj-old" cannot both be granted/);
       assert.equal(host.status.status, 'failed');
       // what Node does with them: the folder itself is unreadable, its contents are not
       const probe = spawnSync(
         process.execPath,
-        [permissionFlag(), `--allow-fs-read=${proj}`, `--allow-fs-read=${old}`, '-e', `const fs = require('fs'); try { fs.readdirSync(${JSON.stringify(proj)}); console.log('listed') } catch (e) { console.log(e.code) }`],
+        [
+          permissionFlag(),
+          `--allow-fs-read=${proj}`,
+          `--allow-fs-read=${old}`,
+          '-e',
+          `const fs = require('fs'); try { fs.readdirSync(${JSON.stringify(proj)}); console.log('listed') } catch (e) { console.log(e.code) }`,
+        ],
         { encoding: 'utf8' }
       );
       assert.match(probe.stdout, /ERR_ACCESS_DENIED/, 'if Node lists it now, the refusal can go');

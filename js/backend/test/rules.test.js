@@ -23,7 +23,7 @@ const policy = require('@netaclaw/tool-policy');
 const model = modelForFile();
 
 function defineTests(backend) {
-  test('global rules: read, refused with the pattern named, saved, versioned; an agent\'s rules likewise', async () => {
+  test("global rules: read, refused with the pattern named, saved, versioned; an agent's rules likewise", async () => {
     const db = await backend.fresh();
     await withServer({ ...db.env, ...modelEnv(model) }, async s => {
       const first = await call(s, 'GET', '/admin/netaclaw/rules/info');
@@ -52,7 +52,11 @@ function defineTests(backend) {
       assert.equal(again.status, 200, again.text);
       assert.equal(again.body.data.version, 2);
 
-      const badAgent = await call(s, 'POST', '/admin/netaclaw/agent/add', { name: 'ruled', toolsets: ['base'], rules: { allow: ['bash(git status)'], protectedPaths: ['x'] } });
+      const badAgent = await call(s, 'POST', '/admin/netaclaw/agent/add', {
+        name: 'ruled',
+        toolsets: ['base'],
+        rules: { allow: ['bash(git status)'], protectedPaths: ['x'] },
+      });
       assert.equal(badAgent.status, 400, badAgent.text);
       assert.deepEqual(badAgent.body.error.errors, [{ field: 'rules.agent.protectedPaths', code: 'invalid_rule' }]);
       const agent = await addAgent(s, { name: 'ruled', toolsets: ['base'], rules: { allow: ['bash(git status)'], default: 'ask' } });
@@ -62,7 +66,14 @@ function defineTests(backend) {
       // "try it": the package's checkRules on the stored levels, each replaced by an unsaved edit when given
       const roots = { workspaceRoots: ['/w'], allowShell: true, readonly: false };
       const stored = { global: { ...rules, deny: [] }, agent: { allow: ['bash(git status)'], default: 'ask' } };
-      for (const thing of [{ command: 'git push origin main' }, { command: 'git status' }, { command: 'ls' }, { write: '/w/secrets/key' }, { write: '/w/.git/hooks/pre-commit' }, { read: '/w/README.md' }]) {
+      for (const thing of [
+        { command: 'git push origin main' },
+        { command: 'git status' },
+        { command: 'ls' },
+        { write: '/w/secrets/key' },
+        { write: '/w/.git/hooks/pre-commit' },
+        { read: '/w/README.md' },
+      ]) {
         const r = await call(s, 'POST', '/admin/netaclaw/rules/try', { agentId: agent.id, policy: roots, ...thing });
         assert.equal(r.status, 200, r.text);
         assert.deepEqual(r.body.data, policy.checkRules({ rules: stored, policy: roots, ...thing }), JSON.stringify(thing));
@@ -84,7 +95,9 @@ function defineTests(backend) {
     fs.writeFileSync(path.join(work, '.env'), 'API_KEY=hunter2\n');
     giveToSandbox(work);
     await withServer({ ...db.env, ...modelEnv(model) }, async s => {
-      const saved = await call(s, 'POST', '/admin/netaclaw/rules/update', { rules: { default: 'ask', allow: ['bash(git status)', 'write_file', 'read_file'] } });
+      const saved = await call(s, 'POST', '/admin/netaclaw/rules/update', {
+        rules: { default: 'ask', allow: ['bash(git status)', 'write_file', 'read_file'] },
+      });
       assert.equal(saved.status, 200, saved.text);
       const agent = await addAgent(s, { name: 'careful', toolsets: ['base'], rules: { deny: ['read(**/.env*)'] } });
       const calls = [

@@ -179,7 +179,10 @@ describe('L2 alone: the worker under Node permissions (gate and symlink check of
         const r = await host.call('x', { act: 'env' });
         const env = JSON.parse(r.output);
         assert.equal(env.NETACLAW_TEST_SECRET, undefined);
-        assert.deepEqual(Object.keys(env).filter(k => !k.startsWith('NODE_')), []);
+        assert.deepEqual(
+          Object.keys(env).filter(k => !k.startsWith('NODE_')),
+          []
+        );
       });
     } finally {
       delete process.env.NETACLAW_TEST_SECRET;
@@ -326,7 +329,7 @@ describe('L3: each shell in a sandbox of its own (main process) or of its worker
     'cat && echo STDIN-EOF; test -e /tmp/mark && echo SAME-TMP || echo FRESH-TMP; echo x > /tmp/mark; ' +
     'grep -E "^Cap(Eff|Bnd)" /proc/self/status; ulimit -u';
 
-  test('each command gets a fresh sandbox for exactly its roots and readonly; the prelude\'s facts hold', async () => {
+  test("each command gets a fresh sandbox for exactly its roots and readonly; the prelude's facts hold", async () => {
     const ops = new ShellProcessOperations('bwrap');
     const exec = (spec, command) => ops.exec({ ...spec, command, timeoutMs: 10000 });
     for (let i = 0; i < 2; i++) {
@@ -381,7 +384,7 @@ describe('L3: each shell in a sandbox of its own (main process) or of its worker
     assert.ok(fds.filter(n => n > 2).length <= 1 && !fds.includes(7), out);
   });
 
-  test('in a worker, a shell is the worker\'s child inside its sandbox; time limit and output cap hold', async () => {
+  test("in a worker, a shell is the worker's child inside its sandbox; time limit and output cap hold", async () => {
     const { policy, routes } = diagnose(ws.root, { shell: true, write: true });
     await withHost({ policy, routes }, async host => {
       const r = await host.call('bash', { command: `${SANDBOX_FACTS}; echo "PPID $PPID"` });
@@ -484,7 +487,11 @@ describe("a worker's first call: what does not depend on the call is done while 
       for (const [name, args] of calls(root)) {
         const expected = pkg.checkToolCall({ policy, routes, call: { name, arguments: args } });
         const r = checkCall({ policy: ctx.policy, routes: ctx.routes, name, arguments: args });
-        assert.equal(JSON.stringify(r), JSON.stringify({ decision: expected.decision, reason: expected.reason, paths: expected.paths, detail: expected.detail }), name);
+        assert.equal(
+          JSON.stringify(r),
+          JSON.stringify({ decision: expected.decision, reason: expected.reason, paths: expected.paths, detail: expected.detail }),
+          name
+        );
       }
       assert.equal(seen.built, 1, 'no other checker is made');
       assert.equal(seen.checked.length, n + calls(root).length);
@@ -528,7 +535,11 @@ describe("a worker's first call: what does not depend on the call is done while 
           assert.ok(threadsAfterCalls > 0);
           await waitFor(() => (threads() >= threadsAfterCalls ? [true] : []));
           await new Promise(r => setTimeout(r, 200));
-          assert.deepEqual(events.map(e => e.type), ['started'], 'nothing but its start is reported');
+          assert.deepEqual(
+            events.map(e => e.type),
+            ['started'],
+            'nothing but its start is reported'
+          );
           assert.deepEqual(descendants(pid), [], 'the worker started no process');
           assert.deepEqual(snapshot(ws.base), before, 'nothing under the workspace is created, changed or removed');
         }
@@ -607,7 +618,10 @@ describe('faults: a worker that crashes, hangs, floods or breaks the protocol', 
   test('the real worker refuses an init whose catalog the package rejects, and is stopped', async () => {
     const { WorkerHost } = rt('host.js');
     const { setActiveCatalog } = rt('../policy.js');
-    const duplicate = [{ name: 'read_file', toolset: 'base' }, { name: 'read_file', toolset: 'base' }];
+    const duplicate = [
+      { name: 'read_file', toolset: 'base' },
+      { name: 'read_file', toolset: 'base' },
+    ];
     // the host sends the process's catalog (the backend's merged one) in init
     setActiveCatalog(duplicate);
     try {
@@ -666,7 +680,7 @@ describe('L4: a proxied call is answered by the main process', () => {
     return host.call('todo', { items: [{ text: 'one', done: false }] });
   };
 
-  test('the record is the main process\'s outcome; the worker\'s result must repeat it, or the batch fails', async () => {
+  test("the record is the main process's outcome; the worker's result must repeat it, or the batch fails", async () => {
     const { policy, routes } = diagnose(ws.root);
     const svc = services();
     const { host, events } = await startHost({ policy, routes, svc, test: { workerModule: FIXTURE_WORKER } });
@@ -688,7 +702,13 @@ describe('L4: a proxied call is answered by the main process', () => {
       assert.match(end.error, /worker broke the protocol: its result for call 5 is not the main process's answer \(output\)/);
       assert.deepEqual(
         events.filter(e => e.type === 'result').map(e => [e.record.seq, e.record.ok, e.record.output]),
-        [[1, true, 'armed'], [2, true, '[ ] one'], [3, true, 'fine'], [4, true, 'armed'], [5, true, '[ ] one']],
+        [
+          [1, true, 'armed'],
+          [2, true, '[ ] one'],
+          [3, true, 'fine'],
+          [4, true, 'armed'],
+          [5, true, '[ ] one'],
+        ],
         'every answered call is kept'
       );
       await assert.rejects(host.call('x', { act: 'fine' }), /batch ended \(failed\)/);
@@ -705,7 +725,10 @@ describe('L4: a proxied call is answered by the main process', () => {
       await assert.rejects(host.call('x', { act: 'fine' }), /batch ended \(failed\)/);
       const end = await host.ended$();
       assert.match(end.error, /worker broke the protocol: result for call 3 before the result of call 2/);
-      assert.deepEqual(events.filter(e => e.type === 'result').map(e => e.record.seq), [1, 2]);
+      assert.deepEqual(
+        events.filter(e => e.type === 'result').map(e => e.record.seq),
+        [1, 2]
+      );
     } finally {
       await host.kill('test over');
     }
@@ -841,9 +864,16 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
       ['(?<=a)b', /look-ahead or look-behind/],
       ['(?<!a)b', /look-ahead or look-behind/],
     ]) {
-      assert.throws(() => linePattern(pattern), e => e.name === 'ToolError' && why.test(e.message) && /linear time/.test(e.message), pattern);
+      assert.throws(
+        () => linePattern(pattern),
+        e => e.name === 'ToolError' && why.test(e.message) && /linear time/.test(e.message),
+        pattern
+      );
     }
-    assert.throws(() => linePattern('[a'), e => /not a valid regular expression/.test(e.message) && !/backreference|look-ahead/.test(e.message));
+    assert.throws(
+      () => linePattern('[a'),
+      e => /not a valid regular expression/.test(e.message) && !/backreference|look-ahead/.test(e.message)
+    );
   });
 
   test('bash: output and exit code; a failing command reports its exit code', async () => {
@@ -874,8 +904,17 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
     fs.writeFileSync(path.join(ws.root, 'p1.txt'), 'a\nb\nc\n');
     fs.writeFileSync(path.join(ws.root, 'p2.txt'), 'x\ny\n');
     const good = [
-      '--- a/p1.txt', '+++ b/p1.txt', '@@ -1,3 +1,3 @@', ' a', '-b', '+B', ' c',
-      '--- /dev/null', '+++ b/p3.txt', '@@ -0,0 +1 @@', '+created',
+      '--- a/p1.txt',
+      '+++ b/p1.txt',
+      '@@ -1,3 +1,3 @@',
+      ' a',
+      '-b',
+      '+B',
+      ' c',
+      '--- /dev/null',
+      '+++ b/p3.txt',
+      '@@ -0,0 +1 @@',
+      '+created',
       '',
     ].join('\n');
     const paths = [...at('p1.txt', true, 'patch'), ...at('p3.txt', true, 'patch')];
@@ -884,8 +923,19 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
     assert.equal(fs.readFileSync(path.join(ws.root, 'p1.txt'), 'utf8'), 'a\nB\nc\n');
     assert.equal(fs.readFileSync(path.join(ws.root, 'p3.txt'), 'utf8'), 'created\n');
     const half = [
-      '--- a/p2.txt', '+++ b/p2.txt', '@@ -1,2 +1,2 @@', '-x', '+X', ' y',
-      '--- a/p1.txt', '+++ b/p1.txt', '@@ -1,3 +1,3 @@', ' a', '-nope', '+N', ' c',
+      '--- a/p2.txt',
+      '+++ b/p2.txt',
+      '@@ -1,2 +1,2 @@',
+      '-x',
+      '+X',
+      ' y',
+      '--- a/p1.txt',
+      '+++ b/p1.txt',
+      '@@ -1,3 +1,3 @@',
+      ' a',
+      '-nope',
+      '+N',
+      ' c',
       '',
     ].join('\n');
     const bad = await run('patch', { patch: half }, { paths: [...at('p2.txt', true, 'patch'), ...at('p1.txt', true, 'patch')] });
@@ -901,7 +951,10 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
   test('todo, clarify, escalate', async () => {
     const t = await run('todo', { items: [{ text: 'read', done: true }, { text: 'write' }] });
     assert.equal(t.output, '[x] read\n[ ] write');
-    assert.deepEqual(svc.todoItems, [{ text: 'read', done: true }, { text: 'write', done: false }]);
+    assert.deepEqual(svc.todoItems, [
+      { text: 'read', done: true },
+      { text: 'write', done: false },
+    ]);
     const bad = await run('todo', { items: [{ done: true }] });
     assert.match(bad.error, /items\[0\]\.text must be a string/);
     assert.match((await run('clarify', { question: 'Which branch?' })).output, /Which branch\?/);
@@ -940,7 +993,7 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
     assert.match((await run('read_skill_file', { name: 'hello', path: 'leak' })).error, /outside the folder/);
     const nobody = await run('read_skill', { name: 'nobody' });
     assert.match(nobody.error, /no skill named nobody/);
-    assert.ok(!nobody.error.includes(svc.skillsDir), 'the skills folder (the backend\'s) is not named');
+    assert.ok(!nobody.error.includes(svc.skillsDir), "the skills folder (the backend's) is not named");
     assert.match((await run('execute_skill', { name: 'hello', script: 'missing.sh' })).error, /has no script/);
     const u = await run('execute_skill', { name: 'hello', script: 'run.sh' }, { shell: 'unavailable' });
     assert.equal(u.ok, false, 'the process operations refuse to run without the sandbox');
@@ -967,7 +1020,7 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
       ]) {
         const r = await run(name, args);
         assert.equal(r.ok, false, name);
-        assert.equal(r.decision, 'main-process-proxy', 'the decision stays the gate\'s');
+        assert.equal(r.decision, 'main-process-proxy', "the decision stays the gate's");
         assert.match(r.error, new RegExp(`skill "${args.name}" is not bound to this agent \\(bound skills: "hello", "other"`), name);
         assert.equal(r.output, undefined, name);
       }
@@ -976,10 +1029,24 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
       assert.ok(!fs.existsSync(path.join(svc.skillsDir, 'brand-new')));
       // control: the same folder, once bound, is read
       const bound = services(svc.skillsDir, ['foreign']);
-      const ctx = { policy: { workspaceRoots: [ws.root], allowShell: true, readonly: false }, routes: [], ops: operations('bwrap'), shell: 'bwrap', tools: MAIN_TOOLS, agentId: 1, services: bound };
+      const ctx = {
+        policy: { workspaceRoots: [ws.root], allowShell: true, readonly: false },
+        routes: [],
+        ops: operations('bwrap'),
+        shell: 'bwrap',
+        tools: MAIN_TOOLS,
+        agentId: 1,
+        services: bound,
+      };
       const ok = await execute(ctx, { decision: 'main-process-proxy', reason: null, paths: [], detail: null }, 'read_skill', { name: 'foreign' }, Date.now());
       assert.equal(ok.output, '# foreign\n');
-      const none = await execute({ ...ctx, services: services(svc.skillsDir) }, { decision: 'main-process-proxy', reason: null, paths: [], detail: null }, 'read_skill', { name: 'foreign' }, Date.now());
+      const none = await execute(
+        { ...ctx, services: services(svc.skillsDir) },
+        { decision: 'main-process-proxy', reason: null, paths: [], detail: null },
+        'read_skill',
+        { name: 'foreign' },
+        Date.now()
+      );
       assert.match(none.error, /is not bound to this agent \(bound skills: none\)/);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -1018,7 +1085,6 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
     assert.ok(Buffer.byteLength(r.output) <= 65536);
   });
 });
-
 
 describe('a worker that cannot start', () => {
   test('a root Node cannot grant (a comma) fails the batch at start, never a half-started worker', async () => {

@@ -48,7 +48,10 @@ async function everyAnswer(s, channelId, mcpId) {
 /** The rows as stored (no decryption). */
 async function storedRows(db) {
   const channels = await db.sql('SELECT id, apiKey FROM netaclaw_model_channel ORDER BY id');
-  const servers = (await db.sql('SELECT id, env FROM netaclaw_mcp_server ORDER BY id')).map(r => ({ id: r.id, env: typeof r.env === 'string' ? JSON.parse(r.env) : r.env }));
+  const servers = (await db.sql('SELECT id, env FROM netaclaw_mcp_server ORDER BY id')).map(r => ({
+    id: r.id,
+    env: typeof r.env === 'string' ? JSON.parse(r.env) : r.env,
+  }));
   return { channels, servers };
 }
 
@@ -58,11 +61,20 @@ function defineTests(backend) {
     const model = await startModel();
     try {
       await withServer(db.env, async s => {
-        const channel = ok(await call(s, 'POST', '/admin/netaclaw/channel/add', { name: 'c', baseUrl: model.baseUrl, model: 'model-a', apiKey: API_KEY }), 'add channel');
+        const channel = ok(
+          await call(s, 'POST', '/admin/netaclaw/channel/add', { name: 'c', baseUrl: model.baseUrl, model: 'model-a', apiKey: API_KEY }),
+          'add channel'
+        );
         assert.equal(channel.hasApiKey, true);
         assert.ok(!JSON.stringify(channel).includes(API_KEY));
         const server = ok(
-          await call(s, 'POST', '/admin/netaclaw/mcp/add', { name: 'm', transport: 'stdio', command: '/bin/true', env: { TOKEN: MCP_VALUE, MODE: 'a' }, enabled: false }),
+          await call(s, 'POST', '/admin/netaclaw/mcp/add', {
+            name: 'm',
+            transport: 'stdio',
+            command: '/bin/true',
+            env: { TOKEN: MCP_VALUE, MODE: 'a' },
+            enabled: false,
+          }),
           'add mcp'
         );
         assert.ok(!JSON.stringify(server).includes(MCP_VALUE));
@@ -80,7 +92,10 @@ function defineTests(backend) {
         assert.equal(plainSecret(channels[0].apiKey, CHANNEL_API_KEY), API_KEY);
         // the longest key (600 bytes in UTF-8, here 150 four-byte characters) fits its column once encrypted
         const longest = '🔑'.repeat(150);
-        const wide = ok(await call(s, 'POST', '/admin/netaclaw/channel/add', { name: 'wide', baseUrl: model.baseUrl, model: 'm', apiKey: longest }), 'add the longest key');
+        const wide = ok(
+          await call(s, 'POST', '/admin/netaclaw/channel/add', { name: 'wide', baseUrl: model.baseUrl, model: 'm', apiKey: longest }),
+          'add the longest key'
+        );
         const [{ apiKey: wideStored }] = await db.sql('SELECT apiKey FROM netaclaw_model_channel WHERE id = ?', [wide.id]);
         assert.ok(wideStored.length <= 1000, String(wideStored.length));
         assert.equal(plainSecret(wideStored, CHANNEL_API_KEY), longest);
@@ -110,8 +125,14 @@ function defineTests(backend) {
   test('rows of an earlier release in plain text are encrypted at the next start, once; nothing else changes', async () => {
     const db = await backend.fresh();
     await withServer(db.env, async () => {}); // the schema
-    await db.sql("INSERT INTO netaclaw_model_channel (name, baseUrl, apiKey, model, capability, isDefault, createTime, updateTime) VALUES ('old', 'http://127.0.0.1:9/v1', ?, 'm', 'text', 1, '2025-01-02 03:04:05', '2025-01-02 03:04:05')", [API_KEY]);
-    await db.sql("INSERT INTO netaclaw_mcp_server (name, transport, command, env, enabled, createTime, updateTime) VALUES ('old', 'stdio', '/bin/true', ?, 0, '2025-01-02 03:04:05', '2025-01-02 03:04:05')", [JSON.stringify({ TOKEN: MCP_VALUE, EMPTY: '' })]);
+    await db.sql(
+      "INSERT INTO netaclaw_model_channel (name, baseUrl, apiKey, model, capability, isDefault, createTime, updateTime) VALUES ('old', 'http://127.0.0.1:9/v1', ?, 'm', 'text', 1, '2025-01-02 03:04:05', '2025-01-02 03:04:05')",
+      [API_KEY]
+    );
+    await db.sql(
+      "INSERT INTO netaclaw_mcp_server (name, transport, command, env, enabled, createTime, updateTime) VALUES ('old', 'stdio', '/bin/true', ?, 0, '2025-01-02 03:04:05', '2025-01-02 03:04:05')",
+      [JSON.stringify({ TOKEN: MCP_VALUE, EMPTY: '' })]
+    );
     const [before] = await db.sql('SELECT * FROM netaclaw_model_channel');
     await withServer(db.env, async s => {
       assert.match(s.log(), /secrets at rest: AES-256-GCM, key \S+ \(from NETACLAW_SECRET_KEY\); 3 stored value\(s\) encrypted now/);
@@ -144,18 +165,26 @@ function defineTests(backend) {
         ok(await call(s, 'POST', '/admin/netaclaw/channel/add', { name: 'c', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: API_KEY }), 'add');
       });
       // a plain row beside the encrypted one: must not be encrypted under a wrong key either
-      await db.sql("INSERT INTO netaclaw_model_channel (name, baseUrl, apiKey, model, capability, isDefault, createTime, updateTime) VALUES ('plain', 'http://127.0.0.1:9/v1', 'sk-plain-0123456789', 'm', 'text', 0, '2025-01-02 03:04:05', '2025-01-02 03:04:05')");
+      await db.sql(
+        "INSERT INTO netaclaw_model_channel (name, baseUrl, apiKey, model, capability, isDefault, createTime, updateTime) VALUES ('plain', 'http://127.0.0.1:9/v1', 'sk-plain-0123456789', 'm', 'text', 0, '2025-01-02 03:04:05', '2025-01-02 03:04:05')"
+      );
       const rows = await storedRows(db);
       const wrong = await startServer({ ...db.env, NETACLAW_SECRET_KEY: OTHER_KEY }, { expectExit: true });
       assert.notEqual(wrong.exitCode, 0);
-      assert.match(wrong.log(), /start FAILED: secrets at rest: netaclaw_model_channel\.apiKey: a stored secret was encrypted under the key with id \S+, the key loaded has id \S+: start with the key that encrypted it/);
+      assert.match(
+        wrong.log(),
+        /start FAILED: secrets at rest: netaclaw_model_channel\.apiKey: a stored secret was encrypted under the key with id \S+, the key loaded has id \S+: start with the key that encrypted it/
+      );
       assert.ok(!wrong.log().includes(API_KEY));
       assert.deepEqual(await storedRows(db), rows, 'nothing written');
       // no key at all (no variable, no key file): refused, and no new key file made in its place
       const keyFile = path.join(keyDir, 'conf', 'secret.key');
       const missing = await startServer({ ...db.env, NETACLAW_SECRET_KEY: undefined, NETACLAW_SECRET_KEY_FILE: keyFile }, { expectExit: true });
       assert.notEqual(missing.exitCode, 0);
-      assert.match(missing.log(), /the database holds secrets encrypted under a key, but there is no key: neither NETACLAW_SECRET_KEY nor the key file \S+secret\.key\. Restore the key file/);
+      assert.match(
+        missing.log(),
+        /the database holds secrets encrypted under a key, but there is no key: neither NETACLAW_SECRET_KEY nor the key file \S+secret\.key\. Restore the key file/
+      );
       assert.equal(fs.existsSync(keyFile), false);
       // a malformed key
       const bad = await startServer({ ...db.env, NETACLAW_SECRET_KEY: 'too-short' }, { expectExit: true });
@@ -241,7 +270,16 @@ test('the data folder is 0700, the SQLite file with its -wal and -shm and the ad
     await withServer(env, async s => {
       assert.match(s.log(), /data folder made private: data 700, admin-token 600/);
       // writes, so that the -wal and -shm exist
-      ok(await call(s, 'POST', '/admin/netaclaw/channel/add', { name: 'c', baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }, { token: 'old-admin-token-0123456789' }), 'add');
+      ok(
+        await call(
+          s,
+          'POST',
+          '/admin/netaclaw/channel/add',
+          { name: 'c', baseUrl: 'http://127.0.0.1:9/v1', model: 'm' },
+          { token: 'old-admin-token-0123456789' }
+        ),
+        'add'
+      );
       assert.equal(mode(dataDir), 0o700);
       for (const f of ['admin-token', 'netaclaw.sqlite', 'netaclaw.sqlite-wal', 'netaclaw.sqlite-shm']) {
         assert.ok(fs.existsSync(path.join(dataDir, f)), f);
@@ -252,7 +290,8 @@ test('the data folder is 0700, the SQLite file with its -wal and -shm and the ad
     const fresh = path.join(root, 'fresh');
     await withServer({ DB_TYPE: 'sqlite', DATA_DIR: fresh, ADMIN_TOKEN: undefined }, async () => {
       assert.equal(mode(fresh), 0o700);
-      for (const f of ['admin-token', 'netaclaw.sqlite', 'netaclaw.sqlite-wal', 'netaclaw.sqlite-shm']) assert.equal(mode(path.join(fresh, f)).toString(8), '600', f);
+      for (const f of ['admin-token', 'netaclaw.sqlite', 'netaclaw.sqlite-wal', 'netaclaw.sqlite-shm'])
+        assert.equal(mode(path.join(fresh, f)).toString(8), '600', f);
     });
     // and the SQLite file left 0644 by an earlier release, with its -wal
     fs.chmodSync(path.join(fresh, 'netaclaw.sqlite'), 0o644);

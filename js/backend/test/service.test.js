@@ -27,7 +27,7 @@ async function rows(sql, params = []) {
   return db.query(sql, params);
 }
 
-describe('BatchRunner (the executor\'s API)', () => {
+describe("BatchRunner (the executor's API)", () => {
   let ws;
   let agentId;
   before(async () => {
@@ -45,7 +45,11 @@ describe('BatchRunner (the executor\'s API)', () => {
     assert.equal(first.decision, 'worker-local');
     const seen = [];
     const unsubscribe = h.events.subscribe(e => seen.push(e));
-    assert.deepEqual(seen.map(e => e.type), ['batch', 'call', 'result'], 'past events first');
+    assert.deepEqual(
+      seen.map(e => e.type),
+      ['batch', 'call', 'result'],
+      'past events first'
+    );
     const second = await h.call('write_file', { path: 'svc.txt', content: 'from the executor' });
     assert.equal(second.decision, 'main-process-proxy');
     assert.equal(second.ok, true, second.error);
@@ -54,14 +58,23 @@ describe('BatchRunner (the executor\'s API)', () => {
     assert.equal(record.status, 'completed');
     assert.equal(record.driver, 'model');
     assert.equal(record.sessionId, 's-1');
-    assert.deepEqual(record.calls.map(c => [c.seq, c.name, c.ok]), [[1, 'read_file', true], [2, 'write_file', true]]);
-    assert.deepEqual(seen.map(e => e.type), ['batch', 'call', 'result', 'call', 'proxy', 'result', 'done']);
+    assert.deepEqual(
+      record.calls.map(c => [c.seq, c.name, c.ok]),
+      [
+        [1, 'read_file', true],
+        [2, 'write_file', true],
+      ]
+    );
+    assert.deepEqual(
+      seen.map(e => e.type),
+      ['batch', 'call', 'result', 'call', 'proxy', 'result', 'done']
+    );
     assert.equal(seen.at(-1).data.status, 'completed');
     await assert.rejects(h.call('read_file', { path: 'a.txt' }), /batch ended \(completed\)/);
     fs.rmSync(path.join(ws.root, 'svc.txt'));
   });
 
-  test('a hostile worker\'s forged proxy is denied, stored as a call row and sent as proxy-denied', async () => {
+  test("a hostile worker's forged proxy is denied, stored as a call row and sent as proxy-denied", async () => {
     const h = await svc.start({ agentId, crewRole: 'sub', driver: 'calls', sessionCwd: ws.root }, { workerModule: FIXTURE_WORKER });
     const events = [];
     h.events.subscribe(e => events.push(e));
@@ -76,11 +89,14 @@ describe('BatchRunner (the executor\'s API)', () => {
     assert.equal(denied.length, 1);
     assert.equal(denied[0].data.reason, 'write_blocked_by_readonly_policy');
     const stored = await rows('SELECT seq, name, decision, reason, ok FROM netaclaw_tool_call WHERE batchId = ? ORDER BY id', [h.id]);
-    assert.deepEqual(stored.map(x => [x.seq, x.name, x.decision, x.reason, !!x.ok]), [
-      [1, 'x', 'worker-local', null, true],
-      [2, 'write_file', 'denied', 'write_blocked_by_readonly_policy', false],
-      [2, 'write_file', 'denied', 'write_blocked_by_readonly_policy', false],
-    ]);
+    assert.deepEqual(
+      stored.map(x => [x.seq, x.name, x.decision, x.reason, !!x.ok]),
+      [
+        [1, 'x', 'worker-local', null, true],
+        [2, 'write_file', 'denied', 'write_blocked_by_readonly_policy', false],
+        [2, 'write_file', 'denied', 'write_blocked_by_readonly_policy', false],
+      ]
+    );
     assert.equal(record.calls.length, 3, 'the arming call, the attempt and the call the worker answered');
   });
 
@@ -92,7 +108,10 @@ describe('BatchRunner (the executor\'s API)', () => {
     assert.equal(record.status, 'killed');
     assert.equal(record.error, 'stopped by the executor');
     assert.ok(record.endTime);
-    assert.deepEqual(record.calls.map(c => c.seq), [1]);
+    assert.deepEqual(
+      record.calls.map(c => c.seq),
+      [1]
+    );
     await assert.rejects(hanging, /batch ended \(killed\)/);
   });
 
@@ -139,7 +158,7 @@ describe('BatchRunner (the executor\'s API)', () => {
     assert.equal(await count(), before, 'no batch stored');
   });
 
-  test('runMainTool: the main agent\'s calls, recorded with the session, seq per session', async () => {
+  test("runMainTool: the main agent's calls, recorded with the session, seq per session", async () => {
     const policy = require('@netaclaw/tool-policy');
     const d = policy.runtimeDiagnostic({
       agent: { toolsets: ['base', 'planning', 'memory'] },
@@ -163,9 +182,20 @@ describe('BatchRunner (the executor\'s API)', () => {
     const other = await svc.runMainTool({ ...base, sessionId: 'main-8', name: 'list_dir', args: {} });
     assert.equal(other.seq, 1);
     const stored = await rows("SELECT seq, name, batchId FROM netaclaw_tool_call WHERE sessionId = 'main-7' ORDER BY seq");
-    assert.deepEqual(stored.map(x => [x.seq, x.name, x.batchId]), [[1, 'memory_save', null], [2, 'memory_recall', null], [3, 'bash', null], [4, 'read_file', null]]);
+    assert.deepEqual(
+      stored.map(x => [x.seq, x.name, x.batchId]),
+      [
+        [1, 'memory_save', null],
+        [2, 'memory_recall', null],
+        [3, 'bash', null],
+        [4, 'read_file', null],
+      ]
+    );
     const mem = await rows('SELECT content FROM netaclaw_memory WHERE agentId = ?', [agentId]);
-    assert.deepEqual(mem.map(m => m.content), ['remember the main agent']);
+    assert.deepEqual(
+      mem.map(m => m.content),
+      ['remember the main agent']
+    );
     await assert.rejects(svc.runMainTool({ ...base, policy: { workspaceRoots: 'x' }, name: 'list_dir', args: {} }), /policy\.workspaceRoots must be an array/);
   });
 
@@ -173,7 +203,14 @@ describe('BatchRunner (the executor\'s API)', () => {
     const policy = require('@netaclaw/tool-policy');
     const d = policy.runtimeDiagnostic({ agent: { toolsets: ['base'] }, crewRole: 'master', sessionCwd: ws.root, writePermitted: true });
     const turn = new AbortController();
-    const tools = svc.openSessionTools({ agentId, sessionId: 'turn-1', policy: d.policy, routes: d.routes, signal: turn.signal, test: { workerModule: FIXTURE_WORKER } });
+    const tools = svc.openSessionTools({
+      agentId,
+      sessionId: 'turn-1',
+      policy: d.policy,
+      routes: d.routes,
+      signal: turn.signal,
+      test: { workerModule: FIXTURE_WORKER },
+    });
     const { descendants, withText } = require('./support/processes');
     const workers = () => {
       const mine = new Set(descendants().map(p => p.pid));

@@ -99,9 +99,19 @@ function defineTests(backend) {
       const a = await login(s);
       const other = await login(s);
       // what another local port receives from the browser: the cookie, not the page's storage
-      for (const [what, key] of [['no key', null], ['another session’s key', other.key], ['a made-up key', 'A'.repeat(43)], ['a malformed key', 'x']]) {
+      for (const [what, key] of [
+        ['no key', null],
+        ['another session’s key', other.key],
+        ['a made-up key', 'A'.repeat(43)],
+        ['a malformed key', 'x'],
+      ]) {
         await expectCode(await withCookie(s, 'GET', '/admin/netaclaw/tool/all', a, { key }), 401, 'request_key_required', `GET, ${what}`);
-        await expectCode(await withCookie(s, 'POST', '/admin/netaclaw/agent/page', a, { key }), 401, 'request_key_required', `POST with forged Origin, ${what}`);
+        await expectCode(
+          await withCookie(s, 'POST', '/admin/netaclaw/agent/page', a, { key }),
+          401,
+          'request_key_required',
+          `POST with forged Origin, ${what}`
+        );
         assert.equal(await loggedIn(s, { ...a, key }), false, what);
         const protocols = key === null ? undefined : keyProtocols(key);
         assert.deepEqual(await wsOpen(s, { cookie: a.cookie, origin: s.url }, protocols), { status: 401, code: 'request_key_required' }, `WebSocket, ${what}`);
@@ -138,7 +148,12 @@ function defineTests(backend) {
       }
       // a GET (changes nothing) without Origin is the pages' own; from another origin it is refused as well
       assert.equal((await withCookie(s, 'GET', '/admin/netaclaw/tool/all', a, { origin: null })).status, 200);
-      await expectCode(await withCookie(s, 'GET', '/admin/netaclaw/tool/all', a, { origin: 'http://evil.example' }), 403, 'cors_origin_refused', 'GET from another origin');
+      await expectCode(
+        await withCookie(s, 'GET', '/admin/netaclaw/tool/all', a, { origin: 'http://evil.example' }),
+        403,
+        'cors_origin_refused',
+        'GET from another origin'
+      );
       // the WebSocket handshake: another origin, or none
       assert.deepEqual(await wsOpen(s, { cookie: a.cookie, origin: 'http://evil.example' }, keyProtocols(a.key)), { status: 403, code: 'cors_origin_refused' });
       assert.deepEqual(await wsOpen(s, { cookie: a.cookie }, keyProtocols(a.key)), { status: 403, code: 'cors_origin_refused' });
@@ -204,7 +219,12 @@ function defineTests(backend) {
       assert.notEqual(second.key, first.key);
       await expectCode(await withCookie(s, 'GET', '/admin/netaclaw/tool/all', first), 401, 'unauthorized', 'the cookie before the login');
       // the old cookie with the new key is no session either
-      await expectCode(await withCookie(s, 'GET', '/admin/netaclaw/tool/all', { cookie: first.cookie, key: second.key }), 401, 'unauthorized', 'old cookie, new key');
+      await expectCode(
+        await withCookie(s, 'GET', '/admin/netaclaw/tool/all', { cookie: first.cookie, key: second.key }),
+        401,
+        'unauthorized',
+        'old cookie, new key'
+      );
       assert.equal((await withCookie(s, 'GET', '/admin/netaclaw/tool/all', second)).status, 200);
       assert.equal(await loggedIn(s, bystander), true);
       assert.equal(Number((await db.sql('SELECT COUNT(*) AS n FROM netaclaw_login_session'))[0].n), 2);

@@ -25,7 +25,7 @@ describe('seccomp: sockets of other families are refused', () => {
     '    r = libc.syscall(call, ctypes.c_long(fam), typ, 0) if call == 41 else libc.syscall(call, ctypes.c_long(fam), typ, 0, ctypes.byref((ctypes.c_int * 2)()))',
     "    return 'ok' if r >= 0 else errno.errorcode[ctypes.get_errno()]",
     "for name, fam, typ in [('unix', 1, 1), ('inet', 2, 1), ('inet6', 10, 2), ('netlink', 16, 3), ('packet', 17, 3), ('vsock', 40, 1), ('vsock-high-bits', (1 << 32) | 40, 1), ('netlink-high-bits', (1 << 32) | 16, 3)]:",
-    "    print(name, raw(fam, typ))",
+    '    print(name, raw(fam, typ))',
     "print('socketpair-unix', raw(1, 1, 53))",
     "print('socketpair-netlink', raw(16, 3, 53))",
     // AI_ADDRCONFIG makes glibc ask the kernel over netlink which address families are configured
@@ -45,7 +45,13 @@ describe('seccomp: sockets of other families are refused', () => {
     try {
       fs.writeFileSync(path.join(L.root, 'probe.py'), probe);
       giveToSandbox(L.root);
-      const r = await new ShellProcessOperations('bwrap').exec({ roots: [L.root], readonly: true, cwd: L.root, command: '/usr/bin/python3 probe.py', timeoutMs: 20000 });
+      const r = await new ShellProcessOperations('bwrap').exec({
+        roots: [L.root],
+        readonly: true,
+        cwd: L.root,
+        command: '/usr/bin/python3 probe.py',
+        timeoutMs: 20000,
+      });
       assert.equal(r.exitCode, 0, r.output);
       expectRefused(r.output);
       const { policy, routes } = diagnose(L.root, { shell: true });

@@ -63,7 +63,7 @@ function defineSuite(label, makeBackend) {
       fs.writeFileSync(path.join(skills, 'hello', 'SKILL.md'), '# hello\nGreets.\n');
       fs.writeFileSync(path.join(skills, 'hello', 'greet.sh'), 'echo "hello $1"; cat a.txt | head -1\n');
       fs.mkdirSync(path.join(skills, 'unbound'), { recursive: true });
-      fs.writeFileSync(path.join(skills, 'unbound', 'SKILL.md'), '# not this agent\'s\n');
+      fs.writeFileSync(path.join(skills, 'unbound', 'SKILL.md'), "# not this agent's\n");
       await withServer({ ...db.env, NETACLAW_SKILLS_DIR: skills }, async s => {
         const agentId = await addAgent(s);
         const diff = ['--- a/a.txt', '+++ b/a.txt', '@@ -1,3 +1,3 @@', ' alpha', '-beta', '+BETA', ' gamma', ''].join('\n');
@@ -138,7 +138,7 @@ function defineSuite(label, makeBackend) {
           assert.equal(c[k].ok, false, k);
           assert.match(c[k].error, /is not bound to this agent \(bound skills: "hello"\)/, k);
         }
-        assert.equal(fs.readFileSync(path.join(skills, 'unbound', 'SKILL.md'), 'utf8'), '# not this agent\'s\n');
+        assert.equal(fs.readFileSync(path.join(skills, 'unbound', 'SKILL.md'), 'utf8'), "# not this agent's\n");
         assert.ok(!fs.existsSync(path.join(skills, 'fresh')));
         fs.writeFileSync(path.join(ws.root, 'a.txt'), 'alpha\nbeta\ngamma\n');
         fs.rmSync(path.join(ws.root, 'out'), { recursive: true, force: true });
@@ -147,7 +147,10 @@ function defineSuite(label, makeBackend) {
         const info = await call(s, 'GET', `/admin/netaclaw/subagent/info?id=${b.id}`);
         assert.equal(info.status, 200, info.text);
         assert.equal(info.body.data.status, 'completed');
-        assert.deepEqual(info.body.data.calls.map(x => [x.seq, x.name, x.decision, x.reason, x.ok]), b.calls.map(x => [x.seq, x.name, x.decision, x.reason, x.ok]));
+        assert.deepEqual(
+          info.body.data.calls.map(x => [x.seq, x.name, x.decision, x.reason, x.ok]),
+          b.calls.map(x => [x.seq, x.name, x.decision, x.reason, x.ok])
+        );
         assert.deepEqual(info.body.data.calls[0].arguments, { path: 'a.txt' });
         assert.ok(info.body.data.endTime);
         const rows = await db.sql('SELECT * FROM netaclaw_tool_call WHERE batchId = ? ORDER BY seq', [b.id]);
@@ -218,7 +221,10 @@ function defineSuite(label, makeBackend) {
         assert.ok(Date.now() - t0 < 30000);
         assert.equal(r.body.data.status, 'killed');
         assert.match(r.body.data.error, /time limit of 5000 ms/);
-        assert.deepEqual(r.body.data.calls.map(c => c.name), ['read_file']);
+        assert.deepEqual(
+          r.body.data.calls.map(c => c.name),
+          ['read_file']
+        );
         const h = await call(s, 'GET', '/health', undefined, { token: null });
         assert.equal(h.status, 200);
         const again = await call(s, 'POST', '/admin/netaclaw/subagent/run', { agentId, sessionCwd: ws.root, calls: [{ name: 'list_dir', arguments: {} }] });
@@ -255,8 +261,14 @@ function defineSuite(label, makeBackend) {
         const kinds = events.map(e => e.event);
         assert.equal(kinds[0], 'batch');
         assert.equal(kinds[kinds.length - 1], 'done');
-        assert.deepEqual(events.filter(e => e.event === 'result').map(e => e.data.name), ['read_file', 'bash', 'list_dir']);
-        assert.deepEqual(events.filter(e => e.event === 'call').map(e => e.data.seq), [1, 2, 3]);
+        assert.deepEqual(
+          events.filter(e => e.event === 'result').map(e => e.data.name),
+          ['read_file', 'bash', 'list_dir']
+        );
+        assert.deepEqual(
+          events.filter(e => e.event === 'call').map(e => e.data.seq),
+          [1, 2, 3]
+        );
         assert.match(events.find(e => e.event === 'result' && e.data.name === 'bash').data.output, /slept/);
       });
     });
@@ -288,7 +300,14 @@ function defineSuite(label, makeBackend) {
         assert.match(rd.output, /\[output cut: 200000 bytes/);
         assert.equal(ls.arguments, null);
         const info = await call(s, 'GET', `/admin/netaclaw/subagent/info?id=${r.body.data.id}`);
-        assert.deepEqual(info.body.data.calls.map(c => [c.seq, c.ok]), [[1, true], [2, true], [3, ls.ok]]);
+        assert.deepEqual(
+          info.body.data.calls.map(c => [c.seq, c.ok]),
+          [
+            [1, true],
+            [2, true],
+            [3, ls.ok],
+          ]
+        );
         assert.equal(info.body.data.calls[1].output, rd.output);
         fs.rmSync(path.join(ws.root, 'big.txt'));
         fs.rmSync(path.join(ws.root, 'big-written.txt'));

@@ -13,13 +13,16 @@ const { chat, addAgent, modelEnv, tmpDir } = require('./support/chat');
 const model = modelForFile();
 
 function defineTests(backend) {
-  test('a session\'s todo list survives a restart and is shown with the session; a second call replaces it', async () => {
+  test("a session's todo list survives a restart and is shown with the session; a second call replaces it", async () => {
     model.reset();
     const db = await backend.fresh();
     const work = tmpDir();
     const env = { ...db.env, ...modelEnv(model) };
     let sessionId;
-    const items = [{ text: 'read the notes', done: true }, { text: 'write the summary', done: false }];
+    const items = [
+      { text: 'read the notes', done: true },
+      { text: 'write the summary', done: false },
+    ];
     await withServer(env, async s => {
       const agent = await addAgent(s, { name: 'planner', toolsets: ['base', 'planning'] });
       model.push({ toolCalls: [{ id: 't1', name: 'todo', arguments: { items } }] }, { content: 'planned' });
@@ -43,7 +46,11 @@ function defineTests(backend) {
       assert.deepEqual(after.body.data.todos, [{ text: 'done', done: true }], 'replaced whole');
     });
     const rows = await db.sql('SELECT owner, sessionId FROM netaclaw_todo_list');
-    assert.deepEqual(rows.map(r => [r.owner, r.sessionId]), [[`session:${sessionId}`, String(sessionId)]], 'one row per session');
+    assert.deepEqual(
+      rows.map(r => [r.owner, r.sessionId]),
+      [[`session:${sessionId}`, String(sessionId)]],
+      'one row per session'
+    );
   });
 
   test('a session without a todo list shows an empty one', async () => {

@@ -39,10 +39,7 @@ describe('a turn outlives its page', () => {
   test('closing the connection does not stop the turn; a new one attaches, gets the replay and the rest', async () => {
     model.reset();
     const agent = await addAgent(s, { name: 'outlives', toolsets: ['planning'] });
-    model.push(
-      { chunks: ['part ', 'one.'], toolCalls: [{ id: 'x1', name: 'not_a_tool', arguments: {} }] },
-      { stallMs: 2500, chunks: ['part ', 'two.'] }
-    );
+    model.push({ chunks: ['part ', 'one.'], toolCalls: [{ id: 'x1', name: 'not_a_tool', arguments: {} }] }, { stallMs: 2500, chunks: ['part ', 'two.'] });
     const first = openWs(s);
     await first.opened;
     const result = first.next(e => e.type === 'tool-result');
@@ -61,14 +58,20 @@ describe('a turn outlives its page', () => {
     assert.deepEqual(attached, { type: 'attached', sessionId, running: true, message: 'tell me in two parts' });
     const text = rest.filter(e => e.type === 'delta').map(e => e.text);
     assert.deepEqual(text, ['part one.', 'part ', 'two.'], 'the streamed text replayed (kept as one), then the rest live');
-    assert.deepEqual(rest.filter(e => e.type === 'tool-call' || e.type === 'tool-result').map(e => [e.type, e.name]), [
-      ['tool-call', 'not_a_tool'],
-      ['tool-result', 'not_a_tool'],
-    ]);
+    assert.deepEqual(
+      rest.filter(e => e.type === 'tool-call' || e.type === 'tool-result').map(e => [e.type, e.name]),
+      [
+        ['tool-call', 'not_a_tool'],
+        ['tool-result', 'not_a_tool'],
+      ]
+    );
     await second.close();
     // the turn ran to its end: no cancel recorded
     const info = await sessionInfo(s, sessionId);
-    assert.deepEqual(info.messages.map(m => m.role), ['user', 'assistant', 'tool', 'assistant']);
+    assert.deepEqual(
+      info.messages.map(m => m.role),
+      ['user', 'assistant', 'tool', 'assistant']
+    );
     assert.equal(info.messages.at(-1).content, 'part two.');
 
     // nothing runs now: attach says so
@@ -134,10 +137,26 @@ describe('a turn outlives its page', () => {
   test('a progress row keeps the events that fit in its byte bound, and all of them below it', () => {
     const { prefixWithin } = dist('gateway/progress.js');
     const big = 'x'.repeat(1000);
-    const events = [0, 1, 2, 3].map(i => ({ type: 'tool-result', sessionId: 1, batchId: null, id: `c${i}`, name: 'read_file', arguments: {}, decision: 'worker-local', reason: null, ok: true, output: big, durationMs: 1 }));
+    const events = [0, 1, 2, 3].map(i => ({
+      type: 'tool-result',
+      sessionId: 1,
+      batchId: null,
+      id: `c${i}`,
+      name: 'read_file',
+      arguments: {},
+      decision: 'worker-local',
+      reason: null,
+      ok: true,
+      output: big,
+      durationMs: 1,
+    }));
     assert.equal(prefixWithin(events, 1_000_000), null, 'under the bound: all of them');
     const kept = prefixWithin(events, 2500);
-    assert.deepEqual(kept.map(e => e.id), ['c0', 'c1'], 'the events that fit, in order');
+    assert.deepEqual(
+      kept.map(e => e.id),
+      ['c0', 'c1'],
+      'the events that fit, in order'
+    );
     assert.ok(Buffer.byteLength(JSON.stringify(kept)) <= 2500);
     events[0].output = 'changed';
     assert.equal(kept[0].output, big, 'a copy: the turn going on does not change what was kept');

@@ -47,13 +47,17 @@ export function vectorFunction(name) {
 export function loadVectors() {
   let folders;
   try {
-    folders = readdirSync(GOLDEN_DIR).filter((f) => statSync(join(GOLDEN_DIR, f)).isDirectory()).sort();
+    folders = readdirSync(GOLDEN_DIR)
+      .filter((f) => statSync(join(GOLDEN_DIR, f)).isDirectory())
+      .sort();
   } catch (e) {
     throw new Error(`no golden vectors: cannot read ${GOLDEN_DIR} (${e.message})`);
   }
   const out = [];
   for (const folder of folders) {
-    for (const name of readdirSync(join(GOLDEN_DIR, folder)).filter((f) => f.endsWith('.json')).sort()) {
+    for (const name of readdirSync(join(GOLDEN_DIR, folder))
+      .filter((f) => f.endsWith('.json'))
+      .sort()) {
       const file = `${folder}/${name}`;
       let vector = null;
       let problem = null;

@@ -87,14 +87,18 @@ const STRINGS = ['a', 'abc', 'A1', '=A1', 'x-1', 'TimeSlicerStyleLight1', 'main'
 export function generate(root, schema, full = true, depth = 0) {
   if (schema === true || schema === undefined) return 'x';
   if (depth > 20 || schema === false) return null;
-  if (schema.$ref) return generate(root, { ...resolve(root, schema.$ref), ...Object.fromEntries(Object.entries(schema).filter(([k]) => k !== '$ref')) }, full, depth + 1);
+  if (schema.$ref)
+    return generate(root, { ...resolve(root, schema.$ref), ...Object.fromEntries(Object.entries(schema).filter(([k]) => k !== '$ref')) }, full, depth + 1);
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum)) return schema.enum[0];
   if (Array.isArray(schema.allOf)) {
     const merged = { ...schema, allOf: undefined };
     for (const s of schema.allOf) {
       const part = s.$ref ? resolve(root, s.$ref) : s;
-      Object.assign(merged, part, { properties: { ...merged.properties, ...part.properties }, required: [...(merged.required ?? []), ...(part.required ?? [])] });
+      Object.assign(merged, part, {
+        properties: { ...merged.properties, ...part.properties },
+        required: [...(merged.required ?? []), ...(part.required ?? [])],
+      });
     }
     delete merged.allOf;
     return generate(root, merged, full, depth + 1);
@@ -127,7 +131,7 @@ export function generate(root, schema, full = true, depth = 0) {
       const n = Math.max(schema.minItems ?? 0, full ? 1 : 0);
       const items = [];
       for (let i = 0; i < n; i++) {
-        const s = Array.isArray(schema.prefixItems) ? schema.prefixItems[i] ?? schema.items : schema.items;
+        const s = Array.isArray(schema.prefixItems) ? (schema.prefixItems[i] ?? schema.items) : schema.items;
         items.push(generate(root, s, full, depth + 1));
       }
       // uniqueItems: numbers and strings made distinct.
@@ -149,7 +153,8 @@ export function generate(root, schema, full = true, depth = 0) {
       const length = Math.max(schema.minLength ?? 0, 1);
       for (const s of STRINGS) {
         const text = s.padEnd(length, 'a');
-        if ((!schema.pattern || new RegExp(schema.pattern, 'u').test(text)) && (schema.maxLength === undefined || [...text].length <= schema.maxLength)) return text;
+        if ((!schema.pattern || new RegExp(schema.pattern, 'u').test(text)) && (schema.maxLength === undefined || [...text].length <= schema.maxLength))
+          return text;
       }
       return 'a'.repeat(length);
     }

@@ -25,7 +25,8 @@ export async function serveStatic(routes = {}) {
     if (Object.hasOwn(routes, pathname)) return send(200, routes[pathname].type, routes[pathname].body);
     if (pathname.startsWith('/pkg/')) {
       const file = resolve(PKG, `.${decodeURIComponent(pathname.slice('/pkg'.length))}`);
-      if (file.startsWith(PKG + sep) && existsSync(file) && statSync(file).isFile()) return send(200, TYPES[extname(file)] ?? 'application/octet-stream', readFileSync(file));
+      if (file.startsWith(PKG + sep) && existsSync(file) && statSync(file).isFile())
+        return send(200, TYPES[extname(file)] ?? 'application/octet-stream', readFileSync(file));
     }
     return send(404, 'text/plain', 'not found');
   });
@@ -38,7 +39,16 @@ export async function launchChromium() {
   const { chromium } = await import('playwright-core');
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 

@@ -309,7 +309,7 @@ const en: ChatDict = {
   consoleRuns: 'Batches run from the console',
   channelsTitle: 'Model channels',
   channelsHint:
-    'Any OpenAI-compatible /chat/completions endpoint (OpenAI, DeepSeek, Qwen, vLLM, Ollama). Agents that name no channel use the default one; the channel\'s capability (what the model can see) decides which image tools are offered.',
+    "Any OpenAI-compatible /chat/completions endpoint (OpenAI, DeepSeek, Qwen, vLLM, Ollama). Agents that name no channel use the default one; the channel's capability (what the model can see) decides which image tools are offered.",
   name: 'Name',
   baseUrl: 'Base URL',
   model: 'Model',

@@ -45,7 +45,12 @@ export function delegatedBatches(args: unknown, output: string): Delegated[] {
   return marks.map((m, i) => {
     const start = (m.index ?? 0) + m[0].length;
     const end = i + 1 < marks.length ? (marks[i + 1].index ?? output.length) : output.length;
-    const reply = m[2] ? '' : output.slice(start, end).replace(/\n+## Task \d+\n?$/, '').trimEnd();
+    const reply = m[2]
+      ? ''
+      : output
+          .slice(start, end)
+          .replace(/\n+## Task \d+\n?$/, '')
+          .trimEnd();
     return { batchId: Number(m[1]), task: tasks[i] ?? null, reply };
   });
 }

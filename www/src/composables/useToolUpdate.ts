@@ -23,7 +23,11 @@ export function useToolUpdate(catalog: Ref<ToolSchema[] | null>, onSaved: (row: 
    * Sends `patch` for `row` when the package accepts it. With `versioned`, the row's version goes
    * along, and a newer row someone else saved is handed to `onCurrent`. True when saved.
    */
-  async function submit(row: ToolRow, patch: Record<string, unknown>, opts: { versioned?: boolean; onCurrent?: (row: ToolRow) => void } = {}): Promise<boolean> {
+  async function submit(
+    row: ToolRow,
+    patch: Record<string, unknown>,
+    opts: { versioned?: boolean; onCurrent?: (row: ToolRow) => void } = {},
+  ): Promise<boolean> {
     refusal.value = null;
     conflict.value = null;
     const check = checkToolUpdate(row, patch, catalog.value ?? []);

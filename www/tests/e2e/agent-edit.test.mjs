@@ -5,7 +5,20 @@ import assert from 'node:assert/strict';
 import { agentResolveInput, getToolNamesByToolset, label, profileRouteDiff, runtimeDiagnostic } from '@netaclaw/tool-policy';
 import zhCn from 'element-plus/es/locale/lang/zh-cn.mjs';
 import en from 'element-plus/es/locale/lang/en.mjs';
-import { apiData, assertLocalizedErrors, canonical, countSettles, forFile, launch, open, pickOption, screenshot, serverCatalog, switchLocale, uniqueName } from './helpers.mjs';
+import {
+  apiData,
+  assertLocalizedErrors,
+  canonical,
+  countSettles,
+  forFile,
+  launch,
+  open,
+  pickOption,
+  screenshot,
+  serverCatalog,
+  switchLocale,
+  uniqueName,
+} from './helpers.mjs';
 
 const browser = forFile(launch);
 
@@ -63,7 +76,10 @@ test('disabling bash for an agent shows disabled_by_agent, in zh-CN then en; sav
 
   // switch to en → the en label
   await switchLocale(page, 'en');
-  await page.getByText(label('reasons', 'disabled_by_agent', 'en')).first().waitFor();
+  await page
+    .getByText(label('reasons', 'disabled_by_agent', 'en'))
+    .first()
+    .waitFor();
   assert.equal(await droppedReason(page, 'bash'), label('reasons', 'disabled_by_agent', 'en'));
   assert.notEqual(label('reasons', 'disabled_by_agent', 'en'), label('reasons', 'disabled_by_agent', 'zh-CN'));
   await screenshot(page, 'agent-edit-en');
@@ -90,12 +106,18 @@ test('disabling bash for an agent shows disabled_by_agent, in zh-CN then en; sav
   await page.locator('[data-testid=dropped-tools] tr.dropped-row-bash').waitFor();
   assert.equal(await droppedReason(page, 'bash'), label('reasons', 'disabled_by_agent', 'zh-CN'));
   const tsTags = await page.getByTestId('agent-toolsets').locator('.el-tag').allInnerTexts();
-  assert.deepEqual(tsTags.map((s) => s.trim()), ['base', 'planning', 'memory', 'vision']);
+  assert.deepEqual(
+    tsTags.map((s) => s.trim()),
+    ['base', 'planning', 'memory', 'vision'],
+  );
   assert.equal(await page.getByTestId('agent-toolsets-default').locator('input').isChecked(), false);
   await transferRight(page, ['bash']);
   assert.equal((await page.getByTestId('agent-capability').innerText()).trim(), '视觉'); // vision, in the page's words
   assert.equal(await page.getByTestId('agent-memory').locator('input').isChecked(), true);
-  assert.deepEqual((await page.getByTestId('agent-skills').locator('.el-tag').allInnerTexts()).map((s) => s.trim()), ['code-review']);
+  assert.deepEqual(
+    (await page.getByTestId('agent-skills').locator('.el-tag').allInnerTexts()).map((s) => s.trim()),
+    ['code-review'],
+  );
   assert.equal(await page.getByTestId('crew-master').locator('input').isChecked(), true);
   await page.getByRole('tab', { name: /基本信息/ }).click();
   assert.equal(await page.getByTestId('agent-name').inputValue(), name);
@@ -112,7 +134,10 @@ test('disabling bash for an agent shows disabled_by_agent, in zh-CN then en; sav
 async function transferRight(page, names) {
   const right = page.getByTestId('agent-disabled-transfer').locator('.el-transfer-panel').nth(1);
   const items = await right.locator('[data-testid^=transfer-item-]').allInnerTexts();
-  assert.deepEqual(items.map((s) => s.trim()), names);
+  assert.deepEqual(
+    items.map((s) => s.trim()),
+    names,
+  );
 }
 
 test('the preview computed in the browser equals the backend previewPrompt and diagnostic', async () => {
@@ -173,7 +198,11 @@ const profileRow = (page, name) => page.locator(`[data-testid=preview-profile] .
 const sessionRow = (page, name) => page.locator(`[data-testid=session-routes] .el-table__body-wrapper tr.session-route-row-${name}`);
 
 test('the edit page shows the static profile; dynamic routes only for a session the admin names', async () => {
-  const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('static'), toolsets: ['base', 'planning'], tools: { disabled: ['grep'] } });
+  const agent = await apiData('POST', '/admin/netaclaw/agent/add', {
+    name: uniqueName('static'),
+    toolsets: ['base', 'planning'],
+    tools: { disabled: ['grep'] },
+  });
   const page = await open(browser.context, `/agent/${agent.id}`);
   await profileRow(page, 'read_file').waitFor();
 
@@ -199,18 +228,26 @@ test('the edit page shows the static profile; dynamic routes only for a session 
   const title = await page.getByTestId('session-title').innerText();
   assert.match(title, /cwd=\/srv\/app/);
   assert.match(title, /允许 Shell=否/);
-  const d = runtimeDiagnostic({ catalog, governance: await apiData('GET', '/admin/netaclaw/tool/all'), ...agentResolveInput({ agent }), sessionCwd: '/srv/app' });
+  const d = runtimeDiagnostic({
+    catalog,
+    governance: await apiData('GET', '/admin/netaclaw/tool/all'),
+    ...agentResolveInput({ agent }),
+    sessionCwd: '/srv/app',
+  });
   // the tools the agent gets whose static profile runs while this session blocks them (not grep: the agent dropped it)
   const expected = profileRouteDiff(d)
     .map((x) => x.name)
     .filter((n) => d.resolved.toolNames.includes(n));
   assert.ok(expected.includes('bash') && expected.includes('write_file') && !expected.includes('grep'), expected.join(','));
-  const flagged = await page.locator('[data-testid=session-routes] tr.is-blocked-by-session').evaluateAll((trs) =>
-    trs.map((tr) => [...tr.classList].find((c) => c.startsWith('session-route-row-')).slice('session-route-row-'.length)),
-  );
+  const flagged = await page
+    .locator('[data-testid=session-routes] tr.is-blocked-by-session')
+    .evaluateAll((trs) => trs.map((tr) => [...tr.classList].find((c) => c.startsWith('session-route-row-')).slice('session-route-row-'.length)));
   assert.deepEqual(flagged, expected);
   const bashReasons = await sessionRow(page, 'bash').locator('.reason-tag').allInnerTexts();
-  assert.deepEqual(bashReasons.map((s) => s.trim()), [label('reasons', 'shell_disabled_by_policy', 'zh-CN')]);
+  assert.deepEqual(
+    bashReasons.map((s) => s.trim()),
+    [label('reasons', 'shell_disabled_by_policy', 'zh-CN')],
+  );
   // shell permitted in that session: bash runs in the worker
   await page.getByTestId('session-shell').click();
   await sessionRow(page, 'bash').locator('[data-route=worker-local]').waitFor();
@@ -256,7 +293,11 @@ test('可用工具 lists what the selected toolsets give; Element Plus speaks th
 });
 
 test('子 Agent 允许工具: stored on the agent, restored on reload, and a named session routes only those', async () => {
-  const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('subtools'), toolsets: ['base', 'planning'], subagentTools: ['read_file'] });
+  const agent = await apiData('POST', '/admin/netaclaw/agent/add', {
+    name: uniqueName('subtools'),
+    toolsets: ['base', 'planning'],
+    subagentTools: ['read_file'],
+  });
   const page = await open(browser.context, `/agent/${agent.id}`);
   const select = page.getByTestId('agent-subagent-tools');
   await select.locator('.el-tag', { hasText: 'read_file' }).waitFor();
@@ -270,7 +311,10 @@ test('子 Agent 允许工具: stored on the agent, restored on reload, and a nam
 
   await page.reload();
   await select.locator('.el-tag', { hasText: 'list_dir' }).waitFor();
-  assert.deepEqual((await select.locator('.el-tag').allInnerTexts()).map((s) => s.trim()), ['read_file', 'list_dir']);
+  assert.deepEqual(
+    (await select.locator('.el-tag').allInnerTexts()).map((s) => s.trim()),
+    ['read_file', 'list_dir'],
+  );
   // a named session: the sub-agent's routes are those two; grep is not selected for it
   await page.getByTestId('session-named').click();
   await page.getByTestId('session-cwd').fill('/srv/app');

@@ -49,7 +49,11 @@ test('a wrong token: a field message in the page language, still 未登录; the 
   assert.equal(cookies[0].sameSite, 'Strict');
   assert.ok(!cookies[0].value.includes(TOKEN));
   // the page keeps no token: not in storage, not readable from the cookie jar
-  const kept = await page.evaluate(() => ({ local: JSON.stringify({ ...localStorage }), session: JSON.stringify({ ...sessionStorage }), cookie: document.cookie }));
+  const kept = await page.evaluate(() => ({
+    local: JSON.stringify({ ...localStorage }),
+    session: JSON.stringify({ ...sessionStorage }),
+    cookie: document.cookie,
+  }));
   assert.ok(!kept.local.includes(TOKEN) && !kept.session.includes(TOKEN), JSON.stringify(kept));
   assert.equal(kept.cookie, '');
 
@@ -70,5 +74,8 @@ test('no request of the pages carries the token (a chat over the WebSocket inclu
   const page = await open(browser.context, '/agent/tools');
   await page.locator('[data-testid=tool-table] tr.tool-row-bash').waitFor();
   assert.ok(browser.urls.some((u) => u.startsWith(BASE)));
-  assert.deepEqual(browser.urls.filter((u) => u.includes(TOKEN) || /[?&]token=/.test(u)), []);
+  assert.deepEqual(
+    browser.urls.filter((u) => u.includes(TOKEN) || /[?&]token=/.test(u)),
+    [],
+  );
 });

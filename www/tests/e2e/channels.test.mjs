@@ -50,7 +50,11 @@ test('model channels: add, edit with the key kept and masked, make default, dele
   const options = (await page.locator('.popper-channel-capability .el-select-dropdown__item').allInnerTexts()).map((s) => s.trim());
   // the package's vocabulary, in its order, labelled with the page's words (i18n.ts vocab.capability)
   const WORDS = { text: '文本', vision: '视觉', multimodal: '多模态' };
-  assert.deepEqual(options, catalogInfo().vocabulary.capability.map((c) => WORDS[c]), 'the capabilities are the package vocabulary');
+  assert.deepEqual(
+    options,
+    catalogInfo().vocabulary.capability.map((c) => WORDS[c]),
+    'the capabilities are the package vocabulary',
+  );
   await pickOption(page, 'popper-channel-capability', '文本');
   await dialog.getByTestId('channel-save').click();
   await dialog.waitFor({ state: 'hidden' });

@@ -185,8 +185,17 @@ test('a master delegates: its sub-agent batch appears live with its stored route
     assert.equal((await row.locator('[data-status]').innerText()).trim(), zh('statuses', r.status), r.name);
     assert.equal((await row.locator('.blocked-reason').innerText()).trim(), r.blockedReason ? zh('reasons', r.blockedReason) : '', r.name);
   }
-  assert.ok(info.routes.some((r) => r.name === 'write_file' && r.blockedReason === 'not_selected_for_subagent'), 'a tool outside SUB_TOOLS');
-  assert.deepEqual(info.routes.filter((r) => SUB_TOOLS.includes(r.name) && r.route !== 'disabled').map((r) => r.name).sort(), ['list_dir', 'read_file']);
+  assert.ok(
+    info.routes.some((r) => r.name === 'write_file' && r.blockedReason === 'not_selected_for_subagent'),
+    'a tool outside SUB_TOOLS',
+  );
+  assert.deepEqual(
+    info.routes
+      .filter((r) => SUB_TOOLS.includes(r.name) && r.route !== 'disabled')
+      .map((r) => r.name)
+      .sort(),
+    ['list_dir', 'read_file'],
+  );
 
   // the main agent's delegate call finished with the sub-agent's answer, and points at its batch
   await transcript(page).getByTestId('msg-assistant').filter({ hasText: 'The sub-agent reported:' }).waitFor();
@@ -233,7 +242,10 @@ test('cancel stops a turn, shown as cancelled (not as a failure); the session go
   await transcript(page).getByTestId('msg-assistant').filter({ hasText: 'notes.txt says:' }).waitFor();
   const sessionId = Number(new URL(page.url().replace('#/', '')).searchParams.get('session'));
   const stored = await apiData('GET', `/admin/netaclaw/session/info?id=${sessionId}`);
-  assert.deepEqual(stored.messages.filter((m) => m.role === 'error').map((m) => m.name), ['cancelled']);
+  assert.deepEqual(
+    stored.messages.filter((m) => m.role === 'error').map((m) => m.name),
+    ['cancelled'],
+  );
   assert.deepEqual(browser.errors, []);
 });
 
@@ -293,7 +305,10 @@ test('a reload mid-answer: the turn goes on, the page shows what was streamed an
   await page.getByTestId('chat-answering').waitFor();
   assert.equal(await page.getByTestId('chat-cancel').isVisible(), true);
   // then the rest of the answer
-  await transcript(page).getByTestId('msg-assistant').filter({ hasText: `Then: notes.txt says: ${NOTES}` }).waitFor();
+  await transcript(page)
+    .getByTestId('msg-assistant')
+    .filter({ hasText: `Then: notes.txt says: ${NOTES}` })
+    .waitFor();
   await page.getByTestId('chat-answering').waitFor({ state: 'detached' });
   assert.equal(await transcript(page).getByTestId('msg-user').count(), 1);
   assert.equal(await transcript(page).getByTestId('msg-assistant').filter({ hasText: 'First, the notes.' }).count(), 1);
@@ -301,7 +316,11 @@ test('a reload mid-answer: the turn goes on, the page shows what was streamed an
   assert.equal(asked, 0);
   const sessionId = Number(new URL(page.url().replace('#/', '')).searchParams.get('session'));
   const stored = await apiData('GET', `/admin/netaclaw/session/info?id=${sessionId}`);
-  assert.deepEqual(stored.messages.map((m) => m.role), ['user', 'assistant', 'tool', 'assistant'], 'the turn ran to its end');
+  assert.deepEqual(
+    stored.messages.map((m) => m.role),
+    ['user', 'assistant', 'tool', 'assistant'],
+    'the turn ran to its end',
+  );
 
   // a message typed but not sent: leaving asks (and staying keeps it)
   await page.getByTestId('chat-input').click();

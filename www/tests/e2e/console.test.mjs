@@ -58,10 +58,13 @@ test('the batch console runs calls in a real worker: one allowed, one denied wit
   const info = await apiData('GET', `/admin/netaclaw/subagent/info?id=${id}`);
   assert.equal(info.driver, 'calls');
   assert.deepEqual(info.policy.workspaceRoots, [workspace.path]);
-  assert.deepEqual(info.calls.map((c) => [c.name, c.decision, c.reason, c.ok]), [
-    ['read_file', 'worker-local', null, true],
-    ['bash', 'denied', 'shell_disabled_by_policy', false],
-  ]);
+  assert.deepEqual(
+    info.calls.map((c) => [c.name, c.decision, c.reason, c.ok]),
+    [
+      ['read_file', 'worker-local', null, true],
+      ['bash', 'denied', 'shell_disabled_by_policy', false],
+    ],
+  );
   assert.deepEqual(browser.errors, []);
 });
 
@@ -94,7 +97,12 @@ test('bad JSON is caught in the page, under the call; a 400 from the backend nam
   // a call without a tool name: under its name field
   await con.getByTestId('console-add').click();
   await con.getByTestId('console-run').click();
-  await con.getByTestId('console-call').nth(1).getByTestId('console-call-name-item').locator('.el-form-item__error', { hasText: '第 2 个调用没有工具名' }).waitFor();
+  await con
+    .getByTestId('console-call')
+    .nth(1)
+    .getByTestId('console-call-name-item')
+    .locator('.el-form-item__error', { hasText: '第 2 个调用没有工具名' })
+    .waitFor();
   await con.getByTestId('console-call').nth(1).getByTestId('console-call-remove').click();
   assert.equal(await batchCount(agent.id), before, 'nothing was sent');
 

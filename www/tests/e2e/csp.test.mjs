@@ -121,6 +121,12 @@ test('an inline script is refused and reported (the check above can see violatio
   });
   assert.equal(ran, false, 'the inline script did not run');
   const seen = await page.evaluate(() => window.__cspViolations);
-  assert.ok(seen.some((v) => v.startsWith('script-src')), JSON.stringify(seen));
-  assert.ok(consoleCsp.some((m) => /Content Security Policy/.test(m)), JSON.stringify(consoleCsp));
+  assert.ok(
+    seen.some((v) => v.startsWith('script-src')),
+    JSON.stringify(seen),
+  );
+  assert.ok(
+    consoleCsp.some((m) => /Content Security Policy/.test(m)),
+    JSON.stringify(consoleCsp),
+  );
 });

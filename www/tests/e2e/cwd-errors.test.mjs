@@ -67,7 +67,7 @@ test('a relative extra workspace root: the sentence under the roots names it', a
   assert.deepEqual(browser.errors, []);
 });
 
-test('a root that is the backend\'s pages folder: root_contains_backend_state said as a sentence naming the path', async () => {
+test("a root that is the backend's pages folder: root_contains_backend_state said as a sentence naming the path", async () => {
   // what the backend answers (the page words it)
   const { agent, page } = await chat();
   const r = await api('POST', '/admin/netaclaw/tool/diagnostic', { agentId: agent.id, sessionCwd: PAGES });
@@ -90,7 +90,10 @@ test('a root that is the backend\'s pages folder: root_contains_backend_state sa
 test('a root inside the pages folder, and one containing it: each relation in its own words', async () => {
   const { page } = await chat();
   const inside = join(PAGES, 'assets');
-  assert.equal(await refusalOf(page, inside), `工作区根目录「${inside}」位于后端自身的页面目录（STATIC_DIR）之内：工作区不能触及后端的数据、页面、代码或配置（含指向它们的符号链接）。请选择其他目录。`);
+  assert.equal(
+    await refusalOf(page, inside),
+    `工作区根目录「${inside}」位于后端自身的页面目录（STATIC_DIR）之内：工作区不能触及后端的数据、页面、代码或配置（含指向它们的符号链接）。请选择其他目录。`,
+  );
   const text = await refusalOf(page, REPO);
   assert.match(text, new RegExp(`^工作区根目录「${REPO}」包含后端自身的.+：工作区不能触及后端的数据、页面、代码或配置`));
   await assertLocalizedErrors(page.getByTestId('chat-session-card'), 'zh-CN', 'a root containing the backend');

@@ -14,9 +14,8 @@ if (!BASE || !TOKEN) throw new Error('run the e2e tests through `npm run test:e2
 
 const here = dirname(fileURLToPath(import.meta.url));
 // The README's screenshots are rewritten only on request (UPDATE_SCREENSHOTS=1); otherwise they go to a temp dir.
-export const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1'
-  ? resolve(here, '..', '..', '..', 'docs', 'screenshots')
-  : mkdtempSync(join(tmpdir(), 'netaclaw-screenshots-'));
+export const SCREENSHOTS =
+  process.env.UPDATE_SCREENSHOTS === '1' ? resolve(here, '..', '..', '..', 'docs', 'screenshots') : mkdtempSync(join(tmpdir(), 'netaclaw-screenshots-'));
 
 const CHROMIUM = process.env.E2E_CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = [
@@ -147,7 +146,11 @@ export async function screenshot(page, name) {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const path = join(SCREENSHOTS, `${name}.png`);
   // let the toasts (ElMessage) fade away first, so that they do not cover the page
-  await page.locator('.el-message').first().waitFor({ state: 'detached', timeout: 10_000 }).catch(() => {});
+  await page
+    .locator('.el-message')
+    .first()
+    .waitFor({ state: 'detached', timeout: 10_000 })
+    .catch(() => {});
   await page.screenshot({ path, fullPage: true });
   return path;
 }
@@ -232,7 +235,12 @@ function giveToSandbox(dir) {
 export async function errorTexts(scope) {
   return scope
     .locator('.el-form-item__error, .el-alert--error .el-alert__title, .el-alert--error .el-alert__description, .el-message--error .el-message__content')
-    .evaluateAll((els) => els.filter((e) => e.getBoundingClientRect().width > 0).map((e) => e.textContent.trim()).filter((t) => t !== ''));
+    .evaluateAll((els) =>
+      els
+        .filter((e) => e.getBoundingClientRect().width > 0)
+        .map((e) => e.textContent.trim())
+        .filter((t) => t !== ''),
+    );
 }
 
 /**
@@ -244,7 +252,11 @@ export async function assertLocalizedErrors(scope, lang, what) {
   assert.ok(texts.length > 0, `${what}: an error is shown`);
   for (const t of texts) {
     assert.doesNotMatch(t, /\b[a-z]+(?:_[a-z0-9]+)+\b/, `${what}: a code on screen: ${t}`);
-    assert.doesNotMatch(t, /SyntaxError|Unexpected (token|end)|JSON at position|is not valid JSON:|\bundefined\b|\bnull\b/, `${what}: a JavaScript error on screen: ${t}`);
+    assert.doesNotMatch(
+      t,
+      /SyntaxError|Unexpected (token|end)|JSON at position|is not valid JSON:|\bundefined\b|\bnull\b/,
+      `${what}: a JavaScript error on screen: ${t}`,
+    );
     if (lang === 'zh-CN') {
       assert.match(t, /[\u4e00-\u9fff]/, `${what}: not Chinese: ${t}`);
       assert.doesNotMatch(t, /[A-Za-z]+(?:[ ,:;'’-]+[A-Za-z]+){3,}/, `${what}: an English sentence on a Chinese page: ${t}`);
@@ -260,7 +272,8 @@ export async function assertLocalizedErrors(scope, lang, what) {
  */
 function problems() {
   const out = [];
-  const describe = (el) => `${el.tagName.toLowerCase()}${el.dataset.testid ? `[${el.dataset.testid}]` : ''}.${[...el.classList].join('.')} "${(el.textContent ?? '').trim().slice(0, 40)}"`;
+  const describe = (el) =>
+    `${el.tagName.toLowerCase()}${el.dataset.testid ? `[${el.dataset.testid}]` : ''}.${[...el.classList].join('.')} "${(el.textContent ?? '').trim().slice(0, 40)}"`;
   for (const card of document.querySelectorAll('.el-card')) {
     const c = card.getBoundingClientRect();
     if (c.width === 0) continue;
@@ -274,9 +287,12 @@ function problems() {
           break;
         }
       }
-      if (!clipped && (r.right > c.right + 1 || r.left < c.left - 1)) out.push(`outside its card: ${describe(el)} [${Math.round(r.left)}, ${Math.round(r.right)}] vs [${Math.round(c.left)}, ${Math.round(c.right)}]`);
+      if (!clipped && (r.right > c.right + 1 || r.left < c.left - 1))
+        out.push(`outside its card: ${describe(el)} [${Math.round(r.left)}, ${Math.round(r.right)}] vs [${Math.round(c.left)}, ${Math.round(c.right)}]`);
     }
-    for (const el of card.querySelectorAll('th .cell, .el-transfer-panel__header-title, .el-transfer-panel__item .el-checkbox__label, .el-tabs__item, .el-form-item__label')) {
+    for (const el of card.querySelectorAll(
+      'th .cell, .el-transfer-panel__header-title, .el-transfer-panel__item .el-checkbox__label, .el-tabs__item, .el-form-item__label',
+    )) {
       if (el.getBoundingClientRect().width > 0 && el.scrollWidth > el.clientWidth + 1) out.push(`cut: ${describe(el)} (${el.scrollWidth} > ${el.clientWidth})`);
     }
   }

@@ -9,7 +9,11 @@ const browser = forFile(launch);
 const WIDTHS = [1280, 1440, 1920];
 
 test('the transfer: two columns side by side, titled and searchable, buttons between; nothing cut at 1280–1920 px', async () => {
-  const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('layout'), toolsets: ['base', 'planning'], tools: { disabled: ['bash'] } });
+  const agent = await apiData('POST', '/admin/netaclaw/agent/add', {
+    name: uniqueName('layout'),
+    toolsets: ['base', 'planning'],
+    tools: { disabled: ['bash'] },
+  });
   const page = await open(browser.context, `/agent/${agent.id}`);
   const transfer = page.getByTestId('agent-disabled-transfer');
   await transfer.getByTestId('transfer-item-bash').waitFor();

@@ -51,13 +51,26 @@ test('a tool registered by file is in the catalog, synced, shown on the tool pag
 });
 
 test('Task 17: dropped with capability_mismatch on a text channel, given on a vision channel, dropped again when disabled globally', async () => {
-  const text = await apiData('POST', '/admin/netaclaw/channel/add', { name: uniqueName('text'), baseUrl: 'http://127.0.0.1:9/v1', model: 'a-text-model', capability: 'text' });
-  const vision = await apiData('POST', '/admin/netaclaw/channel/add', { name: uniqueName('vision'), baseUrl: 'http://127.0.0.1:9/v1', model: 'a-vision-model', capability: 'vision' });
+  const text = await apiData('POST', '/admin/netaclaw/channel/add', {
+    name: uniqueName('text'),
+    baseUrl: 'http://127.0.0.1:9/v1',
+    model: 'a-text-model',
+    capability: 'text',
+  });
+  const vision = await apiData('POST', '/admin/netaclaw/channel/add', {
+    name: uniqueName('vision'),
+    baseUrl: 'http://127.0.0.1:9/v1',
+    model: 'a-vision-model',
+    capability: 'vision',
+  });
   const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('ocr'), toolsets: ['base', 'vision'], modelChannelId: text.id });
   try {
     // through the backend first (previewPrompt)
     const byBackend = await apiData('POST', '/admin/netaclaw/agent/previewPrompt', { id: agent.id });
-    assert.deepEqual(byBackend.disabledReasons.find((d) => d.name === OCR), { name: OCR, reason: 'capability_mismatch' });
+    assert.deepEqual(
+      byBackend.disabledReasons.find((d) => d.name === OCR),
+      { name: OCR, reason: 'capability_mismatch' },
+    );
     assert.equal(byBackend.toolNames.includes(OCR), false);
 
     const page = await open(browser.context, `/agent/${agent.id}`);

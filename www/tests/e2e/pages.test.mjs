@@ -19,7 +19,10 @@ test('the three pages open from the left menu', async () => {
   const toolRows = await countSettles(page.locator('[data-testid=tool-table] .el-table__body-wrapper tr.tool-row'), Math.min(all.length, 50));
   // every catalog tool has its row; other rows are orphans (tools of an MCP server an earlier test deleted)
   const rowNames = new Set(all.map((r) => r.name));
-  assert.ok(catalog.every((m) => rowNames.has(m.name)), 'every catalog tool has a row');
+  assert.ok(
+    catalog.every((m) => rowNames.has(m.name)),
+    'every catalog tool has a row',
+  );
   assert.equal(toolRows, Math.min(all.length, 50));
   const bashRow = page.locator('[data-testid=tool-table] .el-table__body-wrapper tr.tool-row-bash');
   await assert.doesNotReject(bashRow.locator('[data-worker-hint=local]').waitFor({ timeout: 5000 }));
@@ -35,7 +38,10 @@ test('the three pages open from the left menu', async () => {
   const agentRows = page.locator('[data-testid=agent-table] .el-table__body-wrapper tr.agent-row');
   assert.equal(await countSettles(agentRows, seeded.length), seeded.length);
   const names = await page.locator('[data-testid=agent-table] .el-table__body-wrapper tr.agent-row td:nth-child(2)').allInnerTexts();
-  assert.deepEqual(names.map((n) => n.trim()), seeded.map((a) => a.name));
+  assert.deepEqual(
+    names.map((n) => n.trim()),
+    seeded.map((a) => a.name),
+  );
   await screenshot(page, 'agents');
   await page.getByTestId('agent-filter-name').fill(name);
   await page.getByTestId('agent-filter-name').press('Enter');

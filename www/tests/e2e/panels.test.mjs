@@ -25,8 +25,14 @@ async function shownTodos(panel) {
 }
 
 async function checkTodos(panel) {
-  await panel.getByTestId('chat-todo').nth(PANEL_TODOS.length - 1).waitFor();
-  assert.deepEqual(await shownTodos(panel), PANEL_TODOS.map((t) => [t.text, t.done]));
+  await panel
+    .getByTestId('chat-todo')
+    .nth(PANEL_TODOS.length - 1)
+    .waitFor();
+  assert.deepEqual(
+    await shownTodos(panel),
+    PANEL_TODOS.map((t) => [t.text, t.done]),
+  );
 }
 
 test('the todos and the open escalation of a turn show beside the transcript; the escalation is resolved through the dialog and stays after a reload', async () => {
@@ -53,7 +59,10 @@ test('the todos and the open escalation of a turn show beside the transcript; th
   await page.waitForURL(/session=\d+/);
   const sessionId = Number(new URL(page.url().replace('#/', '')).searchParams.get('session'));
   const listed = await apiData('POST', '/admin/netaclaw/escalation/page', { sessionId, status: 'open' });
-  assert.deepEqual(listed.list.map((e) => [e.id, e.reason]), [[id, ESCALATION_REASON]]);
+  assert.deepEqual(
+    listed.list.map((e) => [e.id, e.reason]),
+    [[id, ESCALATION_REASON]],
+  );
 
   // beside the transcript on a wide screen
   const transcriptBox = await page.getByTestId('chat-transcript').boundingBox();
@@ -82,7 +91,10 @@ test('the todos and the open escalation of a turn show beside the transcript; th
   assert.equal(await resolved.getByTestId('chat-escalation-resolve').count(), 0);
   assert.equal(await panel.getByTestId('chat-escalations-open').count(), 0);
   const stored = await apiData('POST', '/admin/netaclaw/escalation/page', { sessionId });
-  assert.deepEqual(stored.list.map((e) => [e.id, e.status, e.resolution]), [[id, 'resolved', 'Put the signing key in the vault.']]);
+  assert.deepEqual(
+    stored.list.map((e) => [e.id, e.status, e.resolution]),
+    [[id, 'resolved', 'Put the signing key in the vault.']],
+  );
 
   // a reload shows both again, from the session's info
   const again = await open(browser.context, `/agent/chat?agent=${agent.id}&session=${sessionId}`);
@@ -107,7 +119,10 @@ test('the todos and the open escalation of a turn show beside the transcript; th
   await dialog2.getByTestId('resolve-save').click();
   await dialog2.getByTestId('resolve-error').waitFor();
   const texts = await assertLocalizedErrors(dialog2, 'zh-CN', 'resolved already');
-  assert.ok(texts.some((t) => /已经有人处理过了/.test(t)), texts.join(' | '));
+  assert.ok(
+    texts.some((t) => /已经有人处理过了/.test(t)),
+    texts.join(' | '),
+  );
   await panel2.locator(`[data-testid=chat-escalation][data-id="${secondId}"][data-status=resolved]`).getByText('The other operator was faster.').waitFor();
   await again.keyboard.press('Escape');
 

@@ -70,7 +70,11 @@ async function tryCases(_page, box, cases, backendInput, lang) {
       source: (await answer.getAttribute('data-source')) || null,
       pattern: (await answer.getAttribute('data-pattern')) || null,
     };
-    const theirs = await apiData('POST', `${RULES}/try`, { ...backendInput, ...(c.root ? { policy: { ...POLICY, workspaceRoots: [c.root] } } : {}), [c.thing]: c.text });
+    const theirs = await apiData('POST', `${RULES}/try`, {
+      ...backendInput,
+      ...(c.root ? { policy: { ...POLICY, workspaceRoots: [c.root] } } : {}),
+      [c.thing]: c.text,
+    });
     const want = { decision: theirs.decision, level: theirs.rule?.level ?? null, source: theirs.rule?.source ?? null, pattern: theirs.rule?.pattern ?? null };
     assert.deepEqual(mine, want, `${lang} ${c.thing} ${JSON.stringify(c.text)}: the page's answer is the backend's`);
     if (c.decision) assert.equal(mine.decision, c.decision, `${c.thing} ${c.text}: the expected decision`);
@@ -141,7 +145,11 @@ for (const lang of ['zh-CN', 'en']) {
   });
 
   test(`agent rules editor (${lang}): the backend's 400 for a row is said under that row`, async () => {
-    const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('rules-400'), toolsets: ['base'], rules: { deny: ['read(**/.env*)'] } });
+    const agent = await apiData('POST', '/admin/netaclaw/agent/add', {
+      name: uniqueName('rules-400'),
+      toolsets: ['base'],
+      rules: { deny: ['read(**/.env*)'] },
+    });
     const page = await open(browser.context, `/agent/${agent.id}`, { lang });
     await page.getByTestId('injected-tools').locator('[data-tool=read_file]').waitFor();
     await page.getByRole('tab', { name: TAB[lang] }).click();
@@ -288,7 +296,10 @@ for (const lang of ['zh-CN', 'en']) {
       // the agent's allow does not lift the global ask, as the package says
       const push = answers.find((a) => a.text === 'git push origin main');
       assert.equal(push.level, 'global');
-      assert.ok(answers.some((a) => a.level === 'agent'), 'a rule of the agent decided some case');
+      assert.ok(
+        answers.some((a) => a.level === 'agent'),
+        'a rule of the agent decided some case',
+      );
       await box.scrollIntoViewIfNeeded();
       await screenshot(page, `agent-rules-try-${lang}`);
       assert.equal(await box.getByTestId('try-thing-read').count(), 1);
@@ -328,5 +339,8 @@ test('the rules API refuses what the page refuses (the same package)', async () 
   const r = await api('POST', `${RULES}/update`, { rules: { deny: ['read(**/.env*)', 'net(x)'] }, version });
   assert.equal(r.status, 400);
   assert.equal(r.body.error.code, 'invalid_input');
-  assert.deepEqual(r.body.error.errors.map((e) => e.field), ['rules.global.deny[1]']);
+  assert.deepEqual(
+    r.body.error.errors.map((e) => e.field),
+    ['rules.global.deny[1]'],
+  );
 });

@@ -69,7 +69,8 @@ function freePort() {
 async function waitHealth(base, backend, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (backend.exitCode !== null || backend.signalCode !== null) throw new Error(`backend exited early (code ${backend.exitCode}, signal ${backend.signalCode})`);
+    if (backend.exitCode !== null || backend.signalCode !== null)
+      throw new Error(`backend exited early (code ${backend.exitCode}, signal ${backend.signalCode})`);
     try {
       const res = await fetch(`${base}/health`);
       if (res.ok) {
@@ -167,11 +168,7 @@ async function main() {
       .map((f) => join(here, f));
     const only = process.argv.slice(2);
     // `--shots`: the screenshot set of every page state (shots.mjs), instead of the tests
-    const selected = only.includes('--shots')
-      ? [join(here, 'shots.mjs')]
-      : only.length
-        ? files.filter((f) => only.some((o) => f.includes(o)))
-        : files;
+    const selected = only.includes('--shots') ? [join(here, 'shots.mjs')] : only.length ? files.filter((f) => only.some((o) => f.includes(o))) : files;
     const t = spawn(process.execPath, ['--test', '--test-concurrency=1', ...selected], {
       cwd: www,
       env: { ...process.env, E2E_BASE_URL: base, E2E_ADMIN_TOKEN: ADMIN_TOKEN, E2E_MODEL_BASE_URL: model.baseUrl, E2E_MODEL: MODEL_NAME },

@@ -19,7 +19,11 @@ const workspace = forFile(() => notesWorkspace(NOTES));
 async function shot(page, lang, name) {
   const dir = join(OUT, lang);
   mkdirSync(dir, { recursive: true });
-  await page.locator('.el-message').first().waitFor({ state: 'detached', timeout: 10_000 }).catch(() => {});
+  await page
+    .locator('.el-message')
+    .first()
+    .waitFor({ state: 'detached', timeout: 10_000 })
+    .catch(() => {});
   await page.waitForTimeout(300); // transitions (drawers, dialogs) end
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
 }
@@ -148,7 +152,10 @@ for (const lang of ['zh-CN', 'en']) {
       await page.getByTestId('chat-fields').locator('.el-form-item__error').waitFor();
       await shot(page, lang, '11-chat-cwd-error');
       // a working directory the backend refuses: its own pages folder (root_contains_backend_state)
-      await page.getByTestId('chat-fields').getByTestId('field-cwd').fill(resolve(here, '..', '..', 'dist'));
+      await page
+        .getByTestId('chat-fields')
+        .getByTestId('field-cwd')
+        .fill(resolve(here, '..', '..', 'dist'));
       await page.getByTestId('chat-fields-error').waitFor();
       await shot(page, lang, '11b-chat-cwd-backend-state');
       await page.getByTestId('chat-fields').getByTestId('field-cwd').fill(workspace.path);
@@ -195,7 +202,11 @@ for (const lang of ['zh-CN', 'en']) {
       await page.getByTestId('channel-dialog').locator('.el-form-item__error').first().waitFor();
       await shot(page, lang, '19-channel-dialog-errors');
       await page.keyboard.press('Escape');
-      const other = await apiData('POST', '/admin/netaclaw/channel/add', { name: uniqueName('in-use'), baseUrl: 'https://api.example.com/v1', model: 'example-model' });
+      const other = await apiData('POST', '/admin/netaclaw/channel/add', {
+        name: uniqueName('in-use'),
+        baseUrl: 'https://api.example.com/v1',
+        model: 'example-model',
+      });
       const user = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('user'), toolsets: ['base'], modelChannelId: other.id });
       page = await open(b.context, '/agent/channels', { lang });
       const row = page.locator(`[data-testid=channel-table] .el-table__body-wrapper tr.channel-row-${other.id}`);
@@ -241,7 +252,11 @@ for (const lang of ['zh-CN', 'en']) {
         args: [MCP_DEMO],
         env: { DEMO_TOKEN: 'sk-shots-secret-0123456789' },
       });
-      const gone = await apiData('POST', '/admin/netaclaw/mcp/add', { name: `gone-${lang === 'en' ? 'en' : 'zh'}`, transport: 'http', url: 'http://127.0.0.1:9/mcp' });
+      const gone = await apiData('POST', '/admin/netaclaw/mcp/add', {
+        name: `gone-${lang === 'en' ? 'en' : 'zh'}`,
+        transport: 'http',
+        url: 'http://127.0.0.1:9/mcp',
+      });
       page = await open(b.context, '/agent/tools', { lang });
       const mcp = page.getByTestId('mcp-section');
       await mcp.locator(`tr.mcp-row-${demo.name} [data-role=state][data-status=pending]`).waitFor();

@@ -27,7 +27,8 @@ function overflow([testid, y]) {
     const r = th.getBoundingClientRect();
     if (r.width === 0) continue;
     const text = th.textContent.trim();
-    if (r.left < box.left - 1 || r.right > box.right + 1) out.push(`column "${text}" outside [${Math.round(r.left)}, ${Math.round(r.right)}] vs [${Math.round(box.left)}, ${Math.round(box.right)}]`);
+    if (r.left < box.left - 1 || r.right > box.right + 1)
+      out.push(`column "${text}" outside [${Math.round(r.left)}, ${Math.round(r.right)}] vs [${Math.round(box.left)}, ${Math.round(box.right)}]`);
     const cell = th.querySelector('.cell');
     if (cell && (cell.scrollWidth > cell.clientWidth + 1 || cell.scrollHeight > cell.clientHeight + 1)) out.push(`column "${text}" cut`);
   }

@@ -4,7 +4,20 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { catalogInfo, getToolNamesByToolset, label, toolRowView } from '@netaclaw/tool-policy';
-import { api, apiData, assertLocalizedErrors, countSettles, forFile, launch, open, pickOption, screenshot, serverCatalog, switchLocale, waitToolField } from './helpers.mjs';
+import {
+  api,
+  apiData,
+  assertLocalizedErrors,
+  countSettles,
+  forFile,
+  launch,
+  open,
+  pickOption,
+  screenshot,
+  serverCatalog,
+  switchLocale,
+  waitToolField,
+} from './helpers.mjs';
 
 const browser = forFile(launch);
 let catalog;
@@ -14,7 +27,8 @@ before(async () => {
 
 const row = (page, name) => page.locator(`[data-testid=tool-table] .el-table__body-wrapper tr.tool-row-${name}`);
 const rows = (page) => page.locator('[data-testid=tool-table] .el-table__body-wrapper tr.tool-row');
-const shownNames = async (page) => (await rows(page).evaluateAll((trs) => trs.map((tr) => [...tr.classList].find((c) => c.startsWith('tool-row-')).slice('tool-row-'.length))));
+const shownNames = async (page) =>
+  await rows(page).evaluateAll((trs) => trs.map((tr) => [...tr.classList].find((c) => c.startsWith('tool-row-')).slice('tool-row-'.length)));
 
 test('the menu entry is /agent/tools; the old route leads there', async () => {
   const page = await open(browser.context, '/tools');
@@ -66,7 +80,10 @@ test('the core tool todo cannot be disabled: locked switch, refused in the brows
   await drawer.getByTestId('mirror-fields').waitFor();
   assert.match(await drawer.getByTestId('drawer-field-status').getAttribute('class'), /is-disabled/);
   // mirror fields are the package's list, read-only
-  const mirror = await drawer.getByTestId('mirror-fields').locator('[data-field]').evaluateAll((els) => els.map((e) => e.dataset.field));
+  const mirror = await drawer
+    .getByTestId('mirror-fields')
+    .locator('[data-field]')
+    .evaluateAll((els) => els.map((e) => e.dataset.field));
   assert.deepEqual(mirror, catalogInfo(catalog).mirrorFields);
   // screenshot once the drawer has slid in completely
   await page.waitForFunction(() => {
@@ -196,7 +213,10 @@ test('the filters: name, toolset, status, capability, and reset', async () => {
   const toolsets = [...new Set([...catalogInfo(catalog).toolsets.map((t) => t.name), ...all.map((r) => r.toolset)])];
   await page.getByTestId('filter-toolset').click();
   const offered = await page.locator('.popper-filter-toolset .el-select-dropdown__item').allInnerTexts();
-  assert.deepEqual(offered.map((s) => s.trim()), toolsets);
+  assert.deepEqual(
+    offered.map((s) => s.trim()),
+    toolsets,
+  );
   await pickOption(page, 'popper-filter-toolset', 'planning');
   await page.getByTestId('filter-search').click();
   await settle(getToolNamesByToolset('planning', catalog));
@@ -220,7 +240,10 @@ test('the filters: name, toolset, status, capability, and reset', async () => {
   const caps = await page.locator('.popper-filter-capability .el-select-dropdown__item').allInnerTexts();
   // labelled with the page's words (i18n.ts vocab.capability), in the package's order
   const WORDS = { text: '文本', vision: '视觉', multimodal: '多模态' };
-  assert.deepEqual(caps.map((s) => s.trim()), catalogInfo(catalog).vocabulary.capability.map((c) => WORDS[c]));
+  assert.deepEqual(
+    caps.map((s) => s.trim()),
+    catalogInfo(catalog).vocabulary.capability.map((c) => WORDS[c]),
+  );
   await pickOption(page, 'popper-filter-capability', '视觉');
   await page.getByTestId('filter-search').click();
   await settle(all.filter((r) => r.capability === 'vision').map((r) => r.name));

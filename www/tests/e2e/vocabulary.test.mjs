@@ -56,7 +56,12 @@ test('Tool 管理 in zh-CN: every vocabulary value is labelled (table, filter, d
 });
 
 test('the agent edit page in zh-CN: crew role, capability, hints and routes are labelled', async () => {
-  const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('vocab'), toolsets: ['base', 'planning', 'memory', 'delegation'], crewRole: 'master', memoryEnabled: true });
+  const agent = await apiData('POST', '/admin/netaclaw/agent/add', {
+    name: uniqueName('vocab'),
+    toolsets: ['base', 'planning', 'memory', 'delegation'],
+    crewRole: 'master',
+    memoryEnabled: true,
+  });
   const channel = await scriptedChannel();
   try {
     const page = await open(browser.context, `/agent/${agent.id}`, { lang: 'zh-CN' });

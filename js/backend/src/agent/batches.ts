@@ -173,7 +173,8 @@ export class BatchRunner {
       escalations: {
         record: async (agentId, reason) => {
           // a sub-agent's escalation belongs to its batch and to the batch's chat session, if any
-          const sessionId = todoOwner.batchId == null ? (todoOwner.sessionId ?? null) : ((await this.store.batches.findOneBy({ id: todoOwner.batchId }))?.sessionId ?? null);
+          const sessionId =
+            todoOwner.batchId == null ? (todoOwner.sessionId ?? null) : ((await this.store.batches.findOneBy({ id: todoOwner.batchId }))?.sessionId ?? null);
           return this.escalationService.record({ sessionId, batchId: todoOwner.batchId ?? null }, agentId, reason);
         },
       },
@@ -277,58 +278,59 @@ export class BatchRunner {
     const extras = new Set<WorkerHost>();
     const idle: WorkerHost[] = [];
     const waiting: Array<(h: WorkerHost) => void> = [];
-    const newHost = (primary: boolean): WorkerHost => new WorkerHost({
-      batchId: id,
-      agentId: spec.agentId,
-      policy: workerPolicy,
-      routes,
-      rules,
-      driver: spec.driver,
-      timeoutMs: spec.timeoutMs ?? BATCH_TIMEOUT_DEFAULT_MS,
-      shell: shellSandbox().mode,
-      ops: this.operations(),
-      services: this.services({ batchId: id }, async () => [...agent.skills]),
-      test,
-      pins: async () => {
-        if (held instanceof Error) throw held;
-        return held;
-      },
-      seq,
-      onEvent: (e: HostEvent) => {
-        if (!primary && e.type === 'ended') return;
-        switch (e.type) {
-          case 'call':
-            live.push({ type: 'call', data: { seq: e.seq, name: e.name, arguments: e.arguments } });
-            return;
-          case 'result':
-            void live.writes.run(() => this.store.storeCall(id, null, e.record)).catch(err => this.writeFailed(id, err));
-            live.push({ type: 'result', data: eventCall(e.record) });
-            return;
-          case 'proxy':
-            live.push({ type: 'proxy', data: { seq: e.seq, name: e.name, decision: e.decision, reason: e.reason } });
-            return;
-          case 'proxy-denied':
-            void live.writes.run(() => this.store.storeCall(id, null, e.record)).catch(err => this.writeFailed(id, err));
-            live.push({ type: 'proxy-denied', data: eventCall(e.record) });
-            return;
-          case 'worker-event':
-            live.push({ type: 'worker-event', data: { name: e.name, data: e.data } });
-            return;
-          case 'ended':
-            for (const extra of extras) void extra.kill(`the batch ended (${e.status})`).catch(() => undefined);
-            ended = live.writes
-              .run(() => this.store.endBatch(id, e.status, e.error))
-              .catch(err => this.writeFailed(id, err))
-              .then(() => {
-                live.push({ type: 'done', data: { id, status: e.status, error: e.error } });
-                this.live.delete(id);
-              });
-            return;
-          default:
-            return;
-        }
-      },
-    });
+    const newHost = (primary: boolean): WorkerHost =>
+      new WorkerHost({
+        batchId: id,
+        agentId: spec.agentId,
+        policy: workerPolicy,
+        routes,
+        rules,
+        driver: spec.driver,
+        timeoutMs: spec.timeoutMs ?? BATCH_TIMEOUT_DEFAULT_MS,
+        shell: shellSandbox().mode,
+        ops: this.operations(),
+        services: this.services({ batchId: id }, async () => [...agent.skills]),
+        test,
+        pins: async () => {
+          if (held instanceof Error) throw held;
+          return held;
+        },
+        seq,
+        onEvent: (e: HostEvent) => {
+          if (!primary && e.type === 'ended') return;
+          switch (e.type) {
+            case 'call':
+              live.push({ type: 'call', data: { seq: e.seq, name: e.name, arguments: e.arguments } });
+              return;
+            case 'result':
+              void live.writes.run(() => this.store.storeCall(id, null, e.record)).catch(err => this.writeFailed(id, err));
+              live.push({ type: 'result', data: eventCall(e.record) });
+              return;
+            case 'proxy':
+              live.push({ type: 'proxy', data: { seq: e.seq, name: e.name, decision: e.decision, reason: e.reason } });
+              return;
+            case 'proxy-denied':
+              void live.writes.run(() => this.store.storeCall(id, null, e.record)).catch(err => this.writeFailed(id, err));
+              live.push({ type: 'proxy-denied', data: eventCall(e.record) });
+              return;
+            case 'worker-event':
+              live.push({ type: 'worker-event', data: { name: e.name, data: e.data } });
+              return;
+            case 'ended':
+              for (const extra of extras) void extra.kill(`the batch ended (${e.status})`).catch(() => undefined);
+              ended = live.writes
+                .run(() => this.store.endBatch(id, e.status, e.error))
+                .catch(err => this.writeFailed(id, err))
+                .then(() => {
+                  live.push({ type: 'done', data: { id, status: e.status, error: e.error } });
+                  this.live.delete(id);
+                });
+              return;
+            default:
+              return;
+          }
+        },
+      });
     const host = newHost(true);
     // the held roots are closed when the batch's own worker ends (the extra workers end with it)
     void host.ended$().then(releaseRoots);
@@ -659,7 +661,12 @@ class SessionWorker implements SessionTools {
       // The worker could not start, or ended during the call (a crash, the time limit, a cancelled turn):
       // the call fails, with the place the session's routes give it.
       const ended = host?.status?.error;
-      outcome = { ...this.routePlace(name, args), ok: false, error: `the tool worker stopped: ${ended ?? errorMessage(err)}`, durationMs: Date.now() - started };
+      outcome = {
+        ...this.routePlace(name, args),
+        ok: false,
+        error: `the tool worker stopped: ${ended ?? errorMessage(err)}`,
+        durationMs: Date.now() - started,
+      };
     } finally {
       if (timer) clearTimeout(timer);
       if (host && !host.status) this.idle.push(host);

@@ -74,9 +74,7 @@ function checkSameSession(s: NetaClawSessionEntity, given: SessionFields) {
   if (given.shellPermitted !== undefined && given.shellPermitted !== stored.shellPermitted) differs.push('shellPermitted');
   if (given.writePermitted !== undefined && given.writePermitted !== stored.writePermitted) differs.push('writePermitted');
   if (differs.length > 0) {
-    throw invalidInput(
-      `session ${s.id} was started with other ${differs.join(', ')}: a session's fields are fixed (start a new session to change them)`
-    );
+    throw invalidInput(`session ${s.id} was started with other ${differs.join(', ')}: a session's fields are fixed (start a new session to change them)`);
   }
 }
 
@@ -93,7 +91,6 @@ function toParam(m: NetaClawMessageEntity): ChatCompletionMessageParam {
       }
     : { role: 'assistant', content: m.content ?? '' };
 }
-
 
 /** What one turn of the main agent works with (its sub-agents run inside it). */
 interface RunContext {
@@ -227,7 +224,19 @@ export class ChatExecutor {
       await claim.release();
       throw err;
     }
-    const ctx: RunContext = { agent, session, fields, channel, signal: turn.signal, emit, running: new Set(), batchIds: [], tools: null, policy: prepared.diagnostic.policy, rules };
+    const ctx: RunContext = {
+      agent,
+      session,
+      fields,
+      channel,
+      signal: turn.signal,
+      emit,
+      running: new Set(),
+      batchIds: [],
+      tools: null,
+      policy: prepared.diagnostic.policy,
+      rules,
+    };
     try {
       return await this.runTurn(ctx, prepared.diagnostic, prepared.prompt.systemPrompt, req.message);
     } finally {
@@ -411,7 +420,10 @@ export class ChatExecutor {
       const found = crew.find(a => a.name === t.agent);
       if (!found) {
         const names = crew.map(a => a.name).join(', ');
-        return { ok: false, output: `no member of this agent's crew is named ${JSON.stringify(t.agent)}` + (names ? ` (the crew: ${names})` : ' (this agent has no crew)') };
+        return {
+          ok: false,
+          output: `no member of this agent's crew is named ${JSON.stringify(t.agent)}` + (names ? ` (the crew: ${names})` : ' (this agent has no crew)'),
+        };
       }
       member = found;
       channel = await this.channelService.forAgent(found);
@@ -475,7 +487,11 @@ export class ChatExecutor {
       assistant: async (content, calls) => {
         messages.push(
           calls.length > 0
-            ? { role: 'assistant', content: content || null, tool_calls: calls.map(c => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) }
+            ? {
+                role: 'assistant',
+                content: content || null,
+                tool_calls: calls.map(c => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
+              }
             : { role: 'assistant', content }
         );
       },

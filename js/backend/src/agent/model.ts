@@ -77,10 +77,7 @@ function describeFailure(err: unknown, channel: ModelChannel): ModelError {
     const why = reasons.length === 0 ? err.message : reasons.length === 1 ? reasons[0] : `${reasons[0]} (${reasons.slice(1).join(': ')})`;
     return new ModelError('model_error', `cannot reach the model service at ${channel.baseUrl}: ${why}`);
   }
-  return new ModelError(
-    'model_error',
-    `malformed answer from the model service at ${channel.baseUrl}: ${errorMessage(err).slice(0, 500)}`
-  );
+  return new ModelError('model_error', `malformed answer from the model service at ${channel.baseUrl}: ${errorMessage(err).slice(0, 500)}`);
 }
 
 /**
@@ -168,8 +165,6 @@ export async function streamTurn(
   }
   if (turn.cut) turn.finishReason = 'length';
   // Tool calls of a reply that was cut are dropped: their arguments may be incomplete.
-  turn.toolCalls = turn.cut
-    ? []
-    : calls.filter(Boolean).map((c, i) => ({ id: c.id || `call_${i + 1}`, name: c.name, arguments: c.arguments }));
+  turn.toolCalls = turn.cut ? [] : calls.filter(Boolean).map((c, i) => ({ id: c.id || `call_${i + 1}`, name: c.name, arguments: c.arguments }));
   return turn;
 }

@@ -73,7 +73,12 @@ export class CallPort {
     // L0: a tool this model was not offered is denied whatever the routes say (the package's reading of
     // its arguments is kept for the record)
     if (!this.offered.has(tc.name)) {
-      gate = { ...gate, decision: DECISIONS.denied, reason: RUNTIME_REASONS.notOffered, detail: `${JSON.stringify(tc.name)} is not one of the tools offered to this agent` };
+      gate = {
+        ...gate,
+        decision: DECISIONS.denied,
+        reason: RUNTIME_REASONS.notOffered,
+        detail: `${JSON.stringify(tc.name)} is not one of the tools offered to this agent`,
+      };
     }
     const read = 'arguments' in gate;
     const shown = read ? gate.arguments : tc.arguments.slice(0, UNREAD_TEXT_KEPT);
@@ -82,7 +87,17 @@ export class CallPort {
     if (gate.decision === DECISIONS.denied || !read) {
       const detail = gate.detail ?? null;
       const reason = gate.reason ?? RUNTIME_REASONS.invalidArguments;
-      view = { id: tc.id, name: tc.name, arguments: shown, decision: DECISIONS.denied, reason, detail, ok: false, error: detail ?? reason, durationMs: Date.now() - started };
+      view = {
+        id: tc.id,
+        name: tc.name,
+        arguments: shown,
+        decision: DECISIONS.denied,
+        reason,
+        detail,
+        ok: false,
+        error: detail ?? reason,
+        durationMs: Date.now() - started,
+      };
       await this.o.place.record(strip(view));
     } else if (own) {
       let r: OwnOutcome;
@@ -93,7 +108,7 @@ export class CallPort {
         r = { ok: false, error: errorMessage(err) };
       }
       const base = { id: tc.id, name: tc.name, arguments: shown, decision: gate.decision, reason: gate.reason, detail: null, durationMs: Date.now() - started };
-      view = 'pause' in r ? { ...base, ok: true, output: 'waiting for the user\'s answer', pause: r.pause } : { ...base, ...r };
+      view = 'pause' in r ? { ...base, ok: true, output: "waiting for the user's answer", pause: r.pause } : { ...base, ...r };
       await this.o.place.record(strip(view));
     } else {
       const { seq: _seq, ...record } = await this.o.place.call(tc.name, gate.arguments);

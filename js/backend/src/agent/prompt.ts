@@ -62,11 +62,7 @@ function sessionLayer(input: PromptInput): string {
   const roots = input.policy.workspaceRoots;
   const lines = ['Session:'];
   if (input.sessionCwd !== null && roots.length > 0) lines.push(`- working directory: ${roots[0]}`);
-  lines.push(
-    roots.length > 0
-      ? `- workspace roots: ${roots.join(', ')} (relative paths resolve against ${roots[0]})`
-      : '- workspace: none'
-  );
+  lines.push(roots.length > 0 ? `- workspace roots: ${roots.join(', ')} (relative paths resolve against ${roots[0]})` : '- workspace: none');
   lines.push(`- shell commands: ${input.policy.allowShell ? 'allowed' : 'not allowed'}`);
   lines.push(`- file writes: ${input.policy.readonly ? 'not allowed (read-only)' : 'allowed'}`);
   return lines.join('\n');

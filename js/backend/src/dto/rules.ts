@@ -23,8 +23,7 @@ export function nullable<T extends Schema>(rule: T): T {
 }
 
 function maxChars(max: number) {
-  return (value: string, helpers: CustomHelpers) =>
-    [...value].length > max ? helpers.error('netaclaw.maxChars', { limit: max }) : value;
+  return (value: string, helpers: CustomHelpers) => ([...value].length > max ? helpers.error('netaclaw.maxChars', { limit: max }) : value);
 }
 
 /** A string of at most `max` characters (empty allowed). */
@@ -46,17 +45,13 @@ export function nonBlank(max: number) {
 
 /** A positive integer id: a JSON number, or a string of digits (as a query string carries it). */
 export function id() {
-  return RuleType.any().custom((value: unknown, helpers: CustomHelpers) =>
-    isPositiveId(value) ? value : helpers.error('netaclaw.id')
-  );
+  return RuleType.any().custom((value: unknown, helpers: CustomHelpers) => (isPositiveId(value) ? value : helpers.error('netaclaw.id')));
 }
 
 /** An integer from `min` to `max`. */
 export function intBetween(min: number, max: number) {
   return RuleType.any().custom((value: unknown, helpers: CustomHelpers) =>
-    Number.isInteger(value) && (value as number) >= min && (value as number) <= max
-      ? value
-      : helpers.error('netaclaw.intBetween', { min, max })
+    Number.isInteger(value) && (value as number) >= min && (value as number) <= max ? value : helpers.error('netaclaw.intBetween', { min, max })
   );
 }
 
@@ -69,11 +64,12 @@ export function bool() {
  * wording for a field whether it is missing or malformed.
  */
 export function reworded<T extends Schema>(rule: T, codes: Record<string, string>): T {
-  return rule.error((reports: unknown) =>
-    (reports as Array<{ code: string }>).map(r => {
-      if (codes[r.code]) r.code = codes[r.code];
-      return r;
-    }) as never
+  return rule.error(
+    (reports: unknown) =>
+      (reports as Array<{ code: string }>).map(r => {
+        if (codes[r.code]) r.code = codes[r.code];
+        return r;
+      }) as never
   ) as T;
 }
 

@@ -89,7 +89,12 @@ export class ChatGateway {
       try {
         session = await this.logins.check(cookie, requestKeyFromProtocols(req.headers['sec-websocket-protocol']), expected);
       } catch (err) {
-        const db = databaseErrorAnswer(err) ?? { status: 503, code: 'session_check_failed', message: `the login session could not be checked: ${errorMessage(err)}`, retryAfter: 1 };
+        const db = databaseErrorAnswer(err) ?? {
+          status: 503,
+          code: 'session_check_failed',
+          message: `the login session could not be checked: ${errorMessage(err)}`,
+          retryAfter: 1,
+        };
         refuse(socket, db.status, 'Service Unavailable', { 'Retry-After': String(db.retryAfter) }, { error: { code: db.code, message: db.message } });
         return false;
       }
@@ -126,8 +131,7 @@ export class ChatGateway {
     const send = (event: ChatEvent | ChatAttached) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(event));
     };
-    const error = (code: string, message: string, sessionId: number | null = null) =>
-      send({ type: 'error', sessionId, code, message });
+    const error = (code: string, message: string, sessionId: number | null = null) => send({ type: 'error', sessionId, code, message });
     const follow = (turn: LiveTurn) => {
       const stop = turn.listen(event => {
         send(event);
@@ -143,14 +147,19 @@ export class ChatGateway {
       try {
         msg = JSON.parse(isBinary ? '' : data.toString());
       } catch {
-        return error('invalid_input', 'a message must be a JSON object: { "type": "chat", ... }, { "type": "attach", "sessionId": ... } or { "type": "cancel" }');
+        return error(
+          'invalid_input',
+          'a message must be a JSON object: { "type": "chat", ... }, { "type": "attach", "sessionId": ... } or { "type": "cancel" }'
+        );
       }
       const type = msg !== null && typeof msg === 'object' && !Array.isArray(msg) ? (msg as { type?: unknown }).type : undefined;
       if (type === 'cancel') {
         current?.turn.cancel();
         if (remote) {
           const { sessionId, token } = remote;
-          this.progress.cancel(sessionId, token).catch(err => log().error(`[netaclaw] session ${sessionId}: cannot ask for the cancel of its turn:`, errorMessage(err)));
+          this.progress
+            .cancel(sessionId, token)
+            .catch(err => log().error(`[netaclaw] session ${sessionId}: cannot ask for the cancel of its turn:`, errorMessage(err)));
         }
         return;
       }

@@ -113,15 +113,20 @@ export class TurnProgressService {
     }
     if (w.timer) return;
     const writer = w;
-    w.timer = setTimeout(() => {
-      writer.timer = null;
-      this.enqueue(turn, writer);
-    }, Math.max(0, w.last + TURN_PROGRESS_MS - Date.now()));
+    w.timer = setTimeout(
+      () => {
+        writer.timer = null;
+        this.enqueue(turn, writer);
+      },
+      Math.max(0, w.last + TURN_PROGRESS_MS - Date.now())
+    );
     w.timer.unref();
   }
 
   private enqueue(turn: LiveTurn, w: Writer): void {
-    w.chain = w.chain.then(() => this.write(turn, w)).catch(err => log().error(`[netaclaw] session ${turn.sessionId}: cannot write the turn's progress:`, errorMessage(err)));
+    w.chain = w.chain
+      .then(() => this.write(turn, w))
+      .catch(err => log().error(`[netaclaw] session ${turn.sessionId}: cannot write the turn's progress:`, errorMessage(err)));
   }
 
   private async write(turn: LiveTurn, w: Writer): Promise<void> {
@@ -200,7 +205,12 @@ export class TurnProgressService {
       const r = await this.repo.findOneBy({ sessionId });
       if (stopped) return;
       if (!r || r.token !== token) {
-        return finish({ type: 'error', sessionId, code: 'turn_failed', message: 'the turn followed is no longer recorded (it ended long ago or its instance stopped)' });
+        return finish({
+          type: 'error',
+          sessionId,
+          code: 'turn_failed',
+          message: 'the turn followed is no longer recorded (it ended long ago or its instance stopped)',
+        });
       }
       sendNew(r.events ?? [], at, send);
       if (r.endTime != null) {

@@ -13,9 +13,7 @@ export class JsonBodyMiddleware implements IMiddleware<Context, NextFunction> {
       const length = ctx.get('content-length');
       const hasBody = (length !== '' && length !== '0') || ctx.get('transfer-encoding') !== '';
       if (hasBody && !['GET', 'HEAD'].includes(ctx.method) && !ctx.is('application/json', '+json')) {
-        throw invalidInput(
-          `request body must be JSON (Content-Type: application/json), got ${JSON.stringify(ctx.get('content-type') || 'none')}`
-        );
+        throw invalidInput(`request body must be JSON (Content-Type: application/json), got ${JSON.stringify(ctx.get('content-type') || 'none')}`);
       }
       return next();
     };

@@ -31,7 +31,14 @@ function fileUnder(root: string, urlPath: string): string | null {
   const rel = path.normalize(p).replace(/^[/\\]+/, '');
   const base = path.resolve(root);
   const file = path.resolve(base, rel);
-  if (!file.startsWith(base + path.sep) || path.relative(base, file).split(path.sep).some(s => s.startsWith('.'))) return null;
+  if (
+    !file.startsWith(base + path.sep) ||
+    path
+      .relative(base, file)
+      .split(path.sep)
+      .some(s => s.startsWith('.'))
+  )
+    return null;
   return file;
 }
 

@@ -127,7 +127,7 @@ const TABLES: TableOptions[] = [
     indices: [
       { name: 'IDX_ef79aa8916865ed53410c79b66', columnNames: ['createTime'] },
       { name: 'IDX_63bc04090a563b5309d0f0d91b', columnNames: ['updateTime'] },
-      { name: 'IDX_73464df295ac420fbc1b5aed5f', columnNames: ['sessionId','seq'], isUnique: true },
+      { name: 'IDX_73464df295ac420fbc1b5aed5f', columnNames: ['sessionId', 'seq'], isUnique: true },
     ],
   },
   {
@@ -183,11 +183,7 @@ const TABLES: TableOptions[] = [
   },
   {
     name: 'netaclaw_memory',
-    columns: [
-      ...BASE_COLUMNS,
-      { name: 'agentId', type: 'int', comment: 'Agent ID' },
-      { name: 'content', type: 'text', comment: '内容' },
-    ],
+    columns: [...BASE_COLUMNS, { name: 'agentId', type: 'int', comment: 'Agent ID' }, { name: 'content', type: 'text', comment: '内容' }],
     indices: [
       { name: 'IDX_f36dc552f4abf3768f1e9b0382', columnNames: ['createTime'] },
       { name: 'IDX_bbc24f982f275b32bdee7cb6e4', columnNames: ['updateTime'] },

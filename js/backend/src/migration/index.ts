@@ -12,7 +12,17 @@ import { LoginSessions1796700000000 } from './1796700000000-LoginSessions';
 import { Rules1796800000000 } from './1796800000000-Rules';
 import { McpPathMarks1796900000000 } from './1796900000000-McpPathMarks';
 
-export const MIGRATIONS = [Baseline1796093269137, McpServer1796200000000, TodoLists1796300000000, Escalations1796400000000, CrewMembers1796500000000, TurnProgress1796600000000, LoginSessions1796700000000, Rules1796800000000, McpPathMarks1796900000000];
+export const MIGRATIONS = [
+  Baseline1796093269137,
+  McpServer1796200000000,
+  TodoLists1796300000000,
+  Escalations1796400000000,
+  CrewMembers1796500000000,
+  TurnProgress1796600000000,
+  LoginSessions1796700000000,
+  Rules1796800000000,
+  McpPathMarks1796900000000,
+];
 
 /** The table where TypeORM records the migrations that ran. */
 export const MIGRATIONS_TABLE = 'netaclaw_migrations';

@@ -131,7 +131,10 @@ function tryRemove(dir: string): boolean | 'busy' {
   }
   let procs: string[] = [];
   try {
-    procs = fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(p => p !== '');
+    procs = fs
+      .readFileSync(path.join(dir, 'cgroup.procs'), 'utf8')
+      .split('\n')
+      .filter(p => p !== '');
   } catch {
     /* gone */
   }
@@ -193,8 +196,15 @@ function v2Dir(): string | null {
     dir = configured;
   } else {
     try {
-      const own = fs.readFileSync('/proc/self/cgroup', 'utf8').split('\n').find(l => l.startsWith('0::'));
-      const type = fs.readFileSync('/proc/self/mounts', 'utf8').split('\n').find(l => l.split(' ')[1] === V2_ROOT)?.split(' ')[2];
+      const own = fs
+        .readFileSync('/proc/self/cgroup', 'utf8')
+        .split('\n')
+        .find(l => l.startsWith('0::'));
+      const type = fs
+        .readFileSync('/proc/self/mounts', 'utf8')
+        .split('\n')
+        .find(l => l.split(' ')[1] === V2_ROOT)
+        ?.split(' ')[2];
       if (!own || type !== 'cgroup2') return null;
       dir = path.join(V2_ROOT, own.slice(3));
     } catch {
@@ -204,7 +214,8 @@ function v2Dir(): string | null {
   try {
     const sub = fs.readFileSync(path.join(dir, 'cgroup.subtree_control'), 'utf8').split(/\s+/);
     if (sub.includes('pids') && sub.includes('memory') && writable(dir)) return dir;
-    if (configured !== '') throw new Error(`NETACLAW_CGROUP2_DIR ${dir} does not enable pids and memory for its children (cgroup.subtree_control), or is not writable`);
+    if (configured !== '')
+      throw new Error(`NETACLAW_CGROUP2_DIR ${dir} does not enable pids and memory for its children (cgroup.subtree_control), or is not writable`);
   } catch (err) {
     if (configured !== '') throw err;
   }
@@ -245,7 +256,10 @@ export function detectLimits(): LimitsState {
   const memoryBytes = envBytes('NETACLAW_SANDBOX_MEMORY_MB', SANDBOX_MEMORY_MAX_BYTES);
   // a root backend mounts a sized tmpfs per sandbox for /tmp and /dev/shm (tmpfs.ts)
   const tmpBytes = isRoot() ? envBytes('NETACLAW_SANDBOX_TMP_MB', SANDBOX_TMP_MAX_BYTES) : null;
-  const tmp = tmpBytes !== null ? `; /tmp and /dev/shm share a tmpfs of ${mib(tmpBytes)} per sandbox` : '; /tmp and /dev/shm are bwrap\'s tmpfs (no size=: the backend is not root)';
+  const tmp =
+    tmpBytes !== null
+      ? `; /tmp and /dev/shm share a tmpfs of ${mib(tmpBytes)} per sandbox`
+      : "; /tmp and /dev/shm are bwrap's tmpfs (no size=: the backend is not root)";
   const bounds = `${processes} processes and threads, ${mib(memoryBytes)} of memory (tmpfs and memfd pages included) per sandbox${tmp}`;
   // without a memory cgroup: what is not bounded (a sized tmpfs still bounds /tmp and /dev/shm)
   const unbounded: LimitsState['weaker'] = tmpBytes !== null ? ['memory', 'memfd'] : ['memory', 'tmpfs', 'memfd'];

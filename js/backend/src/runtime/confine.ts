@@ -29,12 +29,53 @@ import { errorMessage } from '../errortext';
 
 /** System calls the sandbox may not make (EPERM). */
 export const SECCOMP_DENIED = [
-  'mount', 'umount2', 'pivot_root', 'chroot', 'unshare', 'setns', 'ptrace', 'process_vm_readv', 'process_vm_writev',
-  'bpf', 'keyctl', 'add_key', 'request_key', 'perf_event_open', 'userfaultfd', 'kexec_load', 'kexec_file_load',
-  'init_module', 'finit_module', 'delete_module', 'open_by_handle_at', 'name_to_handle_at', 'fsopen', 'fsconfig',
-  'fsmount', 'fspick', 'move_mount', 'open_tree', 'mount_setattr', 'swapon', 'swapoff', 'reboot', 'acct',
-  'quotactl', 'syslog', 'vhangup', 'iopl', 'ioperm', 'settimeofday', 'clock_settime', 'clock_adjtime', 'adjtimex',
-  'personality', 'lookup_dcookie', 'nfsservctl', 'uselib', 'kcmp',
+  'mount',
+  'umount2',
+  'pivot_root',
+  'chroot',
+  'unshare',
+  'setns',
+  'ptrace',
+  'process_vm_readv',
+  'process_vm_writev',
+  'bpf',
+  'keyctl',
+  'add_key',
+  'request_key',
+  'perf_event_open',
+  'userfaultfd',
+  'kexec_load',
+  'kexec_file_load',
+  'init_module',
+  'finit_module',
+  'delete_module',
+  'open_by_handle_at',
+  'name_to_handle_at',
+  'fsopen',
+  'fsconfig',
+  'fsmount',
+  'fspick',
+  'move_mount',
+  'open_tree',
+  'mount_setattr',
+  'swapon',
+  'swapoff',
+  'reboot',
+  'acct',
+  'quotactl',
+  'syslog',
+  'vhangup',
+  'iopl',
+  'ioperm',
+  'settimeofday',
+  'clock_settime',
+  'clock_adjtime',
+  'adjtimex',
+  'personality',
+  'lookup_dcookie',
+  'nfsservctl',
+  'uselib',
+  'kcmp',
 ] as const;
 
 /**
@@ -143,12 +184,18 @@ export function sandboxIdentity(): SandboxIdentity {
 /** Builds the seccomp BPF program into a private file. */
 export function buildSeccomp(dir: string): string {
   if (!fs.existsSync(SYSTEM_PYTHON)) throw new Error(`${SYSTEM_PYTHON} is missing (install python3-seccomp)`);
-  const r = spawnSync(SYSTEM_PYTHON, ['-c', SECCOMP_SCRIPT, JSON.stringify(SECCOMP_DENIED), JSON.stringify(SECCOMP_ENOSYS), JSON.stringify(SECCOMP_SOCKET_FAMILIES)], {
-    maxBuffer: 1 << 20,
-    env: { PATH: '/usr/bin:/bin' },
-  });
+  const r = spawnSync(
+    SYSTEM_PYTHON,
+    ['-c', SECCOMP_SCRIPT, JSON.stringify(SECCOMP_DENIED), JSON.stringify(SECCOMP_ENOSYS), JSON.stringify(SECCOMP_SOCKET_FAMILIES)],
+    {
+      maxBuffer: 1 << 20,
+      env: { PATH: '/usr/bin:/bin' },
+    }
+  );
   if (r.status !== 0 || !r.stdout || r.stdout.length === 0 || r.stdout.length % 8 !== 0) {
-    throw new Error(`cannot build the seccomp filter (python3-seccomp): ${(r.stderr?.toString('utf8') || r.error?.message || `exit ${r.status}`).trim().slice(0, 300)}`);
+    throw new Error(
+      `cannot build the seccomp filter (python3-seccomp): ${(r.stderr?.toString('utf8') || r.error?.message || `exit ${r.status}`).trim().slice(0, 300)}`
+    );
   }
   const file = path.join(dir, 'seccomp.bpf');
   fs.writeFileSync(file, r.stdout, { mode: 0o600 });
@@ -270,7 +317,18 @@ export function launcher(c: Confinement, bwrap: string, seccompFd: number, uid: 
   const { identity } = c;
   // `uid`: a uid of the sandbox's own (cgroups.ts, `uid-range`), with the sandbox user's group
   const prefix = identity.switchUser
-    ? ['--reuid', String(uid ?? identity.uid), '--regid', String(identity.gid), '--clear-groups', '--no-new-privs', '--inh-caps=-all', '--bounding-set=-all', '--', bwrap]
+    ? [
+        '--reuid',
+        String(uid ?? identity.uid),
+        '--regid',
+        String(identity.gid),
+        '--clear-groups',
+        '--no-new-privs',
+        '--inh-caps=-all',
+        '--bounding-set=-all',
+        '--',
+        bwrap,
+      ]
     : ['--no-new-privs', '--', bwrap];
   return { file: '/usr/bin/setpriv', prefix, seccomp: ['--seccomp', String(seccompFd)] };
 }

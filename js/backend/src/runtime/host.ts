@@ -20,17 +20,7 @@ import {
   cutText,
 } from './limits';
 import type { Operations } from './operations/types';
-import {
-  CallOutcome,
-  Driver,
-  message,
-  Message,
-  parseFor,
-  ProxyMessage,
-  ResultMessage,
-  WorkerLayers,
-  WorkerPolicyWire,
-} from './protocol';
+import { CallOutcome, Driver, message, Message, parseFor, ProxyMessage, ResultMessage, WorkerLayers, WorkerPolicyWire } from './protocol';
 import { codeReadPaths, permissionFlags } from './permissions';
 import { runHere, RunnerContext } from './runner';
 import { checkCallText, GateResult } from './gate';
@@ -258,10 +248,11 @@ export class WorkerHost {
             })
           : null;
         this.pathPlan = plan;
-        const cmd = confinedCommand(
-          workerBwrapArgs(this.opts.policy.workspaceRoots, this.opts.policy.readonly, reads, undefined, held.binds, plan?.mounts),
-          [node, ...execArgv, module]
-        );
+        const cmd = confinedCommand(workerBwrapArgs(this.opts.policy.workspaceRoots, this.opts.policy.readonly, reads, undefined, held.binds, plan?.mounts), [
+          node,
+          ...execArgv,
+          module,
+        ]);
         this.sandboxLimits = cmd.limits;
         try {
           child = spawn(cmd.file, cmd.args, {
@@ -323,10 +314,7 @@ export class WorkerHost {
         this.terminate('failed', `worker exited unexpectedly (${how})`);
       }
     });
-    this.timer = setTimeout(
-      () => this.terminate('killed', `batch time limit of ${this.opts.timeoutMs} ms reached: worker killed`),
-      this.opts.timeoutMs
-    );
+    this.timer = setTimeout(() => this.terminate('killed', `batch time limit of ${this.opts.timeoutMs} ms reached: worker killed`), this.opts.timeoutMs);
     const ready = new Promise<void>(resolve => (this.readyResolve = resolve));
     const init = message({
       type: 'init',
@@ -445,9 +433,7 @@ export class WorkerHost {
     if (this.relay && !repeated && (m.type === 'result' || m.type === 'proxy')) return this.onRelay(m);
     // Flood control: messages the host did not ask for. The answer to the call in progress (its result,
     // and its first proxy request) is paced by the host, which sends one call at a time.
-    const solicited =
-      (m.type === 'result' && this.pending?.seq === m.seq) ||
-      (m.type === 'proxy' && this.pending?.seq === m.seq && !this.pending.proxied);
+    const solicited = (m.type === 'result' && this.pending?.seq === m.seq) || (m.type === 'proxy' && this.pending?.seq === m.seq && !this.pending.proxied);
     if (m.type === 'proxy' && this.pending?.seq === m.seq) this.pending.proxied = true;
     if (!solicited) {
       const now = Date.now();
@@ -501,7 +487,12 @@ export class WorkerHost {
     }
     this.fdWindowCount += 1;
     if (!this.pending || this.fdWindowCount > FD_CHECKS_PER_SECOND) {
-      this.terminate('failed', this.pending ? `worker flooded the channel (more than ${FD_CHECKS_PER_SECOND} descriptor checks a second): killed` : 'worker broke the protocol: a descriptor check outside a call');
+      this.terminate(
+        'failed',
+        this.pending
+          ? `worker flooded the channel (more than ${FD_CHECKS_PER_SECOND} descriptor checks a second): killed`
+          : 'worker broke the protocol: a descriptor check outside a call'
+      );
       return;
     }
     const pid = this.hostPid();

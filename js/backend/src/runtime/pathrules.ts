@@ -283,7 +283,8 @@ export function pathRulesPlan(input: PathRulesInput): PathRulesPlan {
               if (asFile) fs.closeSync(fs.openSync(at, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW, 0o644));
               else fs.mkdirSync(at, 0o755);
             } catch (err) {
-              if ((err as NodeJS.ErrnoException).code === 'EEXIST') refuse(`${JSON.stringify(abs(childRel))} was made by another process while the sandbox was being made`);
+              if ((err as NodeJS.ErrnoException).code === 'EEXIST')
+                refuse(`${JSON.stringify(abs(childRel))} was made by another process while the sandbox was being made`);
               throw err;
             }
             child = openName(fd, name);
@@ -414,7 +415,9 @@ export function pathRulesPlan(input: PathRulesInput): PathRulesPlan {
         }
       }
       if (mounts.length > PATH_RULES_MOUNTS_MAX) {
-        refuse(`the path rules need more than ${PATH_RULES_MOUNTS_MAX} mounts in the sandbox (read-only or hidden entries and the folders above them): narrow the patterns`);
+        refuse(
+          `the path rules need more than ${PATH_RULES_MOUNTS_MAX} mounts in the sandbox (read-only or hidden entries and the folders above them): narrow the patterns`
+        );
       }
     }
   } catch (err) {

@@ -231,7 +231,10 @@ export class PinnedRoots {
       try {
         resolved = await kernelReal(this.map(p.path));
       } catch (err) {
-        return { reason: RUNTIME_REASONS.outsideWorkspace, detail: `${p.argument}: ${p.path} cannot be resolved (${(err as NodeJS.ErrnoException).code ?? errorMessage(err)})` };
+        return {
+          reason: RUNTIME_REASONS.outsideWorkspace,
+          detail: `${p.argument}: ${p.path} cannot be resolved (${(err as NodeJS.ErrnoException).code ?? errorMessage(err)})`,
+        };
       }
       const roots = this.roots.map(r => fs.readlinkSync(fdLink(r.fd)));
       if (!roots.some(r => isInside(resolved, r))) {
@@ -316,7 +319,13 @@ export function pinnedOperations(ops: Operations, pins: PinnedRoots, rules?: Rul
       stat: (p, x) => run(() => ops.fs.stat(m(p), w(x))),
       readDir: (p, x): Promise<DirEntry[]> => run(() => ops.fs.readDir(m(p), w(x))),
       writeFile: (p, content, x) => run(() => ops.fs.writeFile(m(p), content, w(x))),
-      writeFiles: (files, x) => run(() => ops.fs.writeFiles(files.map(f => ({ ...f, path: m(f.path) })), w(x))),
+      writeFiles: (files, x) =>
+        run(() =>
+          ops.fs.writeFiles(
+            files.map(f => ({ ...f, path: m(f.path) })),
+            w(x)
+          )
+        ),
       removeTree: (p, x) => run(() => ops.fs.removeTree(m(p), w(x))),
     },
     search: {

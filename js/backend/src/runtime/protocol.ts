@@ -104,8 +104,7 @@ const isAny: FieldCheck = () => true;
 const isDecision: FieldCheck = v => (Object.values(DECISIONS) as unknown[]).includes(v);
 const isDriver: FieldCheck = v => v === 'model' || v === 'calls';
 const isShell: FieldCheck = v => v === 'bwrap' || v === 'sandboxed' || v === 'off' || v === 'unavailable';
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isPolicy: FieldCheck = v =>
   isPlainObject(v) &&
   Array.isArray(v.workspaceRoots) &&
@@ -114,8 +113,7 @@ const isPolicy: FieldCheck = v =>
   typeof v.readonly === 'boolean';
 const isLimits: FieldCheck = v => isPlainObject(v) && isSeq(v.timeoutMs) && isSeq(v.outputBytes);
 /** A catalog: a non-empty array of objects, each with a non-empty string `name` (the package checks the rest). */
-const isCatalog: FieldCheck = v =>
-  Array.isArray(v) && v.length > 0 && v.every(t => isPlainObject(t) && typeof t.name === 'string' && t.name !== '');
+const isCatalog: FieldCheck = v => Array.isArray(v) && v.length > 0 && v.every(t => isPlainObject(t) && typeof t.name === 'string' && t.name !== '');
 const isLayers: FieldCheck = v => isPlainObject(v) && typeof v.gate === 'boolean' && typeof v.hostCheck === 'boolean';
 
 const OUTCOME: Record<string, [FieldCheck, boolean]> = {

@@ -46,9 +46,7 @@ export function linePattern(pattern: string): LineMatcher {
   } catch (err) {
     const message = errorMessage(err);
     const why = leftOut(pattern, message);
-    throw new ToolError(
-      why ? `${why} (${message})` : `pattern is not a valid regular expression for the linear-time engine (RE2 syntax): ${message}`
-    );
+    throw new ToolError(why ? `${why} (${message})` : `pattern is not a valid regular expression for the linear-time engine (RE2 syntax): ${message}`);
   }
   return { test: line => re.test(line) };
 }

@@ -143,7 +143,9 @@ export async function execute(ctx: RunnerContext, gate: GateResult, name: string
         ? err.message
         : (err as NodeJS.ErrnoException).code === 'ERR_ACCESS_DENIED'
           ? `permission denied by the worker's process permissions (${errorMessage(err)})`
-          : err instanceof Error ? `${err.name}: ${err.message}` : errorMessage(err);
+          : err instanceof Error
+            ? `${err.name}: ${err.message}`
+            : errorMessage(err);
     return { ...base, ok: false, error: cutText(message, 4096), durationMs: Date.now() - started };
   }
 }

@@ -28,14 +28,7 @@ import { orderedMounts, PathMount } from './pathrules';
 export type ShellMode = 'bwrap' | 'sandboxed' | 'off' | 'unavailable';
 
 /** /etc files a shell and the usual tools need (never /etc as a whole). */
-const ETC_FILES = [
-  '/etc/ld.so.cache',
-  '/etc/ld.so.conf',
-  '/etc/ld.so.conf.d',
-  '/etc/alternatives',
-  '/etc/localtime',
-  '/etc/nsswitch.conf',
-];
+const ETC_FILES = ['/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/alternatives', '/etc/localtime', '/etc/nsswitch.conf'];
 
 /** Top-level system entries: bound read-only when a folder, recreated when a merged-/usr symlink. */
 const SYSTEM_TOP = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
@@ -113,20 +106,38 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
     '--die-with-parent',
     '--new-session',
     '--clearenv',
-    '--setenv', 'PATH', SANDBOX_PATH,
-    '--setenv', 'HOME', '/tmp',
-    '--setenv', 'TMPDIR', '/tmp',
-    '--setenv', 'LANG', 'C.UTF-8',
-    '--setenv', 'TERM', 'dumb',
+    '--setenv',
+    'PATH',
+    SANDBOX_PATH,
+    '--setenv',
+    'HOME',
+    '/tmp',
+    '--setenv',
+    'TMPDIR',
+    '/tmp',
+    '--setenv',
+    'LANG',
+    'C.UTF-8',
+    '--setenv',
+    'TERM',
+    'dumb',
     ...(spec.system ?? systemArgs()),
-    '--proc', '/proc',
-    '--dev', '/dev',
-    '--tmpfs', '/tmp',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--tmpfs',
+    '/tmp',
   ];
   // each root once, outer roots before inner ones (a later bind covers an earlier one below it); the
   // read-only binds (a skill's folder) last, so that no root covers them
   // (the path rules' mounts after the bind of the folder they lie in: pathrules.ts)
-  args.push(...orderedMounts(bindOrder(spec.roots).map(root => ({ dest: root, args: rootBind(root, spec.readonly, spec.rootFds) })), spec.pathMounts ?? []));
+  args.push(
+    ...orderedMounts(
+      bindOrder(spec.roots).map(root => ({ dest: root, args: rootBind(root, spec.readonly, spec.rootFds) })),
+      spec.pathMounts ?? []
+    )
+  );
   for (const b of spec.readOnlyBinds ?? []) args.push('--ro-bind', ...(typeof b === 'string' ? [b, b] : b));
   args.push('--chdir', spec.cwd);
   return args;
@@ -161,10 +172,30 @@ export function workerBwrapArgs(
   rootFds?: ReadonlyMap<string, number>,
   pathMounts: readonly PathMount[] = []
 ): string[] {
-  const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--unsetenv', 'PWD', ...(system ?? systemArgs()), '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp'];
+  const args = [
+    '--unshare-all',
+    '--unshare-user',
+    '--disable-userns',
+    '--die-with-parent',
+    '--new-session',
+    '--unsetenv',
+    'PWD',
+    ...(system ?? systemArgs()),
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--tmpfs',
+    '/tmp',
+  ];
   const sources = new Map(reads.map(([from, to]) => [to, from]));
   for (const to of bindOrder([...sources.keys()])) args.push('--ro-bind', sources.get(to)!, to);
-  args.push(...orderedMounts(bindOrder(roots).map(root => ({ dest: root, args: rootBind(root, readonly, rootFds) })), pathMounts));
+  args.push(
+    ...orderedMounts(
+      bindOrder(roots).map(root => ({ dest: root, args: rootBind(root, readonly, rootFds) })),
+      pathMounts
+    )
+  );
   args.push('--chdir', '/');
   return args;
 }

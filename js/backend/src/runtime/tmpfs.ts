@@ -36,7 +36,10 @@ const NAME = /\/tmp-(\d+)-(\d+)-\d+$/;
 export function removeStaleTmp(): void {
   let mounts: string[][];
   try {
-    mounts = fs.readFileSync('/proc/self/mounts', 'utf8').split('\n').map(l => l.split(' '));
+    mounts = fs
+      .readFileSync('/proc/self/mounts', 'utf8')
+      .split('\n')
+      .map(l => l.split(' '));
   } catch {
     return;
   }
@@ -56,7 +59,9 @@ export function sizedTmp(confineDir: string, bwrapArguments: string[], bytes: nu
   if (sequence === 0) removeStaleTmp();
   const dir = path.join(confineDir, `tmp-${backendTag()}-${++sequence}`);
   fs.mkdirSync(dir, { mode: 0o711 });
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes},nr_inodes=65536,mode=0711,nosuid,nodev`, 'netaclaw-sandbox-tmp', dir], { encoding: 'utf8' });
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes},nr_inodes=65536,mode=0711,nosuid,nodev`, 'netaclaw-sandbox-tmp', dir], {
+    encoding: 'utf8',
+  });
   if (mounted.status !== 0) {
     fs.rmdirSync(dir);
     throw new Error(`cannot mount the sandbox's /tmp: ${(mounted.stderr || mounted.error?.message || `exit ${mounted.status}`).trim().slice(0, 300)}`);

@@ -232,7 +232,9 @@ export class AgentService {
     if (name !== undefined && name !== null && name !== '') {
       qb.andWhere("a.name LIKE :name ESCAPE '!'", { name: `%${name.replace(/[!%_]/g, c => '!' + c)}%` });
     }
-    qb.orderBy('a.id', 'ASC').skip((page - 1) * size).take(size);
+    qb.orderBy('a.id', 'ASC')
+      .skip((page - 1) * size)
+      .take(size);
     const [list, total] = await qb.getManyAndCount();
     return { list, pagination: { page, size, total } };
   }
@@ -263,11 +265,7 @@ export class AgentService {
    * agent and its model channel (its own, else the default: the channel's capability wins), plus the
    * merged catalog and the table's rows. The one place the backend does this.
    */
-  async resolverInput(
-    agent: AgentView,
-    channel?: NetaClawModelChannelEntity | null,
-    crewRole?: CrewRole | null
-  ): Promise<ResolveInput> {
+  async resolverInput(agent: AgentView, channel?: NetaClawModelChannelEntity | null, crewRole?: CrewRole | null): Promise<ResolveInput> {
     if (channel === undefined) channel = await this.channelService.forAgent(agent);
     const mapped = policy().agentResolveInput({
       agent,

@@ -179,5 +179,4 @@ export class CatalogService {
   schema(name: string): ToolSchema | undefined {
     return this.load().schemas.find(s => s.name === name);
   }
-
 }

@@ -124,9 +124,7 @@ export class ChannelService {
         const hasDefault = (await em.countBy(NetaClawModelChannelEntity, { isDefault: true })) > 0;
         const isDefault = v.isDefault === true || !hasDefault;
         if (isDefault) await em.update(NetaClawModelChannelEntity, { isDefault: true }, { isDefault: false });
-        const saved = await em.save(
-          em.create(NetaClawModelChannelEntity, { apiKey: null, ...v, isDefault } as Partial<NetaClawModelChannelEntity>)
-        );
+        const saved = await em.save(em.create(NetaClawModelChannelEntity, { apiKey: null, ...v, isDefault } as Partial<NetaClawModelChannelEntity>));
         return saved.id;
       })
     );
@@ -194,9 +192,7 @@ export class ChannelService {
       set.apiKey = checkApiKeyBytes(env.apiKey, 'NETACLAW_MODEL_API_KEY');
     }
     // under the sync lock: instances started together on one database create the default channel once
-    const result = await dbWriteLock.run(() =>
-      withSyncLock(this.dataSource, 'model channel from NETACLAW_MODEL_*', () => this.applyEnvLocked(set))
-    );
+    const result = await dbWriteLock.run(() => withSyncLock(this.dataSource, 'model channel from NETACLAW_MODEL_*', () => this.applyEnvLocked(set)));
     return { action: result.action, channel: channelView(await this.mustGet(result.id)) };
   }
 
@@ -210,9 +206,7 @@ export class ChannelService {
         await em.update(NetaClawModelChannelEntity, { id: current.id }, { ...set, isDefault: true });
         return { action: 'updated' as const, id: current.id };
       }
-      const saved = await em.save(
-        em.create(NetaClawModelChannelEntity, { name: 'default', apiKey: null, ...set, isDefault: true })
-      );
+      const saved = await em.save(em.create(NetaClawModelChannelEntity, { name: 'default', apiKey: null, ...set, isDefault: true }));
       return { action: 'created' as const, id: saved.id };
     });
   }

@@ -537,7 +537,12 @@ export class McpService {
   private bumpRefresh(): Promise<number> {
     return dbWriteLock.run(async () => {
       const bump = () =>
-        this.settings.createQueryBuilder().update().set({ value: { at: new Date().toISOString() } } as never).where('name = :name', { name: MCP_REFRESH }).execute();
+        this.settings
+          .createQueryBuilder()
+          .update()
+          .set({ value: { at: new Date().toISOString() } } as never)
+          .where('name = :name', { name: MCP_REFRESH })
+          .execute();
       if (((await bump()).affected ?? 0) === 0) {
         try {
           await this.settings.insert({ name: MCP_REFRESH, value: { at: new Date().toISOString() } as never, version: 1 });

@@ -83,11 +83,7 @@ export class SessionService {
   /** Whether a turn of the session is claimed now (by any instance on this database). */
   async turnElsewhere(sessionId: number): Promise<boolean> {
     // the claim's columns are left out of every other read of the row (select: false)
-    const row = await this.repo
-      .createQueryBuilder('s')
-      .addSelect(['s.turnToken', 's.turnUntil'])
-      .where('s.id = :id', { id: sessionId })
-      .getOne();
+    const row = await this.repo.createQueryBuilder('s').addSelect(['s.turnToken', 's.turnUntil']).where('s.id = :id', { id: sessionId }).getOne();
     return !!row && row.turnToken != null && Number(row.turnUntil ?? 0) > Date.now();
   }
 

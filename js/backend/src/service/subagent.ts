@@ -25,7 +25,17 @@ export type BatchRecord = ApiBatchRecord<Date>;
 /** The columns of a new batch row (stored `running`). */
 export type NewBatch = Pick<
   NetaClawSubagentBatchEntity,
-  'agentId' | 'parentBatchId' | 'sessionId' | 'crewRole' | 'sessionCwd' | 'workspaceRoots' | 'shellPermitted' | 'writePermitted' | 'policy' | 'routes' | 'driver'
+  | 'agentId'
+  | 'parentBatchId'
+  | 'sessionId'
+  | 'crewRole'
+  | 'sessionCwd'
+  | 'workspaceRoots'
+  | 'shellPermitted'
+  | 'writePermitted'
+  | 'policy'
+  | 'routes'
+  | 'driver'
 >;
 
 function callView(c: NetaClawToolCallEntity): StoredCall {
@@ -151,9 +161,18 @@ export class SubagentService {
     if (query.agentId) qb.andWhere('b.agentId = :agentId', { agentId: Number(query.agentId) });
     // the batches a chat session started (the chat page lists them with the session)
     if (query.sessionId) qb.andWhere('b.sessionId = :sessionId', { sessionId: String(query.sessionId) });
-    qb.orderBy('b.id', 'DESC').skip((page - 1) * size).take(size);
+    qb.orderBy('b.id', 'DESC')
+      .skip((page - 1) * size)
+      .take(size);
     const [rows, total] = await qb.getManyAndCount();
-    return { list: rows.map(r => { const { calls: _c, ...rest } = batchView(r, []); void _c; return rest; }), total };
+    return {
+      list: rows.map(r => {
+        const { calls: _c, ...rest } = batchView(r, []);
+        void _c;
+        return rest;
+      }),
+      total,
+    };
   }
 
   async info(query: IdQueryDTO): Promise<BatchRecord> {

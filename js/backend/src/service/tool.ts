@@ -38,7 +38,6 @@ export function toGovernanceRow(e: NetaClawToolEntity): ToolGovernanceRowInput {
   return row as unknown as ToolGovernanceRowInput;
 }
 
-
 /**
  * Tool registry (seed 001 Task 4): catalog → table sync, admin queries and the guarded update.
  * Writes go through `dbWriteLock`, so a sync transaction never interleaves with another write.
@@ -91,12 +90,7 @@ export class ToolService {
           await beforeWrite();
           const set = pickRowFields(update.set);
           if (Object.keys(set).length === 0) continue;
-          await em
-            .createQueryBuilder()
-            .update(NetaClawToolEntity)
-            .set(set)
-            .where('name = :name', { name: update.name })
-            .execute();
+          await em.createQueryBuilder().update(NetaClawToolEntity).set(set).where('name = :name', { name: update.name }).execute();
         }
       });
     }
@@ -115,7 +109,10 @@ export class ToolService {
     if (toolset !== undefined && toolset !== null && toolset !== '') qb.andWhere('t.toolset = :toolset', { toolset });
     if (capability !== undefined && capability !== null && capability !== '') qb.andWhere('t.capability = :capability', { capability });
     if (status !== undefined) qb.andWhere('t.status = :status', { status });
-    qb.orderBy('t.sort', 'ASC').addOrderBy('t.id', 'ASC').skip((page - 1) * size).take(size);
+    qb.orderBy('t.sort', 'ASC')
+      .addOrderBy('t.id', 'ASC')
+      .skip((page - 1) * size)
+      .take(size);
     const [list, total] = await qb.getManyAndCount();
     return { list, pagination: { page, size, total } };
   }
@@ -182,7 +179,9 @@ export class ToolService {
   async forAgent(): Promise<{ toolsets: string[]; tools: NetaClawToolEntity[]; profiles: ToolManifest[] }> {
     const profiles = this.catalog.manifests();
     // the catalog's toolsets in first-appearance order, then the reserved ones it has no tool in
-    const toolsets = policy().catalogInfo(this.catalog.catalog()).toolsets.map(t => t.name);
+    const toolsets = policy()
+      .catalogInfo(this.catalog.catalog())
+      .toolsets.map(t => t.name);
     const names = new Set(profiles.map(p => p.name));
     const tools = (await this.all()).filter(r => names.has(r.name));
     return { toolsets, tools, profiles };

@@ -150,7 +150,7 @@ class ScriptedModel {
       arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}),
     }));
     const finish = turn.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop');
-    const content = turn.chunks ? turn.chunks.join('') : turn.content ?? '';
+    const content = turn.chunks ? turn.chunks.join('') : (turn.content ?? '');
     if (!body?.stream) {
       later(turn.stallMs ?? 0, () => {
         const message = { role: 'assistant', content: calls.length > 0 && content === '' ? null : content };

@@ -87,7 +87,10 @@ function services(skillsDir, boundSkills = []) {
         return { id: memories.length };
       },
       async recall(agentId, query, limit) {
-        return memories.filter(m => m.agentId === agentId && m.content.includes(query)).reverse().slice(0, limit);
+        return memories
+          .filter(m => m.agentId === agentId && m.content.includes(query))
+          .reverse()
+          .slice(0, limit);
       },
     },
     // Tests that use skills pass their own folder; others get one that does not exist.

@@ -180,10 +180,16 @@ function sandboxHealth() {
       return false;
     }
   };
-  const mounts = fs.readFileSync('/proc/self/mounts', 'utf8').split('\n').map(l => l.split(' '));
+  const mounts = fs
+    .readFileSync('/proc/self/mounts', 'utf8')
+    .split('\n')
+    .map(l => l.split(' '));
   const strong = mode => ({ worker: 'bwrap', seccomp: true, limits: mode, weaker: [] });
   if (mounts.some(m => m[1] === '/sys/fs/cgroup' && m[2] === 'cgroup2')) {
-    const own = fs.readFileSync('/proc/self/cgroup', 'utf8').split('\n').find(l => l.startsWith('0::'));
+    const own = fs
+      .readFileSync('/proc/self/cgroup', 'utf8')
+      .split('\n')
+      .find(l => l.startsWith('0::'));
     const dir = path.join('/sys/fs/cgroup', own.slice(3));
     const sub = fs.readFileSync(path.join(dir, 'cgroup.subtree_control'), 'utf8').split(/\s+/);
     if (sub.includes('pids') && sub.includes('memory') && writable(dir)) return strong('cgroup2');

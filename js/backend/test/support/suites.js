@@ -21,9 +21,7 @@ function storageBackends({ only } = {}) {
     out.push([MARIADB_LABEL, async () => mariadbBackend()]);
     return out;
   }
-  const why = skipMariadb
-    ? 'SKIP_MARIADB=1 is set'
-    : 'MariaDB is NOT installed (no mariadbd / mariadb-install-db on PATH or in /usr/sbin)';
+  const why = skipMariadb ? 'SKIP_MARIADB=1 is set' : 'MariaDB is NOT installed (no mariadbd / mariadb-install-db on PATH or in /usr/sbin)';
   const banner =
     '\n' +
     '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n' +

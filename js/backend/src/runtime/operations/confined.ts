@@ -87,7 +87,6 @@ function errCode(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException)?.code;
 }
 
-
 async function openRaw(p: string, flags: number, followLast: boolean): Promise<fs.promises.FileHandle> {
   try {
     // (the link itself is the last part, which O_NOFOLLOW refuses; `…/N/.` reaches the held folder)

@@ -1,16 +1,7 @@
 import { ChildProcess, spawn } from 'child_process';
 import * as path from 'path';
 import { OUTPUT_MAX_BYTES, SHELL_HARD_CAP_BYTES } from '../limits';
-import {
-  bwrapArgs,
-  closeQuietly,
-  commandError,
-  confinedCommand,
-  ROOT_FD_FIRST,
-  SANDBOX_PATH,
-  sandboxCommand,
-  ShellMode,
-} from '../sandbox';
+import { bwrapArgs, closeQuietly, commandError, confinedCommand, ROOT_FD_FIRST, SANDBOX_PATH, sandboxCommand, ShellMode } from '../sandbox';
 import type { ExecRequest, ExecResult, ProcessOperations } from './types';
 import { confinement, confinementFailure, stageOnce } from '../confine';
 import { watchDisk } from '../diskwatch';
@@ -179,7 +170,15 @@ export class ShellProcessOperations implements ProcessOperations {
         });
       }
       const cmd = confinedCommand(
-        bwrapArgs({ roots: req.roots, readonly: req.readonly, cwd: req.cwd, readOnlyBinds: extra.reads, system: this.system, rootFds, pathMounts: plan?.mounts }),
+        bwrapArgs({
+          roots: req.roots,
+          readonly: req.readonly,
+          cwd: req.cwd,
+          readOnlyBinds: extra.reads,
+          system: this.system,
+          rootFds,
+          pathMounts: plan?.mounts,
+        }),
         [file, ...args]
       );
       release = () => cmd.limits.release();

@@ -154,10 +154,12 @@ process.on('message', raw => {
       return settle(pendingFds, m);
     case 'done':
       // the sandbox waiting for a command is killed (and gone) before the batch is over
-      queue.then(() => shell?.close()).then(() => {
-        send(message({ type: 'done' }));
-        process.disconnect?.();
-      });
+      queue
+        .then(() => shell?.close())
+        .then(() => {
+          send(message({ type: 'done' }));
+          process.disconnect?.();
+        });
       return;
   }
 });
