@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'http';
 import type { Duplex } from 'stream';
 import type { WebSocket } from 'ws';
 import { ValidateService } from '@midwayjs/validate';
-import type { ChatAttached, ChatEvent } from '../api-types';
+import type { ChatAnswer, ChatAttached, ChatEvent } from '../api-types';
 import { ChatDTO } from '../dto/chat';
 import { AppError, fromValidationError } from '../errors';
 import { ChatExecutor } from '../agent/executor';
@@ -13,7 +13,8 @@ import { checkBearer } from '../authlimit';
 import { databaseErrorAnswer } from '../dbhealth';
 import { requestKeyFromProtocols, sameOrigin, sessionCookie } from '../session';
 import { LoginSessionService } from '../service/login';
-import { originRefused, requestKeyRequired } from '../middleware/auth';
+import { loginAnswerer, originRefused, requestKeyRequired, TOKEN_ANSWERER } from '../middleware/auth';
+import { ApprovalAnswerDTO } from '../dto/approval';
 import { LiveTurn, TurnHub } from './turns';
 import { TurnProgressService } from './progress';
 
@@ -38,6 +39,15 @@ function refuse(socket: Duplex, status: number, reason: string, headers: Record<
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
       `${extra}Connection: close\r\n\r\n${text}`
   );
+}
+
+/** The `error` event of a failed turn or answer: the REST error body's code and message. */
+function errorEvent(err: unknown, sessionId: number | null): ChatEvent {
+  const e = err as AppError & { code?: string };
+  if (err instanceof AppError) return { type: 'error', sessionId: (e.extra?.sessionId as number | undefined) ?? sessionId, code: e.code, message: e.message };
+  if (e?.code === 'invalid_input') return { type: 'error', sessionId, code: 'invalid_input', message: String(e.message) };
+  console.error('[netaclaw] chat over WebSocket failed:', err);
+  return { type: 'error', sessionId, code: 'internal_error', message: 'internal error' };
 }
 
 /**
@@ -97,7 +107,10 @@ export class ChatGateway {
           : session.status === 'key'
             ? { status: 401, reason: 'Unauthorized', error: requestKeyRequired() }
             : null;
-        if (refusal === null) return true;
+        if (refusal === null) {
+          if (session.status === 'ok') this.answerers.set(req, loginAnswerer(session.id));
+          return true;
+        }
         refuse(socket, refusal.status, refusal.reason, {}, { error: { code: refusal.error.code, message: refusal.error.message } });
         return false;
       }
@@ -109,13 +122,18 @@ export class ChatGateway {
       });
       return false;
     }
+    this.answerers.set(req, TOKEN_ANSWERER);
     return true;
   }
+
+  /** Who opened a connection (its upgrade request), as an approval it answers records it. */
+  private readonly answerers = new WeakMap<IncomingMessage, string>();
 
   /** The turns running on this instance (they outlive the connection that started them). */
   readonly turns = new TurnHub();
 
-  attach(ws: WebSocket) {
+  attach(ws: WebSocket, req?: IncomingMessage) {
+    const answerer = req ? (this.answerers.get(req) ?? null) : null;
     /** The turn this connection follows (started here or attached to): its events come here. */
     let current: { turn: LiveTurn; stop: () => void } | null = null;
     /** The turn of another instance this connection follows (gateway/progress.ts). */
@@ -188,15 +206,15 @@ export class ChatGateway {
           });
         return;
       }
-      if (type !== 'chat') {
-        return error('invalid_input', `unknown message type ${JSON.stringify(type ?? null)}: send "chat", "attach" or "cancel"`);
+      if (type !== 'chat' && type !== 'approval') {
+        return error('invalid_input', `unknown message type ${JSON.stringify(type ?? null)}: send "chat", "approval", "attach" or "cancel"`);
       }
       if (current || remote) return error('busy', 'a chat message is being answered on this connection; wait for done/error or send cancel');
       const { type: _t, ...body } = msg as Record<string, unknown>;
-      // the same DTO as POST /api/netaclaw/chat
-      let request: ChatDTO;
+      // the same DTOs as POST /api/netaclaw/chat and POST /api/netaclaw/approval/answer
+      let request: ChatDTO | ApprovalAnswerDTO;
       try {
-        request = this.validateService.validate(ChatDTO, body)?.value as ChatDTO;
+        request = this.validateService.validate(type === 'chat' ? ChatDTO : ApprovalAnswerDTO, body)?.value as ChatDTO | ApprovalAnswerDTO;
       } catch (err) {
         const refused = fromValidationError(err);
         if (refused) return error(refused.code, refused.message);
@@ -204,33 +222,40 @@ export class ChatGateway {
         return error('internal_error', 'internal error');
       }
       const abort = new AbortController();
-      const turn = this.turns.begin(request.message, () => abort.abort());
-      if (!turn) return error('busy', 'too many chat turns are running on this server; try again when one has ended');
-      follow(turn);
-      // the turn goes on when this connection closes: only a cancel (of any page following it) stops it
-      const push = (event: ChatEvent) => {
-        this.turns.push(turn, event);
-        this.progress.changed(turn);
+      /** Starts a turn followed on this connection: its events, then `done` (the REST answer's data) or `error`. */
+      const startTurn = (message: string, run: (push: (event: ChatEvent) => void) => Promise<ChatAnswer>) => {
+        const turn = this.turns.begin(message, () => abort.abort());
+        if (!turn) return error('busy', 'too many chat turns are running on this server; try again when one has ended');
+        follow(turn);
+        // the turn goes on when this connection closes: only a cancel (of any page following it) stops it
+        const push = (event: ChatEvent) => {
+          this.turns.push(turn, event);
+          this.progress.changed(turn);
+        };
+        run(push).then(
+          answer => push({ type: 'done', ...answer }),
+          err => push(errorEvent(err, turn.sessionId))
+        );
       };
-      this.executor.chat(request, push, abort.signal).then(
-        answer => push({ type: 'done', ...answer }),
-        err => {
-          const e = err as AppError & { code?: string };
-          let sessionId = turn.sessionId;
-          let code = 'internal_error';
-          let message = 'internal error';
-          if (err instanceof AppError) {
-            code = e.code;
-            message = e.message;
-            sessionId = (e.extra?.sessionId as number | undefined) ?? sessionId;
-          } else if (e?.code === 'invalid_input') {
-            code = 'invalid_input';
-            message = e.message;
-          } else {
-            console.error('[netaclaw] chat over WebSocket failed:', err);
+      if ('message' in request) {
+        const chat = request;
+        return startTurn(chat.message, push => this.executor.chat(chat, push, abort.signal));
+      }
+      // an approval's answer: the main agent's resumes its stopped turn, followed here like a chat message;
+      // a sub-agent's is answered at once (its waiting call goes on in the turn that waits on it, whose
+      // stream says so) and `approval-answered` comes back
+      const answer = { id: Number(request.id), answer: request.answer };
+      this.executor.approvals.find(answer.id).then(
+        found => {
+          if (found && found.batchId === null && found.status === 'pending') {
+            return startTurn('', push => this.executor.answerApproval(answer, answerer, push, abort.signal) as Promise<ChatAnswer>);
           }
-          push({ type: 'error', sessionId, code, message });
-        }
+          this.executor.answerApproval(answer, answerer, () => undefined, abort.signal).then(
+            r => send({ type: 'approval-answered', sessionId: r.answered.sessionId, batchId: r.answered.batchId, approval: r.answered }),
+            err => send(errorEvent(err, found?.sessionId ?? null))
+          );
+        },
+        err => send(errorEvent(err, null))
       );
     });
     ws.on('close', () => {

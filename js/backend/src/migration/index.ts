@@ -10,8 +10,9 @@ import { CrewMembers1796500000000 } from './1796500000000-CrewMembers';
 import { TurnProgress1796600000000 } from './1796600000000-TurnProgress';
 import { LoginSessions1796700000000 } from './1796700000000-LoginSessions';
 import { Rules1796800000000 } from './1796800000000-Rules';
+import { Approvals1796900000000 } from './1796900000000-Approvals';
 
-export const MIGRATIONS = [Baseline1796093269137, McpServer1796200000000, TodoLists1796300000000, Escalations1796400000000, CrewMembers1796500000000, TurnProgress1796600000000, LoginSessions1796700000000, Rules1796800000000];
+export const MIGRATIONS = [Baseline1796093269137, McpServer1796200000000, TodoLists1796300000000, Escalations1796400000000, CrewMembers1796500000000, TurnProgress1796600000000, LoginSessions1796700000000, Rules1796800000000, Approvals1796900000000];
 
 /** The table where TypeORM records the migrations that ran. */
 export const MIGRATIONS_TABLE = 'netaclaw_migrations';
