@@ -10,8 +10,8 @@ const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { withServer, call } = require('./support/server');
-const { runOnEveryBackend } = require('./support/suites');
+const { withServer, startServer, call } = require('./support/server');
+const { runOnEveryBackend, storageBackends, describeWithBackend } = require('./support/suites');
 const { modelForFile } = require('./support/model');
 const { chat, openWs, addAgent, modelEnv, tmpDir } = require('./support/chat');
 
@@ -228,3 +228,39 @@ function defineTests(backend) {
 }
 
 runOnEveryBackend(defineTests);
+
+// Two instances on one MariaDB: the approval asked on one is answered on the other, which resumes the
+// turn; both answering at once store one answer (the other gets 409).
+for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
+  describeWithBackend(`approvals on two instances · ${label}`, makeBackend, backend => {
+    test('asked on one instance, answered on the other; a second answer anywhere is 409', async () => {
+      model.reset();
+      const db = await backend.fresh();
+      const env = { ...db.env, ...modelEnv(model) };
+      const started = await Promise.allSettled([startServer(env), startServer(env)]);
+      const [one, two] = started.map(r => r.value);
+      try {
+        for (const r of started) assert.equal(r.status, 'fulfilled', r.reason?.message);
+        const { a } = await start(one, 'two-instances', [{ id: 'i1', name: 'bash', arguments: { command: 'echo asked there' } }]);
+        assert.equal(a.stopReason, 'approval');
+        const seen = await call(two, 'GET', `/admin/netaclaw/session/info?id=${a.sessionId}`);
+        assert.deepEqual(seen.body.data.pendingApprovals.map(p => p.id), [a.approval.id]);
+        model.push({ content: 'answered elsewhere' });
+        const [x, y] = await Promise.all([answer(two, a.approval.id, 'once'), answer(one, a.approval.id, 'deny')]);
+        const statuses = [x.status, y.status].sort();
+        assert.deepEqual(statuses, [200, 409], `${x.text}\n${y.text}`);
+        const won = x.status === 200 ? x : y;
+        const lost = x.status === 200 ? y : x;
+        assert.ok(['already_answered', 'session_busy'].includes(lost.body.error.code), lost.text);
+        assert.equal(won.body.data.reply, 'answered elsewhere');
+        if (won === x) assert.match(resultOf('i1'), /^asked there\n/);
+        else assert.match(resultOf('i1'), /user denied/);
+        const rows = await db.sql('SELECT status, answer FROM netaclaw_approval');
+        assert.equal(rows.length, 1);
+        assert.equal(rows[0].answer, won === x ? 'once' : 'deny');
+      } finally {
+        await Promise.all([one, two].filter(Boolean).map(s => s.stop()));
+      }
+    });
+  });
+}
