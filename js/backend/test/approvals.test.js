@@ -225,6 +225,31 @@ function defineTests(backend) {
       assert.deepEqual(expired, ['allowed', 'expired']);
     });
   });
+
+  test('an admin-run batch (nobody to ask) denies an asked call approval_required: nothing runs', async () => {
+    const db = await backend.fresh();
+    await withServer({ ...db.env, ...modelEnv(model) }, async s => {
+      const agent = await addAgent(s, { name: 'batch-asker', toolsets: ['base'], rules: RULES });
+      const work = tmpDir('netaclaw-approval-');
+      const r = await call(s, 'POST', '/admin/netaclaw/subagent/run', {
+        agentId: agent.id,
+        sessionCwd: work,
+        shellPermitted: true,
+        writePermitted: true,
+        calls: [
+          { name: 'bash', arguments: { command: 'echo asked batch > asked.txt' } },
+          { name: 'bash', arguments: { command: 'echo plain > plain.txt' } },
+        ],
+      });
+      assert.equal(r.status, 200, r.text);
+      const [asked, plain] = r.body.data.calls;
+      assert.deepEqual([asked.decision, asked.reason, asked.ok], ['denied', 'approval_required', false], JSON.stringify(asked));
+      assert.equal(asked.rule.pattern, 'bash(echo asked:*)');
+      assert.equal(plain.ok, true, JSON.stringify(plain));
+      assert.equal(fs.existsSync(path.join(work, 'asked.txt')), false, 'the asked command did not run');
+      assert.equal(fs.readFileSync(path.join(work, 'plain.txt'), 'utf8'), 'plain\n');
+    });
+  });
 }
 
 runOnEveryBackend(defineTests);
