@@ -4,7 +4,7 @@ import { ref } from 'vue';
 import { createParser } from 'eventsource-parser';
 import type { AgentInput, AgentRow, ChannelView, Page, PreviewPromptResult, SyncResult, ToolRow } from './types';
 import type { RuntimeDiagnostic, ToolManifest } from '@netaclaw/tool-policy';
-import type { BatchRecord, BatchRow, BatchRunInput, ChannelInput, EscalationRecord, EscalationStatus, McpInput, McpServerView, SessionFields, SessionInfo, SessionRow } from './types';
+import type { ApprovalAnswered, BatchRecord, BatchRow, BatchRunInput, ChannelInput, EscalationRecord, EscalationStatus, McpInput, McpServerView, SessionFields, SessionInfo, SessionRow } from './types';
 
 /**
  * Whether this browser is logged in: the backend's answer (`GET /auth/state`, a login, a 401), never a
@@ -203,6 +203,10 @@ export const api = {
     /** The routes of a chat session's main agent, as the executor computes them (the backend's diagnostic). */
     routes: (agentId: number, fields: Partial<SessionFields>) =>
       request<RuntimeDiagnostic>('POST', `${TOOL}/diagnostic`, { agentId, ...fields }),
+  },
+  approval: {
+    /** A sub-agent's approval (its turn runs on): `answered`. Rejects with 409 `already_answered` when it has an answer. */
+    answer: (id: number, answer: 'once' | 'session' | 'deny') => request<ApprovalAnswered>('POST', '/api/netaclaw/approval/answer', { id, answer }),
   },
   escalation: {
     page: (q: { sessionId?: number; status?: EscalationStatus; page?: number; size?: number }) =>

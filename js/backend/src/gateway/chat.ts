@@ -53,7 +53,8 @@ function errorEvent(err: unknown, sessionId: number | null): ChatEvent {
 /**
  * The WebSocket path of the chat gateway (RUNTIME §6) on the @midwayjs/ws server: the upgrade is
  * refused (HTTP 404 / 401) unless it is for CHAT_WS_PATH with the admin token or the login cookie. A
- * connection takes `{ type: 'chat', ...request }`, `{ type: 'attach', sessionId }` (follow the session's
+ * connection takes `{ type: 'chat', ...request }`, `{ type: 'approval', id, answer }` (an approval's answer: the
+ * main agent's resumes its turn, followed here), `{ type: 'attach', sessionId }` (follow the session's
  * running turn: `attached`, its events so far, then the rest; gateway/turns.ts) and `{ type: 'cancel' }`,
  * and streams the executor's events, then `done` (the REST answer's data) or `error` ({ code, message,
  * sessionId? }: the REST error body). A closed connection does not stop its turn; a cancel does.
