@@ -566,7 +566,14 @@ export class ChatExecutor {
     const sessionId = ctx.session.id;
     const row = await this.approvals.create({ sessionId, batchId, callId: call.id, toolName: call.name, arguments: asked.arguments, rule: asked.rule, detail: asked.detail, askedAt: null });
     ctx.emit({ type: 'approval', sessionId, batchId, approval: approvalView(row) });
-    const done = await this.approvals.wait(row.id, APPROVAL_WAIT_SECONDS * 1000, ctx.signal);
+    let done: NetaClawApprovalEntity;
+    try {
+      done = await this.approvals.wait(row.id, APPROVAL_WAIT_SECONDS * 1000, ctx.signal);
+    } catch (err) {
+      // the turn was cancelled (or the database failed): nobody answers this one any more
+      await this.approvals.settle(row.id, 'timeout', null).catch(() => undefined);
+      throw err;
+    }
     ctx.emit({ type: 'approval-answered', sessionId, batchId, approval: approvalView(done) });
     return done.answer ?? 'timeout';
   }

@@ -151,17 +151,4 @@ export class ApprovalService {
       });
     }
   }
-
-  /** At start: a sub-agent's approvals left pending by a backend that stopped (its batch is failed) expire. */
-  async expireStale(): Promise<number> {
-    const r = await dbWriteLock.run(() =>
-      this.repo
-        .createQueryBuilder()
-        .update(NetaClawApprovalEntity)
-        .set({ status: 'expired', answer: 'timeout', answerTime: new Date() })
-        .where('status = :pending AND batchId IS NOT NULL', { pending: 'pending' })
-        .execute()
-    );
-    return r.affected ?? 0;
-  }
 }
