@@ -226,6 +226,34 @@ function defineTests(backend) {
     });
   });
 
+  test("a cancel while a sub-agent's call waits for approval ends the wait: the approval expires, nothing runs", async () => {
+    model.reset();
+    const db = await backend.fresh();
+    await withServer({ ...db.env, ...modelEnv(model) }, async s => {
+      const agent = await addAgent(s, { name: 'cancelled-delegator', crewRole: 'master', toolsets: ['base', 'delegation'], rules: RULES });
+      const work = tmpDir('netaclaw-approval-');
+      model.push(
+        { toolCalls: [{ id: 'dc', name: 'delegate_task', arguments: { task: 'write it' } }] },
+        { toolCalls: [{ id: 'sc1', name: 'bash', arguments: { command: 'echo asked cancel > cancel.txt' } }] }
+      );
+      const c = openWs(s);
+      await c.opened;
+      const asked = c.next(e => e.type === 'approval');
+      const end = c.next(e => e.type === 'done' || e.type === 'error');
+      c.send({ type: 'chat', agentId: agent.id, message: 'delegate', sessionCwd: work, shellPermitted: true, writePermitted: true });
+      const ev = await asked;
+      c.send({ type: 'cancel' });
+      const last = await end;
+      await c.close();
+      assert.deepEqual([last.type, last.code], ['error', 'cancelled'], JSON.stringify(last));
+      const info = await call(s, 'GET', `/admin/netaclaw/session/info?id=${ev.sessionId}`);
+      assert.deepEqual(info.body.data.pendingApprovals, []);
+      const late = await answer(s, ev.approval.id, 'once');
+      assert.equal(late.status, 409, late.text);
+      assert.equal(fs.existsSync(path.join(work, 'cancel.txt')), false, 'nothing ran');
+    });
+  });
+
   test('an admin-run batch (nobody to ask) denies an asked call approval_required: nothing runs', async () => {
     const db = await backend.fresh();
     await withServer({ ...db.env, ...modelEnv(model) }, async s => {

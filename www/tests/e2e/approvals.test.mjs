@@ -33,7 +33,10 @@ for (const lang of ['zh-CN', 'en']) {
       await page.getByTestId('chat-send').click();
       const card = page.getByTestId('chat-approval');
       await card.waitFor();
-      assert.equal(await card.getByTestId('chat-approval-subject').innerText(), 'echo asked e2e');
+      assert.equal(await card.getByTestId('chat-approval-subject').innerText(), 'echo asked e2e > approved.txt');
+      assert.equal(await card.getByTestId('chat-approval-matched').innerText(), 'echo asked e2e');
+      const asking = page.getByTestId('tool-card').filter({ hasText: 'approved.txt' });
+      assert.equal(await asking.getAttribute('data-state'), 'awaiting');
       const rule = await card.getByTestId('chat-approval-rule').innerText();
       assert.ok(rule.includes(APPROVAL_RULE) && rule.includes(LEVEL[lang]), rule);
       assert.match(await card.getByTestId('chat-approval-deny').innerText(), DENIED[lang]);
