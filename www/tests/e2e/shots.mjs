@@ -190,6 +190,7 @@ for (const lang of ['zh-CN', 'en']) {
       // a call the agent's rule asks about: the approval card (the command, the rule and its level, three answers)
       const careful = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName(lang === 'en' ? 'careful' : '审慎'), toolsets: ['base'], rules: { ask: [APPROVAL_RULE] } });
       const approving = await open(b.context, `/agent/chat?agent=${careful.id}`, { lang });
+      await approving.setViewportSize({ width: 1440, height: 900 });
       await approving.getByTestId('chat-channel').waitFor();
       const approvalFields = approving.getByTestId('chat-fields');
       await approvalFields.getByTestId('field-cwd').fill(workspace.path);
