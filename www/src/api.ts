@@ -5,6 +5,7 @@ import { createParser } from 'eventsource-parser';
 import type { AgentInput, AgentRow, ChannelView, Page, PreviewPromptResult, SyncResult, ToolRow } from './types';
 import type { CheckRulesInput, RuleCheck, RuntimeDiagnostic, ToolManifest } from '@netaclaw/tool-policy';
 import type {
+  ApprovalAnswered,
   BatchRecord,
   BatchRow,
   BatchRunInput,
@@ -223,6 +224,10 @@ export const api = {
       request<PreviewPromptResult & { systemPrompt: string; channel: ChannelView | null }>('POST', `${AGENT}/previewPrompt`, { id: agentId, ...fields }),
     /** The routes of a chat session's main agent, as the executor computes them (the backend's diagnostic). */
     routes: (agentId: number, fields: Partial<SessionFields>) => request<RuntimeDiagnostic>('POST', `${TOOL}/diagnostic`, { agentId, ...fields }),
+  },
+  approval: {
+    /** A sub-agent's approval (its turn runs on): `answered`. Rejects with 409 `already_answered` when it has an answer. */
+    answer: (id: number, answer: 'once' | 'session' | 'deny') => request<ApprovalAnswered>('POST', '/api/netaclaw/approval/answer', { id, answer }),
   },
   escalation: {
     page: (q: { sessionId?: number; status?: EscalationStatus; page?: number; size?: number }) =>

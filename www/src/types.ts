@@ -2,7 +2,7 @@
 // (Capability, CrewRole, RoutingStrategy, ToolManifest, …) are the package's, and the wire types the
 // backend's services build are its api-types.ts: both are imported, never restated here.
 import type { Capability, CrewRole, RoutingStrategy } from '@netaclaw/tool-policy';
-import type { AgentFields, ChatSessionFields, EscalationRecord, PendingQuestion, StoredCall, TodoItem } from '../../js/backend/src/api-types';
+import type { AgentFields, ApprovalView, ChatSessionFields, EscalationRecord, PendingQuestion, StoredCall, TodoItem } from '../../js/backend/src/api-types';
 
 export type { Capability, CrewRole, RoutingStrategy };
 export type {
@@ -10,6 +10,9 @@ export type {
   BatchRecord,
   BatchRow,
   BatchStatus,
+  ApprovalAnswerKind,
+  ApprovalAnswered,
+  ApprovalView,
   ChannelView,
   ChatAnswer,
   ChatAttached,
@@ -160,6 +163,8 @@ export interface SessionInfo extends SessionRow {
   escalations: EscalationRecord[];
   /** The question the session waits on (the `clarify` tool): the next message answers it. */
   pendingQuestion?: PendingQuestion | null;
+  /** The calls a rule asks about that wait for the user's answer (the main agent's and its sub-agents'). */
+  pendingApprovals?: ApprovalView[];
 }
 
 /** The body of POST /admin/netaclaw/subagent/run. */

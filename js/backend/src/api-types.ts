@@ -5,7 +5,7 @@
  * TypeORM. A `Time` parameter is the type of a timestamp: a `Date` in the backend, its JSON string on
  * the wire (the default).
  */
-import type { Capability, CrewRole, LevelRulesInput, RuleDefaults, ToolRuntimeRoute } from '@netaclaw/tool-policy';
+import type { Capability, CrewRole, LevelRulesInput, RuleDefaults, RuleMatch, ToolRuntimeRoute } from '@netaclaw/tool-policy';
 
 export type { LevelRulesInput };
 
@@ -144,6 +144,8 @@ export interface StoredCall {
   output?: string;
   error?: string;
   durationMs: number;
+  /** The rule that decided the call (the package's `RuleMatch`: effect, level, source, pattern, kind, subject), when one spoke. */
+  rule?: RuleMatch | null;
 }
 
 export type BatchStatus = 'running' | 'completed' | 'failed' | 'killed';
@@ -196,12 +198,51 @@ export interface ChatAnswer {
   batchIds: number[];
   /**
    * `stop` (answered without calls), `length` (reply cut at the limit), `step_limit`, `clarify` (the agent
-   * asked the user a question: the session waits, the next message is the answer).
+   * asked the user a question: the session waits, the next message is the answer), `approval` (a rule
+   * asks about one of its calls: the turn waits for the user's answer to `approval`).
    */
-  stopReason: 'stop' | 'length' | 'step_limit' | 'clarify';
+  stopReason: 'stop' | 'length' | 'step_limit' | 'clarify' | 'approval';
   /** With `stopReason: 'clarify'`: the question the session waits on. */
   clarify?: PendingQuestion;
+  /** With `stopReason: 'approval'`: the approval the turn waits on. */
+  approval?: ApprovalView;
 }
+
+/** `pending` until answered; `allowed` (once or for the session), `denied` (by the user), `expired` (nobody answered in time). */
+export type ApprovalStatus = 'pending' | 'allowed' | 'denied' | 'expired';
+
+/** The user's answer to an approval (`timeout`: the wait of a sub-agent's call ran out). */
+export type ApprovalAnswerKind = 'once' | 'session' | 'deny' | 'timeout';
+
+/**
+ * A call a rule asks about (`netaclaw_approval`, docs/runtime.md "Approvals"): the call as the package
+ * read it, the rule that asked (the package's `RuleMatch`), and its answer once given.
+ */
+export interface ApprovalView {
+  id: number;
+  sessionId: number;
+  /** The sub-agent batch whose call waits; null for the main agent's (its turn stopped). */
+  batchId: number | null;
+  /** The model's call id. */
+  callId: string;
+  toolName: string;
+  /** The arguments as the package read them. */
+  arguments: unknown;
+  /** What the rule asked about: the command, the path or the tool. */
+  subject: string;
+  rule: RuleMatch;
+  /** The package's sentence about it. */
+  detail: string | null;
+  status: ApprovalStatus;
+  answer: ApprovalAnswerKind | null;
+  /** Who answered: `login:<id>` (a login session of the pages, by its first characters) or `token` (the admin token). */
+  answeredBy: string | null;
+  answerTime: string | null;
+  createTime: string;
+}
+
+/** What answering an approval returns: the approval as answered and, for the main agent's, the resumed turn's answer. */
+export type ApprovalAnswered = { answered: ApprovalView } & Partial<ChatAnswer>;
 
 /** A question a session waits on (the `clarify` tool): its call id and the question. */
 export interface PendingQuestion {
@@ -241,7 +282,10 @@ export type ChatTurnEvent =
   | { type: 'delta'; sessionId: number; batchId: number | null; text: string }
   | { type: 'tool-call'; sessionId: number; batchId: number | null; id: string; name: string; arguments: unknown }
   | ({ type: 'tool-result'; sessionId: number; batchId: number | null } & ChatToolCall)
-  | { type: 'batch'; sessionId: number; batchId: number; status: BatchStatus; task: string; reply?: string; error?: string };
+  | { type: 'batch'; sessionId: number; batchId: number; status: BatchStatus; task: string; reply?: string; error?: string }
+  /** A sub-agent's call waits for the user's answer to this approval (`approval.batchId`); `approval-answered` once it has one. */
+  | { type: 'approval'; sessionId: number; batchId: number | null; approval: ApprovalView }
+  | { type: 'approval-answered'; sessionId: number; batchId: number | null; approval: ApprovalView };
 
 /** What the chat WebSocket sends (docs/runtime.md, "The chat gateway"): the turn's events, then `done` or `error`. */
 export type ChatEvent = ChatTurnEvent | ({ type: 'done' } & ChatAnswer) | { type: 'error'; sessionId: number | null; code: string; message: string };

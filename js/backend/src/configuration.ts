@@ -80,7 +80,7 @@ export class MainConfiguration implements ILifeCycle {
     // handed to the gateway at once, so no message sent right after the handshake is missed.
     const gateway = await container.getAsync(ChatGateway);
     this.wsApp.onWebSocketUpgrade((req, socket) => gateway.authorizeUpgrade(req, socket));
-    this.wsApp.on('connection', socket => gateway.attach(socket));
+    this.wsApp.on('connection', (socket, req) => gateway.attach(socket, req));
 
     this.logger.info(`[netaclaw] storage: ${describeDb()}`);
     // Secrets at rest (secrets.ts): before anything reads or writes a channel or an MCP server.

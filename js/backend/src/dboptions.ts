@@ -6,6 +6,7 @@
  * instances share, datasource.ts) and the schema sync is off. On SQLite, the single-instance default, the
  * schema sync (`synchronize`) stays: js/backend/README.md "Schema" says why.
  */
+import { NetaClawApprovalEntity } from './entity/approval';
 import type { DataSourceOptions } from 'typeorm';
 import { NetaClawMcpServerEntity } from './entity/mcp';
 import { NetaClawAgentEntity } from './entity/agent';
@@ -39,6 +40,7 @@ export const ENTITIES = [
   NetaClawTurnProgressEntity,
   NetaClawLoginSessionEntity,
   NetaClawSettingEntity,
+  NetaClawApprovalEntity,
 ];
 
 export function dataSourceOptions(): DataSourceOptions {

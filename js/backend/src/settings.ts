@@ -155,6 +155,12 @@ export const MAX_REPLY_CHARS = intEnv('NETACLAW_MAX_REPLY_CHARS', 65536, 100, 10
  */
 export const SESSION_LEASE_SECONDS = intEnv('NETACLAW_SESSION_LEASE_SECONDS', 60, 2, 3600);
 
+/**
+ * How long a sub-agent's call that a rule asks about waits for the user's answer (docs/runtime.md
+ * "Approvals"); then it is denied `approval_required`, never allowed.
+ */
+export const APPROVAL_WAIT_SECONDS = intEnv('NETACLAW_APPROVAL_WAIT_SECONDS', 300, 1, 86400);
+
 /** Largest JSON request body (the body parser's limit; larger → 413 payload_too_large). */
 export const JSON_BODY_LIMIT = '1mb';
 

@@ -4,7 +4,7 @@
  * (GET/POST /admin/netaclaw/rules/…, checked by the package, versioned), an agent's rules, "try it"
  * answering what the package answers, and a chat turn whose calls — real worker, real bwrap, a real git
  * repository — are decided with the session's rules: an allowed `git status` runs, `git push` and a
- * command substitution ask (nobody can answer here: `approval_required`), writes to `.git/hooks` are
+ * command substitution ask (the first stops the turn for the user, the second is refused), writes to `.git/hooks` are
  * denied by the protected paths whether by `write_file` or by `bash -c`, and `.env` is unreadable when a
  * rule says so. Nothing denied is written.
  */
@@ -116,10 +116,16 @@ function defineTests(backend) {
       const show = id => JSON.stringify(byId.get(id));
       assert.equal(byId.get('c1').ok, true, show('c1'));
       assert.match(byId.get('c1').output, /On branch main|No commits yet/, show('c1'));
-      for (const id of ['c2', 'c3']) {
-        assert.deepEqual([byId.get(id).decision, byId.get(id).reason, byId.get(id).ok], ['denied', 'approval_required', false], show(id));
-      }
+      // the first call a rule asks about stops the turn for the user; a second one of the same answer is
+      // refused (one approval at a time)
+      assert.equal(r.body.data.stopReason, 'approval');
+      assert.equal(r.body.data.approval.callId, 'c2');
+      assert.deepEqual([byId.get('c2').decision, byId.get('c2').ok], ['ask', false], show('c2'));
       assert.match(byId.get('c2').detail, /git push origin main/, show('c2'));
+      assert.deepEqual([byId.get('c3').decision, byId.get('c3').reason, byId.get('c3').ok], ['denied', 'approval_required', false], show('c3'));
+      const denied = await call(s, 'POST', '/api/netaclaw/approval/answer', { id: r.body.data.approval.id, answer: 'deny' });
+      assert.equal(denied.status, 200, denied.text);
+      assert.equal(denied.body.data.reply, 'done');
       for (const id of ['c4', 'c5', 'c6']) {
         assert.deepEqual([byId.get(id).decision, byId.get(id).reason, byId.get(id).ok], ['denied', 'denied_by_rule', false], show(id));
       }

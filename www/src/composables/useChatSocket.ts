@@ -1,6 +1,7 @@
 // The chat WebSocket (/ws/netaclaw/chat, docs/runtime.md "The chat gateway"): one connection per page,
 // opened when the first message is sent (or a session is opened) and kept for the next ones. A turn is
-// `{ type: 'chat', … }`; its events come until `done` or `error`; `{ type: 'cancel' }` stops it. A turn
+// `{ type: 'chat', … }` (or an approval's answer, `{ type: 'approval', … }`, which resumes a stopped turn);
+// its events come until `done` or `error`; `{ type: 'cancel' }` stops it. A turn
 // outlives the page: `{ type: 'attach', sessionId }` follows the running turn of a session reopened
 // (`attached`, its events so far replayed, then the rest).
 import { onBeforeUnmount, ref } from 'vue';
@@ -80,6 +81,24 @@ export function useChatSocket() {
   }
 
   /**
+   * Answers the main agent's approval (`{ type: 'approval', id, answer }`): its stopped turn resumes and
+   * `onEvent` gets its events as `send`'s does, the last one `done` or `error`.
+   */
+  async function answer(request: { id: number; answer: 'once' | 'session' | 'deny' }, onEvent: (e: ChatEvent) => void): Promise<void> {
+    if (running.value) throw new ApiError(0, 'busy', 'a message is being answered');
+    running.value = true;
+    let ws: WebSocket;
+    try {
+      ws = await connect();
+    } catch (e) {
+      running.value = false;
+      throw e;
+    }
+    listener = onEvent;
+    ws.send(JSON.stringify({ type: 'approval', ...request }));
+  }
+
+  /**
    * Follows the running turn of `sessionId`, if there is one on the server: `onAttached` gets the answer
    * (before any replayed event), then `onEvent` every event of the turn as `send`'s does. Resolves with
    * whether a turn runs.
@@ -114,5 +133,5 @@ export function useChatSocket() {
   }
 
   onBeforeUnmount(close);
-  return { running, send, attach, cancel, close };
+  return { running, send, answer, attach, cancel, close };
 }

@@ -23,7 +23,13 @@ export const MESSAGES = {
   panels: 'Plan the release and hand the signing key to a human.',
   /** clarify (the turn waits for the user's answer), then an answer quoting it. */
   clarify: 'Write me a story.',
+  /** bash writing a file, which the agent's rule asks about (APPROVAL_RULE): the turn waits for an approval, then reports the result. */
+  approval: 'Write the approved file.',
 };
+
+/** The ask rule of the approval scenario's agent, and the command it asks about. */
+export const APPROVAL_RULE = 'bash(echo asked:*)';
+export const APPROVAL_COMMAND = 'echo asked e2e > approved.txt';
 
 /** The question of the `clarify` scenario. */
 export const CLARIFY_QUESTION = 'Should the story be short or long?';
@@ -74,6 +80,10 @@ export function respond(body) {
   const asked = messages.findIndex((m) => m.role === 'assistant' && m.tool_calls?.some((c) => c.id === 'clarify_1'));
   if (asked >= 0 && messages.slice(asked).some((m) => m.role === 'user') && message !== MESSAGES.clarify) {
     return { chunks: ['A ', `${message.trim()} story it is.`] };
+  }
+  if (message === MESSAGES.approval) {
+    if (step === 0) return { chunks: ['Writing it.'], toolCalls: [{ id: 'approval_1', name: 'bash', arguments: { command: APPROVAL_COMMAND } }] };
+    return { chunks: ['The command answered: ', (results[0] ?? '').split('\n')[0]] };
   }
   if (message === MESSAGES.clarify) {
     return { chunks: ['One question first.'], toolCalls: [{ id: 'clarify_1', name: 'clarify', arguments: { question: CLARIFY_QUESTION } }] };

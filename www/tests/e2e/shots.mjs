@@ -7,7 +7,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { apiData, forFile, launch, notesWorkspace, open, pickOption, scriptedChannel, uniqueName } from './helpers.mjs';
-import { MESSAGES, NOTES } from './model-script.mjs';
+import { APPROVAL_RULE, MESSAGES, NOTES } from './model-script.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const OUT = process.env.SHOTS_DIR ?? resolve(here, '..', '..', '..', 'docs', 'screenshots', 'states');
@@ -244,6 +244,23 @@ for (const lang of ['zh-CN', 'en']) {
       await asking.getByTestId('chat-pending-question').waitFor();
       await shot(asking, lang, '28-chat-question');
       await asking.close();
+      // a call the agent's rule asks about: the approval card (the command, the rule and its level, three answers)
+      const careful = await apiData('POST', '/admin/netaclaw/agent/add', {
+        name: uniqueName(lang === 'en' ? 'careful' : '审慎'),
+        toolsets: ['base'],
+        rules: { ask: [APPROVAL_RULE] },
+      });
+      const approving = await open(b.context, `/agent/chat?agent=${careful.id}`, { lang });
+      await approving.setViewportSize({ width: 1440, height: 900 });
+      await approving.getByTestId('chat-channel').waitFor();
+      const approvalFields = approving.getByTestId('chat-fields');
+      await approvalFields.getByTestId('field-cwd').fill(workspace.path);
+      await approvalFields.getByTestId('field-shell').click();
+      await approvalFields.getByTestId('field-write').click();
+      await send(approving, MESSAGES.approval);
+      await approving.getByTestId('chat-approval').waitFor();
+      await shot(approving, lang, '29-chat-approval');
+      await approving.close();
       // Tool 管理 → MCP 服务器: the SDK-built demo server connected, an unreachable one failed; the dialog
       const demo = await apiData('POST', '/admin/netaclaw/mcp/add', {
         name: `demo-${lang === 'en' ? 'en' : 'zh'}`,

@@ -10,7 +10,7 @@ import { NodeSearchOperations } from '../runtime/operations/search';
 import type { Operations } from '../runtime/operations/types';
 import type { Driver, WorkerPolicyWire } from '../runtime/protocol';
 import { checkCall } from '../runtime/gate';
-import { DECISIONS, RUNTIME_REASONS } from '../runtime/codes';
+import { APPROVAL_REQUIRED, DECISIONS, RUNTIME_REASONS } from '../runtime/codes';
 import { shellSandbox } from '../runtime/sandbox';
 import type { MainServices } from '../runtime/tools/types';
 import { SKILLS_DIR } from '../settings';
@@ -426,6 +426,12 @@ export class BatchRunner {
     const handle = await this.start(spec);
     for (const c of calls) {
       try {
+        // nobody can answer a rule's ask in an admin-run batch: denied approval_required, never run
+        const asked = askedHere(handle, c.name, c.arguments);
+        if (asked) {
+          await handle.record(asked);
+          continue;
+        }
         await handle.call(c.name, c.arguments);
       } catch {
         break; // the batch ended (killed / failed); its record says why
@@ -516,6 +522,32 @@ export class BatchRunner {
       await tools.close();
     }
   }
+}
+
+/**
+ * The refusal of a call a rule asks about, decided as where nobody can answer (`asks: 'deny'`): the
+ * worker decides calls as approved (the layer above it asked), so a batch without a user refuses them
+ * before they reach it. Null: the call goes to the worker.
+ */
+function askedHere(handle: BatchHandle, name: string, args: unknown): Omit<CallRecord, 'seq'> | null {
+  let g;
+  try {
+    g = checkCall({ policy: handle.policy, routes: handle.routes, rules: handle.rules, asks: 'deny', name, arguments: args });
+  } catch {
+    return null; // the worker's gate answers it (fail closed there)
+  }
+  if (g.reason !== APPROVAL_REQUIRED) return null;
+  return {
+    name,
+    arguments: args,
+    decision: g.decision,
+    reason: g.reason,
+    detail: g.detail,
+    ok: false,
+    error: g.detail ?? g.reason,
+    durationMs: 0,
+    ...(g.rule ? { rule: g.rule } : {}),
+  };
 }
 
 /** The main agent's tools for one turn (`BatchRunner.openSessionTools`). */
@@ -678,10 +710,10 @@ class SessionWorker implements SessionTools {
   }
 
   /** Where the session's routes put a call (the package's gate on this process's copy), for a call whose worker failed. */
-  private routePlace(name: string, args: unknown): Pick<CallRecord, 'decision' | 'reason' | 'detail'> {
+  private routePlace(name: string, args: unknown): Pick<CallRecord, 'decision' | 'reason' | 'detail' | 'rule'> {
     try {
       const g = checkCall({ policy: this.o.policy, routes: this.o.routes, rules: this.o.rules, asks: 'approved', name, arguments: args });
-      return { decision: g.decision, reason: g.reason, detail: g.detail };
+      return { decision: g.decision, reason: g.reason, detail: g.detail, ...(g.rule ? { rule: g.rule } : {}) };
     } catch (err) {
       return { decision: DECISIONS.denied, reason: RUNTIME_REASONS.invalidArguments, detail: `gate error: ${errorMessage(err)}` };
     }

@@ -15,15 +15,19 @@ import { EscalationService } from '../service/escalation';
 import { CONCURRENT_MODE } from '../runtime/codes';
 import type { ChatAnswer, ChatSessionFields, ChatTurnEvent } from '../api-types';
 import { BatchHandle, BatchRunner, SessionTools } from './batches';
-import { ChatCompletionMessageParam, ChatCompletionTool, ModelError } from './model';
+import { ChatCompletionMessageParam, ChatCompletionTool, ModelError, ModelToolCall } from './model';
 import { buildSystemPrompt } from './prompt';
 import { LoopHistory, LoopResult, runAgentLoop } from './loop';
 import { skillSummaries } from './skills';
-import { CallPort, OwnTool, Place } from './port';
+import { AskedCall, CallPort, OwnTool, Place, resultText, ToolCallView, userDenied } from './port';
 import { errorMessage } from '../errortext';
 import { log } from '../log';
-import type { RulesInput } from '@netaclaw/tool-policy';
+import type { RuleMatch, RulesInput } from '@netaclaw/tool-policy';
 import { RulesService } from '../service/rules';
+import { alreadyAnswered, ApprovalService, approvalView } from '../service/approval';
+import { NetaClawApprovalEntity } from '../entity/approval';
+import type { ApprovalAnswered } from '../api-types';
+import { APPROVAL_WAIT_SECONDS } from '../settings';
 
 export type { ToolCallView } from './port';
 
@@ -153,6 +157,9 @@ export class ChatExecutor {
   @Inject()
   rulesService: RulesService;
 
+  @Inject()
+  approvals: ApprovalService;
+
   /** Whether a tool's calls may run beside others of the same answer: its manifest's `executionMode` (the package's). */
   private readonly concurrent = (name: string): boolean => this.catalogService.manifest(name)?.executionMode === CONCURRENT_MODE;
 
@@ -201,6 +208,16 @@ export class ChatExecutor {
     else signal.addEventListener('abort', stop, { once: true });
     let claim: TurnClaim | null = null;
     if (session) {
+      const waits = await this.approvals.pendingTurn(session.id);
+      if (waits) {
+        throw new AppError(
+          409,
+          'approval_pending',
+          `session ${session.id} waits for the answer to approval ${waits.id} (${waits.subject}): answer it first (POST /api/netaclaw/approval/answer)`,
+          undefined,
+          { sessionId: session.id, approvalId: waits.id }
+        );
+      }
       claim = await this.sessionService.claimTurn(session.id, stop);
       if (!claim) throw sessionBusy(session.id);
     } else {
@@ -238,7 +255,7 @@ export class ChatExecutor {
       rules,
     };
     try {
-      return await this.runTurn(ctx, prepared.diagnostic, prepared.prompt.systemPrompt, req.message);
+      return await this.runTurn(ctx, prepared.diagnostic, prepared.prompt.systemPrompt, { message: req.message });
     } finally {
       signal.removeEventListener('abort', stop);
       for (const h of ctx.running) await h.kill('cancelled').catch(() => undefined);
@@ -247,23 +264,103 @@ export class ChatExecutor {
     }
   }
 
-  private async runTurn(ctx: RunContext, diagnostic: RuntimeDiagnostic, systemPrompt: string, message: string): Promise<ChatAnswer> {
+  /**
+   * Answers an approval (docs/runtime.md "Approvals"), once on every instance: a sub-agent's lets its
+   * waiting call go on (or refuses it); the main agent's resumes its stopped turn — the call runs (once,
+   * or with the session's new approval) or is denied, the model reads its result and the turn goes on,
+   * answered like a chat message. 404 for an unknown id, 409 for one answered already.
+   */
+  async answerApproval(
+    input: { id: number; answer: 'once' | 'session' | 'deny' },
+    answeredBy: string | null,
+    emit: Emit,
+    signal: AbortSignal
+  ): Promise<ApprovalAnswered> {
+    const a = await this.approvals.mustFind(input.id);
+    if (a.status !== 'pending') throw alreadyAnswered(a);
+    const pattern = input.answer === 'session' ? approvalPattern(a.rule as RuleMatch) : null;
+    if (a.batchId !== null) {
+      if (!(await this.approvals.settle(a.id, input.answer, answeredBy))) throw alreadyAnswered(await this.approvals.mustFind(a.id));
+      if (pattern) await this.rulesService.approve(a.sessionId, [pattern]);
+      // the waiting call sees the answer (polling) and streams it on its turn's events
+      return { answered: approvalView(await this.approvals.mustFind(a.id)) };
+    }
+    const session = await this.sessionService.find(a.sessionId);
+    if (!session) throw new AppError(404, 'not_found', `no session with id ${a.sessionId}`);
+    const agent = await this.agentService.mustGetView(session.agentId);
+    const fields = sessionFieldsOf(session);
+    const channel = await this.channelService.forAgent(agent);
+    if (!channel) throw new AppError(400, 'no_model_channel', 'no model channel is configured for this agent: the turn cannot go on (see docs/runtime.md)');
+    const prepared = await this.agentService.prepare(agent, fields, { channel });
+    const turn = new AbortController();
+    const stop = () => turn.abort();
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+    const claim = await this.sessionService.claimTurn(session.id, stop);
+    if (!claim) {
+      signal.removeEventListener('abort', stop);
+      throw sessionBusy(session.id);
+    }
+    let ctx: RunContext | null = null;
+    try {
+      // the answer is stored once: a second answer (here or on another instance) finds it answered
+      if (!(await this.approvals.settle(a.id, input.answer, answeredBy))) throw alreadyAnswered(await this.approvals.mustFind(a.id));
+      if (pattern) await this.rulesService.approve(session.id, [pattern]);
+      const answered = approvalView(await this.approvals.mustFind(a.id));
+      const rules = await this.rulesService.effective(agent.id, session.id);
+      ctx = {
+        agent,
+        session,
+        fields,
+        channel,
+        signal: turn.signal,
+        emit,
+        running: new Set(),
+        batchIds: [],
+        tools: null,
+        policy: prepared.diagnostic.policy,
+        rules,
+      };
+      const answer = await this.runTurn(ctx, prepared.diagnostic, prepared.prompt.systemPrompt, { approval: a, answer: input.answer });
+      return { answered, ...answer };
+    } finally {
+      signal.removeEventListener('abort', stop);
+      if (ctx) {
+        for (const h of ctx.running) await h.kill('cancelled').catch(() => undefined);
+        await ctx.tools?.close().catch(err => log().error(`[netaclaw] session ${session.id}: cannot end the turn's tool worker:`, errorMessage(err)));
+      }
+      await claim.release();
+    }
+  }
+
+  private async runTurn(
+    ctx: RunContext,
+    diagnostic: RuntimeDiagnostic,
+    systemPrompt: string,
+    start: { message: string } | { approval: NetaClawApprovalEntity; answer: 'once' | 'session' | 'deny' }
+  ): Promise<ChatAnswer> {
     const sessionId = ctx.session.id;
     let seq = await this.sessionService.nextSeq(sessionId);
-    // A session waiting on a question (`clarify`): this message is its answer, and the paused turn goes on.
-    const waiting = await this.sessionService.pendingQuestion(sessionId);
-    const turnStart = waiting ? waiting.askedAt : seq;
-    if (waiting) {
-      await this.sessionService.append(sessionId, seq++, {
-        role: 'tool',
-        content: 'The user answered in the next message.',
-        toolCallId: waiting.callId,
-        name: 'clarify',
-      });
+    let turnStart = seq;
+    if ('message' in start) {
+      // A session waiting on a question (`clarify`): this message is its answer, and the paused turn goes on.
+      const waiting = await this.sessionService.pendingQuestion(sessionId);
+      if (waiting) {
+        turnStart = waiting.askedAt;
+        await this.sessionService.append(sessionId, seq++, {
+          role: 'tool',
+          content: 'The user answered in the next message.',
+          toolCallId: waiting.callId,
+          name: 'clarify',
+        });
+      }
+      await this.sessionService.append(sessionId, seq++, { role: 'user', content: start.message });
+    } else {
+      // an approval's answer: the stopped turn goes on from the model's answer that made the call
+      turnStart = start.approval.askedAt ?? seq;
     }
-    await this.sessionService.append(sessionId, seq++, { role: 'user', content: message });
     await this.sessionService.touch(sessionId);
-    const next = { seq };
+    const next = { seq, assistant: 0 };
     const history: LoopHistory = {
       messages: async () => {
         // the operators' answers to the session's escalations that the model has not read yet
@@ -273,6 +370,7 @@ export class ChatExecutor {
         return this.history(sessionId, turnStart, systemPrompt);
       },
       assistant: async (content, calls) => {
+        next.assistant = next.seq;
         await this.sessionService.append(sessionId, next.seq++, { role: 'assistant', content, toolCalls: calls.length > 0 ? calls : null });
       },
       result: async (call, text) => {
@@ -302,9 +400,27 @@ export class ChatExecutor {
       place,
       sessionId,
       batchId: null,
+      asks: 'pause',
       signal: ctx.signal,
       emit: ctx.emit,
     });
+    // an approval's answer: its call runs now (approved) or is refused, and the model reads its result
+    const resumed: ToolCallView[] = [];
+    if ('approval' in start) {
+      const a = start.approval;
+      const call = { id: a.callId, name: a.toolName, arguments: a.arguments };
+      const asked: AskedCall = { arguments: a.arguments, rule: a.rule as RuleMatch, detail: a.detail };
+      let view;
+      try {
+        view = start.answer === 'deny' ? await port.refuse(call, JSON.parse(a.arguments), asked, userDenied(asked)) : await port.call(call, true);
+      } catch (err) {
+        throw await this.failTurn(ctx, next.seq, ctx.signal.aborted ? new ModelError('cancelled', 'cancelled') : err);
+      }
+      const { pause: _p, ...shown } = view;
+      void _p;
+      resumed.push(shown);
+      await history.result(call, resultText(shown));
+    }
     let r: LoopResult;
     try {
       r = await runAgentLoop({
@@ -322,14 +438,28 @@ export class ChatExecutor {
     if (r.clarify) {
       await this.sessionService.append(sessionId, next.seq++, { role: 'question', content: r.clarify.question, toolCallId: r.clarify.callId, name: 'clarify' });
     }
+    let approval: NetaClawApprovalEntity | null = null;
+    if (r.approval) {
+      approval = await this.approvals.create({
+        sessionId,
+        batchId: null,
+        callId: r.approval.call.id,
+        toolName: r.approval.call.name,
+        arguments: r.approval.asked.arguments,
+        rule: r.approval.asked.rule,
+        detail: r.approval.asked.detail,
+        askedAt: next.assistant,
+      });
+    }
     await this.sessionService.touch(sessionId);
     return {
       sessionId,
       reply: r.reply,
-      toolCalls: r.calls,
+      toolCalls: [...resumed, ...r.calls],
       batchIds: ctx.batchIds,
       stopReason: r.stopReason,
       ...(r.clarify ? { clarify: r.clarify } : {}),
+      ...(approval ? { approval: approvalView(approval) } : {}),
     };
   }
 
@@ -464,6 +594,36 @@ export class ChatExecutor {
     }
   }
 
+  /**
+   * A sub-agent's call a rule asks about: stored, put to the parent turn's user (an `approval` event on
+   * the chat stream), and waited on — polled, as the answer may arrive on any instance — until answered,
+   * the turn is cancelled, or NETACLAW_APPROVAL_WAIT_SECONDS pass (then `timeout`: never allowed).
+   */
+  private async forwardApproval(ctx: RunContext, batchId: number, call: ModelToolCall, asked: AskedCall): Promise<'once' | 'session' | 'deny' | 'timeout'> {
+    const sessionId = ctx.session.id;
+    const row = await this.approvals.create({
+      sessionId,
+      batchId,
+      callId: call.id,
+      toolName: call.name,
+      arguments: asked.arguments,
+      rule: asked.rule,
+      detail: asked.detail,
+      askedAt: null,
+    });
+    ctx.emit({ type: 'approval', sessionId, batchId, approval: approvalView(row) });
+    let done: NetaClawApprovalEntity;
+    try {
+      done = await this.approvals.wait(row.id, APPROVAL_WAIT_SECONDS * 1000, ctx.signal);
+    } catch (err) {
+      // the turn was cancelled (or the database failed): nobody answers this one any more
+      await this.approvals.settle(row.id, 'timeout', null).catch(() => undefined);
+      throw err;
+    }
+    ctx.emit({ type: 'approval-answered', sessionId, batchId, approval: approvalView(done) });
+    return done.answer ?? 'timeout';
+  }
+
   /** The sub-agent's run: the agent loop on its own messages, offered its batch's runnable routes; its calls go to the batch. */
   private async subagentLoop(ctx: RunContext, handle: BatchHandle, t: DelegatedTask, member: AgentView, channel: NetaClawModelChannelEntity): Promise<string> {
     const sessionId = ctx.session.id;
@@ -508,6 +668,9 @@ export class ChatExecutor {
       place: { call: (name, args) => handle.call(name, args), record: call => handle.record(call) },
       sessionId,
       batchId: handle.id,
+      // a rule's ask: the call waits here for the parent turn's user (any instance may answer)
+      asks: 'wait',
+      approve: (call, asked) => this.forwardApproval(ctx, handle.id, call, asked),
       signal: ctx.signal,
       emit: ctx.emit,
     });
@@ -523,6 +686,19 @@ export class ChatExecutor {
     return r.reply;
   }
 }
+
+/**
+ * The pattern an "allow for this session" answer adds (docs/package.md "Rules", approvals): the subject
+ * the rule asked about, as a pattern of its kind — `bash(<the command's words>)` (for a text the reader
+ * did not understand, `bash(<exactly that text>)`, the only approval that matches it), `read(<path>)`,
+ * `write(<path>)`, or the tool's name.
+ */
+export function approvalPattern(rule: RuleMatch): string {
+  return rule.kind === TOOL_KIND ? rule.subject : `${rule.kind}(${rule.subject})`;
+}
+
+/** The kind of a rule that names a tool (the package's `PatternKind`). */
+const TOOL_KIND: RuleMatch['kind'] = 'tool';
 
 /** The tools the model of a session is offered: those whose route in the session can run (the package's `offered`). */
 function offeredOf(d: RuntimeDiagnostic): string[] {

@@ -9,7 +9,8 @@ import type { NetaClawModelChannelEntity } from '../entity/channel';
 import { CONCURRENT_CALLS_MAX } from '../runtime/limits';
 import { MAX_STEPS } from '../settings';
 import { ChatCompletionMessageParam, ChatCompletionTool, ModelError, ModelToolCall, streamTurn } from './model';
-import { CallPort, PortResult, resultText, ToolCallView } from './port';
+import { APPROVAL_REQUIRED } from '../runtime/codes';
+import { AskedCall, CallPort, PortResult, resultText, ToolCallView } from './port';
 import { errorMessage } from '../errortext';
 
 /** Where a loop's conversation lives. */
@@ -38,10 +39,12 @@ export interface LoopOptions {
 
 export interface LoopResult {
   reply: string;
-  stopReason: 'stop' | 'length' | 'step_limit' | 'clarify';
+  stopReason: 'stop' | 'length' | 'step_limit' | 'clarify' | 'approval';
   calls: ToolCallView[];
   /** The question the turn waits on (`stopReason: 'clarify'`): the call's id and its text. */
   clarify?: { callId: string; question: string };
+  /** The call a rule asks about that the turn waits on (`stopReason: 'approval'`); it has no result yet. */
+  approval?: { call: ModelToolCall; asked: AskedCall };
 }
 
 /**
@@ -88,18 +91,30 @@ export async function runAgentLoop(o: LoopOptions): Promise<LoopResult> {
       }
       throw o.signal.aborted ? new ModelError('cancelled', 'cancelled') : err;
     }
-    let pause: LoopResult['clarify'];
+    let pause: { clarify: LoopResult['clarify'] } | { approval: LoopResult['approval'] } | undefined;
     for (let k = 0; k < tcs.length; k++) {
       const tc = tcs[k];
-      const view = views[k]!;
-      calls.push(shownOf(view));
+      let view = views[k]!;
       const asks = view.pause;
-      // the first question waits for the user's answer (its result is that answer); a second one in the
-      // same answer is told so
-      if (asks && !pause) pause = { callId: tc.id, question: asks.question };
-      else await o.history.result(tc, asks ? 'Only one question is asked at a time: ask it again once the first is answered.' : resultText(view));
+      // the first question or approval waits for the user's answer (the call's result comes with it); a
+      // second one in the same answer is told so (a second approval is refused, recorded with its rule)
+      if (asks && !pause) {
+        calls.push(shownOf(view));
+        pause = 'question' in asks ? { clarify: { callId: tc.id, question: asks.question } } : { approval: { call: tc, asked: asks.approval } };
+        continue;
+      }
+      if (asks && 'approval' in asks) {
+        const detail = `only one call is put to the user at a time: make it again once the first is answered. ${asks.approval.detail ?? ''}`.trim();
+        view = await o.port.refuse(tc, view.arguments, asks.approval, { reason: APPROVAL_REQUIRED, detail });
+      }
+      calls.push(shownOf(view));
+      await o.history.result(
+        tc,
+        asks && 'question' in asks ? 'Only one question is asked at a time: ask it again once the first is answered.' : resultText(view)
+      );
     }
-    if (pause) return { reply, stopReason: 'clarify', calls, clarify: pause };
+    if (pause && 'clarify' in pause) return { reply, stopReason: 'clarify', calls, clarify: pause.clarify };
+    if (pause && 'approval' in pause) return { reply, stopReason: 'approval', calls, approval: pause.approval };
   }
   return { reply, stopReason: 'step_limit', calls };
 }

@@ -5,11 +5,11 @@
  * the port runs the call where that decision puts it: the executor's own tools here, every other tool at
  * its place (the session's worker, or the batch's), which records it with where it really ran.
  */
-import type { RulesInput } from '@netaclaw/tool-policy';
+import type { RuleMatch, RulesInput } from '@netaclaw/tool-policy';
 import type { ChatTurnEvent } from '../api-types';
 import { policy, ToolRuntimeRoute, WorkerPolicy } from '../policy';
-import { DECISIONS, RUNTIME_REASONS } from '../runtime/codes';
-import { checkCallText, GateResult } from '../runtime/gate';
+import { APPROVAL_REQUIRED, DECISIONS, DENIED_BY_RULE, RUNTIME_REASONS } from '../runtime/codes';
+import { AskMode, checkCallText, GateResult } from '../runtime/gate';
 import type { CallRecord } from '../runtime/host';
 import type { ModelToolCall } from './model';
 import { errorMessage } from '../errortext';
@@ -36,8 +36,17 @@ export interface PortOptions {
   offered: readonly string[];
   policy: WorkerPolicy | { workspaceRoots: string[]; allowShell: boolean; readonly: boolean };
   routes: readonly ToolRuntimeRoute[] | unknown[];
-  /** The rules the calls are decided with (docs/package.md "Rules"); a rule's `ask` nobody here can answer is denied `approval_required`. */
+  /** The rules the calls are decided with (docs/package.md "Rules"). */
   rules?: RulesInput | null;
+  /**
+   * What a rule's `ask` does here (docs/runtime.md "Approvals"): `pause` — the call is not run, its view
+   * carries the approval (`pause.approval`) and the turn stops for the user; `wait` — the call waits here
+   * for `approve` (a sub-agent's, forwarded to its parent turn's user); `deny` (default) — nobody can
+   * answer: `denied` `approval_required`.
+   */
+  asks?: 'pause' | 'wait' | 'deny';
+  /** With `asks: 'wait'`: puts the call to the user and resolves with the answer. */
+  approve?(call: ModelToolCall, asked: AskedCall): Promise<'once' | 'session' | 'deny' | 'timeout'>;
   own: Readonly<Record<string, OwnTool>>;
   place: Place;
   sessionId: number;
@@ -47,8 +56,15 @@ export interface PortOptions {
   emit(event: ChatTurnEvent): void;
 }
 
-/** A call's view, and the question it asks when it pauses the turn. */
-export type PortResult = ToolCallView & { pause?: { question: string } };
+/** A call a rule asks about: the arguments as the package read them (JSON text), the rule and its sentence. */
+export interface AskedCall {
+  arguments: string;
+  rule: RuleMatch;
+  detail: string | null;
+}
+
+/** A call's view, and what it waits on when it pauses the turn: a question (`clarify`) or an approval. */
+export type PortResult = ToolCallView & { pause?: { question: string } | { approval: AskedCall } };
 
 /** Longest argument text kept in a record of a call whose arguments could not be read. */
 const UNREAD_TEXT_KEPT = 1000;
@@ -60,16 +76,16 @@ export class CallPort {
     this.offered = new Set(o.offered);
   }
 
-  async call(tc: ModelToolCall): Promise<PortResult> {
+  /**
+   * Decides one call and runs it where the package puts it. `approved`: the user allowed this call (an
+   * approval's answer): a rule's `ask` takes the route the package names for it (`onApproval`), a `deny`
+   * still denies.
+   */
+  async call(tc: ModelToolCall, approved = false): Promise<PortResult> {
     const { sessionId, batchId } = this.o;
     const started = Date.now();
-    const own = Object.prototype.hasOwnProperty.call(this.o.own, tc.name) ? this.o.own[tc.name] : undefined;
-    let gate: GateResult;
-    try {
-      gate = checkCallText({ policy: this.o.policy, routes: this.o.routes as unknown[], rules: this.o.rules, asks: 'deny', name: tc.name }, tc.arguments);
-    } catch (err) {
-      gate = { decision: DECISIONS.denied, reason: RUNTIME_REASONS.invalidArguments, paths: [], detail: `gate error: ${errorMessage(err)}` };
-    }
+    const mode: AskMode = approved ? 'approved' : this.o.asks === 'pause' || this.o.asks === 'wait' ? 'pause' : 'deny';
+    let gate = this.decide(tc, mode);
     // L0: a tool this model was not offered is denied whatever the routes say (the package's reading of
     // its arguments is kept for the record)
     if (!this.offered.has(tc.name)) {
@@ -83,10 +99,71 @@ export class CallPort {
     const read = 'arguments' in gate;
     const shown = read ? gate.arguments : tc.arguments.slice(0, UNREAD_TEXT_KEPT);
     this.o.emit({ type: 'tool-call', sessionId, batchId, id: tc.id, name: tc.name, arguments: shown });
+    if (gate.decision === DECISIONS.ask && read && gate.rule) {
+      const asked: AskedCall = { arguments: JSON.stringify(gate.arguments), rule: gate.rule, detail: gate.detail };
+      if (this.o.asks === 'wait' && this.o.approve) {
+        const answer = await this.o.approve(tc, asked);
+        if (answer === 'once' || answer === 'session') return this.run(tc, this.decide(tc, 'approved'), shown, started);
+        return this.refuse(tc, shown, asked, answer === 'deny' ? userDenied(asked) : unanswered(asked), started);
+      }
+      // the turn stops here: the call runs (or is refused) once the user answers
+      const view: PortResult = {
+        id: tc.id,
+        name: tc.name,
+        arguments: shown,
+        decision: DECISIONS.ask,
+        reason: null,
+        detail: gate.detail,
+        ok: false,
+        durationMs: Date.now() - started,
+        rule: gate.rule,
+        pause: { approval: asked },
+      };
+      this.o.emit({ type: 'tool-result', sessionId, batchId, ...shownOf(view) });
+      return view;
+    }
+    return this.run(tc, gate, shown, started);
+  }
+
+  /**
+   * Refuses a call a rule asked about without running it (the user denied it, nobody answered, or another
+   * call of the same answer waits already): recorded with the rule, the model reads the denial.
+   */
+  async refuse(tc: ModelToolCall, shown: unknown, asked: AskedCall, why: { reason: string; detail: string }, started = Date.now()): Promise<PortResult> {
+    const view: PortResult = {
+      id: tc.id,
+      name: tc.name,
+      arguments: shown,
+      decision: DECISIONS.denied,
+      reason: why.reason,
+      detail: why.detail,
+      ok: false,
+      error: why.detail,
+      durationMs: Date.now() - started,
+      rule: asked.rule,
+    };
+    await this.o.place.record(strip(view));
+    this.o.emit({ type: 'tool-result', sessionId: this.o.sessionId, batchId: this.o.batchId, ...shownOf(view) });
+    return view;
+  }
+
+  private decide(tc: ModelToolCall, asks: AskMode): GateResult {
+    try {
+      return checkCallText({ policy: this.o.policy, routes: this.o.routes as unknown[], rules: this.o.rules, asks, name: tc.name }, tc.arguments);
+    } catch (err) {
+      return { decision: DECISIONS.denied, reason: RUNTIME_REASONS.invalidArguments, paths: [], detail: `gate error: ${errorMessage(err)}` };
+    }
+  }
+
+  private async run(tc: ModelToolCall, gate: GateResult, shown: unknown, started: number): Promise<PortResult> {
+    const { sessionId, batchId } = this.o;
+    const own = Object.prototype.hasOwnProperty.call(this.o.own, tc.name) ? this.o.own[tc.name] : undefined;
+    const read = 'arguments' in gate;
+    const rule = gate.rule ? { rule: gate.rule } : {};
     let view: PortResult;
-    if (gate.decision === DECISIONS.denied || !read) {
+    if (gate.decision === DECISIONS.denied || gate.decision === DECISIONS.ask || !read) {
       const detail = gate.detail ?? null;
-      const reason = gate.reason ?? RUNTIME_REASONS.invalidArguments;
+      const reason = gate.decision === DECISIONS.ask ? APPROVAL_REQUIRED : (gate.reason ?? RUNTIME_REASONS.invalidArguments);
       view = {
         id: tc.id,
         name: tc.name,
@@ -97,6 +174,7 @@ export class CallPort {
         ok: false,
         error: detail ?? reason,
         durationMs: Date.now() - started,
+        ...rule,
       };
       await this.o.place.record(strip(view));
     } else if (own) {
@@ -107,7 +185,16 @@ export class CallPort {
         if (this.o.signal.aborted) throw err;
         r = { ok: false, error: errorMessage(err) };
       }
-      const base = { id: tc.id, name: tc.name, arguments: shown, decision: gate.decision, reason: gate.reason, detail: null, durationMs: Date.now() - started };
+      const base = {
+        id: tc.id,
+        name: tc.name,
+        arguments: shown,
+        decision: gate.decision,
+        reason: gate.reason,
+        detail: null,
+        durationMs: Date.now() - started,
+        ...rule,
+      };
       view = 'pause' in r ? { ...base, ok: true, output: "waiting for the user's answer", pause: r.pause } : { ...base, ...r };
       await this.o.place.record(strip(view));
     } else {
@@ -115,11 +202,26 @@ export class CallPort {
       void _seq;
       view = { id: tc.id, ...record };
     }
-    const { pause: _p, ...event } = view;
-    void _p;
-    this.o.emit({ type: 'tool-result', sessionId, batchId, ...event });
+    this.o.emit({ type: 'tool-result', sessionId, batchId, ...shownOf(view) });
     return view;
   }
+}
+
+/** A call's view without what it waits on. */
+function shownOf(v: PortResult): ToolCallView {
+  const { pause: _p, ...shown } = v;
+  void _p;
+  return shown;
+}
+
+/** The user answered "deny": the model reads a denial naming the rule that asked. */
+export function userDenied(asked: AskedCall): { reason: string; detail: string } {
+  return { reason: DENIED_BY_RULE, detail: `the user denied this call when asked. ${asked.detail ?? ''}`.trim() };
+}
+
+/** Nobody answered in time (or nobody can): `approval_required`, never run. */
+export function unanswered(asked: AskedCall): { reason: string; detail: string } {
+  return { reason: APPROVAL_REQUIRED, detail: `nobody approved this call in time. ${asked.detail ?? ''}`.trim() };
 }
 
 function strip(v: PortResult): Omit<CallRecord, 'seq'> {

@@ -8,6 +8,7 @@ import { SessionService } from '../service/session';
 import { SubagentService } from '../service/subagent';
 import { TodoService } from '../service/todo';
 import { EscalationService } from '../service/escalation';
+import { ApprovalService } from '../service/approval';
 
 /** The REST path of the chat gateway (RUNTIME §6): the same executor as the WebSocket. */
 @Controller('/api/netaclaw')
@@ -44,6 +45,9 @@ export class SessionController {
   @Inject()
   escalationService: EscalationService;
 
+  @Inject()
+  approvals: ApprovalService;
+
   private async pendingQuestion(sessionId: number): Promise<PendingQuestion | null> {
     const q = await this.sessionService.pendingQuestion(sessionId);
     return q ? { callId: q.callId, question: q.question } : null;
@@ -67,6 +71,8 @@ export class SessionController {
       pendingQuestion: await this.pendingQuestion(session.id),
       // the escalations of its agents (the `escalate` tool), open and resolved, oldest first
       escalations: await this.escalationService.forSession(session.id),
+      // the calls a rule asks about that wait for the user's answer (the main agent's, its sub-agents')
+      pendingApprovals: await this.approvals.pending(session.id),
     };
   }
 }

@@ -42,6 +42,9 @@ export class NetaClawToolCallEntity {
   @Column({ type: 'int', comment: '耗时 ms', default: 0 })
   durationMs: number;
 
+  @Column({ type: 'json', comment: '决定此调用的规则 (JSON)', nullable: true })
+  rule: unknown;
+
   @Index()
   @CreateDateColumn({ comment: '创建时间' })
   createTime: Date;

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'http';
 import type { Duplex } from 'stream';
 import type { WebSocket } from 'ws';
 import { ValidateService } from '@midwayjs/validate';
-import type { ChatAttached, ChatEvent } from '../api-types';
+import type { ChatAnswer, ChatAttached, ChatEvent } from '../api-types';
 import { ChatDTO } from '../dto/chat';
 import { fromValidationError } from '../dto/rules';
 import { AppError } from '../errors';
@@ -14,7 +14,8 @@ import { checkBearer } from '../authlimit';
 import { databaseErrorAnswer } from '../dbhealth';
 import { requestKeyFromProtocols, sameOrigin, sessionCookie } from '../session';
 import { LoginSessionService } from '../service/login';
-import { originRefused, requestKeyRequired } from '../middleware/auth';
+import { loginAnswerer, originRefused, requestKeyRequired, TOKEN_ANSWERER } from '../middleware/auth';
+import { ApprovalAnswerDTO } from '../dto/approval';
 import { LiveTurn, TurnHub } from './turns';
 import { TurnProgressService } from './progress';
 import { errorMessage } from '../errortext';
@@ -43,10 +44,20 @@ function refuse(socket: Duplex, status: number, reason: string, headers: Record<
   );
 }
 
+/** The `error` event of a failed turn or answer: the REST error body's code and message. */
+function errorEvent(err: unknown, sessionId: number | null): ChatEvent {
+  const e = err as AppError & { code?: string };
+  if (err instanceof AppError) return { type: 'error', sessionId: (e.extra?.sessionId as number | undefined) ?? sessionId, code: e.code, message: e.message };
+  if (e?.code === 'invalid_input') return { type: 'error', sessionId, code: 'invalid_input', message: String(e.message) };
+  log().error('[netaclaw] chat over WebSocket failed:', err);
+  return { type: 'error', sessionId, code: 'internal_error', message: 'internal error' };
+}
+
 /**
  * The WebSocket path of the chat gateway (RUNTIME §6) on the @midwayjs/ws server: the upgrade is
  * refused (HTTP 404 / 401) unless it is for CHAT_WS_PATH with the admin token or the login cookie. A
- * connection takes `{ type: 'chat', ...request }`, `{ type: 'attach', sessionId }` (follow the session's
+ * connection takes `{ type: 'chat', ...request }`, `{ type: 'approval', id, answer }` (an approval's answer: the
+ * main agent's resumes its turn, followed here), `{ type: 'attach', sessionId }` (follow the session's
  * running turn: `attached`, its events so far, then the rest; gateway/turns.ts) and `{ type: 'cancel' }`,
  * and streams the executor's events, then `done` (the REST answer's data) or `error` ({ code, message,
  * sessionId? }: the REST error body). A closed connection does not stop its turn; a cancel does.
@@ -105,7 +116,10 @@ export class ChatGateway {
           : session.status === 'key'
             ? { status: 401, reason: 'Unauthorized', error: requestKeyRequired() }
             : null;
-        if (refusal === null) return true;
+        if (refusal === null) {
+          if (session.status === 'ok') this.answerers.set(req, loginAnswerer(session.id));
+          return true;
+        }
         refuse(socket, refusal.status, refusal.reason, {}, { error: { code: refusal.error.code, message: refusal.error.message } });
         return false;
       }
@@ -117,13 +131,18 @@ export class ChatGateway {
       });
       return false;
     }
+    this.answerers.set(req, TOKEN_ANSWERER);
     return true;
   }
+
+  /** Who opened a connection (its upgrade request), as an approval it answers records it. */
+  private readonly answerers = new WeakMap<IncomingMessage, string>();
 
   /** The turns running on this instance (they outlive the connection that started them). */
   readonly turns = new TurnHub();
 
-  attach(ws: WebSocket) {
+  attach(ws: WebSocket, req?: IncomingMessage) {
+    const answerer = req ? (this.answerers.get(req) ?? null) : null;
     /** The turn this connection follows (started here or attached to): its events come here. */
     let current: { turn: LiveTurn; stop: () => void } | null = null;
     /** The turn of another instance this connection follows (gateway/progress.ts). */
@@ -200,15 +219,15 @@ export class ChatGateway {
           });
         return;
       }
-      if (type !== 'chat') {
-        return error('invalid_input', `unknown message type ${JSON.stringify(type ?? null)}: send "chat", "attach" or "cancel"`);
+      if (type !== 'chat' && type !== 'approval') {
+        return error('invalid_input', `unknown message type ${JSON.stringify(type ?? null)}: send "chat", "approval", "attach" or "cancel"`);
       }
       if (current || remote) return error('busy', 'a chat message is being answered on this connection; wait for done/error or send cancel');
       const { type: _t, ...body } = msg as Record<string, unknown>;
-      // the same DTO as POST /api/netaclaw/chat
-      let request: ChatDTO;
+      // the same DTOs as POST /api/netaclaw/chat and POST /api/netaclaw/approval/answer
+      let request: ChatDTO | ApprovalAnswerDTO;
       try {
-        request = this.validateService.validate(ChatDTO, body)?.value as ChatDTO;
+        request = this.validateService.validate(type === 'chat' ? ChatDTO : ApprovalAnswerDTO, body)?.value as ChatDTO | ApprovalAnswerDTO;
       } catch (err) {
         const refused = fromValidationError(err);
         if (refused) return error(refused.code, refused.message);
@@ -216,33 +235,42 @@ export class ChatGateway {
         return error('internal_error', 'internal error');
       }
       const abort = new AbortController();
-      const turn = this.turns.begin(request.message, () => abort.abort());
-      if (!turn) return error('busy', 'too many chat turns are running on this server; try again when one has ended');
-      follow(turn);
-      // the turn goes on when this connection closes: only a cancel (of any page following it) stops it
-      const push = (event: ChatEvent) => {
-        this.turns.push(turn, event);
-        this.progress.changed(turn);
+      /** Starts a turn followed on this connection: its events, then `done` (the REST answer's data) or `error`. */
+      const startTurn = (message: string, run: (push: (event: ChatEvent) => void) => Promise<ChatAnswer>) => {
+        const turn = this.turns.begin(message, () => abort.abort());
+        if (!turn) return error('busy', 'too many chat turns are running on this server; try again when one has ended');
+        follow(turn);
+        // the turn goes on when this connection closes: only a cancel (of any page following it) stops it
+        const push = (event: ChatEvent) => {
+          this.turns.push(turn, event);
+          this.progress.changed(turn);
+        };
+        run(push).then(
+          answer => push({ type: 'done', ...answer }),
+          err => push(errorEvent(err, turn.sessionId))
+        );
       };
-      this.executor.chat(request, push, abort.signal).then(
-        answer => push({ type: 'done', ...answer }),
-        err => {
-          const e = err as AppError & { code?: string };
-          let sessionId = turn.sessionId;
-          let code = 'internal_error';
-          let message = 'internal error';
-          if (err instanceof AppError) {
-            code = e.code;
-            message = e.message;
-            sessionId = (e.extra?.sessionId as number | undefined) ?? sessionId;
-          } else if (e?.code === 'invalid_input') {
-            code = 'invalid_input';
-            message = e.message;
-          } else {
-            log().error('[netaclaw] chat over WebSocket failed:', err);
+      if ('message' in request) {
+        const chat = request;
+        return startTurn(chat.message, push => this.executor.chat(chat, push, abort.signal));
+      }
+      // an approval's answer: the main agent's resumes its stopped turn, followed here like a chat message;
+      // a sub-agent's is answered at once (its waiting call goes on in the turn that waits on it, whose
+      // stream says so) and `approval-answered` comes back
+      const answer = { id: Number(request.id), answer: request.answer };
+      this.executor.approvals.find(answer.id).then(
+        found => {
+          if (found && found.batchId === null && found.status === 'pending') {
+            return startTurn('', push => this.executor.answerApproval(answer, answerer, push, abort.signal) as Promise<ChatAnswer>);
           }
-          push({ type: 'error', sessionId, code, message });
-        }
+          this.executor
+            .answerApproval(answer, answerer, () => undefined, abort.signal)
+            .then(
+              r => send({ type: 'approval-answered', sessionId: r.answered.sessionId, batchId: r.answered.batchId, approval: r.answered }),
+              err => send(errorEvent(err, found?.sessionId ?? null))
+            );
+        },
+        err => send(errorEvent(err, null))
       );
     });
     ws.on('close', () => {

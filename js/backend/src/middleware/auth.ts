@@ -37,6 +37,23 @@ export function requestKeyRequired(): AppError {
   );
 }
 
+/** Who answered an approval with the admin token (an API client). */
+export const TOKEN_ANSWERER = 'token';
+
+/**
+ * Who answered an approval from the pages: their login session, by the first characters of its id (the
+ * hash of its cookie: enough to tell sessions apart in the record, nothing to log in with).
+ */
+export function loginAnswerer(loginId: string): string {
+  return `login:${loginId.slice(0, 16)}`;
+}
+
+/** Who made this request, as an approval records it (null when the route needs no authentication). */
+export function answererOf(ctx: Context): string | null {
+  const who = ctx.state?.netaclawAnswerer;
+  return typeof who === 'string' ? who : null;
+}
+
 /**
  * Every route under an authenticated prefix needs the admin token (a bearer header, which decides alone
  * when sent) or a live login session: its cookie, its request key, and — for a request that changes
@@ -61,6 +78,7 @@ export class AuthMiddleware implements IMiddleware<Context, NextFunction> {
           if (check.status !== 'none') {
             if (!sameOrigin(ctx.get('origin'), ctx.get('host'), ctx.get('sec-fetch-site'), !safeMethod(ctx.method))) throw originRefused();
             if (check.status === 'key') throw requestKeyRequired();
+            ctx.state.netaclawAnswerer = loginAnswerer(check.id);
             return next();
           }
         }
@@ -70,6 +88,7 @@ export class AuthMiddleware implements IMiddleware<Context, NextFunction> {
           ctx.set(check.headers);
           throw new AppError(check.status, check.code, check.message);
         }
+        ctx.state.netaclawAnswerer = TOKEN_ANSWERER;
       }
       return next();
     };

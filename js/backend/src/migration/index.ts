@@ -11,6 +11,7 @@ import { TurnProgress1796600000000 } from './1796600000000-TurnProgress';
 import { LoginSessions1796700000000 } from './1796700000000-LoginSessions';
 import { Rules1796800000000 } from './1796800000000-Rules';
 import { McpPathMarks1796900000000 } from './1796900000000-McpPathMarks';
+import { Approvals1797000000000 } from './1797000000000-Approvals';
 
 export const MIGRATIONS = [
   Baseline1796093269137,
@@ -22,6 +23,7 @@ export const MIGRATIONS = [
   LoginSessions1796700000000,
   Rules1796800000000,
   McpPathMarks1796900000000,
+  Approvals1797000000000,
 ];
 
 /** The table where TypeORM records the migrations that ran. */

@@ -23,6 +23,9 @@ export const RUNTIME_REASONS = {
 /** The reason of a call the rules ask about where nobody can answer (the package names it; the runtime answers it). */
 export const APPROVAL_REQUIRED: RuleReasonCode = 'approval_required';
 
+/** The reason of a call a rule denies, and of one the user denied when asked (docs/runtime.md "Approvals"). */
+export const DENIED_BY_RULE: RuleReasonCode = 'denied_by_rule';
+
 /** Where a call runs, as `checkToolCall` decides it: in the worker, or proxied to the main process. */
 export const DECISIONS = {
   workerLocal: 'worker-local', // policy-vocabulary: the worker runs the calls decided worker-local (RUNTIME §5)

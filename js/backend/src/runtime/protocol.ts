@@ -4,7 +4,7 @@
  * `parseMessage` is the one parser both sides use: a message with an unknown `v` or `type`, a missing or
  * mistyped field, or an unknown field is rejected with a ProtocolError.
  */
-import type { RulesInput } from '@netaclaw/tool-policy';
+import type { RuleMatch, RulesInput } from '@netaclaw/tool-policy';
 import type { GateDecision } from './gate';
 import { DECISIONS } from './codes';
 
@@ -39,6 +39,8 @@ export interface CallOutcome {
   output?: string;
   error?: string;
   durationMs: number;
+  /** The rule that decided the call (docs/package.md "Rules"), when one spoke. */
+  rule?: RuleMatch | null;
 }
 
 export type InitMessage = {
@@ -124,6 +126,8 @@ const OUTCOME: Record<string, [FieldCheck, boolean]> = {
   output: [isString, false],
   error: [isString, false],
   durationMs: [isDuration, true],
+  // the rule that decided the call (the package's RuleMatch, as the gate answered it): kept in the record
+  rule: [v => v === null || isPlainObject(v), false],
 };
 
 /** For each type: field → [check, required]. */

@@ -113,7 +113,7 @@ async function skillScopeError(ctx: RunnerContext, name: string, args: Record<st
 /** Runs a call already decided runnable here, with the context's registry. */
 export async function execute(ctx: RunnerContext, gate: GateResult, name: string, args: unknown, started: number): Promise<CallOutcome> {
   const impl = Object.prototype.hasOwnProperty.call(ctx.tools, name) ? ctx.tools[name] : undefined;
-  const base = { decision: gate.decision, reason: gate.reason, detail: gate.detail };
+  const base = { decision: gate.decision, reason: gate.reason, detail: gate.detail, ...(gate.rule ? { rule: gate.rule } : {}) };
   if (!impl) return { ...base, ok: false, error: `no implementation of ${name} here`, durationMs: Date.now() - started };
   const argObj = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
   const unbound = requiresSkillScope(name) ? await skillScopeError(ctx, name, argObj) : null;
@@ -165,7 +165,7 @@ export async function runHere(
   const started = Date.now();
   const gate = await decide(ctx, name, args, early);
   if (gate.decision === 'denied') {
-    return { gate, outcome: denied(gate.reason ?? RUNTIME_REASONS.invalidArguments, gate.detail, started) };
+    return { gate, outcome: { ...denied(gate.reason ?? RUNTIME_REASONS.invalidArguments, gate.detail, started), ...(gate.rule ? { rule: gate.rule } : {}) } };
   }
   if (here !== 'any' && gate.decision !== here) return { gate, outcome: null };
   return { gate, outcome: await execute(ctx, gate, name, args, started) };

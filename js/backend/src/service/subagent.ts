@@ -49,6 +49,7 @@ function callView(c: NetaClawToolCallEntity): StoredCall {
     ...(c.output !== null ? { output: c.output } : {}),
     ...(c.error !== null ? { error: c.error } : {}),
     durationMs: c.durationMs,
+    rule: (c.rule ?? null) as StoredCall['rule'],
   };
 }
 
@@ -132,6 +133,7 @@ export class SubagentService {
         output: r.output === undefined ? null : cutText(r.output),
         error: r.error === undefined ? null : cutText(r.error),
         durationMs: Math.round(r.durationMs),
+        rule: (r.rule ?? null) as never,
       })
     );
   }

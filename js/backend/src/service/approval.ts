@@ -1,0 +1,156 @@
+import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
+import { InjectEntityModel } from '@midwayjs/typeorm';
+import type { RuleMatch } from '@netaclaw/tool-policy';
+import { IsNull, Repository } from 'typeorm';
+import type { ApprovalAnswerKind, ApprovalStatus, ApprovalView } from '../api-types';
+import { NetaClawApprovalEntity } from '../entity/approval';
+import { AppError, notFound } from '../errors';
+import { dbWriteLock } from '../mutex';
+
+/** A call a rule asks about, as the call port hands it over. */
+export interface NewApproval {
+  sessionId: number;
+  batchId: number | null;
+  callId: string;
+  toolName: string;
+  /** The arguments as the package read them, as JSON text. */
+  arguments: string;
+  rule: RuleMatch;
+  detail: string | null;
+  askedAt: number | null;
+}
+
+/** What an answer makes of a pending approval. */
+const STATUS_OF: Record<ApprovalAnswerKind, ApprovalStatus> = { once: 'allowed', session: 'allowed', deny: 'denied', timeout: 'expired' };
+
+/** How often a waiting sub-agent call looks for its answer (any instance may store it). */
+const POLL_MS = 300;
+
+export function approvalView(a: NetaClawApprovalEntity): ApprovalView {
+  let args: unknown = a.arguments;
+  try {
+    args = JSON.parse(a.arguments);
+  } catch {
+    // kept as the text it is
+  }
+  return {
+    id: a.id,
+    sessionId: a.sessionId,
+    batchId: a.batchId ?? null,
+    callId: a.callId,
+    toolName: a.toolName,
+    arguments: args,
+    subject: a.subject,
+    rule: a.rule as RuleMatch,
+    detail: a.detail ?? null,
+    status: a.status,
+    answer: a.answer ?? null,
+    answeredBy: a.answeredBy ?? null,
+    answerTime: a.answerTime ? new Date(a.answerTime).toISOString() : null,
+    createTime: new Date(a.createTime).toISOString(),
+  };
+}
+
+/** 409: the approval has its answer already (given here or on another instance). */
+export function alreadyAnswered(a: NetaClawApprovalEntity | ApprovalView): AppError {
+  return new AppError(409, 'already_answered', `approval ${a.id} was answered already (${a.answer ?? a.status})`, undefined, {
+    approval: 'status' in a ? a.status : undefined,
+  });
+}
+
+/**
+ * The approvals (`netaclaw_approval`): stored when a rule asks, answered once — on whichever instance
+ * the answer arrives, by a conditional UPDATE from `pending` — and read by the turn or the sub-agent
+ * call that waits on them.
+ */
+@Provide()
+@Scope(ScopeEnum.Singleton)
+export class ApprovalService {
+  @InjectEntityModel(NetaClawApprovalEntity)
+  repo: Repository<NetaClawApprovalEntity>;
+
+  async create(a: NewApproval): Promise<NetaClawApprovalEntity> {
+    return dbWriteLock.run(() =>
+      this.repo.save(
+        this.repo.create({
+          sessionId: a.sessionId,
+          batchId: a.batchId,
+          callId: [...a.callId].slice(0, 200).join(''),
+          toolName: [...a.toolName].slice(0, 200).join(''),
+          arguments: a.arguments,
+          subject: a.rule.subject,
+          rule: a.rule,
+          detail: a.detail,
+          askedAt: a.askedAt,
+          status: 'pending',
+          answer: null,
+          answeredBy: null,
+          answerTime: null,
+        })
+      )
+    );
+  }
+
+  async find(id: number): Promise<NetaClawApprovalEntity | null> {
+    return this.repo.findOneBy({ id });
+  }
+
+  async mustFind(id: number): Promise<NetaClawApprovalEntity> {
+    const a = await this.find(id);
+    if (!a) throw notFound(`no approval with id ${id}`);
+    return a;
+  }
+
+  /**
+   * Gives a pending approval its answer: true when this call did (the UPDATE found it pending), false when
+   * it had one already — on every instance only one answer is ever stored.
+   */
+  async settle(id: number, answer: ApprovalAnswerKind, answeredBy: string | null): Promise<boolean> {
+    const r = await dbWriteLock.run(() =>
+      this.repo
+        .createQueryBuilder()
+        .update(NetaClawApprovalEntity)
+        .set({ status: STATUS_OF[answer], answer, answeredBy, answerTime: new Date() })
+        .where('id = :id AND status = :pending', { id, pending: 'pending' })
+        .execute()
+    );
+    return (r.affected ?? 0) > 0;
+  }
+
+  /** The main agent's approval its stopped turn waits on (the newest pending one), or null. */
+  async pendingTurn(sessionId: number): Promise<NetaClawApprovalEntity | null> {
+    return this.repo.findOne({ where: { sessionId, batchId: IsNull(), status: 'pending' }, order: { id: 'DESC' } });
+  }
+
+  /** Every pending approval of a session (its main agent's and its sub-agents'), oldest first. */
+  async pending(sessionId: number): Promise<ApprovalView[]> {
+    const rows = await this.repo.find({ where: { sessionId, status: 'pending' }, order: { id: 'ASC' } });
+    return rows.map(approvalView);
+  }
+
+  /**
+   * Waits for an approval's answer (polling: another instance may store it). When `timeoutMs` passes
+   * first, it is answered `timeout` here (unless an answer won the race); a cancel stops the wait.
+   */
+  async wait(id: number, timeoutMs: number, signal: AbortSignal): Promise<NetaClawApprovalEntity> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const a = await this.mustFind(id);
+      if (a.status !== 'pending') return a;
+      if (signal.aborted) throw new Error('cancelled');
+      if (Date.now() >= until) {
+        await this.settle(id, 'timeout', null);
+        continue;
+      }
+      await new Promise<void>(resolve => {
+        const t = setTimeout(done, Math.min(POLL_MS, Math.max(1, until - Date.now())));
+        function done() {
+          clearTimeout(t);
+          signal.removeEventListener('abort', done);
+          resolve();
+        }
+        signal.addEventListener('abort', done, { once: true });
+      });
+    }
+  }
+}
