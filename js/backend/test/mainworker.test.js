@@ -61,7 +61,7 @@ async function sessionInfo(s, id) {
 }
 
 function defineTests(backend) {
-  test('a catastrophic grep pattern of the main agent: /health answers under 200 ms throughout the call, which finishes', async t => {
+  test('a catastrophic grep pattern of the main agent: /health answers throughout the call (under 200 ms, or a third of the call on a busy machine), which finishes', async t => {
     model.reset();
     const db = await backend.fresh();
     const work = tmpDir();
@@ -126,8 +126,11 @@ function defineTests(backend) {
           `over the whole turn: ${samples.map(x => x.ms).join(' ')} ms`
       );
       assert.ok(during.length >= 5, `/health asked ${during.length} times during the call`);
+      // A call run on the backend's event loop would hold every /health for about the whole call; a busy
+      // machine slows /health and the call alike. So: under 200 ms, or under a third of the call's time.
       const worst = Math.max(...during.map(x => x.ms));
-      assert.ok(worst < 200, `/health took ${worst} ms during the call`);
+      const bound = Math.max(200, g.durationMs / 3);
+      assert.ok(worst < bound, `/health took ${worst} ms during a call of ${g.durationMs} ms (bound ${Math.round(bound)} ms)`);
 
       // a pattern the linear-time engine cannot run is a failed call that says why
       model.push(
