@@ -27,9 +27,11 @@ suite "native: cargo clippy" cargo clippy --locked --all-targets -- -D warnings
 suite "package: build (cargo, wasm-bindgen, wasm-opt)" scripts/build-pkg.sh
 suite "package: size budget" scripts/size-check.sh
 suite "package: Node tests" npm --prefix js test
-suite "package: headless Chrome (wasm-bindgen-test)" env CHROMEDRIVER=/usr/bin/chromedriver \
+# The runner stops a browser run after WASM_BINDGEN_TEST_TIMEOUT seconds (20 by default): the vectors take
+# about 20 s in one browser on a busy machine, so the suites give them 300.
+suite "package: headless Chrome (wasm-bindgen-test)" env WASM_BINDGEN_TEST_TIMEOUT=300 CHROMEDRIVER=/usr/bin/chromedriver \
   wasm-pack test --headless --chrome -- --features wasm --test web
-suite "package: headless Firefox (wasm-bindgen-test)" env GECKODRIVER="$(command -v geckodriver)" \
+suite "package: headless Firefox (wasm-bindgen-test)" env WASM_BINDGEN_TEST_TIMEOUT=300 GECKODRIVER="$(command -v geckodriver)" \
   wasm-pack test --headless --firefox -- --features wasm --test web
 suite "pages and backend: no rule restated (the check, and its test on planted literals)" \
   bash -c 'node --test scripts/check-no-rules.test.mjs && node scripts/check-no-rules.mjs'
