@@ -351,7 +351,9 @@ export class WorkerHost {
     const gone = m[2].endsWith('No such file or directory');
     if (gone && this.pins.roots.some(r => folder === path.dirname(r.real) || folder === path.dirname(r.given))) return ROOT_MOVED;
     // an entry the path rules bind (pathrules.ts), inside a root
-    return gone && rules && this.pins.roots.some(r => isInside(m[1], r.real) || isInside(m[1], r.given)) ? PATH_MOVED : null;
+    if (gone && rules && this.pins.roots.some(r => isInside(m[1], r.real) || isInside(m[1], r.given))) return PATH_MOVED;
+    // an entry below a held root that is now under another name in its folder (the root itself was moved)
+    return gone && this.pins.roots.some(r => isInside(m[1], path.dirname(r.real)) || isInside(m[1], path.dirname(r.given))) ? ROOT_MOVED : null;
   }
 
   /** The run's held roots (the caller's), or the policy's roots pinned now for this host's life. */
