@@ -138,6 +138,57 @@ function defineTests(backend) {
       assert.doesNotMatch(JSON.stringify(results), /hunter2/);
     });
   });
+
+  test('a crew member never gets what the agent that delegated to it denies or asks about', async () => {
+    model.reset();
+    const db = await backend.fresh();
+    const work = tmpDir('netaclaw-rules-crew-');
+    // nobody answers the member's approval here: it is denied approval_required after a second
+    await withServer({ ...db.env, ...modelEnv(model), NETACLAW_APPROVAL_WAIT_SECONDS: '1' }, async s => {
+      // the member's own rules would allow everything; the lead denies one command and asks about another
+      const member = await addAgent(s, { name: 'member', toolsets: ['base'], rules: { default: 'allow', allow: ['bash(echo lead-denied:*)'] } });
+      const lead = await addAgent(s, {
+        name: 'lead',
+        crewRole: 'master',
+        toolsets: ['base', 'delegation'],
+        crewMembers: [member.id],
+        rules: { deny: ['bash(echo lead-denied:*)'], ask: ['bash(echo lead-asks:*)'] },
+      });
+      const task = 'Run the three echoes.';
+      const isSub = body => body.messages.some(m => m.role === 'user' && m.content === task);
+      model.push(
+        { when: b => !isSub(b), toolCalls: [{ id: 'd1', name: 'delegate_task', arguments: { task, agent: 'member' } }] },
+        {
+          when: isSub,
+          toolCalls: [
+            { id: 's1', name: 'bash', arguments: { command: 'echo lead-denied x' } },
+            { id: 's2', name: 'bash', arguments: { command: 'echo lead-asks y' } },
+            { id: 's3', name: 'bash', arguments: { command: 'echo fine z' } },
+          ],
+        },
+        { when: isSub, content: 'ran' },
+        { when: b => !isSub(b), content: 'done' }
+      );
+      const r = await chat(s, { agentId: lead.id, message: 'go', sessionCwd: work, shellPermitted: true });
+      assert.equal(r.status, 200, r.text);
+      const batch = (await call(s, 'GET', `/admin/netaclaw/subagent/info?id=${r.body.data.batchIds[0]}`)).body.data;
+      assert.equal(batch.agentId, member.id);
+      const byName = new Map(batch.calls.map(c => [c.arguments.command, c]));
+      const show = c => JSON.stringify(byName.get(c));
+      assert.deepEqual(
+        [byName.get('echo lead-denied x').decision, byName.get('echo lead-denied x').reason],
+        ['denied', 'denied_by_rule'],
+        show('echo lead-denied x')
+      );
+      assert.deepEqual(
+        [byName.get('echo lead-asks y').decision, byName.get('echo lead-asks y').reason],
+        ['denied', 'approval_required'],
+        show('echo lead-asks y')
+      );
+      assert.equal(byName.get('echo fine z').ok, true, show('echo fine z'));
+      assert.match(byName.get('echo fine z').output, /fine z/);
+    });
+  });
 }
 
 runOnEveryBackend(defineTests);

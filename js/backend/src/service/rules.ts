@@ -51,6 +51,33 @@ function ruleError(err: unknown): unknown {
   return new AppError(400, 'invalid_input', message, field ? [{ field, code: 'invalid_rule' }] : undefined);
 }
 
+/**
+ * One level's rules at least as strict as each of two (a crew member's own, and those of the agent that
+ * delegated to it): every `deny` and `ask` pattern of both, the stronger `default` (the package's order of
+ * effects), and of the `allow` patterns — exceptions to a level's own default — those that every side with
+ * a default of `ask` or `deny` also allows. Whatever either level asks or denies, the result asks or denies
+ * too: a child never gets what its parent denied or asks for.
+ */
+export function narrowest(a: LevelRulesInput | null | undefined, b: LevelRulesInput | null | undefined): LevelRulesInput | null {
+  if (!a) return b ?? null;
+  if (!b) return a;
+  const effects = policy().ruleDefaults().effects;
+  const strength = (e: LevelRulesInput['default']) => (e ? effects.indexOf(e) : -1);
+  const restricts = (l: LevelRulesInput) => strength(l.default) > 0;
+  const union = (x?: string[] | null, y?: string[] | null) => [...new Set([...(x ?? []), ...(y ?? [])])];
+  const out: LevelRulesInput = {};
+  const candidates = union(a.allow, b.allow);
+  const allow = candidates.filter(p => [a, b].every(l => !restricts(l) || (l.allow ?? []).includes(p)));
+  if (allow.length > 0) out.allow = allow;
+  const ask = union(a.ask, b.ask);
+  if (ask.length > 0) out.ask = ask;
+  const deny = union(a.deny, b.deny);
+  if (deny.length > 0) out.deny = deny;
+  const stronger = strength(a.default) >= strength(b.default) ? a.default : b.default;
+  if (stronger) out.default = stronger;
+  return out;
+}
+
 /** What `try` answers for: exactly one of a tool name, a command, a path read or written. */
 export interface RulesTryInput {
   agentId?: number | null;
@@ -120,23 +147,31 @@ export class RulesService {
 
   /**
    * The rules a session's calls are decided with: the global rules, the agent's, the session's and its
-   * approvals; levels with nothing are left out.
+   * approvals; levels with nothing are left out. For another agent than the session's own (a crew member
+   * a delegated task runs), the agent level is the narrowest of the member's rules and those of the
+   * session's agent, which delegated (`narrowest`).
    */
   async effective(agentId: number | null | undefined, sessionId: number | null | undefined): Promise<RulesInput> {
     const out: RulesInput = {};
     const global = await this.global();
     if (global) out.global = global;
+    let agentRules: LevelRulesInput | null = null;
     if (agentId !== undefined && agentId !== null) {
       const agent = await this.agents.findOneBy({ id: agentId });
       if (!agent) throw notFound(`agent ${agentId} not found`);
-      if (agent.rules) out.agent = agent.rules;
+      agentRules = agent.rules;
     }
     if (sessionId !== undefined && sessionId !== null) {
       const session = await this.sessions.findOneBy({ id: sessionId });
       if (!session) throw notFound(`session ${sessionId} not found`);
+      if (agentId !== undefined && agentId !== null && session.agentId !== agentId) {
+        const parent = await this.agents.findOneBy({ id: session.agentId });
+        agentRules = narrowest(agentRules, parent?.rules);
+      }
       if (session.rules) out.session = session.rules;
       if (session.approvals && session.approvals.length > 0) out.approvals = session.approvals;
     }
+    if (agentRules) out.agent = agentRules;
     return out;
   }
 
