@@ -38,7 +38,7 @@ echo "bench: Node"
 node js/bench/node.mjs --inputs "$out/inputs.json" --out "$out/node.json" > /dev/null
 echo "bench: headless Chromium"
 # First visits of a page bundled as www need www's Vite, and the backend's compiled page files
-# (js/backend/dist/pagefiles.js), which serve the pages as the backend does.
+# (js/backend/dist/http/pagefiles.js), which serve the pages as the backend does.
 [ -d www/node_modules/vite ] || npm --prefix www ci
 [ -d js/backend/node_modules ] || npm --prefix js/backend ci
 npm --prefix js/backend run build > /dev/null

@@ -10,7 +10,7 @@ scripts/build-pkg.sh
 npm --prefix www run build
 export PORT="${PORT:-7001}"
 
-# The backend's state lives outside the checkout (js/backend/src/settings.ts: a workspace root may not reach
+# The backend's state lives outside the checkout (js/backend/src/config/settings.ts: a workspace root may not reach
 # it): data in <state>/data, the pages served from <state>/pages, where the build just made is copied
 # (unless STATIC_DIR names the caller's own folder, which is served as it is).
 case "${XDG_DATA_HOME:-}" in /*) state="$XDG_DATA_HOME/netaclaw" ;; *) state="$HOME/.local/share/netaclaw" ;; esac

@@ -9,7 +9,7 @@ import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { check, EXCEPTIONS, RULES, TREES } from './layers.mjs';
+import { check, EXCEPTIONS, LOOSE_WHY, RULES, TREES } from './layers.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..');
@@ -45,12 +45,12 @@ function bare(root) {
 test('a clean tree passes', () => {
   const r = bare(
     tree({
-      'js/backend/src/errors.ts': 'export class AppError extends Error {}\n',
+      'js/backend/src/wire/errors.ts': 'export class AppError extends Error {}\n',
       'js/backend/src/service/tool.ts':
-        "import { AppError } from '../errors';\nimport type { Limits } from '../runtime/host';\nexport const e = AppError;\nexport type L = Limits;\n",
+        "import { AppError } from '../wire/errors';\nimport type { Limits } from '../runtime/host';\nexport const e = AppError;\nexport type L = Limits;\n",
       'js/backend/src/runtime/host.ts': 'export interface Limits { n: number }\n',
-      'www/src/api.ts': "import { sentence } from './errors';\nexport const api = sentence;\n",
-      'www/src/errors.ts': "export const sentence = 'x';\n",
+      'www/src/server/api.ts': "import { sentence } from './errors';\nexport const api = sentence;\n",
+      'www/src/server/errors.ts': "export const sentence = 'x';\n",
     }),
   );
   assert.deepEqual(r.errors, []);
@@ -60,14 +60,14 @@ test('a clean tree passes', () => {
 test('a planted cycle and a planted upward import both fail, each named with its file and line', () => {
   const r = bare(
     tree({
-      'js/backend/src/errors.ts': "import { check } from './validate';\nexport const e = check;\n",
-      'js/backend/src/validate.ts': "import { e } from './errors';\nexport const check = () => e;\n",
+      'js/backend/src/wire/errors.ts': "import { check } from './validate';\nexport const e = check;\n",
+      'js/backend/src/wire/validate.ts': "import { e } from './errors';\nexport const check = () => e;\n",
       'js/backend/src/service/tool.ts': "// reads and stores\nimport { WorkerHost } from '../runtime/host';\nexport const h = WorkerHost;\n",
       'js/backend/src/runtime/host.ts': 'export class WorkerHost {}\n',
     }),
   );
   assert.equal(r.errors.length, 2, r.errors.join('\n'));
-  assert.equal(r.errors[0], 'js/backend/src: import cycle: errors.ts → validate.ts → errors.ts');
+  assert.equal(r.errors[0], 'js/backend/src: import cycle: wire/errors.ts → wire/validate.ts → wire/errors.ts');
   assert.match(r.errors[1], /^js\/backend\/src\/service\/tool\.ts:2 imports runtime\/host\.ts: service\/ stores and reads/);
 });
 
@@ -83,10 +83,10 @@ test('a copy of the project passes, and fails once a cycle and an upward import 
   assert.ok(clean.trees['js/backend/src'].files > 50 && clean.trees['www/src'].files > 20, JSON.stringify(clean.trees));
 
   const root = copy();
-  // runtime/ imports a service; errors.ts imports what imports it (validate.ts); policy.ts (www) a composable
+  // runtime/ imports a service; wire/errors.ts imports what imports it (validate.ts); server/policy.ts (www) a composable
   appendFileSync(join(root, 'js/backend/src/runtime/gate.ts'), "\nimport { MemoryService } from '../service/memory';\nexport const planted = MemoryService;\n");
-  appendFileSync(join(root, 'js/backend/src/errors.ts'), "\nimport { has } from './validate';\nexport const planted = has;\n");
-  appendFileSync(join(root, 'www/src/policy.ts'), "\nimport { catalogNow } from './composables/useCatalog';\nexport const planted = catalogNow;\n");
+  appendFileSync(join(root, 'js/backend/src/wire/errors.ts'), "\nimport { has } from './validate';\nexport const planted = has;\n");
+  appendFileSync(join(root, 'www/src/server/policy.ts'), "\nimport { catalogNow } from '../composables/useCatalog';\nexport const planted = catalogNow;\n");
   const r = run(root);
   assert.equal(r.code, 1);
   const lines = (t) => readFileSync(join(repo, t), 'utf8').split('\n').length + 1;
@@ -94,13 +94,13 @@ test('a copy of the project passes, and fails once a cycle and an upward import 
     r.errors.includes(`js/backend/src/runtime/gate.ts:${lines('js/backend/src/runtime/gate.ts')} imports service/memory.ts: ${RULES[1].why}`),
     r.errors.join('\n'),
   );
-  assert.ok(r.errors.includes('js/backend/src: import cycle: errors.ts → validate.ts → errors.ts'), r.errors.join('\n'));
+  assert.ok(r.errors.includes('js/backend/src: import cycle: wire/errors.ts → wire/validate.ts → wire/errors.ts'), r.errors.join('\n'));
   assert.ok(
     r.errors.some((e) => e.startsWith('www/src: import cycle: ') && e.includes('policy.ts') && e.includes('composables/useCatalog.ts')),
     r.errors.join('\n'),
   );
   assert.ok(
-    r.errors.some((e) => e.startsWith(`www/src/policy.ts:${lines('www/src/policy.ts')} imports composables/useCatalog.ts: `)),
+    r.errors.some((e) => e.startsWith(`www/src/server/policy.ts:${lines('www/src/server/policy.ts')} imports composables/useCatalog.ts: `)),
     r.errors.join('\n'),
   );
   assert.equal(r.errors.length, 4, r.errors.join('\n'));
@@ -154,7 +154,7 @@ test('the script blocks of .vue files are read, at their lines; a view is reache
       'www/src/components/Card.vue':
         '<template>\n  <p>import x from "../views/A.vue"</p>\n</template>\n<script setup lang="ts">\nimport A from \'../views/A.vue\';\n</script>\n',
       'www/src/views/A.vue': '<script setup lang="ts">\nimport Card from \'../components/Card.vue\';\n</script>\n<template><Card /></template>\n',
-      'www/src/router.ts': "export const routes = [{ component: () => import('./views/A.vue') }];\n",
+      'www/src/app/router.ts': "export const routes = [{ component: () => import('../views/A.vue') }];\n",
     }),
   );
   assert.deepEqual(r.errors, [
@@ -189,16 +189,16 @@ test('an entity may import typeorm alone among packages; an exception is printed
 test("the pages may import the backend's wire types and nothing else of it; the backend nothing outside its tree", () => {
   const r = bare(
     tree({
-      'js/backend/src/api-types.ts': 'export const MAX = 1;\n',
-      'js/backend/src/errors.ts': 'export class AppError extends Error {}\n',
-      'js/backend/src/service/a.ts': "import { b } from '../../../../www/src/types';\nexport const x = b;\n",
-      'www/src/types.ts':
-        "import { MAX } from '../../js/backend/src/api-types';\nimport { AppError } from '../../js/backend/src/errors';\nexport const b = [MAX, AppError];\n",
+      'js/backend/src/wire/api-types.ts': 'export const MAX = 1;\n',
+      'js/backend/src/wire/errors.ts': 'export class AppError extends Error {}\n',
+      'js/backend/src/service/a.ts': "import { b } from '../../../../www/src/base/types';\nexport const x = b;\n",
+      'www/src/base/types.ts':
+        "import { MAX } from '../../../js/backend/src/wire/api-types';\nimport { AppError } from '../../../js/backend/src/wire/errors';\nexport const b = [MAX, AppError];\n",
     }),
   );
   assert.deepEqual(r.errors, [
-    `js/backend/src/service/a.ts:1 imports www/src/types.ts: ${RULES.find((x) => x.tree === 'js/backend/src' && x.outside).why}`,
-    `www/src/types.ts:2 imports js/backend/src/errors.ts: ${RULES.find((x) => x.tree === 'www/src' && x.outside).why}`,
+    `js/backend/src/service/a.ts:1 imports www/src/base/types.ts: ${RULES.find((x) => x.tree === 'js/backend/src' && x.outside).why}`,
+    `www/src/base/types.ts:2 imports js/backend/src/wire/errors.ts: ${RULES.find((x) => x.tree === 'www/src' && x.outside).why}`,
   ]);
 });
 
@@ -210,4 +210,22 @@ test('every exception of the project names a rule it is an exception to, and a r
   const r = check(repo);
   assert.deepEqual(r.errors, []);
   assert.equal(r.excepted.length, EXCEPTIONS.length);
+});
+
+test('a loose file (not the entry) fails in either tree; a folder of the backend knows only the folders below it', () => {
+  const r = bare(
+    tree({
+      'js/backend/src/configuration.ts': "import { a } from './helpers';\nexport const c = a;\n",
+      'js/backend/src/helpers.ts': 'export const a = 1;\n',
+      'js/backend/src/config/settings.ts': "import { q } from '../db/probe';\nexport const s = q;\n",
+      'js/backend/src/db/probe.ts': 'export const q = 1;\n',
+      'www/src/main.ts': "import { t } from './words';\nexport const m = t;\n",
+      'www/src/words.ts': 'export const t = 1;\n',
+    }),
+  );
+  assert.deepEqual(r.errors, [
+    `js/backend/src/helpers.ts: ${LOOSE_WHY}`,
+    `js/backend/src/config/settings.ts:1 imports db/probe.ts: ${RULES.find((x) => x.tree === 'js/backend/src' && x.from.includes?.('config/')).why}`,
+    `www/src/words.ts: ${LOOSE_WHY}`,
+  ]);
 });

@@ -5,7 +5,7 @@
 // and over its DevTools pipe at the browser level only for the first visits without one
 // (bare-chromium.mjs); www's Vite bundles a page the way www is built. Files are served, from a process of
 // their own (visit-server.mjs), as the backend serves the built pages (js/backend's compiled PageFiles,
-// dist/pagefiles.js: gzip when accepted). scripts/bench.sh builds js/backend first.
+// dist/http/pagefiles.js: gzip when accepted). scripts/bench.sh builds js/backend first.
 // Usage: node bench/browser.mjs [--inputs target/bench/inputs.json] [--out file.json]
 //        [--cold-runs 15] [--visit-runs 61] [--visit-pause 250]
 import { fork } from 'node:child_process';

@@ -13,8 +13,8 @@ import path from 'node:path';
 
 const config = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const { repo, inputsPath, bundledDir, pages } = config;
-const pageFilesModule = path.join(repo, 'js', 'backend', 'dist', 'pagefiles.js');
-if (!fs.existsSync(pageFilesModule)) throw new Error('browser bench: js/backend/dist/pagefiles.js is missing; run npm --prefix js/backend run build');
+const pageFilesModule = path.join(repo, 'js', 'backend', 'dist', 'http', 'pagefiles.js');
+if (!fs.existsSync(pageFilesModule)) throw new Error('browser bench: js/backend/dist/http/pagefiles.js is missing; run npm --prefix js/backend run build');
 const { PageFiles } = createRequire(import.meta.url)(pageFilesModule);
 
 const TYPES = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };

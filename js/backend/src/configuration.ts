@@ -1,10 +1,12 @@
-import { App, Configuration, ILifeCycle, ILogger, IMidwayContainer, Inject, Logger } from '@midwayjs/core';
+import { App, Configuration, ILifeCycle, ILogger, IMidwayContainer, Inject, Logger, MidwayConfig } from '@midwayjs/core';
 import * as koa from '@midwayjs/koa';
 import * as typeorm from '@midwayjs/typeorm';
 import * as validate from '@midwayjs/validate';
 import * as ws from '@midwayjs/ws';
 import * as fs from 'fs';
-import DefaultConfig from './config/config.default';
+import { NetaClawDataSource } from './db/datasource';
+import { dataSourceOptions } from './db/options';
+import { logFormatOptions } from './config/log';
 import { EnvelopeFilter } from './filter/envelope';
 import { ErrorFilter } from './filter/error';
 import { AuthMiddleware } from './middleware/auth';
@@ -23,15 +25,75 @@ import { McpService } from './service/mcp';
 import { detectShellMode, setShellSandbox } from './runtime/sandbox';
 import { confinement } from './runtime/confine';
 import { commandTools, setCustomTools } from './runtime/tools/custom';
-import { waitForMysql } from './dbprobe';
-import { secureDataFiles } from './datafiles';
-import { secretsAtRest } from './secrets';
-import { DB, DB_WAIT_SECONDS, describeDb, HOST, MODEL_ENV, STATIC_DIR, SEED_FILE } from './settings';
-import { errorMessage } from './errortext';
+import { waitForMysql } from './db/probe';
+import { secureDataFiles } from './config/datafiles';
+import { secretsAtRest } from './db/secrets-at-rest';
+import { DB, DB_WAIT_SECONDS, describeDb, HOST, JSON_BODY_LIMIT, MODEL_ENV, PORT, STATIC_DIR, SEED_FILE, TRUST_PROXY } from './config/settings';
+import { errorMessage } from './lib/errortext';
+
+/**
+ * The framework's configuration (Midway: koa, body parser, validation, WebSocket, TypeORM, loggers), from
+ * the settings (config/settings.ts).
+ */
+const frameworkConfig = {
+  // Only used to sign cookies, which this API does not use; Midway requires it to be set.
+  keys: 'netaclaw-backend',
+  koa: {
+    port: PORT,
+    hostname: HOST,
+    proxy: TRUST_PROXY,
+  },
+  bodyParser: {
+    enableTypes: ['json'],
+    jsonLimit: JSON_BODY_LIMIT,
+    strict: true,
+  },
+  siteFile: { enable: false },
+  // Request DTOs (src/dto/): a refused body is a 400 invalid_input naming the field (filter/error.ts,
+  // worded by dto/rules.ts). No conversion (a string is not taken for a number or a boolean), unknown
+  // members are left to the service (which ignores them), the first problem is the one reported.
+  validate: {
+    errorStatus: 400,
+    validationOptions: { convert: false, allowUnknown: true, abortEarly: true },
+  },
+  // The validation messages are the backend's (dto/rules.ts): no locale from the request, no cookie.
+  i18n: { writeCookie: false, resolver: false },
+  // The WebSocket server shares the HTTP port (the chat gateway at /ws/netaclaw/chat); a message is at
+  // most 1 MB, like a REST body.
+  webSocket: {
+    maxPayload: 1024 * 1024,
+    enableServerHeartbeatCheck: true,
+    serverHeartbeatInterval: 30000,
+  },
+  typeorm: {
+    // the migrations of MySQL/MariaDB (db/options.ts); Midway drops them unless this is set
+    allowExecuteMigrations: true,
+    dataSource: {
+      default: { ...dataSourceOptions(), customDataSourceClass: NetaClawDataSource },
+    },
+  },
+  // Every line of the backend goes through these loggers (config/log.ts), to stdout (errors to stderr): Midway's
+  // text format, or JSON lines with LOG_FORMAT=json.
+  midwayLogger: {
+    default: {
+      level: 'info',
+      ...logFormatOptions(),
+      transports: {
+        console: { autoColors: false },
+        file: false,
+        error: false,
+      },
+    },
+    clients: {
+      coreLogger: { level: 'warn' },
+      appLogger: { level: 'info' },
+    },
+  },
+} as MidwayConfig;
 
 @Configuration({
   imports: [koa, ws, typeorm, validate],
-  importConfigs: [{ default: DefaultConfig }],
+  importConfigs: [{ default: frameworkConfig }],
 })
 export class MainConfiguration implements ILifeCycle {
   @App('koa')

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The backend's own state is never reachable from a workspace root (src/backendstate.ts), against the
+ * The backend's own state is never reachable from a workspace root (src/config/backendstate.ts), against the
  * started backend on SQLite with real workers and real bwrap:
  * - a root equal to, inside or containing the data folder, the pages, the code, the policy package, the
  *   catalog file or the SQLite file (or a symlink to one of them) is refused with 400

@@ -56,7 +56,7 @@ function defineTests(backend) {
       const up = await seen('POST', '/admin/netaclaw/channel/update', { id: a.id, model: 'gpt-4o' });
       assert.equal(up.model, 'gpt-4o');
       assert.equal(up.apiKeyMasked, 'sk-…3f9a');
-      // stored encrypted (src/secrets.ts): not the key, but the key under the backend's secret key
+      // stored encrypted (src/config/secrets.ts): not the key, but the key under the backend's secret key
       const [{ apiKey: storedA }] = await db.sql('SELECT apiKey FROM netaclaw_model_channel WHERE id = ?', [a.id]);
       assert.match(storedA, /^enc:v1:/);
       assert.equal(plainSecret(storedA, CHANNEL_API_KEY), KEY_A);

@@ -66,7 +66,7 @@ describe('HTTP surface', () => {
   });
 
   test('token comparison is constant-time: equal-length digests through crypto.timingSafeEqual', () => {
-    const { tokenMatches } = dist('token.js');
+    const { tokenMatches } = dist('http/admin-token.js');
     const original = crypto.timingSafeEqual;
     const seen = [];
     crypto.timingSafeEqual = (a, b) => {
@@ -150,7 +150,7 @@ describe('HTTP surface', () => {
   });
 
   test('the failure count is bounded in memory and keyed per IPv4 address or IPv6 /64', () => {
-    const { FailedAuthLimiter, clientKey } = dist('authlimit.js');
+    const { FailedAuthLimiter, clientKey } = dist('http/authlimit.js');
     assert.equal(clientKey('127.0.0.1'), '127.0.0.1');
     assert.equal(clientKey('::ffff:10.1.2.3'), '10.1.2.3');
     assert.equal(clientKey('2001:db8:1:2:3:4:5:6'), clientKey('2001:0db8:0001:0002::9'));

@@ -202,7 +202,7 @@ function defineTests(backend) {
       ok(await call(s, 'POST', '/admin/netaclaw/mcp/update', { id: added.id, env: { API_KEY: null, MODE: 'b', EXTRA: 'x' } }));
       const [stored] = await db.sql('SELECT env FROM netaclaw_mcp_server WHERE id = ' + Number(added.id));
       const env = typeof stored.env === 'string' ? JSON.parse(stored.env) : stored.env;
-      // the names readable, the values encrypted (src/secrets.ts)
+      // the names readable, the values encrypted (src/config/secrets.ts)
       assert.deepEqual(Object.keys(env), ['API_KEY', 'MODE', 'EXTRA']);
       assert.ok(
         Object.values(env).every(v => /^enc:v1:/.test(v)),

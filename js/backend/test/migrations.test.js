@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The schema of MySQL/MariaDB comes from the migrations (src/migration/), run at start: a fresh database
+ * The schema of MySQL/MariaDB comes from the migrations (src/db/migration/), run at start: a fresh database
  * gets every table; a database made by the schema sync of the release before (and of older ones) is
  * upgraded without losing a row; afterwards the schema is exactly what the entities declare (TypeORM's
  * schema log, the query list of `schema:log` and of `migration:generate`, is empty).
@@ -15,7 +15,7 @@ const { storageBackends, describeWithBackend } = require('./support/suites');
 const { plainSecret, CHANNEL_API_KEY } = require('./support/secrets');
 
 /** Every migration, in order (a fresh or a pre-migration database runs them all). */
-const ALL = require('../dist/migration').MIGRATIONS.map(m => m.name);
+const ALL = require('../dist/db/migration').MIGRATIONS.map(m => m.name);
 const RAN_ALL = new RegExp(`schema: ran ${ALL.length} migration\\(s\\): ${ALL.join(', ')}\\n`);
 const TABLES = [
   'netaclaw_tool',
@@ -30,11 +30,11 @@ const TABLES = [
 
 /**
  * What TypeORM would still change for the schema to equal the entities (the queries of its schema log),
- * asked by a fresh process through the backend's CLI data source (dist/cli-datasource.js).
+ * asked by a fresh process through the backend's CLI data source (dist/db/cli-datasource.js).
  */
 function schemaLog(env) {
   const script = `
-    const ds = require('./dist/cli-datasource.js').default;
+    const ds = require('./dist/db/cli-datasource.js').default;
     ds.initialize()
       .then(async () => {
         const log = await ds.driver.createSchemaBuilder().log();
@@ -171,7 +171,7 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
       const oldBash = before.netaclaw_tool[0];
       const newBash = after.netaclaw_tool.find(r => r.name === 'bash');
       for (const k of ['id', 'label', 'status', 'sort', 'extra', 'createTime']) assert.deepEqual(newBash[k], oldBash[k], k);
-      // the old channel's key, stored in plain text by that release, is now encrypted (src/secrets.ts)
+      // the old channel's key, stored in plain text by that release, is now encrypted (src/config/secrets.ts)
       const [oldChannel] = before.netaclaw_model_channel;
       const [newChannel] = after.netaclaw_model_channel;
       assert.equal(oldChannel.apiKey, 'sk-0123456789abcdef');

@@ -14,7 +14,7 @@ const zlib = require('node:zlib');
 const { startServer, BACKEND_ROOT } = require('./support/server');
 const { sqliteBackend } = require('./support/db');
 
-const { PageFiles, acceptsGzip } = require(path.join(BACKEND_ROOT, 'dist', 'pagefiles.js'));
+const { PageFiles, acceptsGzip } = require(path.join(BACKEND_ROOT, 'dist', 'http', 'pagefiles.js'));
 const WASM = path.join(BACKEND_ROOT, '..', '..', 'pkg', 'web', 'netaclaw_tool_policy_bg.wasm');
 
 /** A raw request (no automatic Accept-Encoding nor decoding): status, headers and the bytes as sent. */

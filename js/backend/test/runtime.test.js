@@ -617,7 +617,7 @@ describe('faults: a worker that crashes, hangs, floods or breaks the protocol', 
 
   test('the real worker refuses an init whose catalog the package rejects, and is stopped', async () => {
     const { WorkerHost } = rt('host.js');
-    const { setActiveCatalog } = rt('../policy.js');
+    const { setActiveCatalog } = rt('../wire/policy.js');
     const duplicate = [
       { name: 'read_file', toolset: 'base' },
       { name: 'read_file', toolset: 'base' },

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Secrets at rest (src/secrets.ts, src/datafiles.ts): the data folder is 0700 and the backend's files in
+ * Secrets at rest (src/config/secrets.ts, src/config/datafiles.ts): the data folder is 0700 and the backend's files in
  * it 0600 (an older folder is corrected at start); the channels' API keys and the MCP servers' env values
  * are encrypted in the database under a key kept outside the data folder, never sent back by the API,
  * still used (the model gets the key); an older plain row is encrypted at the next start (once); a missing

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The pages' login (src/session.ts): POST /auth/login exchanges the admin token for an HttpOnly,
+ * The pages' login (src/http/login-session.ts): POST /auth/login exchanges the admin token for an HttpOnly,
  * SameSite=Strict cookie and a request key; both (and, for a request that changes something, a
  * same-origin Origin) open the admin API and the chat WebSocket. The attacks it stops: a cookie replayed
  * by a plain client without the page's key (a browser sends the cookie to every port of the host), a

@@ -1,5 +1,5 @@
 // The session fields of a chat or a batch as the page edits them, and as a request sends them.
-import type { SessionFields } from '../types';
+import type { SessionFields } from '../base/types';
 
 export function blankFields(): SessionFields {
   return { sessionCwd: '', workspaceRoots: [], shellPermitted: false, writePermitted: false };

@@ -1,8 +1,8 @@
 // Page chrome of the chat page and the model-channel page (buttons, titles, hints) in the app's locale.
 // Every policy text — reasons, routes, statuses — is the package's label(), never written here.
 import { computed } from 'vue';
-import { locale, type Locale } from '../i18n';
-import type { BatchStatus } from '../types';
+import { locale, type Locale } from '../base/i18n';
+import type { BatchStatus } from '../base/types';
 
 const zh = {
   // chat page

@@ -1,7 +1,7 @@
 // The chat transcript: what the page shows of a session, built from the stored session
 // (GET /admin/netaclaw/session/info) or from the chat WebSocket's events as they come. Every
 // decision in it (decision, reason, route) is the runtime's record, shown as it is.
-import type { ChatEvent, ChatToolCall, SessionInfo, StoredCall } from '../types';
+import type { ChatEvent, ChatToolCall, SessionInfo, StoredCall } from '../base/types';
 
 /** One tool call of the main agent, as its card shows it. */
 export interface CardCall {

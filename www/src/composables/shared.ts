@@ -1,7 +1,7 @@
 // Data every page of the app shares (the catalog, the model channels): fetched once, kept in one place;
 // a failed fetch is kept as its error text and tried again at the next `load()` (after a login, say).
 import { ref, shallowRef } from 'vue';
-import { errorText } from '../api';
+import { errorText } from '../server/api';
 
 export function shared<T>(fetch: () => Promise<T>) {
   const value = shallowRef<T | null>(null);

@@ -12,9 +12,9 @@ import {
   type ToolManifest,
   type ToolRuntimeRoute,
   type ToolSchema,
-} from '../policy';
-import { errorField, policyError, policyErrorParts } from '../errors';
-import type { AgentInput, ToolRow } from '../types';
+} from '../server/policy';
+import { errorField, policyError, policyErrorParts } from '../server/errors';
+import type { AgentInput, ToolRow } from '../base/types';
 
 /** A session the admin names on the edit page (cwd, extra roots, permissions). */
 export interface SessionForm {

@@ -3,8 +3,8 @@
 // (`/subagent/events`: past events first, then live ones, `done` last); a finished one from
 // `/subagent/info`. Nothing here is computed: routes, decisions and reasons are the batch's own.
 import { onBeforeUnmount, reactive } from 'vue';
-import { api, errorText, streamBatchEvents, type StreamEvent } from '../api';
-import type { BatchRecord, BatchRow, BatchStatus, StoredCall } from '../types';
+import { api, errorText, streamBatchEvents, type StreamEvent } from '../server/api';
+import type { BatchRecord, BatchRow, BatchStatus, StoredCall } from '../base/types';
 
 /** A call of a batch: announced (`call` event), maybe proxied, then finished (`result`). */
 export interface BatchCallView {

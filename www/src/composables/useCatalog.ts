@@ -4,7 +4,7 @@
 import { computed } from 'vue';
 import { catalogInfo } from '@netaclaw/tool-policy';
 import type { CatalogInfo, ToolSchema } from '@netaclaw/tool-policy';
-import { api } from '../api';
+import { api } from '../server/api';
 import { shared } from './shared';
 
 const store = shared<ToolSchema[]>(() => api.tool.catalog());

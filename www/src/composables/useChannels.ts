@@ -1,8 +1,8 @@
 // The model channels (POST /channel/page), loaded once for the whole app, and the channel an agent
 // runs on: its own (`modelChannelId`), else the default one — the backend's rule (docs/backend-api.md),
 // so that a preview takes the capability the runtime will take.
-import { api } from '../api';
-import type { AgentInput, ChannelView } from '../types';
+import { api } from '../server/api';
+import type { AgentInput, ChannelView } from '../base/types';
 import { shared } from './shared';
 
 const store = shared<ChannelView[]>(async () => (await api.channel.page({ page: 1, size: 1000 })).list);

@@ -5,8 +5,8 @@
 // outlives the page: `{ type: 'attach', sessionId }` follows the running turn of a session reopened
 // (`attached`, its events so far replayed, then the rest).
 import { onBeforeUnmount, ref } from 'vue';
-import { ApiError, chatSocketProtocols, chatSocketUrl } from '../api';
-import type { ChatAttached, ChatEvent } from '../types';
+import { ApiError, chatSocketProtocols, chatSocketUrl } from '../server/api';
+import type { ChatAttached, ChatEvent } from '../base/types';
 
 export interface ChatRequest {
   agentId: number;

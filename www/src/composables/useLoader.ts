@@ -1,6 +1,6 @@
 // The loading flag and the error text of a page's requests: `run(fn)` sets both around `fn`.
 import { ref } from 'vue';
-import { errorText } from '../api';
+import { errorText } from '../server/api';
 
 export function useLoader() {
   const loading = ref(false);

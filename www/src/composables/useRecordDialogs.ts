@@ -3,7 +3,7 @@
 // as a sentence; in the dialog, the form's rules checked before it sends, its error sentence and its saving flag.
 import { nextTick, ref, type Ref } from 'vue';
 import { ElMessage, type FormInstance, type FormItemRule } from 'element-plus';
-import { errorText } from '../api';
+import { errorText } from '../server/api';
 
 /** The list side: `add()` / `edit(row)` open the dialog; `act(fn, done)` runs a row action, then reloads. */
 export function useRecordList<T>(load: () => Promise<void>) {

@@ -5,10 +5,10 @@
 // each refusal in the page's language, under the path the package and the backend name
 // (`rules.agent.deny[2]`), so that the backend's `errors[].field` lands on the same row.
 import { computed, reactive, ref, type Ref } from 'vue';
-import { ApiError } from '../api';
-import { patternErrors, rulesVocabulary } from '../policy';
-import type { GlobalRules } from '../types';
-import { ruleErrorSentence } from '../ruleText';
+import { ApiError } from '../server/api';
+import { patternErrors, rulesVocabulary } from '../server/policy';
+import type { GlobalRules } from '../base/types';
+import { ruleErrorSentence } from '../server/ruleText';
 
 export interface LevelDraft {
   lists: Record<string, string[]>;

@@ -1,10 +1,10 @@
 // The tool page's table: filters, pager and rows from POST /tool/page, and for each row what the
 // package says of it (toolRowView: protection, prompt-hint state, strategy; its manifest).
 import { computed, reactive, ref, type Ref } from 'vue';
-import { api, type ToolPageQuery } from '../api';
-import { policyError } from '../errors';
-import { manifestOf, rowView, type ToolManifest, type ToolRowView, type ToolSchema } from '../policy';
-import type { ToolRow } from '../types';
+import { api, type ToolPageQuery } from '../server/api';
+import { policyError } from '../server/errors';
+import { manifestOf, rowView, type ToolManifest, type ToolRowView, type ToolSchema } from '../server/policy';
+import type { ToolRow } from '../base/types';
 import { useLoader } from './useLoader';
 
 export interface RowInfo {

@@ -3,10 +3,10 @@
 // same way. The drawer saves with the row's version (409 conflict: see useVersionedSave).
 import { ref, type Ref } from 'vue';
 import { ElMessage } from 'element-plus';
-import { ApiError, api, errorText } from '../api';
-import { t } from '../i18n';
-import { checkToolUpdate, type ToolSchema } from '../policy';
-import type { ToolRow } from '../types';
+import { ApiError, api, errorText } from '../server/api';
+import { t } from '../base/i18n';
+import { checkToolUpdate, type ToolSchema } from '../server/policy';
+import type { ToolRow } from '../base/types';
 import { useVersionedSave } from './useVersionedSave';
 
 export interface Refusal {

@@ -2,7 +2,7 @@
 // between, the backend answers 409 `conflict` with the record as it is now: nothing was written; the
 // page shows what differs (`conflict`) and takes the current record (`onCurrent`) to edit again.
 import { ref, type Ref } from 'vue';
-import { ApiError } from '../api';
+import { ApiError } from '../server/api';
 
 export interface Conflict<T> {
   loaded: T;

@@ -79,7 +79,7 @@ export function forFile(make) {
 /**
  * Logs the browser in as the pages do: the token goes once, in the body of POST /auth/login; the answer's
  * HttpOnly session cookie is kept by the browser context and its request key put where the pages keep it
- * (this origin's localStorage, src/api.ts), before any page of the context loads.
+ * (this origin's localStorage, src/server/api.ts), before any page of the context loads.
  */
 export async function login(context, token = TOKEN) {
   const r = await context.request.post(`${BASE}/auth/login`, { data: { token } });

@@ -2,9 +2,9 @@ import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { NetaClawModelChannelEntity } from '../entity/channel';
 import { NetaClawMessageEntity } from '../entity/message';
 import { NetaClawSessionEntity } from '../entity/session';
-import { AppError, invalidInput } from '../errors';
-import { RuntimeDiagnostic } from '../policy';
-import { HISTORY_CHARS } from '../settings';
+import { AppError, invalidInput } from '../wire/errors';
+import { RuntimeDiagnostic } from '../wire/policy';
+import { HISTORY_CHARS } from '../config/settings';
 import { ChatDTO } from '../dto/chat';
 import { AgentService, AgentView, SessionFields } from '../service/agent';
 import { CatalogService } from '../service/catalog';
@@ -13,25 +13,25 @@ import { messageChars, sessionBusy, SessionService, TurnClaim } from '../service
 import { SubagentService } from '../service/subagent';
 import { EscalationService } from '../service/escalation';
 import { CONCURRENT_MODE } from '../runtime/codes';
-import type { ChatAnswer, ChatSessionFields, ChatTurnEvent } from '../api-types';
+import type { ChatAnswer, ChatSessionFields, ChatTurnEvent } from '../wire/api-types';
 import { BatchHandle, BatchRunner, SessionTools } from './batches';
 import { ChatCompletionMessageParam, ChatCompletionTool, ModelError, ModelToolCall } from './model';
 import { buildSystemPrompt } from './prompt';
 import { LoopHistory, LoopResult, runAgentLoop } from './loop';
 import { skillSummaries } from './skills';
 import { AskedCall, CallPort, OwnTool, Place, resultText, ToolCallView, userDenied } from './port';
-import { errorMessage } from '../errortext';
-import { log } from '../log';
+import { errorMessage } from '../lib/errortext';
+import { log } from '../config/log';
 import type { RuleMatch, RulesInput } from '@netaclaw/tool-policy';
 import { RulesService } from '../service/rules';
 import { alreadyAnswered, ApprovalService, approvalView } from '../service/approval';
 import { NetaClawApprovalEntity } from '../entity/approval';
-import type { ApprovalAnswered } from '../api-types';
-import { APPROVAL_WAIT_SECONDS } from '../settings';
+import type { ApprovalAnswered } from '../wire/api-types';
+import { APPROVAL_WAIT_SECONDS } from '../config/settings';
 
 export type { ToolCallView } from './port';
 
-export type { ChatAnswer, ChatEvent } from '../api-types';
+export type { ChatAnswer, ChatEvent } from '../wire/api-types';
 
 /** Sends an event of the running turn (`done` and `error` are sent by the gateway). */
 export type Emit = (event: ChatTurnEvent) => void;

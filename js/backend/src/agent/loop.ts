@@ -7,11 +7,11 @@
  */
 import type { NetaClawModelChannelEntity } from '../entity/channel';
 import { CONCURRENT_CALLS_MAX } from '../runtime/limits';
-import { MAX_STEPS } from '../settings';
+import { MAX_STEPS } from '../config/settings';
 import { ChatCompletionMessageParam, ChatCompletionTool, ModelError, ModelToolCall, streamTurn } from './model';
 import { APPROVAL_REQUIRED } from '../runtime/codes';
 import { AskedCall, CallPort, PortResult, resultText, ToolCallView } from './port';
-import { errorMessage } from '../errortext';
+import { errorMessage } from '../lib/errortext';
 
 /** Where a loop's conversation lives. */
 export interface LoopHistory {

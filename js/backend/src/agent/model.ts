@@ -7,8 +7,8 @@
  */
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { MAX_REPLY_CHARS, MODEL_MAX_RETRIES, MODEL_TIMEOUT_MS } from '../settings';
-import { errorMessage } from '../errortext';
+import { MAX_REPLY_CHARS, MODEL_MAX_RETRIES, MODEL_TIMEOUT_MS } from '../config/settings';
+import { errorMessage } from '../lib/errortext';
 
 export type { ChatCompletionMessageParam, ChatCompletionTool };
 

@@ -6,13 +6,13 @@
  * its place (the session's worker, or the batch's), which records it with where it really ran.
  */
 import type { RuleMatch, RulesInput } from '@netaclaw/tool-policy';
-import type { ChatTurnEvent } from '../api-types';
-import { policy, ToolRuntimeRoute, WorkerPolicy } from '../policy';
+import type { ChatTurnEvent } from '../wire/api-types';
+import { policy, ToolRuntimeRoute, WorkerPolicy } from '../wire/policy';
 import { APPROVAL_REQUIRED, DECISIONS, DENIED_BY_RULE, RUNTIME_REASONS } from '../runtime/codes';
 import { AskMode, checkCallText, GateResult } from '../runtime/gate';
 import type { CallRecord } from '../runtime/host';
 import type { ModelToolCall } from './model';
-import { errorMessage } from '../errortext';
+import { errorMessage } from '../lib/errortext';
 
 /** A tool call as the chat answer and the stream show it: the runtime's record, with the model's call id. */
 export type ToolCallView = Omit<CallRecord, 'seq'> & { id: string };

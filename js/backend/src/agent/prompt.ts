@@ -3,7 +3,7 @@
  * `POST /admin/netaclaw/agent/previewPrompt` both call `buildSystemPrompt`, so the preview is byte for
  * byte the system message the model receives. Layer 4 is the package's `toolBehaviorGuidance`.
  */
-import { policy, WorkerPolicy } from '../policy';
+import { policy, WorkerPolicy } from '../wire/policy';
 import type { SkillSummary } from './skills';
 
 export type PromptLayerKey = 'identity' | 'session' | 'skills' | 'tools';

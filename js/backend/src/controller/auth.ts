@@ -1,14 +1,14 @@
 import { Body, Controller, Get, Inject, Post } from '@midwayjs/core';
 import { Context } from '@midwayjs/koa';
-import { checkBearer } from '../authlimit';
-import { AppError, invalidInput } from '../errors';
+import { checkBearer } from '../http/authlimit';
+import { AppError, invalidInput } from '../wire/errors';
 import { LoginSessionService } from '../service/login';
 import { AdminTokenService } from '../service/token';
-import { REQUEST_KEY_HEADER, sameOrigin, SESSION_TTL_SECONDS, sessionCookie, sessionSetCookie } from '../session';
-import { SESSION_IDLE_SECONDS } from '../settings';
+import { REQUEST_KEY_HEADER, sameOrigin, SESSION_TTL_SECONDS, sessionCookie, sessionSetCookie } from '../http/login-session';
+import { SESSION_IDLE_SECONDS } from '../config/settings';
 
 /**
- * The pages' login (src/session.ts): the admin token is sent once, in a POST body, and exchanged for an
+ * The pages' login (src/http/login-session.ts): the admin token is sent once, in a POST body, and exchanged for an
  * HttpOnly, SameSite=Strict cookie and a request key the page keeps; wrong tokens count against the
  * address like a wrong bearer. A logout ends the session in the database, for every instance.
  */

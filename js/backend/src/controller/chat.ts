@@ -2,7 +2,7 @@ import { Body, Controller, Get, Inject, Post, Query } from '@midwayjs/core';
 import { Context } from '@midwayjs/koa';
 import { ChatDTO } from '../dto/chat';
 import { IdQueryDTO, SessionPageQueryDTO } from '../dto/query';
-import type { PendingQuestion } from '../api-types';
+import type { PendingQuestion } from '../wire/api-types';
 import { ChatExecutor } from '../agent/executor';
 import { SessionService } from '../service/session';
 import { SubagentService } from '../service/subagent';

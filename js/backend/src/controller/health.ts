@@ -1,6 +1,6 @@
 import { Controller, Get, Inject } from '@midwayjs/core';
 import { Context } from '@midwayjs/koa';
-import { dbMonitor } from '../dbhealth';
+import { dbMonitor } from '../db/health';
 import { shellSandbox } from '../runtime/sandbox';
 import { confinement } from '../runtime/confine';
 

@@ -1,5 +1,5 @@
 import { Rule, RuleType } from '@midwayjs/validate';
-import { TEXT_MAX_CHARS } from '../validate';
+import { TEXT_MAX_CHARS } from '../wire/validate';
 import { bool, id, list, nonBlank, nullable, required, stringList, text } from './rules';
 
 /** The most agents one crew lists. */

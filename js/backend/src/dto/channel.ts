@@ -8,7 +8,7 @@ import { bool, id, nonBlank, nullable, required, text } from './rules';
 class ChannelFields {
   capability?: unknown;
 
-  /** At most API_KEY_MAX_CHARS (600): its encrypted form fits the column (src/secrets.ts). */
+  /** At most API_KEY_MAX_CHARS (600): its encrypted form fits the column (src/config/secrets.ts). */
   @Rule(nullable(text(600)))
   apiKey?: string | null;
 

@@ -1,7 +1,7 @@
 import { Rule } from '@midwayjs/validate';
 import { ChatSessionDTO } from './session';
 import { id, nonBlank, nullable, required } from './rules';
-import { MESSAGE_MAX_CHARS } from '../api-types';
+import { MESSAGE_MAX_CHARS } from '../wire/api-types';
 
 export { MESSAGE_MAX_CHARS };
 

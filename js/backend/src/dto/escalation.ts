@@ -1,5 +1,5 @@
 import { Rule, RuleType } from '@midwayjs/validate';
-import { RESOLUTION_MAX_CHARS } from '../api-types';
+import { RESOLUTION_MAX_CHARS } from '../wire/api-types';
 import { PageDTO } from './page';
 import { id, nonBlank, nullable, required, sessionKey } from './rules';
 

@@ -6,8 +6,8 @@
  * `fromValidationError` makes it the request's 400.
  */
 import { MidwayValidationError, RuleType } from '@midwayjs/validate';
-import { AppError, invalidInput } from '../errors';
-import { isPositiveId } from '../validate';
+import { AppError, invalidInput } from '../wire/errors';
+import { isPositiveId } from '../wire/validate';
 
 type Schema = RuleType.Schema;
 type CustomHelpers = RuleType.CustomHelpers;

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, VersionColumn } from 'typeorm';
-import type { LevelRulesInput } from '../api-types';
+import type { LevelRulesInput } from '../wire/api-types';
 import { BaseEntity } from './base';
 
 /** An agent, with its tool authorisation (seed 001, Task 2): `toolsets` + `tools.disabled`. */

@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import type { ApprovalAnswerKind, ApprovalStatus } from '../api-types';
+import type { ApprovalAnswerKind, ApprovalStatus } from '../wire/api-types';
 import { BaseEntity, LONG_TEXT } from './base';
 
 /**

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
-import { DB } from '../settings';
+import { DB } from '../config/settings';
 
 /** Long text (tool output, model replies): MySQL/MariaDB TEXT holds 65,535 bytes, less than a 64 KiB output plus its note. */
 export const LONG_TEXT = DB.kind === 'sqlite' ? 'text' : 'mediumtext';

@@ -1,6 +1,6 @@
 import { Column, Entity, Index } from 'typeorm';
 import { BaseEntity } from './base';
-import { CHANNEL_API_KEY, secretString } from '../secrets';
+import { CHANNEL_API_KEY, secretString } from '../config/secrets';
 
 /**
  * A model channel (seed 001 Task 7 step 3): an OpenAI-compatible `/chat/completions` endpoint, its key,
@@ -16,7 +16,7 @@ export class NetaClawModelChannelEntity extends BaseEntity {
   @Column({ type: 'varchar', comment: 'OpenAI 兼容接口地址', length: 500 })
   baseUrl: string;
 
-  /** Stored encrypted (src/secrets.ts), plain in memory; never sent back (see channelView). */
+  /** Stored encrypted (src/config/secrets.ts), plain in memory; never sent back (see channelView). */
   @Column({ type: 'varchar', comment: 'API Key', length: 1000, nullable: true, transformer: secretString(CHANNEL_API_KEY) })
   apiKey: string | null;
 

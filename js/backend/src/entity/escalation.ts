@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import type { EscalationStatus } from '../api-types';
+import type { EscalationStatus } from '../wire/api-types';
 import { SessionOwnedEntity } from './base';
 
 /**

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
- * A login session of the pages (src/session.ts): one row per login, deleted by its logout, so that every
+ * A login session of the pages (src/http/login-session.ts): one row per login, deleted by its logout, so that every
  * instance on one database sees a logout at once. The cookie's secret and the page's request key are kept
  * only as SHA-256 hashes: a copy of the table opens no session.
  */

@@ -1,6 +1,6 @@
 import { Column, Entity, Index } from 'typeorm';
 import { BaseEntity } from './base';
-import { MCP_ENV, secretValues } from '../secrets';
+import { MCP_ENV, secretValues } from '../config/secrets';
 
 /**
  * An MCP server whose tools join the catalog (`mcp__<name>__<tool>`, toolset `mcp:<name>`): a command
@@ -25,7 +25,7 @@ export class NetaClawMcpServerEntity extends BaseEntity {
   @Column({ type: 'varchar', comment: '地址（http）', length: 1000, nullable: true })
   url: string | null;
 
-  /** The values stored encrypted (src/secrets.ts), the names readable; never sent back (McpService.view). */
+  /** The values stored encrypted (src/config/secrets.ts), the names readable; never sent back (McpService.view). */
   @Column({ type: 'json', comment: '环境变量（stdio）', nullable: true, transformer: secretValues(MCP_ENV) })
   env: Record<string, string> | null;
 

@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import type { LevelRulesInput } from '../api-types';
+import type { LevelRulesInput } from '../wire/api-types';
 import { BaseEntity } from './base';
 
 /**

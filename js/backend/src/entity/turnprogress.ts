@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { ChatEvent } from '../api-types';
+import type { ChatEvent } from '../wire/api-types';
 
 /**
  * The progress of a session's running chat turn, for the pages that follow it from another instance (several

@@ -1,10 +1,10 @@
 import { Catch, ILogger, Logger } from '@midwayjs/core';
 import { Context } from '@midwayjs/koa';
-import { databaseErrorAnswer } from '../dbhealth';
+import { databaseErrorAnswer } from '../db/health';
 import { fromValidationError } from '../dto/rules';
-import { AppError } from '../errors';
-import { JSON_BODY_LIMIT } from '../settings';
-import { errorStack } from '../errortext';
+import { AppError } from '../wire/errors';
+import { JSON_BODY_LIMIT } from '../config/settings';
+import { errorStack } from '../lib/errortext';
 
 /**
  * Turns every error into `{ error: { code, message, errors? } }`. Client mistakes are 4xx (never a

@@ -8,7 +8,7 @@
  * streamed text and TURN_EVENTS_MAX events are kept per turn (past that the replay says `truncated`, the
  * live events still go to every page attached); at most LIVE_TURNS_MAX turns run at once per instance.
  */
-import type { ChatAttached, ChatEvent } from '../api-types';
+import type { ChatAttached, ChatEvent } from '../wire/api-types';
 
 export const TURN_EVENTS_MAX = 2000;
 export const TURN_TEXT_MAX_CHARS = 1_000_000;

@@ -1,13 +1,13 @@
 import { IMiddleware, Inject, Middleware } from '@midwayjs/core';
 import { Context, NextFunction } from '@midwayjs/koa';
-import { checkBearer } from '../authlimit';
-import { AppError } from '../errors';
+import { checkBearer } from '../http/authlimit';
+import { AppError } from '../wire/errors';
 import { LoginSessionService } from '../service/login';
 import { AdminTokenService } from '../service/token';
-import { REQUEST_KEY_HEADER, safeMethod, sameOrigin, sessionCookie } from '../session';
+import { REQUEST_KEY_HEADER, safeMethod, sameOrigin, sessionCookie } from '../http/login-session';
 
 /**
- * Path prefixes that need `Authorization: Bearer <token>` or the login session (src/session.ts; the chat
+ * Path prefixes that need `Authorization: Bearer <token>` or the login session (src/http/login-session.ts; the chat
  * WebSocket checks them at the upgrade: ChatGateway).
  */
 export const AUTHENTICATED_PREFIXES = ['/admin', '/api'];
@@ -58,7 +58,7 @@ export function answererOf(ctx: Context): string | null {
  * Every route under an authenticated prefix needs the admin token (a bearer header, which decides alone
  * when sent) or a live login session: its cookie, its request key, and — for a request that changes
  * something — a same-origin `Origin` / `Sec-Fetch-Site`. Wrong tokens are limited per client address
- * (src/authlimit.ts: 429 too_many_requests with Retry-After).
+ * (src/http/authlimit.ts: 429 too_many_requests with Retry-After).
  */
 @Middleware()
 export class AuthMiddleware implements IMiddleware<Context, NextFunction> {

@@ -1,8 +1,8 @@
 import { IMiddleware, Middleware } from '@midwayjs/core';
 import { Context, NextFunction } from '@midwayjs/koa';
 import cors from '@koa/cors';
-import { AppError } from '../errors';
-import { CORS_ORIGINS } from '../settings';
+import { AppError } from '../wire/errors';
+import { CORS_ORIGINS } from '../config/settings';
 
 /**
  * CORS, closed by default: a page of another origin gets `Access-Control-Allow-*` headers only when

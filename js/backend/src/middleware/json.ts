@@ -1,6 +1,6 @@
 import { IMiddleware, Middleware } from '@midwayjs/core';
 import { Context, NextFunction } from '@midwayjs/koa';
-import { invalidInput } from '../errors';
+import { invalidInput } from '../wire/errors';
 
 /**
  * Runs before the body parser: a request that carries a body must say it is JSON, so that a form or

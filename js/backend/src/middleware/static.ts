@@ -3,8 +3,8 @@ import { Context, NextFunction } from '@midwayjs/koa';
 import * as fs from 'fs';
 import * as path from 'path';
 import send from 'koa-send';
-import { PageFiles } from '../pagefiles';
-import { STATIC_DIR } from '../settings';
+import { PageFiles } from '../http/pagefiles';
+import { STATIC_DIR } from '../config/settings';
 import { needsToken } from './auth';
 
 /** koa-send's context: koa's own, which Midway's Context extends with fields koa-send does not read. */

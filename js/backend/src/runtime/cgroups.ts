@@ -28,7 +28,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { SANDBOX_MEMORY_MAX_BYTES, SANDBOX_PROCESSES_MAX, SANDBOX_TMP_MAX_BYTES } from './limits';
-import { errorMessage } from '../errortext';
+import { errorMessage } from '../lib/errortext';
 
 export type LimitsMode = 'cgroup2' | 'cgroup1' | 'uid-range' | 'rlimit';
 

@@ -5,7 +5,7 @@
  * the package drops stops the build.
  */
 import type { RuleReasonCode } from '@netaclaw/tool-policy';
-import type { ExecutionMode, ReasonCode, ToolCallDecision } from '../policy';
+import type { ExecutionMode, ReasonCode, ToolCallDecision } from '../wire/policy';
 
 export const RUNTIME_REASONS = {
   /** L0: the model called a tool it was not offered (the executor). */

@@ -25,7 +25,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { detectLimits, LimitsState } from './cgroups';
-import { errorMessage } from '../errortext';
+import { errorMessage } from '../lib/errortext';
 
 /** System calls the sandbox may not make (EPERM). */
 export const SECCOMP_DENIED = [

@@ -5,7 +5,7 @@
  * runtime.
  */
 import type { RuleMatch, RulesInput } from '@netaclaw/tool-policy';
-import { activeCatalog, policy, ToolCallDecision } from '../policy';
+import { activeCatalog, policy, ToolCallDecision } from '../wire/policy';
 import { APPROVAL_REQUIRED, DECISIONS } from './codes';
 
 export type GateDecision = ToolCallDecision;

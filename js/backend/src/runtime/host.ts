@@ -34,8 +34,8 @@ import { watchDisk } from './diskwatch';
 import { mainTools } from './tools/custom';
 import type { MainServices } from './tools/types';
 import { DECISIONS, RUNTIME_REASONS } from './codes';
-import { activeCatalog } from '../policy';
-import { errorMessage } from '../errortext';
+import { activeCatalog } from '../wire/policy';
+import { errorMessage } from '../lib/errortext';
 
 export interface CallRecord extends CallOutcome {
   seq: number;

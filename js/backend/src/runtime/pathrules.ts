@@ -33,7 +33,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type { RulesInput } from '@netaclaw/tool-policy';
-import { policy } from '../policy';
+import { policy } from '../wire/policy';
 import { PATH_RULES_MOUNTS_MAX, PATH_RULES_WALK_MAX } from './limits';
 import { isInside } from './realpath';
 

@@ -30,8 +30,9 @@ function packageDir(name: string): string {
 export function codeReadPaths(): string[] {
   const out = new Set<string>([
     path.join(DIST, 'runtime'),
-    path.join(DIST, 'policy.js'),
-    path.join(DIST, 'errortext.js'),
+    path.join(DIST, 'wire', 'policy.js'),
+    path.join(DIST, 'lib', 'errortext.js'),
+    path.join(DIST, 'lib', 'paths.js'),
     path.join(BACKEND_ROOT, 'package.json'),
   ]);
   for (const name of ['@netaclaw/tool-policy', 'picomatch', 're2js']) {

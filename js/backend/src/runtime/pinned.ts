@@ -27,7 +27,7 @@ import { HostCheckDenial, isInside, realOrAncestor } from './realpath';
 import { RUNTIME_REASONS } from './codes';
 import type { RulesInput } from '@netaclaw/tool-policy';
 import type { DirEntry, ExecRequest, ExecResult, FoundFiles, GrepResult, Operations, Within } from './operations/types';
-import { errorMessage } from '../errortext';
+import { errorMessage } from '../lib/errortext';
 
 export interface PinnedRoot {
   /** The root as the policy names it (absolute). */

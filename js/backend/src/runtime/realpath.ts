@@ -4,42 +4,12 @@
  * deepest existing ancestor for a path still to be created — and a path whose real location leaves every
  * (real) root is denied `path_outside_workspace`. Used by the worker and by the main process alike.
  */
-import * as fs from 'fs';
-import * as path from 'path';
 import type { GatePath } from './gate';
 import { RUNTIME_REASONS } from './codes';
-import { errorMessage } from '../errortext';
+import { errorMessage } from '../lib/errortext';
+import { isInside, realOrAncestor } from '../lib/paths';
 
-/**
- * Real path of `p`, or of its deepest existing ancestor joined with the rest. A dangling symlink on the way
- * throws (EDANGLING). `resolve` finds the real path of an existing path (`realpath` by default; pinned.ts
- * asks the kernel) and throws ENOENT/ENOTDIR for a missing one.
- */
-export async function realOrAncestor(p: string, resolve: (existing: string) => Promise<string> = fs.promises.realpath): Promise<string> {
-  const rest: string[] = [];
-  let cur = path.resolve(p);
-  for (;;) {
-    try {
-      const real = await resolve(cur);
-      return rest.length ? path.join(real, ...rest.reverse()) : real;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
-      // A dangling symlink would be followed by a write that creates its target: refuse it.
-      const st = await fs.promises.lstat(cur).catch(() => null);
-      if (st?.isSymbolicLink()) throw Object.assign(new Error(`dangling symlink ${cur}`), { code: 'EDANGLING' });
-      const parent = path.dirname(cur);
-      if (parent === cur) return path.join(cur, ...rest.reverse());
-      rest.push(path.basename(cur));
-      cur = parent;
-    }
-  }
-}
-
-export function isInside(child: string, root: string): boolean {
-  const rel = path.relative(root, child);
-  return rel === '' || (!rel.startsWith('..' + path.sep) && rel !== '..' && !path.isAbsolute(rel));
-}
+export { isInside, realOrAncestor };
 
 /** The roots, each resolved to its real path (a root that does not exist is kept as given). */
 export async function realRoots(roots: readonly string[]): Promise<string[]> {

@@ -10,7 +10,7 @@
 import { RE2JS } from 're2js';
 import type { LineMatcher } from './operations/types';
 import { ToolError } from './tools/types';
-import { errorMessage } from '../errortext';
+import { errorMessage } from '../lib/errortext';
 
 const NOT_LINEAR = 'grep matches in linear time (the RE2 engine), which has no backreferences and no look-ahead or look-behind';
 

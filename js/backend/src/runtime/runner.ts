@@ -16,8 +16,8 @@ import type { PinnedRoots } from './pinned';
 import { MainServices, ToolError, ToolImpl } from './tools/types';
 import { DECISIONS, RUNTIME_REASONS } from './codes';
 import type { RulesInput } from '@netaclaw/tool-policy';
-import { activeCatalog, policy } from '../policy';
-import { errorMessage } from '../errortext';
+import { activeCatalog, policy } from '../wire/policy';
+import { errorMessage } from '../lib/errortext';
 
 export interface RunnerContext {
   policy: WorkerPolicyWire;

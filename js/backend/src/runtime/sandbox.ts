@@ -16,7 +16,7 @@ import { SANDBOX_PROCESSES_MAX, SHELL_ADDRESS_SPACE_KB, SHELL_COMMAND_MAX_BYTES,
 import { acquireSandbox, SandboxLimits } from './cgroups';
 import { SizedTmp, sizedTmp } from './tmpfs';
 import { confinement, confinementFailure, Confinement, launcher, openSeccomp, setupConfinement } from './confine';
-import { errorMessage } from '../errortext';
+import { errorMessage } from '../lib/errortext';
 import { orderedMounts, PathMount } from './pathrules';
 
 /**

@@ -2,13 +2,13 @@ import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { InjectEntityModel } from '@midwayjs/typeorm';
 import { Repository } from 'typeorm';
 import { NetaClawAgentEntity } from '../entity/agent';
-import { invalidInput, notFound } from '../errors';
-import { dbWriteLock } from '../mutex';
+import { invalidInput, notFound } from '../wire/errors';
+import { dbWriteLock } from '../lib/mutex';
 import { NetaClawModelChannelEntity } from '../entity/channel';
-import { activeCatalog, Capability, CrewRole, DiagnosticInput, policy, ResolveInput, RuntimeDiagnostic, WorkerPolicy } from '../policy';
+import { activeCatalog, Capability, CrewRole, DiagnosticInput, policy, ResolveInput, RuntimeDiagnostic, WorkerPolicy } from '../wire/policy';
 import { BuiltPrompt, buildSystemPrompt } from '../agent/prompt';
 import { skillSummaries } from '../agent/skills';
-import { has, Obj, optEnum, parseId, requireObject } from '../validate';
+import { has, Obj, optEnum, parseId, requireObject } from '../wire/validate';
 import { ValidateService } from '@midwayjs/validate';
 import { AgentAddDTO, AgentFieldsDTO, AgentUpdateDTO } from '../dto/agent';
 import { checkedBy } from '../dto/check';
@@ -17,11 +17,11 @@ import { DiagnosticDTO, PreviewPromptDTO, SessionFieldsDTO } from '../dto/sessio
 import { AgentPageDTO } from '../dto/page';
 import { CatalogService } from './catalog';
 import { ChannelService, channelView } from './channel';
-import { parseVersion, staleVersion, updateRow } from '../versioned';
+import { parseVersion, staleVersion, updateRow } from '../db/versioned';
 import { ToolService } from './tool';
 import { checkedRules } from './rules';
-import { AgentFields, newAgentFields } from '../api-types';
-import { assertRootsClear } from '../backendstate';
+import { AgentFields, newAgentFields } from '../wire/api-types';
+import { assertRootsClear } from '../config/backendstate';
 import { shellSandbox } from '../runtime/sandbox';
 
 /** The package's vocabularies of the agent's enum fields. */

@@ -2,10 +2,10 @@ import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { InjectEntityModel } from '@midwayjs/typeorm';
 import type { RuleMatch } from '@netaclaw/tool-policy';
 import { IsNull, Repository } from 'typeorm';
-import type { ApprovalAnswerKind, ApprovalStatus, ApprovalView } from '../api-types';
+import type { ApprovalAnswerKind, ApprovalStatus, ApprovalView } from '../wire/api-types';
 import { NetaClawApprovalEntity } from '../entity/approval';
-import { AppError, notFound } from '../errors';
-import { dbWriteLock } from '../mutex';
+import { AppError, notFound } from '../wire/errors';
+import { dbWriteLock } from '../lib/mutex';
 
 /** A call a rule asks about, as the call port hands it over. */
 export interface NewApproval {

@@ -1,13 +1,13 @@
 import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { DECISIONS } from '../runtime/codes';
-import { policy, setActiveCatalog, ToolManifest, ToolSchema } from '../policy';
-import { CATALOG_FILE } from '../settings';
-import { readJsonArray } from '../jsonfile';
+import { policy, setActiveCatalog, ToolManifest, ToolSchema } from '../wire/policy';
+import { CATALOG_FILE } from '../config/settings';
+import { readJsonArray } from '../config/jsonfile';
 import * as fs from 'fs';
 import * as path from 'path';
 import { SHELL_TIMEOUT_DEFAULT_MS } from '../runtime/limits';
 import type { Implementation } from '../runtime/tools/custom';
-import { errorMessage } from '../errortext';
+import { errorMessage } from '../lib/errortext';
 
 export interface LoadedCatalog {
   /** Builtin tools, then the file's tools, as the package takes them. */

@@ -3,15 +3,15 @@ import { InjectDataSource, InjectEntityModel } from '@midwayjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { NetaClawAgentEntity } from '../entity/agent';
 import { NetaClawModelChannelEntity } from '../entity/channel';
-import { withSyncLock } from '../datasource';
+import { withSyncLock } from '../db/datasource';
 import { ChannelAddDTO, ChannelUpdateDTO, IdDTO } from '../dto/channel';
 import { PageDTO } from '../dto/page';
-import { AppError, invalidInput, notFound } from '../errors';
-import { dbWriteLock } from '../mutex';
-import { checkCapability } from '../policy';
-import { ModelEnv } from '../settings';
-import { API_KEY_MAX_CHARS } from '../secrets';
-import type { ChannelView as ApiChannelView } from '../api-types';
+import { AppError, invalidInput, notFound } from '../wire/errors';
+import { dbWriteLock } from '../lib/mutex';
+import { checkCapability } from '../wire/policy';
+import { ModelEnv } from '../config/settings';
+import { API_KEY_MAX_CHARS } from '../config/secrets';
+import type { ChannelView as ApiChannelView } from '../wire/api-types';
 import { IdQueryDTO } from '../dto/query';
 
 /** A channel as the services hold it (the wire type, with its timestamps as dates). */

@@ -1,10 +1,10 @@
 import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { InjectEntityModel } from '@midwayjs/typeorm';
 import { FindOptionsWhere, Repository } from 'typeorm';
-import type { EscalationRecord, EscalationStatus } from '../api-types';
+import type { EscalationRecord, EscalationStatus } from '../wire/api-types';
 import { NetaClawEscalationEntity } from '../entity/escalation';
-import { AppError, notFound } from '../errors';
-import { dbWriteLock } from '../mutex';
+import { AppError, notFound } from '../wire/errors';
+import { dbWriteLock } from '../lib/mutex';
 
 /** Who escalated: the chat session and, for a sub-agent, its batch. */
 export interface EscalationOwner {

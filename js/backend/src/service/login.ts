@@ -2,9 +2,9 @@ import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { InjectEntityModel } from '@midwayjs/typeorm';
 import { LessThan, Repository } from 'typeorm';
 import { NetaClawLoginSessionEntity } from '../entity/login';
-import { dbWriteLock } from '../mutex';
-import { hashesEqual, newSecret, secretHash, SESSION_TTL_SECONDS, tokenMark } from '../session';
-import { SESSION_IDLE_SECONDS } from '../settings';
+import { dbWriteLock } from '../lib/mutex';
+import { hashesEqual, newSecret, secretHash, SESSION_TTL_SECONDS, tokenMark } from '../http/login-session';
+import { SESSION_IDLE_SECONDS } from '../config/settings';
 
 /** What a session check found. */
 export type SessionCheck =
@@ -20,7 +20,7 @@ function touchEveryMs(): number {
 }
 
 /**
- * The pages' login sessions in the database (src/session.ts says what they are): every instance on one
+ * The pages' login sessions in the database (src/http/login-session.ts says what they are): every instance on one
  * database sees a login, a logout and an expiry at once.
  */
 @Provide()

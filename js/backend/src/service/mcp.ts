@@ -1,19 +1,19 @@
 import * as path from 'path';
-import { readJsonArray } from '../jsonfile';
+import { readJsonArray } from '../config/jsonfile';
 import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { InjectDataSource, InjectEntityModel } from '@midwayjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { NetaClawSettingEntity } from '../entity/setting';
-import { DB } from '../settings';
+import { DB } from '../config/settings';
 import { IdDTO } from '../dto/channel';
 import { McpAddDTO, McpUpdateDTO } from '../dto/mcp';
 import { PageDTO } from '../dto/page';
 import { IdQueryDTO } from '../dto/query';
 import { NetaClawMcpServerEntity } from '../entity/mcp';
-import { invalidInput, notFound } from '../errors';
-import { dbWriteLock, Mutex } from '../mutex';
-import { policy, ToolSchema } from '../policy';
-import { MCP_ENV_NAME, MCP_NAME, McpServerConfig, McpServerState as ApiMcpServerState, McpServerView as ApiMcpServerView } from '../api-types';
+import { invalidInput, notFound } from '../wire/errors';
+import { dbWriteLock, Mutex } from '../lib/mutex';
+import { policy, ToolSchema } from '../wire/policy';
+import { MCP_ENV_NAME, MCP_NAME, McpServerConfig, McpServerState as ApiMcpServerState, McpServerView as ApiMcpServerView } from '../wire/api-types';
 import type { McpListedTool } from '../runtime/mcp/client';
 import { McpServers } from '../runtime/mcp/servers';
 import { setCustomTools } from '../runtime/tools/custom';
@@ -21,8 +21,8 @@ import type { ToolImpl } from '../runtime/tools/types';
 import { CatalogService } from './catalog';
 import { maskKey } from './channel';
 import { ToolService } from './tool';
-import { errorMessage } from '../errortext';
-import { log } from '../log';
+import { errorMessage } from '../lib/errortext';
+import { log } from '../config/log';
 
 /** What a model API accepts as a function name (OpenAI: letters, digits, `_`, `-`, at most 64). */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;

@@ -2,7 +2,7 @@ import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { InjectEntityModel } from '@midwayjs/typeorm';
 import { Repository } from 'typeorm';
 import { NetaClawMemoryEntity } from '../entity/memory';
-import { dbWriteLock } from '../mutex';
+import { dbWriteLock } from '../lib/mutex';
 
 /** Per-agent memory behind `memory_save` / `memory_recall` (table `netaclaw_memory`). */
 @Provide()

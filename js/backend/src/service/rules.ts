@@ -2,14 +2,14 @@ import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { InjectEntityModel } from '@midwayjs/typeorm';
 import type { CheckRulesInput, LevelRulesInput, RuleCheck, RulesInput, WorkerPolicy } from '@netaclaw/tool-policy';
 import { Repository } from 'typeorm';
-import type { GlobalRules, GlobalRulesView } from '../api-types';
+import type { GlobalRules, GlobalRulesView } from '../wire/api-types';
 import { NetaClawAgentEntity } from '../entity/agent';
 import { NetaClawSessionEntity } from '../entity/session';
 import { NetaClawSettingEntity } from '../entity/setting';
-import { AppError, notFound } from '../errors';
-import { dbWriteLock } from '../mutex';
-import { policy } from '../policy';
-import { staleVersion } from '../versioned';
+import { AppError, notFound } from '../wire/errors';
+import { dbWriteLock } from '../lib/mutex';
+import { policy } from '../wire/policy';
+import { staleVersion } from '../db/versioned';
 
 /** The row of `netaclaw_setting` that holds the global rules. */
 const GLOBAL_RULES = 'rules';

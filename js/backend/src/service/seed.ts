@@ -1,14 +1,14 @@
 import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { InjectDataSource } from '@midwayjs/typeorm';
 import { DataSource } from 'typeorm';
-import { withSyncLock } from '../datasource';
-import { readJsonArray } from '../jsonfile';
+import { withSyncLock } from '../db/datasource';
+import { readJsonArray } from '../config/jsonfile';
 import { ValidateService } from '@midwayjs/validate';
 import { AgentAddDTO } from '../dto/agent';
 import { fromValidationError } from '../dto/rules';
-import { requireObject } from '../validate';
+import { requireObject } from '../wire/validate';
 import { AgentService, agentValues } from './agent';
-import { errorMessage } from '../errortext';
+import { errorMessage } from '../lib/errortext';
 
 /** Why a seed file cannot be used: the message names the file and the entry. */
 export class SeedFileError extends Error {

@@ -4,13 +4,13 @@ import { InjectEntityModel } from '@midwayjs/typeorm';
 import { LessThan, MoreThanOrEqual, In, Repository } from 'typeorm';
 import { NetaClawMessageEntity, StoredToolCall } from '../entity/message';
 import { NetaClawSessionEntity } from '../entity/session';
-import { isUniqueViolation } from '../dbhealth';
-import { AppError, notFound } from '../errors';
-import { dbWriteLock } from '../mutex';
-import { SESSION_LEASE_SECONDS } from '../settings';
+import { isUniqueViolation } from '../db/health';
+import { AppError, notFound } from '../wire/errors';
+import { dbWriteLock } from '../lib/mutex';
+import { SESSION_LEASE_SECONDS } from '../config/settings';
 import { IdQueryDTO, pageOf, SessionPageQueryDTO } from '../dto/query';
-import { errorMessage } from '../errortext';
-import { log } from '../log';
+import { errorMessage } from '../lib/errortext';
+import { log } from '../config/log';
 
 /**
  * `question`: a question the agent asked the user (`clarify`), kept for the page and for finding the turn

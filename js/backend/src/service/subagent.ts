@@ -3,15 +3,15 @@ import { InjectEntityModel } from '@midwayjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
 import { NetaClawSubagentBatchEntity } from '../entity/batch';
 import { NetaClawToolCallEntity } from '../entity/toolcall';
-import { invalidInput, notFound } from '../errors';
-import { Mutex, dbWriteLock } from '../mutex';
+import { invalidInput, notFound } from '../wire/errors';
+import { Mutex, dbWriteLock } from '../lib/mutex';
 import type { CallRecord } from '../runtime/host';
 import { cutText, storableJson } from '../runtime/limits';
-import type { BatchPolicy, BatchRecord as ApiBatchRecord, BatchStatus, StoredCall } from '../api-types';
+import type { BatchPolicy, BatchRecord as ApiBatchRecord, BatchStatus, StoredCall } from '../wire/api-types';
 import { BatchPageQueryDTO, IdQueryDTO, pageOf } from '../dto/query';
 
 export type { CallRecord } from '../runtime/host';
-export type { StoredCall } from '../api-types';
+export type { StoredCall } from '../wire/api-types';
 
 /** One event of a batch, as the SSE endpoint sends it. */
 export interface BatchEvent {

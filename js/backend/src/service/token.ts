@@ -1,6 +1,6 @@
 import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
-import { DATA_DIR } from '../settings';
-import { AdminToken, loadAdminToken } from '../token';
+import { DATA_DIR } from '../config/settings';
+import { AdminToken, loadAdminToken } from '../http/admin-token';
 
 @Provide()
 @Scope(ScopeEnum.Singleton)

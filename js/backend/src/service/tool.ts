@@ -2,17 +2,17 @@ import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { InjectDataSource, InjectEntityModel } from '@midwayjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import { NetaClawToolEntity } from '../entity/tool';
-import { AppError, invalidInput, notFound } from '../errors';
-import { withSyncLock } from '../datasource';
-import { dbWriteLock } from '../mutex';
-import { policy, ToolGovernanceRowInput, ToolManifest } from '../policy';
-import { syncFaultAt, syncPauseMs } from '../settings';
+import { AppError, invalidInput, notFound } from '../wire/errors';
+import { withSyncLock } from '../db/datasource';
+import { dbWriteLock } from '../lib/mutex';
+import { policy, ToolGovernanceRowInput, ToolManifest } from '../wire/policy';
+import { syncFaultAt, syncPauseMs } from '../config/settings';
 import { ToolPageDTO } from '../dto/page';
 import { ToolInfoQueryDTO } from '../dto/query';
 import { CatalogService } from './catalog';
-import { checkIntRange, checkTextLimit, has, Obj, parseId, requireObject } from '../validate';
-import { parseVersion, staleVersion, updateRow } from '../versioned';
-import { log } from '../log';
+import { checkIntRange, checkTextLimit, has, Obj, parseId, requireObject } from '../wire/validate';
+import { parseVersion, staleVersion, updateRow } from '../db/versioned';
+import { log } from '../config/log';
 
 export interface SyncSummary {
   inserts: number;

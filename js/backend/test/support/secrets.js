@@ -1,9 +1,9 @@
 'use strict';
-// Reads the secrets at rest as the backend stores them (src/secrets.ts), for tests that look at the rows.
+// Reads the secrets at rest as the backend stores them (src/config/secrets.ts), for tests that look at the rows.
 const path = require('node:path');
 const { BACKEND_ROOT, SECRET_KEY } = require('./server');
 
-const secrets = () => require(path.join(BACKEND_ROOT, 'dist', 'secrets.js'));
+const secrets = () => require(path.join(BACKEND_ROOT, 'dist', 'config', 'secrets.js'));
 
 /** The plain value of a stored secret (`where`: 'netaclaw_model_channel.apiKey' / 'netaclaw_mcp_server.env'). */
 function plainSecret(stored, where, keyText = SECRET_KEY) {

@@ -7,7 +7,7 @@ const path = require('node:path');
 const BACKEND_ROOT = path.resolve(__dirname, '..', '..');
 const TOKEN = 'test-admin-token-0123456789';
 /**
- * The key of the secrets at rest the test servers use (src/secrets.ts), so that no test writes a key file
+ * The key of the secrets at rest the test servers use (src/config/secrets.ts), so that no test writes a key file
  * into the home folder; a test of the key file gives NETACLAW_SECRET_KEY: undefined and its own file.
  */
 const SECRET_KEY = '5ec12e7ce7a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b';

@@ -14,10 +14,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServerConfig } from '../../api-types';
+import type { McpServerConfig } from '../../wire/api-types';
 import { confinement, confinementFailure, stageReads } from '../confine';
 import { closeQuietly, confinedCommand, SANDBOX_PATH, shellSandbox, workerBwrapArgs } from '../sandbox';
-import { errorMessage } from '../../errortext';
+import { errorMessage } from '../../lib/errortext';
 
 /** An MCP `tools/list` entry, as the package's `fromMcpTool` reads it. */
 export interface McpListedTool {

@@ -8,10 +8,10 @@
  * forwarded with exactly the decided arguments; a server that dies or does not answer in time fails the
  * call with the reason.
  */
-import type { McpServerConfig } from '../../api-types';
+import type { McpServerConfig } from '../../wire/api-types';
 import { ToolError, ToolImpl, ToolOutput } from '../tools/types';
 import { connect, ended, lastLines, listTools, MCP_CALL_TIMEOUT_MS, McpConnectError, McpConnection, McpListedTool } from './client';
-import { errorMessage } from '../../errortext';
+import { errorMessage } from '../../lib/errortext';
 
 /** Bytes a base64 text stands for (without decoding it); 0 for anything that is not a string. */
 function base64Bytes(data: unknown): number {

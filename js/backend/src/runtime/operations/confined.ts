@@ -20,7 +20,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { isInside, realRoots } from '../realpath';
-import { errorMessage } from '../../errortext';
+import { errorMessage } from '../../lib/errortext';
 
 const C = fs.constants;
 /** Never blocks on a FIFO; the last component is never followed. */

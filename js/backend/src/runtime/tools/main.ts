@@ -10,9 +10,9 @@ import { isInside, realOrAncestor } from '../realpath';
 import { gatePath, optStr, str } from './args';
 import { execOutput, LOCAL_TOOLS } from './local';
 import type { Within } from '../operations/types';
-import { TEXT_MAX_CHARS } from '../../validate';
+import { TEXT_MAX_CHARS } from '../../wire/validate';
 import { MainServices, ToolContext, ToolError, ToolImpl } from './types';
-import { errorMessage } from '../../errortext';
+import { errorMessage } from '../../lib/errortext';
 
 function services(ctx: ToolContext): MainServices {
   if (!ctx.services) throw new ToolError('this tool runs only in the main process');

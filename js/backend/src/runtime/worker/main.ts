@@ -14,8 +14,8 @@ import { CallMessage, CallOutcome, FdResultMessage, InitMessage, message, Messag
 import { prepareFirstCall, runHere, RunnerContext } from '../runner';
 import { LOCAL_TOOLS } from '../tools/local';
 import { DECISIONS } from '../codes';
-import { policy, setActiveCatalog, ToolSchema } from '../../policy';
-import { errorMessage, errorStack } from '../../errortext';
+import { policy, setActiveCatalog, ToolSchema } from '../../wire/policy';
+import { errorMessage, errorStack } from '../../lib/errortext';
 
 function send(m: Message): void {
   if (process.send) process.send(m);
