@@ -23,7 +23,6 @@ export interface NetDecision {
 }
 
 const LEVELS: NetLevel[] = ['global', 'agent', 'session'];
-// policy-vocabulary: the placeholder decision names the effects it reads (replaced by the package's export)
 const ORDER: NetVerdict[] = ['deny', 'ask', 'allow'];
 
 /** A host as compared: lower case, no trailing dot, an IPv6 literal without its brackets. */
