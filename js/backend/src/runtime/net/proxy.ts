@@ -146,7 +146,7 @@ export class NetProxy {
       return {
         ok: false,
         decision,
-        why: answer === 'timeout' ? `${decision.message}; no approval came within ${Math.round(waitMs / 1000)} s, so it is refused` : `${decision.message}; the approval was refused`,
+        why: answer === 'timeout' ? `${decision.message}; no approval came within ${waitMs / 1000} s, so it is refused` : `${decision.message}; the approval was refused`,
       };
     } catch (err) {
       return { ok: false, decision, why: `${decision.message}; the approval failed (${errorMessage(err)})` };
