@@ -205,18 +205,19 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
     assert.match(named.output, /hello from 127\.0\.0\.1/);
   });
 
-  test('nothing else leaves: no DNS, no direct connection (NO_PROXY), no AF_VSOCK, only lo', async () => {
+  test('nothing else leaves: no DNS, no direct connection (NO_PROXY), no AF_VSOCK, packet or raw socket, only lo', async () => {
     const probe = [
       'import socket, errno',
       'try:',
       "    print('lookup', socket.getaddrinfo('allowed.test', 80))",
       'except socket.gaierror as e:',
       "    print('lookup-failed', e.errno)",
-      'for fam in (40,):',
+      // AF_VSOCK, AF_PACKET, and a raw IPv4 socket (needs CAP_NET_RAW, which the sandbox has not)
+      "for name, fam, typ, proto in (('vsock', 40, socket.SOCK_STREAM, 0), ('packet', 17, socket.SOCK_RAW, 0), ('raw', 2, socket.SOCK_RAW, 1)):",
       '    try:',
-      '        socket.socket(fam, socket.SOCK_STREAM); print(fam, "ok")',
+      '        socket.socket(fam, typ, proto); print(name, "ok")',
       '    except OSError as e:',
-      '        print(fam, errno.errorcode[e.errno])',
+      '        print(name, errno.errorcode[e.errno])',
       's = socket.socket(); s.settimeout(3)',
       'try:',
       // a documentation address (TEST-NET-1): the empty namespace has no route to anything
@@ -241,7 +242,9 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
     assert.match(r.output, /Could not resolve host: allowed\.test[\s\S]*noproxy-name=6/);
     assert.match(r.output, /noproxy-literal=7/, "a direct connection to the host's loopback finds nothing there");
     assert.match(r.output, /^lookup-failed /m);
-    assert.match(r.output, /^40 EAFNOSUPPORT$/m);
+    assert.match(r.output, /^vsock EAFNOSUPPORT$/m);
+    assert.match(r.output, /^packet EAFNOSUPPORT$/m);
+    assert.match(r.output, /^raw EPERM$/m);
     assert.match(r.output, /^direct ENETUNREACH$/m);
   });
 

@@ -54,7 +54,7 @@ export function inheritedNetEnv(env: NodeJS.ProcessEnv = process.env): Record<st
  * that it takes no share of the sandbox's process limit), and the parent `exec`s the command. The child
  * keeps no descriptor of the sandbox's (stdio → /dev/null), so the command's output ends with it.
  */
-const BRIDGE = `
+export const BRIDGE = `
 import os, select, socket, sys
 port, sock, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
 l = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
