@@ -18,7 +18,7 @@ const { spawnSync } = require('node:child_process');
 const { rt, workspace, diagnose, callText, withHost, FIXTURE_WORKER } = require('./support/runtime');
 
 const { ShellProcessOperations } = rt('operations/process.js');
-const { decideNetwork, wantsNetwork } = rt('net/decide.js');
+const { decideNetwork, wantsNetwork, withoutNetRules } = rt('net/decide.js');
 const { NET_ENV } = rt('net/sandbox.js');
 const { connect, httpServerRefusal } = rt('mcp/client.js');
 
@@ -97,6 +97,10 @@ describe('decideNetwork: net() patterns (the one decision every connection goes 
     assert.equal(decideNetwork({ session: { allow: ['net([::1]:8080)'] } }, '::1', 8080).verdict, 'allow');
     assert.equal(wantsNetwork(rules), true);
     assert.equal(wantsNetwork({ global: { allow: ['bash(ls)'], deny: ['net(x.org)'] } }), false, 'only an allow or ask gives a sandbox the proxy');
+    // the package's other decisions (path rules) get the rules without their net() patterns
+    assert.deepEqual(withoutNetRules(rules), { global: { allow: ['bash(ls)'], deny: [] }, agent: { ask: [] }, session: { allow: [] } });
+    const plain = { session: { deny: ['write(.env)'] } };
+    assert.equal(withoutNetRules(plain), plain);
   });
 });
 

@@ -101,7 +101,19 @@ export function decideNetwork(rules: RulesInput | null | undefined, host: string
  * package reads `net()` itself: goes with `decideNetwork`'s body when it is replaced.
  */
 export function withoutNetRules(rules: RulesInput): RulesInput {
-  const strip = (l: LevelRulesInput | null | undefined) =>
-    l ? { ...l, allow: l.allow?.filter(p => !parseNetPattern(p)), ask: l.ask?.filter(p => !parseNetPattern(p)), deny: l.deny?.filter(p => !parseNetPattern(p)) } : l;
-  return { ...rules, global: strip(rules.global) as RulesInput['global'], agent: strip(rules.agent), session: strip(rules.session), approvals: rules.approvals?.filter(p => !parseNetPattern(p)) };
+  const isNet = (p: unknown) => parseNetPattern(p) !== null;
+  const lists = (l: LevelRulesInput | null | undefined) => [l?.allow, l?.ask, l?.deny];
+  const any = [...LEVELS.flatMap(level => lists(rules[level] as LevelRulesInput | null | undefined)), rules.approvals].some(list => (list ?? []).some(isNet));
+  if (!any) return rules;
+  const out = structuredClone(rules);
+  for (const level of LEVELS) {
+    const l = out[level] as LevelRulesInput | null | undefined;
+    if (!l) continue;
+    for (const key of ['allow', 'ask', 'deny'] as const) {
+      const list = l[key];
+      if (list) l[key] = list.filter(p => !isNet(p));
+    }
+  }
+  if (out.approvals) out.approvals = out.approvals.filter(p => !isNet(p));
+  return out;
 }
