@@ -19,34 +19,9 @@ import * as path from 'path';
 import type { RulesInput } from '@netaclaw/tool-policy';
 import { wantsNetwork } from './decide';
 import { NetHooks, NetProxy } from './proxy';
+import { NET_ENV, SANDBOX_NET_SOCKET, SANDBOX_PROXY_PORT } from './env';
 
-/** Where the proxy's socket is inside a sandbox, and the bridge's loopback port there. */
-export const SANDBOX_NET_SOCKET = '/run/netaclaw/net.sock';
-export const SANDBOX_PROXY_PORT = 3128;
-const PROXY_URL = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
-
-/** The environment that points a sandbox's clients at the bridge. */
-export const NET_ENV: Readonly<Record<string, string>> = {
-  HTTP_PROXY: PROXY_URL,
-  HTTPS_PROXY: PROXY_URL,
-  ALL_PROXY: PROXY_URL,
-  http_proxy: PROXY_URL,
-  https_proxy: PROXY_URL,
-  all_proxy: PROXY_URL,
-  npm_config_proxy: PROXY_URL,
-  npm_config_https_proxy: PROXY_URL,
-  PIP_PROXY: PROXY_URL,
-  GIT_CONFIG_COUNT: '1',
-  GIT_CONFIG_KEY_0: 'http.proxy',
-  GIT_CONFIG_VALUE_0: PROXY_URL,
-  NODE_USE_ENV_PROXY: '1',
-};
-
-/** The proxy settings this process was given (a worker inside its sandbox hands them to its shells). */
-export function inheritedNetEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  if (env.HTTP_PROXY !== PROXY_URL) return {};
-  return { ...NET_ENV };
-}
+export { NET_ENV, SANDBOX_NET_SOCKET, SANDBOX_PROXY_PORT };
 
 /**
  * The bridge (run by the system's python3, which the sandbox always has: confine.ts needs it): binds

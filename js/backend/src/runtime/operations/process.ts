@@ -7,8 +7,9 @@ import { confinement, confinementFailure, stageOnce } from '../confine';
 import { watchDisk } from '../diskwatch';
 import { PathRulesPlan, pathRulesPlan, unreadableFile } from '../pathrules';
 import { PinnedRoots, pinRoots } from '../pinned';
-import { withoutNetRules } from '../net/decide';
-import { inheritedNetEnv, openSandboxNet, SandboxNet } from '../net/sandbox';
+import { wantsNetwork, withoutNetRules } from '../net/decide';
+import { inheritedNetEnv } from '../net/env';
+import type { SandboxNet } from '../net/sandbox';
 
 /** Kills the whole process group of a detached child. */
 function killGroup(child: ChildProcess): void {
@@ -158,7 +159,8 @@ export class ShellProcessOperations implements ProcessOperations {
     let net: SandboxNet | null = null;
     try {
       // the rules' net() hosts, through the sandbox's own proxy (net/sandbox.ts); none: no network at all
-      net = await openSandboxNet(req.rules, req.network, c.dir);
+      // (loaded only here: a worker, which runs its shells in its own sandbox, never loads the proxy)
+      if (wantsNetwork(req.rules)) net = await (await import('../net/sandbox')).openSandboxNet(req.rules, req.network, c.dir);
       let held = [...(req.rootFds ?? new Map<string, number>())];
       if (req.rules && held.length === 0 && req.roots.length > 0) {
         // path rules are enforced through held roots (pathrules.ts): a request without them holds its own
