@@ -302,6 +302,35 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
     });
   });
 
+  test("a stdio MCP server's sandbox reaches the hosts the GLOBAL net() rules allow, and no other", async () => {
+    const { setShellSandbox, shellSandbox } = rt('sandbox.js');
+    const mode = shellSandbox();
+    setShellSandbox({ mode: 'bwrap', detail: 'set by the test' });
+    const seen = [];
+    let conn;
+    try {
+      conn = await connect(
+        {
+          name: 'netfx',
+          transport: 'stdio',
+          command: process.execPath,
+          args: [path.join(__dirname, 'fixtures', 'mcp-net-server.mjs')],
+          url: null,
+          env: {},
+          workspaceRoots: [],
+        },
+        { global: { allow: ['net(allowed.test)'], deny: ['net(denied.test)'] }, hooks: { record: r => seen.push(`${r.host} ${r.outcome}`) } }
+      );
+      const call = async url => (await conn.client.callTool({ name: 'fetch', arguments: { url } })).content[0].text;
+      assert.match(await call(`http://allowed.test:${srv.httpPort}/mcp-stdio`), /hello from allowed\.test/);
+      assert.match(await call(`http://denied.test:${srv.httpPort}/`), /netaclaw proxy: denied\.test:\d+ is refused: net\(denied\.test\) \(global rules\)/);
+      assert.deepEqual(seen, ['allowed.test connected', 'denied.test refused']);
+    } finally {
+      await conn?.client.close().catch(() => undefined);
+      setShellSandbox(mode);
+    }
+  });
+
   test('an HTTP MCP server is reached only when a global net() rule allows its host', async () => {
     const url = `http://127.0.0.1:${srv.httpPort}/mcp`;
     assert.match(httpServerRefusal(url, null), /the backend does not reach this MCP server: 127\.0\.0\.1:\d+ is refused: no net\(\) rule allows it/);
