@@ -331,6 +331,27 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
     }
   });
 
+  test('nothing is left once the sandboxes ended: no bridge process, no proxy socket or folder', async () => {
+    await sh(`curl -sS http://allowed.test:${srv.httpPort}/last`);
+    const bridges = fs
+      .readdirSync('/proc')
+      .filter(p => /^\d+$/.test(p))
+      .filter(p => {
+        try {
+          return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('/run/netaclaw/net.sock');
+        } catch {
+          return false;
+        }
+      });
+    assert.deepEqual(bridges, [], 'no bridge outlives its sandbox');
+    const dir = rt('confine.js').confinement().dir;
+    assert.deepEqual(
+      fs.readdirSync(dir).filter(n => n.startsWith('net-')),
+      [],
+      "every sandbox's proxy folder is removed"
+    );
+  });
+
   test('an HTTP MCP server is reached only when a global net() rule allows its host', async () => {
     const url = `http://127.0.0.1:${srv.httpPort}/mcp`;
     assert.match(httpServerRefusal(url, null), /the backend does not reach this MCP server: 127\.0\.0\.1:\d+ is refused: no net\(\) rule allows it/);
