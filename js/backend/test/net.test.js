@@ -331,6 +331,31 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
     }
   });
 
+  test('a custom command tool run by the main process for a run: the run\'s rules and its records', async () => {
+    const { commandTool } = rt('tools/custom.js');
+    const { pinRoots, pinnedOperations } = rt('pinned.js');
+    const toolDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-net-tool-'));
+    fs.chmodSync(toolDir, 0o755);
+    const program = path.join(toolDir, 'fetch.sh');
+    // reads {"url": …} on stdin and fetches it with curl (which reads the proxy from the environment)
+    fs.writeFileSync(program, '#!/bin/sh\nurl=$(sed \'s/.*"url":"\\([^"]*\\)".*/\\1/\')\ncurl -sS --max-time 10 "$url"\n', { mode: 0o755 });
+    const seen = [];
+    const pins = await pinRoots([ws.root], rt('confine.js').confinement().identity.switchUser ? { sandboxUser: rt('confine.js').confinement().identity } : {});
+    try {
+      const ops = pinnedOperations({ process: new ShellProcessOperations('bwrap') }, pins, rules, { record: r => seen.push(`${r.host} ${r.outcome}`) });
+      const tool = commandTool({ type: 'command', command: [program], timeoutMs: 20000 });
+      const ctx = { policy: { workspaceRoots: [ws.root], readonly: false }, ops };
+      const allowed = await tool({ url: `http://allowed.test:${srv.httpPort}/tool` }, ctx);
+      assert.match(allowed.output, /hello from allowed\.test/, allowed.output);
+      const denied = await tool({ url: `http://denied.test:${srv.httpPort}/` }, ctx);
+      assert.match(denied.output, /netaclaw proxy: denied\.test:\d+ is refused: net\(denied\.test\)/, denied.output);
+      assert.deepEqual(seen, ['allowed.test connected', 'denied.test refused']);
+    } finally {
+      await pins.close();
+      fs.rmSync(toolDir, { recursive: true, force: true });
+    }
+  });
+
   test('nothing is left once the sandboxes ended: no bridge process, no proxy socket or folder', async () => {
     await sh(`curl -sS http://allowed.test:${srv.httpPort}/last`);
     const bridges = fs

@@ -227,7 +227,7 @@ export class WorkerHost {
       // the run is told rather than left to work on a folder its name no longer shows)
       const swapped = pins.swapped();
       if (swapped) throw new Error(swapped);
-      this.main.ops = pinnedOperations(this.opts.ops, pins, this.opts.rules);
+      this.main.ops = pinnedOperations(this.opts.ops, pins, this.opts.rules, this.opts.network);
       this.main.pins = pins;
       const execArgv = ['--disable-warning=ExperimentalWarning', `--max-old-space-size=${WORKER_HEAP_MAX_MB}`];
       const extraReads = test.workerModule ? [test.workerModule] : [];
