@@ -47,7 +47,23 @@ async function startServers(base) {
   const cert = path.join(base, 'cert.pem');
   const made = spawnSync(
     'openssl',
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=secure.test', '-addext', 'subjectAltName=DNS:secure.test'],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=secure.test',
+      '-addext',
+      'subjectAltName=DNS:secure.test',
+    ],
     { encoding: 'utf8' }
   );
   assert.equal(made.status, 0, made.stderr);
@@ -157,7 +173,17 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
   });
 
   test('npm and pip reach an allowed registry configured by the environment alone', async () => {
-    for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'npm_config_proxy', 'npm_config_https_proxy', 'PIP_PROXY', 'GIT_CONFIG_VALUE_0']) {
+    for (const k of [
+      'HTTP_PROXY',
+      'HTTPS_PROXY',
+      'ALL_PROXY',
+      'http_proxy',
+      'https_proxy',
+      'npm_config_proxy',
+      'npm_config_https_proxy',
+      'PIP_PROXY',
+      'GIT_CONFIG_VALUE_0',
+    ]) {
       assert.equal(NET_ENV[k], 'http://127.0.0.1:3128', k);
     }
     const r = await sh(
@@ -191,7 +217,10 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
     );
     assert.match(r.output, new RegExp(`netaclaw proxy: denied.test:${srv.httpPort} is refused: net\\(denied.test\\) \\(global rules\\)`));
     assert.match(r.output, new RegExp(`netaclaw proxy: other.test:${srv.httpPort} is refused: no net\\(\\) rule allows it`));
-    assert.match(r.output, /netaclaw proxy: 127\.0\.0\.1 is an IP address: it is reached only when a net\(\) rule names that address \(net\(\*\.0\.0\.1\) does not\)/);
+    assert.match(
+      r.output,
+      /netaclaw proxy: 127\.0\.0\.1 is an IP address: it is reached only when a net\(\) rule names that address \(net\(\*\.0\.0\.1\) does not\)/
+    );
     assert.match(r.output, /^literal-connect 403$/m, r.output);
     assert.match(r.output, /^port-connect 403$/m, r.output);
     assert.equal(srv.seen.length, before, `nothing reached the servers: ${srv.seen.slice(before).join(', ')}`);
@@ -296,7 +325,10 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
     );
     // without a net() rule the worker's sandbox has no proxy and no way out
     await withHost({ policy, routes, test: { workerModule: FIXTURE_WORKER, permission: false } }, async host => {
-      const none = await host.call('x', { act: 'sh', command: `curl -sS --max-time 5 http://allowed.test:${srv.httpPort}/ 2>&1; env | grep -ci _proxy || true` });
+      const none = await host.call('x', {
+        act: 'sh',
+        command: `curl -sS --max-time 5 http://allowed.test:${srv.httpPort}/ 2>&1; env | grep -ci _proxy || true`,
+      });
       assert.match(callText(none), /Could not resolve host/);
       assert.match(callText(none), /^0$/m);
     });
@@ -331,7 +363,7 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
     }
   });
 
-  test('a custom command tool run by the main process for a run: the run\'s rules and its records', async () => {
+  test("a custom command tool run by the main process for a run: the run's rules and its records", async () => {
     const { commandTool } = rt('tools/custom.js');
     const { pinRoots, pinnedOperations } = rt('pinned.js');
     const toolDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-net-tool-'));
@@ -382,10 +414,15 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
     assert.match(httpServerRefusal(url, null), /the backend does not reach this MCP server: 127\.0\.0\.1:\d+ is refused: no net\(\) rule allows it/);
     assert.match(httpServerRefusal(url, { deny: [`net(127.0.0.1)`] }), /net\(127\.0\.0\.1\) \(global rules\)/);
     assert.equal(httpServerRefusal(url, { allow: [`net(127.0.0.1:${srv.httpPort})`] }), null);
-    await assert.rejects(connect({ name: 'web', transport: 'http', url, args: [], env: {}, workspaceRoots: [] }, { global: { allow: [] } }), /a global net\(\) rule must allow its host/);
+    await assert.rejects(
+      connect({ name: 'web', transport: 'http', url, args: [], env: {}, workspaceRoots: [] }, { global: { allow: [] } }),
+      /a global net\(\) rule must allow its host/
+    );
     const before = srv.seen.length;
     // allowed: the backend connects (this server speaks no MCP, so the handshake fails after the request)
-    await assert.rejects(connect({ name: 'web', transport: 'http', url, args: [], env: {}, workspaceRoots: [] }, { global: { allow: [`net(127.0.0.1:${srv.httpPort})`] } }));
+    await assert.rejects(
+      connect({ name: 'web', transport: 'http', url, args: [], env: {}, workspaceRoots: [] }, { global: { allow: [`net(127.0.0.1:${srv.httpPort})`] } })
+    );
     assert.ok(srv.seen.length > before, 'the allowed server was reached');
   });
 });

@@ -30,4 +30,3 @@ export function inheritedNetEnv(env: NodeJS.ProcessEnv = process.env): Record<st
   if (env.HTTP_PROXY !== PROXY_URL) return {};
   return { ...NET_ENV };
 }
-

@@ -126,7 +126,11 @@ export class NetProxy {
       const named = decision.rule ? parseNetPattern(decision.rule) : null;
       if (!named || named.host !== host) {
         const literal = { ...decision, verdict: 'deny' as const };
-        return { ok: false, decision: literal, why: `${host} is an IP address: it is reached only when a net() rule names that address (${decision.rule ?? 'none'} does not)` };
+        return {
+          ok: false,
+          decision: literal,
+          why: `${host} is an IP address: it is reached only when a net() rule names that address (${decision.rule ?? 'none'} does not)`,
+        };
       }
     }
     if (verdict === 'allow') return { ok: true, decision, why: decision.message };
@@ -146,7 +150,10 @@ export class NetProxy {
       return {
         ok: false,
         decision,
-        why: answer === 'timeout' ? `${decision.message}; no approval came within ${waitMs / 1000} s, so it is refused` : `${decision.message}; the approval was refused`,
+        why:
+          answer === 'timeout'
+            ? `${decision.message}; no approval came within ${waitMs / 1000} s, so it is refused`
+            : `${decision.message}; the approval was refused`,
       };
     } catch (err) {
       return { ok: false, decision, why: `${decision.message}; the approval failed (${errorMessage(err)})` };
@@ -251,5 +258,7 @@ function refuse(res: http.ServerResponse, status: number, text: string): void {
 function refuseRaw(socket: net.Socket, status: number, text: string): void {
   const body = `${text}\n`;
   const reason = status === 403 ? 'Forbidden' : status === 400 ? 'Bad Request' : 'Bad Gateway';
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+  );
 }
