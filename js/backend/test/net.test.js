@@ -165,6 +165,9 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
     );
     assert.equal(r.exitCode, 0, r.output);
     assert.match(r.output, new RegExp(`hello from allowed.test:${srv.httpPort}`));
+    // a Host header naming another server is replaced by the name that was decided
+    const vhost = await sh(`curl -sS -H 'Host: denied.test' http://allowed.test:${srv.httpPort}/vhost`);
+    assert.match(vhost.output, new RegExp(`hello from allowed.test:${srv.httpPort}`), vhost.output);
     assert.match(r.output, new RegExp(`hello from secure.test:${srv.httpsPort}`));
     assert.ok(srv.seen.includes(`GET secure.test:${srv.httpsPort} /tls`), srv.seen.join('\n'));
     const tunnel = records.find(x => x.method === 'CONNECT' && x.host === 'secure.test');

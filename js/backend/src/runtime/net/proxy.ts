@@ -233,6 +233,8 @@ export class NetProxy {
     }
     const headers = { ...req.headers };
     for (const h of ['proxy-connection', 'proxy-authorization', 'connection', 'keep-alive']) delete headers[h];
+    // the server hears the name that was decided, never another one the client puts in Host
+    headers.host = url.host;
     const upstream = http.request({ host: to.address, family: to.family, port, method, path: `${url.pathname}${url.search}`, headers, setHost: false });
     upstream.on('response', up => {
       this.record({ at: Date.now(), host, port, method, outcome: 'connected', decision: d.decision, detail: `${to.address}:${port} (${to.via})` });
