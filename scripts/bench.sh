@@ -3,7 +3,8 @@
 # benches/policy.rs), the Node benchmarks (with Cedar's package beside ours for cold start) and the
 # same in headless Chromium (js/bench/), on the same inputs, the boundary experiment
 # (scripts/boundary-experiment.sh) and the runtime's own costs (js/bench/runtime.cjs), and writes
-# the tables. Takes a few minutes; run it on an otherwise idle machine.
+# the tables; the sandbox network's proxy latency (js/backend/bench/net-proxy.cjs) is printed and kept in
+# target/bench/net-proxy.json (BENCHMARKS.md "Sandbox network" is written by hand from it). Takes a few minutes; run it on an otherwise idle machine.
 # BENCH_SKIP_BUILD=1 reuses the package already in pkg/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,5 +48,7 @@ echo "bench: the boundary, JSON text against serde-wasm-bindgen"
 scripts/boundary-experiment.sh
 echo "bench: the runtime's own costs (js/backend's compiled runtime, built above)"
 node js/bench/runtime.cjs --out "$out/runtime.json" > /dev/null
+echo "bench: the sandbox network's proxy, one HTTPS connection on loopback against a direct one"
+node js/backend/bench/net-proxy.cjs --rounds 50 --out "$out/net-proxy.json"
 printf '{ "start": "%s", "end": "%s", "cpuStart": %s, "cpuEnd": %s }\n' "$start_load" "$(load)" "$start_cpu" "$(cpu_times)" > "$out/load.json"
 node js/bench/report.mjs --dir "$out" --criterion "$target/criterion" --out BENCHMARKS.md

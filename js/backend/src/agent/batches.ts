@@ -296,6 +296,13 @@ export class BatchRunner {
           return held;
         },
         seq,
+        // each connection of the sandbox network (runtime/net), on the batch's live stream and in the log
+        network: {
+          record: r => {
+            live.push({ type: 'net', data: r });
+            log().info(`[net] batch ${id}: ${r.method} ${r.host}:${r.port} ${r.outcome}: ${r.detail}`);
+          },
+        },
         onEvent: (e: HostEvent) => {
           if (!primary && e.type === 'ended') return;
           switch (e.type) {

@@ -35,6 +35,9 @@ import { mainTools } from './tools/custom';
 import type { MainServices } from './tools/types';
 import { DECISIONS, RUNTIME_REASONS } from './codes';
 import { activeCatalog } from '../wire/policy';
+import { withoutNetRules } from './net/decide';
+import type { NetHooks } from './net/proxy';
+import { openSandboxNet, SandboxNet } from './net/sandbox';
 import { errorMessage } from '../lib/errortext';
 
 export interface CallRecord extends CallOutcome {
@@ -89,6 +92,8 @@ export interface HostOptions {
   pins?: () => Promise<PinnedRoots>;
   /** The batch's call numbers, shared by the workers that serve one batch side by side (own numbers when absent). */
   seq?: { value: number };
+  /** Who answers the rules' `net()` asks and keeps the decisions of the worker's sandbox (net/proxy.ts). */
+  network?: NetHooks;
 }
 
 export class WorkerError extends Error {}
@@ -181,6 +186,8 @@ export class WorkerHost {
   private ownPins = false;
   /** The path rules' mounts of the worker's sandbox (pathrules.ts), released once the worker has exited. */
   private pathPlan: PathRulesPlan | null = null;
+  /** The network of the worker's sandbox (net/sandbox.ts), closed once the worker has exited. */
+  private net: SandboxNet | null = null;
 
   constructor(private readonly opts: HostOptions) {
     // The host's own copy: deep-cloned so nothing the worker side holds can change it.
@@ -220,7 +227,7 @@ export class WorkerHost {
       // the run is told rather than left to work on a folder its name no longer shows)
       const swapped = pins.swapped();
       if (swapped) throw new Error(swapped);
-      this.main.ops = pinnedOperations(this.opts.ops, pins, this.opts.rules);
+      this.main.ops = pinnedOperations(this.opts.ops, pins, this.opts.rules, this.opts.network);
       this.main.pins = pins;
       const execArgv = ['--disable-warning=ExperimentalWarning', `--max-old-space-size=${WORKER_HEAP_MAX_MB}`];
       const extraReads = test.workerModule ? [test.workerModule] : [];
@@ -240,7 +247,7 @@ export class WorkerHost {
         // are its children, in the same mounts
         const plan = this.opts.rules
           ? pathRulesPlan({
-              rules: this.opts.rules,
+              rules: withoutNetRules(this.opts.rules),
               roots: pins.roots.map(r => ({ given: r.given, fd: r.fd })),
               readonly: this.opts.policy.readonly,
               firstSlot: ROOT_FD_FIRST + held.stdio.length,
@@ -248,11 +255,13 @@ export class WorkerHost {
             })
           : null;
         this.pathPlan = plan;
-        const cmd = confinedCommand(workerBwrapArgs(this.opts.policy.workspaceRoots, this.opts.policy.readonly, reads, undefined, held.binds, plan?.mounts), [
-          node,
-          ...execArgv,
-          module,
-        ]);
+        // the rules' net() hosts, through the sandbox's own proxy; its shells inherit the settings
+        const net = (this.net = await openSandboxNet(this.opts.rules, this.opts.network, c.dir));
+        const worker = [node, ...execArgv, module];
+        const cmd = confinedCommand(
+          workerBwrapArgs(this.opts.policy.workspaceRoots, this.opts.policy.readonly, reads, undefined, held.binds, plan?.mounts).concat(net?.bwrapArgs ?? []),
+          net ? net.wrap(worker) : worker
+        );
         this.sandboxLimits = cmd.limits;
         try {
           child = spawn(cmd.file, cmd.args, {
@@ -762,6 +771,10 @@ export class WorkerHost {
     const child = this.child;
     if (plan && child && child.exitCode === null && child.signalCode === null) child.once('exit', () => plan.release());
     else plan?.release();
+    const net = this.net;
+    this.net = null;
+    if (net && child && child.exitCode === null && child.signalCode === null) child.once('exit', () => void net.close());
+    else void net?.close();
     if (this.ownPins) void this.pins?.close();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;

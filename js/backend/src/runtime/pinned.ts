@@ -26,6 +26,7 @@ import type { GatePath } from './gate';
 import { HostCheckDenial, isInside, realOrAncestor } from './realpath';
 import { RUNTIME_REASONS } from './codes';
 import type { RulesInput } from '@netaclaw/tool-policy';
+import type { NetHooks } from './net/proxy';
 import type { DirEntry, ExecRequest, ExecResult, FoundFiles, GrepResult, Operations, Within } from './operations/types';
 import { errorMessage } from '../lib/errortext';
 
@@ -300,9 +301,10 @@ function unmapError(pins: PinnedRoots, err: unknown): unknown {
 /**
  * The main process's operations for one run: every path and every `within` inside a root is reached
  * through the held root; paths in answers and errors name the roots as given. A shell gets the held roots
- * to bind (`ExecRequest.rootFds`) and the run's `rules`, whose path rules its sandbox enforces (pathrules.ts).
+ * to bind (`ExecRequest.rootFds`) and the run's `rules`, whose path rules its sandbox enforces (pathrules.ts)
+ * and whose net() hosts it reaches through its proxy, whose asks and records go to `network` (runtime/net).
  */
-export function pinnedOperations(ops: Operations, pins: PinnedRoots, rules?: RulesInput | null): Operations {
+export function pinnedOperations(ops: Operations, pins: PinnedRoots, rules?: RulesInput | null, network?: NetHooks): Operations {
   const run = <T>(fn: () => Promise<T>): Promise<T> =>
     pins.using(async () => {
       try {
@@ -349,7 +351,7 @@ export function pinnedOperations(ops: Operations, pins: PinnedRoots, rules?: Rul
             if (!held) throw new Error(`the workspace root ${JSON.stringify(root)} is not held by this run: it cannot be bound`);
             rootFds.set(root, held.fd);
           }
-          return ops.process.exec({ ...req, rootFds, ...(rules ? { rules } : {}) });
+          return ops.process.exec({ ...req, rootFds, ...(rules ? { rules } : {}), ...(network ? { network } : {}) });
         }),
     },
   };

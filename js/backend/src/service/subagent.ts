@@ -15,7 +15,8 @@ export type { StoredCall } from '../wire/api-types';
 
 /** One event of a batch, as the SSE endpoint sends it. */
 export interface BatchEvent {
-  type: 'batch' | 'call' | 'result' | 'proxy' | 'proxy-denied' | 'worker-event' | 'done';
+  /** `net`: one connection of the sandbox network, decided (runtime/net/proxy.ts `NetRecord`). */
+  type: 'batch' | 'call' | 'result' | 'proxy' | 'proxy-denied' | 'worker-event' | 'net' | 'done';
   data: unknown;
 }
 

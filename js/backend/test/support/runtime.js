@@ -109,9 +109,10 @@ function services(skillsDir, boundSkills = []) {
 /**
  * Starts a WorkerHost; returns { host, events }. Stop it with host.kill('…'). `pins`: the run's held roots
  * (runtime/pinned.ts; absent: the host pins the policy's roots itself); `rules`: the run's rules (their
- * path rules enforced in the sandbox, runtime/pathrules.ts).
+ * path rules enforced in the sandbox, runtime/pathrules.ts); `network`: who answers its net() asks and keeps
+ * the decisions (runtime/net/proxy.ts).
  */
-async function startHost({ policy, routes = [], shell = 'bwrap', timeoutMs = 20000, test, svc, pins, rules }) {
+async function startHost({ policy, routes = [], shell = 'bwrap', timeoutMs = 20000, test, svc, pins, rules, network }) {
   const { WorkerHost } = rt('host.js');
   const events = [];
   const host = new WorkerHost({
@@ -128,6 +129,7 @@ async function startHost({ policy, routes = [], shell = 'bwrap', timeoutMs = 200
     test,
     pins,
     rules,
+    network,
   });
   await host.start();
   return { host, events };

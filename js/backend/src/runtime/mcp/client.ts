@@ -18,6 +18,10 @@ import type { McpServerConfig } from '../../wire/api-types';
 import { confinement, confinementFailure, stageReads } from '../confine';
 import { closeQuietly, confinedCommand, SANDBOX_PATH, shellSandbox, workerBwrapArgs } from '../sandbox';
 import { errorMessage } from '../../lib/errortext';
+import type { RulesInput } from '@netaclaw/tool-policy';
+import { decideNetwork } from '../net/decide';
+import type { NetHooks } from '../net/proxy';
+import { openSandboxNet } from '../net/sandbox';
 
 /** An MCP `tools/list` entry, as the package's `fromMcpTool` reads it. */
 export interface McpListedTool {
@@ -209,12 +213,16 @@ export function lastLines(tail: string, n = 10): string[] {
  * sandbox: with the shell sandbox unavailable it is refused (fail closed); with it switched off by the
  * operator (`NETACLAW_SHELL_SANDBOX=off`) it runs as a plain child with the given environment only.
  */
-export async function connect(cfg: McpServerConfig): Promise<McpConnection> {
+export async function connect(cfg: McpServerConfig, net?: McpNetwork): Promise<McpConnection> {
   const client = new Client({ name: 'netaclaw', version: '0.1.0' }, { capabilities: {} });
   let transport: Transport;
   let stdio: SandboxedStdioTransport | null = null;
   if (cfg.transport === 'http') {
     if (!cfg.url) throw new Error('no url');
+    if (net) {
+      const refused = httpServerRefusal(cfg.url, net.global);
+      if (refused) throw new Error(refused);
+    }
     transport = new StreamableHTTPClientTransport(new URL(cfg.url));
   } else {
     if (!cfg.command) throw new Error('no command');
@@ -225,8 +233,21 @@ export async function connect(cfg: McpServerConfig): Promise<McpConnection> {
       const c = confinement();
       if (!c) throw new Error(`the sandbox cannot be confined: ${confinementFailure()}`);
       const reads = stageReads(c, stdioCodePaths(command, cfg.args));
-      const cmd = confinedCommand(workerBwrapArgs(cfg.workspaceRoots, true, reads), [command, ...cfg.args]);
-      stdio = new SandboxedStdioTransport(cmd.file, cmd.args, env, cmd.seccompFd, () => cmd.limits.release());
+      // the global net() hosts, through the server's own proxy (net/sandbox.ts)
+      const sandboxNet = net ? await openSandboxNet({ global: net.global }, net.hooks, c.dir) : null;
+      let cmd: ReturnType<typeof confinedCommand>;
+      try {
+        const argv = [command, ...cfg.args];
+        cmd = confinedCommand(workerBwrapArgs(cfg.workspaceRoots, true, reads).concat(sandboxNet?.bwrapArgs ?? []), sandboxNet ? sandboxNet.wrap(argv) : argv);
+      } catch (err) {
+        await sandboxNet?.close();
+        throw err;
+      }
+      Object.assign(env, sandboxNet?.env ?? {});
+      stdio = new SandboxedStdioTransport(cmd.file, cmd.args, env, cmd.seccompFd, () => {
+        cmd.limits.release();
+        void sandboxNet?.close();
+      });
     } else if (mode === 'off') {
       stdio = new SandboxedStdioTransport(command, cfg.args, env, null);
     } else {
@@ -250,6 +271,33 @@ export async function connect(cfg: McpServerConfig): Promise<McpConnection> {
     throw new McpConnectError(`${errorMessage(err)}${stdio ? ended(stdio) : ''}`, stdio?.stderrTail ?? '');
   }
   return conn;
+}
+
+/**
+ * The network an MCP server gets: the GLOBAL rules' `net()` hosts only (a server serves every session,
+ * so no agent's or session's rule widens or narrows it), and who keeps the decisions of a stdio server's
+ * proxy.
+ */
+export interface McpNetwork {
+  global: RulesInput['global'];
+  hooks?: NetHooks;
+}
+
+/**
+ * Why the backend does not reach an HTTP MCP server, or null: its host and port must be allowed by a
+ * global `net()` rule (an `ask` is refused: no one is there to answer for the backend).
+ */
+export function httpServerRefusal(url: string, global: RulesInput['global']): string | null {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return `the MCP server's url ${JSON.stringify(url)} is not a URL`;
+  }
+  const port = u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
+  const d = decideNetwork({ global }, u.hostname, port);
+  if (d.verdict === 'allow') return null;
+  return `the backend does not reach this MCP server: ${d.message}; a global net() rule must allow its host`;
 }
 
 /** `: the server ended (code 1): <its last stderr line>`, or nothing while it runs. */

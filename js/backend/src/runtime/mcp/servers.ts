@@ -10,7 +10,7 @@
  */
 import type { McpServerConfig } from '../../wire/api-types';
 import { ToolError, ToolImpl, ToolOutput } from '../tools/types';
-import { connect, ended, lastLines, listTools, MCP_CALL_TIMEOUT_MS, McpConnectError, McpConnection, McpListedTool } from './client';
+import { connect, ended, lastLines, listTools, MCP_CALL_TIMEOUT_MS, McpConnectError, McpConnection, McpListedTool, McpNetwork } from './client';
 import { errorMessage } from '../../lib/errortext';
 
 /** Bytes a base64 text stands for (without decoding it); 0 for anything that is not a string. */
@@ -98,7 +98,11 @@ export class McpServers {
   /** Bumped by closeAll: what an older start or exit reports is ignored. */
   private epoch = 0;
 
-  constructor(private readonly supervisor: McpSupervisor | null = null) {}
+  constructor(
+    private readonly supervisor: McpSupervisor | null = null,
+    /** The servers' network (the global net() rules), read at each start; absent: not limited here. */
+    private readonly network: (() => Promise<McpNetwork>) | null = null
+  ) {}
 
   /**
    * Connects to a server (kept for its calls) and lists its tools. A server that fails is still known, for
@@ -109,7 +113,7 @@ export class McpServers {
     this.watches.set(cfg.name, { attempts: 0, upSince: null, timer: null });
     let conn: McpConnection;
     try {
-      conn = await connect(cfg);
+      conn = await connect(cfg, (await this.network?.()) ?? undefined);
     } catch (err) {
       if (cfg.transport === 'stdio') this.scheduleRestart(cfg.name, (err as Error).message, err instanceof McpConnectError ? err.stderr : '');
       throw err;
@@ -209,7 +213,7 @@ export class McpServers {
       if (!cfg) throw new Error(`MCP server ${server} is not configured or not enabled here`);
       let conn: McpConnection;
       try {
-        conn = await connect(cfg);
+        conn = await connect(cfg, (await this.network?.()) ?? undefined);
       } catch (err) {
         if (epoch === this.epoch && cfg.transport === 'stdio') {
           this.scheduleRestart(server, (err as Error).message, err instanceof McpConnectError ? err.stderr : '');

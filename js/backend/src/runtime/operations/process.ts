@@ -7,6 +7,9 @@ import { confinement, confinementFailure, stageOnce } from '../confine';
 import { watchDisk } from '../diskwatch';
 import { PathRulesPlan, pathRulesPlan, unreadableFile } from '../pathrules';
 import { PinnedRoots, pinRoots } from '../pinned';
+import { wantsNetwork, withoutNetRules } from '../net/decide';
+import { inheritedNetEnv } from '../net/env';
+import type { SandboxNet } from '../net/sandbox';
 
 /** Kills the whole process group of a detached child. */
 function killGroup(child: ChildProcess): void {
@@ -118,7 +121,8 @@ export class ShellProcessOperations implements ProcessOperations {
     try {
       child = spawn(file, args, {
         cwd,
-        env: { PATH: SANDBOX_PATH, LANG: 'C.UTF-8', HOME: cwd, TERM: 'dumb' },
+        // a worker's shells get the proxy settings its sandbox was given (net/sandbox.ts)
+        env: { PATH: SANDBOX_PATH, LANG: 'C.UTF-8', HOME: cwd, TERM: 'dumb', ...(this.mode === 'sandboxed' ? inheritedNetEnv() : {}) },
         // the command's stdin is /dev/null unless text is given; bwrap reads the seccomp program on descriptor 4
         // (and the held roots on descriptors 5… : ROOT_FD_FIRST)
         stdio: seccompFd !== null ? [input, 'pipe', 'pipe', 'ignore', seccompFd, ...rootFds] : [input, 'pipe', 'pipe'],
@@ -152,7 +156,11 @@ export class ShellProcessOperations implements ProcessOperations {
     let stopWatch = (): void => undefined;
     let plan: PathRulesPlan | null = null;
     let ownPins: PinnedRoots | null = null;
+    let net: SandboxNet | null = null;
     try {
+      // the rules' net() hosts, through the sandbox's own proxy (net/sandbox.ts); none: no network at all
+      // (loaded only here: a worker, which runs its shells in its own sandbox, never loads the proxy)
+      if (wantsNetwork(req.rules)) net = await (await import('../net/sandbox')).openSandboxNet(req.rules, req.network, c.dir);
       let held = [...(req.rootFds ?? new Map<string, number>())];
       if (req.rules && held.length === 0 && req.roots.length > 0) {
         // path rules are enforced through held roots (pathrules.ts): a request without them holds its own
@@ -162,7 +170,7 @@ export class ShellProcessOperations implements ProcessOperations {
       const rootFds = new Map(held.map(([root], i) => [root, ROOT_FD_FIRST + i]));
       if (req.rules) {
         plan = pathRulesPlan({
-          rules: req.rules,
+          rules: withoutNetRules(req.rules),
           roots: held.map(([root, fd]) => ({ given: path.resolve(root), fd })),
           readonly: req.readonly,
           firstSlot: ROOT_FD_FIRST + held.length,
@@ -178,8 +186,8 @@ export class ShellProcessOperations implements ProcessOperations {
           system: this.system,
           rootFds,
           pathMounts: plan?.mounts,
-        }),
-        [file, ...args]
+        }).concat(net?.bwrapArgs ?? []),
+        net ? net.wrap([file, ...args]) : [file, ...args]
       );
       release = () => cmd.limits.release();
       // nor the working folder from the host's side: bwrap starts in /
@@ -199,6 +207,7 @@ export class ShellProcessOperations implements ProcessOperations {
       // then the mount points made for missing paths go, and the held entries are closed
       plan?.release();
       await ownPins?.close();
+      await net?.close();
     }
   }
 

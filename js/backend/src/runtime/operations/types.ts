@@ -10,6 +10,7 @@
  */
 import type { Within } from './confined';
 import type { RulesInput } from '@netaclaw/tool-policy';
+import type { NetHooks } from '../net/proxy';
 
 export type { Within };
 
@@ -88,6 +89,8 @@ export interface ExecRequest {
    * (pathrules.ts). Absent or null: none, as the package decides without rules.
    */
   rules?: RulesInput | null;
+  /** Who answers the rules' `net()` asks and keeps the decisions (net/proxy.ts); absent: asks are refused, decisions logged. */
+  network?: NetHooks;
 }
 
 export interface ExecResult {
