@@ -20,6 +20,7 @@ import { ChannelService, channelView } from './channel';
 import { parseVersion, staleVersion, updateRow } from '../versioned';
 import { ToolService } from './tool';
 import { checkedRules } from './rules';
+import { isDemoChannel, orDemoChannel } from './demochannel';
 import { AgentFields, newAgentFields } from '../api-types';
 import { assertRootsClear } from '../backendstate';
 import { shellSandbox } from '../runtime/sandbox';
@@ -330,7 +331,8 @@ export class AgentService {
     const agent = await this.agentFromRequest(body as Obj, 'id', false);
     // the session of a chat with this agent (subagentTools belong to the diagnostic, not to a chat)
     const { subagentTools: _sub, ...session } = sessionFields(body);
-    const { channel, diagnostic, prompt } = await this.prepare(agent, session);
+    // the channel a chat with the agent uses: with none configured, the demonstration model when it is on
+    const { channel, diagnostic, prompt } = await this.prepare(agent, session, { channel: orDemoChannel(await this.channelService.forAgent(agent)) });
     const resolved = diagnostic.resolved;
     return {
       layers: prompt.layers,
@@ -341,7 +343,9 @@ export class AgentService {
       disabledReasons: resolved.disabledReasons,
       warnings: resolved.warnings,
       modelCapability: resolved.modelCapability,
-      channel: channel ? channelView(channel) : null,
+      channel: channel && !isDemoChannel(channel) ? channelView(channel) : null,
+      /** The chat converses with the demonstration model (no channel configured, NETACLAW_DEMO_MODEL=1). */
+      demoModel: isDemoChannel(channel),
     };
   }
 
