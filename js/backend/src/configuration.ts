@@ -26,7 +26,7 @@ import { commandTools, setCustomTools } from './runtime/tools/custom';
 import { waitForMysql } from './dbprobe';
 import { secureDataFiles } from './datafiles';
 import { secretsAtRest } from './secrets';
-import { DB, DB_WAIT_SECONDS, describeDb, HOST, MODEL_ENV, STATIC_DIR, SEED_FILE } from './settings';
+import { DB, DB_WAIT_SECONDS, DEMO_MODEL, describeDb, HOST, MODEL_ENV, STATIC_DIR, SEED_FILE } from './settings';
 import { errorMessage } from './errortext';
 
 @Configuration({
@@ -135,7 +135,9 @@ export class MainConfiguration implements ILifeCycle {
       }
     } else if ((await channels.count()) === 0) {
       this.logger.info(
-        '[netaclaw] no model channel: chat answers no_model_channel until one is configured ' +
+        (DEMO_MODEL
+          ? '[netaclaw] no model channel: agents converse with the built-in demonstration model (NETACLAW_DEMO_MODEL=1) until one is configured '
+          : '[netaclaw] no model channel: chat answers no_model_channel until one is configured ') +
           '(NETACLAW_MODEL_BASE_URL + NETACLAW_MODEL, or POST /admin/netaclaw/channel/add)'
       );
     }

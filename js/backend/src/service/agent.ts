@@ -270,7 +270,8 @@ export class AgentService {
     if (channel === undefined) channel = await this.channelService.forAgent(agent);
     const mapped = policy().agentResolveInput({
       agent,
-      channel: channel ? { capability: channel.capability as Capability } : null,
+      // the demonstration model stands in for a missing channel: the agent's own capability holds, as without one
+      channel: channel && !isDemoChannel(channel) ? { capability: channel.capability as Capability } : null,
       ...(crewRole !== undefined ? { crewRole } : {}),
     });
     return {
