@@ -9,7 +9,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { policy } from '../policy';
-import type { ChatCompletionMessageParam, ChatCompletionTool, ModelToolCall, ModelTurn } from './model';
+import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+
+/** A turn as `streamTurn` answers it (its `ModelTurn`; model.ts imports this file, so the shape is said here). */
+interface DemoTurn {
+  content: string;
+  toolCalls: { id: string; name: string; arguments: string }[];
+  finishReason: string | null;
+  cut: boolean;
+}
 
 /** The command the tour runs to show an approval: the demo's crew master asks about `curl` (scripts/demo/agents.json). */
 export const DEMO_APPROVAL_COMMAND = 'curl -sI https://example.com';
@@ -361,7 +369,7 @@ export async function demoTurn(
   signal: AbortSignal,
   onDelta: (text: string) => void,
   cancelled: () => Error
-): Promise<ModelTurn> {
+): Promise<DemoTurn> {
   const offered = new Set(request.tools.map(t => (t.type === 'function' ? t.function.name : '')));
   const step = nextStep(request.messages, offered);
   let content = '';
@@ -372,7 +380,7 @@ export async function demoTurn(
     content += piece;
     onDelta(piece);
   }
-  const toolCalls: ModelToolCall[] = (step.calls ?? []).map(c => ({
+  const toolCalls: DemoTurn['toolCalls'] = (step.calls ?? []).map(c => ({
     id: `demo_${randomUUID().replace(/-/g, '').slice(0, 16)}`,
     name: c.name,
     arguments: JSON.stringify(c.args),
