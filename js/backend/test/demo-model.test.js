@@ -96,7 +96,7 @@ function defineTests(backend) {
 
       // a delegation: the crew master gives the task to its member, whose batch reads the file
       const dw = workspace();
-      const delegate = await wsChat(s, { agentId: master.id, message: 'Delegate a task', sessionCwd: dw.dir });
+      const delegate = await wsChat(s, { agentId: master.id, message: '委派一个任务', sessionCwd: dw.dir });
       const delegateDone = doneOf(delegate);
       const call0 = ofType(delegate, 'tool-call').find(e => e.name === 'delegate_task');
       assert.deepEqual(call0.arguments.agent, REVIEWER);
@@ -111,6 +111,7 @@ function defineTests(backend) {
       assert.ok(subRead, 'the sub-agent read in its batch');
       assert.equal(subRead.ok, true, JSON.stringify(subRead));
       assert.match(delegateDone.reply, new RegExp(dw.marker));
+      assert.match(delegateDone.reply, /^子 Agent 批次完成了任务/m, 'answered in the language asked');
       const stored = await call(s, 'GET', `/admin/netaclaw/subagent/info?id=${batch[0].batchId}`);
       assert.equal(stored.status, 200, stored.text);
       assert.equal(stored.body.data.status, 'completed');

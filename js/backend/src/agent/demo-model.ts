@@ -271,7 +271,8 @@ function nextStep(messages: ChatCompletionMessageParam[], offered: Set<string>):
       }
       if (!last) {
         const member = crewOf(system)[0];
-        const task = say(locale, '读一个工作目录里的文件，告诉我它的开头写了什么。', 'Read a file of the working directory and tell me how it begins.');
+        // the task is a read in the sub-agent's own script (no word of another step in it)
+        const task = say(locale, '读一个工作目录里的文件，告诉我它开头的内容。', 'Read a file of the working directory and tell me how it begins.');
         return {
           text: member
             ? say(locale, `把任务委派给 Crew 成员「${member}」。`, `Delegating to the crew member “${member}”.`)
