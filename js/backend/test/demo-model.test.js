@@ -90,7 +90,7 @@ function defineTests(backend) {
       assert.equal(typeof denied.reason, 'string');
       assert.ok(denied.detail, 'the denial says why');
       const writeReply = doneOf(write).reply;
-      assert.match(writeReply, /策略拒绝了 `write_file`/);
+      assert.match(writeReply, /策略拒绝了 write_file：/);
       assert.ok(writeReply.includes(denied.reason), writeReply);
       assert.equal(fs.existsSync(path.join(ww.dir, 'demo-note.txt')), false, 'nothing was written');
 
@@ -145,7 +145,7 @@ function defineTests(backend) {
       const no = await call(s, 'POST', '/api/netaclaw/approval/answer', { id: waiting.approval.id, answer: 'deny' });
       assert.equal(no.status, 200, no.text);
       assert.equal(no.body.data.answered.status, 'denied');
-      assert.match(no.body.data.reply, /The policy denied `bash`.*denied_by_rule/);
+      assert.match(no.body.data.reply, /The policy denied bash: .*denied_by_rule/);
 
       // a configured channel replaces the demonstration model
       const added = await call(s, 'POST', '/admin/netaclaw/channel/add', { name: 'real', baseUrl: 'http://127.0.0.1:9/v1', model: 'real-model' });

@@ -107,8 +107,9 @@ function clip(text: string, max: number): string {
   return chars.length > max ? `${chars.slice(0, max).join('')}…` : text;
 }
 
-function fence(text: string): string {
-  return '```\n' + clip(text, 1200).replace(/```/g, "'''") + '\n```';
+/** A tool's output quoted in the reply (the chat shows replies as plain text). */
+function quoted(text: string): string {
+  return clip(text, 1200);
 }
 
 /** A file to read from a `list_dir` listing (`name  size` lines): a small text file first. */
@@ -147,8 +148,8 @@ function menu(locale: Locale, offered: Set<string>): string {
   const lines = [
     say(
       locale,
-      '我是内置的**演示模型**：没有配置模型渠道时由它来对话。它只决定调用哪个工具，每个调用都由策略包判定、在真实的沙箱里运行。试试这些：',
-      'I am the built-in **demonstration model**: it converses when no model channel is configured. It only chooses which tool to call; every call is decided by the policy package and runs in the real sandbox. Try these:'
+      '我是内置的演示模型：没有配置模型渠道时由它来对话。它只决定调用哪个工具，每个调用都由策略包判定、在真实的沙箱里运行。试试这些：',
+      'I am the built-in demonstration model: it converses when no model channel is configured. It only chooses which tool to call; every call is decided by the policy package and runs in the real sandbox. Try these:'
     ),
     `- 「${p.read}」 — ${say(locale, '一次被允许的读取（read_file，会话文件夹里的文件）', 'an allowed read (read_file of a file in the session folder)')}`,
     `- 「${p.write}」 — ${say(locale, '一次被拒绝的写入及其原因（只读会话中的 write_file）', 'a denied write and its reason (write_file in a read-only session)')}`,
@@ -171,8 +172,8 @@ function notOffered(locale: Locale, tool: string, how: { zh: string; en: string 
   return {
     text: say(
       locale,
-      `这个会话没有向我提供 \`${tool}\`，所以这一步演示不了：${how.zh}`,
-      `This session does not offer me \`${tool}\`, so I cannot show this step: ${how.en}`
+      `这个会话没有向我提供 ${tool}，所以这一步演示不了：${how.zh}`,
+      `This session does not offer me ${tool}, so I cannot show this step: ${how.en}`
     ),
   };
 }
@@ -303,7 +304,7 @@ function nextStep(messages: ChatCompletionMessageParam[], offered: Set<string>):
       }
       if (!last) {
         return {
-          text: say(locale, `运行 \`${DEMO_APPROVAL_COMMAND}\`。`, `Running \`${DEMO_APPROVAL_COMMAND}\`.`),
+          text: say(locale, `运行 ${DEMO_APPROVAL_COMMAND}。`, `Running ${DEMO_APPROVAL_COMMAND}.`),
           calls: [{ name: 'bash', args: { command: DEMO_APPROVAL_COMMAND } }],
         };
       }
@@ -317,7 +318,7 @@ function nextStep(messages: ChatCompletionMessageParam[], offered: Set<string>):
 /** The sentence that ends a step: what the runtime decided about the call and what came of it. */
 function resultSentence(locale: Locale, d: Done): string {
   const o = outcome(d.result);
-  const tool = `\`${d.name}\``;
+  const tool = d.name;
   if (o.kind === 'denied') {
     return say(
       locale,
@@ -329,15 +330,15 @@ function resultSentence(locale: Locale, d: Done): string {
     return say(locale, `${tool} 被允许，但运行失败：${clip(o.text, 500)}`, `${tool} was allowed but failed: ${clip(o.text, 500)}`);
   }
   if (d.name === 'read_file') {
-    return say(locale, `策略允许了 ${tool}，${String(d.args.path)} 的开头：`, `The policy allowed ${tool}; ${String(d.args.path)} begins:`) + '\n\n' + fence(o.text);
+    return say(locale, `策略允许了 ${tool}，${String(d.args.path)} 的开头：`, `The policy allowed ${tool}; ${String(d.args.path)} begins:`) + '\n\n' + quoted(o.text);
   }
   if (d.name === 'write_file') {
     return say(locale, `这个会话允许写入：${tool} 写好了 ${String(d.args.path)}。`, `This session may write: ${tool} wrote ${String(d.args.path)}.`);
   }
   if (d.name === 'delegate_task' || d.name === 'delegate_parallel') {
-    return say(locale, '子 Agent 批次完成了任务，它的回答：', 'The sub-agent batch did the task; its answer:') + '\n\n' + fence(o.text);
+    return say(locale, '子 Agent 批次完成了任务，它的回答：', 'The sub-agent batch did the task; its answer:') + '\n\n' + quoted(o.text);
   }
-  return say(locale, `${tool} 运行完毕：`, `${tool} ran:`) + '\n\n' + fence(o.text);
+  return say(locale, `${tool} 运行完毕：`, `${tool} ran:`) + '\n\n' + quoted(o.text);
 }
 
 /** Waits a moment between two pieces of the streamed text; a cancel ends the wait. */
