@@ -343,7 +343,10 @@ for (const lang of ['zh-CN', 'en']) {
         const fields = p.getByTestId('chat-fields');
         await fields.getByTestId('field-cwd').fill(workspace.path);
         if (shell) await fields.getByTestId('field-shell').click();
-        await p.getByTestId('chat-offered').locator(`[data-tool=${shell ? 'bash' : 'read_file'}]`).waitFor();
+        await p
+          .getByTestId('chat-offered')
+          .locator(`[data-tool=${shell ? 'bash' : 'read_file'}]`)
+          .waitFor();
         return p;
       };
       // a suggested prompt, then what it leads to, then the end of the turn

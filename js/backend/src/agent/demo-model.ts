@@ -207,7 +207,10 @@ function nextStep(messages: ChatCompletionMessageParam[], offered: Set<string>):
   while (before > 0 && messages[before].role === 'tool') before--;
   const asked = callsOf(messages[before]).find(c => c.function.name === 'clarify');
   if (asked && done.length === 0) {
-    const earlier = messages.slice(0, before).map(m => m.role).lastIndexOf('user');
+    const earlier = messages
+      .slice(0, before)
+      .map(m => m.role)
+      .lastIndexOf('user');
     const locale = localeOf(request) === 'zh-CN' || localeOf(textOf(messages[earlier])) === 'zh-CN' ? 'zh-CN' : 'en';
     return {
       text: say(
@@ -225,7 +228,10 @@ function nextStep(messages: ChatCompletionMessageParam[], offered: Set<string>):
       if (!offered.has('read_file')) return notOffered(locale, 'read_file', NEEDS_FOLDER);
       if (!last) {
         if (offered.has('list_dir')) {
-          return { text: say(locale, '先看看工作目录里有什么。', 'Let me see what the working directory holds first.'), calls: [{ name: 'list_dir', args: {} }] };
+          return {
+            text: say(locale, '先看看工作目录里有什么。', 'Let me see what the working directory holds first.'),
+            calls: [{ name: 'list_dir', args: {} }],
+          };
         }
         return { text: '', calls: [{ name: 'read_file', args: { path: 'README.md' } }] };
       }
@@ -285,7 +291,10 @@ function nextStep(messages: ChatCompletionMessageParam[], offered: Set<string>):
     }
     case 'ask': {
       if (!offered.has('clarify')) {
-        return notOffered(locale, 'clarify', { zh: '这个 Agent 没有 planning 工具集。请换一个 Agent。', en: 'this agent has no planning toolset. Pick another agent.' });
+        return notOffered(locale, 'clarify', {
+          zh: '这个 Agent 没有 planning 工具集。请换一个 Agent。',
+          en: 'this agent has no planning toolset. Pick another agent.',
+        });
       }
       if (!last) {
         return {
@@ -330,7 +339,9 @@ function resultSentence(locale: Locale, d: Done): string {
     return say(locale, `${tool} 被允许，但运行失败：${clip(o.text, 500)}`, `${tool} was allowed but failed: ${clip(o.text, 500)}`);
   }
   if (d.name === 'read_file') {
-    return say(locale, `策略允许了 ${tool}，${String(d.args.path)} 的开头：`, `The policy allowed ${tool}; ${String(d.args.path)} begins:`) + '\n\n' + quoted(o.text);
+    return (
+      say(locale, `策略允许了 ${tool}，${String(d.args.path)} 的开头：`, `The policy allowed ${tool}; ${String(d.args.path)} begins:`) + '\n\n' + quoted(o.text)
+    );
   }
   if (d.name === 'write_file') {
     return say(locale, `这个会话允许写入：${tool} 写好了 ${String(d.args.path)}。`, `This session may write: ${tool} wrote ${String(d.args.path)}.`);
