@@ -28,6 +28,9 @@ demo="$PWD/scripts/demo"
 export NETACLAW_CATALOG_FILE="${NETACLAW_CATALOG_FILE-$demo/catalog.json}"
 export NETACLAW_SEED_FILE="${NETACLAW_SEED_FILE-$demo/agents.json}"
 export NETACLAW_MCP_SEED_FILE="${NETACLAW_MCP_SEED_FILE-$demo/mcp-servers.json}"
+# Without a model channel the agents converse with the built-in demonstration model (README "the demo
+# without a key"); a channel configured on the Model channels page or by NETACLAW_MODEL_* replaces it.
+export NETACLAW_DEMO_MODEL="${NETACLAW_DEMO_MODEL-1}"
 if [ -n "$NETACLAW_SEED_FILE" ]; then
   # the example skill, where the backend looks for skills (NETACLAW_SKILLS_DIR, else <DATA_DIR>/skills, DATA_DIR
   # defaulting to <state>/data; relative paths are the backend's, which runs in js/backend)

@@ -28,7 +28,7 @@ import { commandTools, setCustomTools } from './runtime/tools/custom';
 import { waitForMysql } from './db/probe';
 import { secureDataFiles } from './config/datafiles';
 import { secretsAtRest } from './db/secrets-at-rest';
-import { DB, DB_WAIT_SECONDS, describeDb, HOST, JSON_BODY_LIMIT, MODEL_ENV, PORT, STATIC_DIR, SEED_FILE, TRUST_PROXY } from './config/settings';
+import { DB, DB_WAIT_SECONDS, DEMO_MODEL, describeDb, HOST, JSON_BODY_LIMIT, MODEL_ENV, PORT, STATIC_DIR, SEED_FILE, TRUST_PROXY } from './config/settings';
 import { errorMessage } from './lib/errortext';
 
 /**
@@ -197,7 +197,9 @@ export class MainConfiguration implements ILifeCycle {
       }
     } else if ((await channels.count()) === 0) {
       this.logger.info(
-        '[netaclaw] no model channel: chat answers no_model_channel until one is configured ' +
+        (DEMO_MODEL
+          ? '[netaclaw] no model channel: agents converse with the built-in demonstration model (NETACLAW_DEMO_MODEL=1) until one is configured '
+          : '[netaclaw] no model channel: chat answers no_model_channel until one is configured ') +
           '(NETACLAW_MODEL_BASE_URL + NETACLAW_MODEL, or POST /admin/netaclaw/channel/add)'
       );
     }

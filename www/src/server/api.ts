@@ -221,7 +221,10 @@ export const api = {
   chat: {
     /** The agent's prompt, offered tools and model channel for a chat session with these fields. */
     preview: (agentId: number, fields: Partial<SessionFields>) =>
-      request<PreviewPromptResult & { systemPrompt: string; channel: ChannelView | null }>('POST', `${AGENT}/previewPrompt`, { id: agentId, ...fields }),
+      request<PreviewPromptResult & { systemPrompt: string; channel: ChannelView | null; demoModel?: boolean }>('POST', `${AGENT}/previewPrompt`, {
+        id: agentId,
+        ...fields,
+      }),
     /** The routes of a chat session's main agent, as the executor computes them (the backend's diagnostic). */
     routes: (agentId: number, fields: Partial<SessionFields>) => request<RuntimeDiagnostic>('POST', `${TOOL}/diagnostic`, { agentId, ...fields }),
   },

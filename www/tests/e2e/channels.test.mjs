@@ -1,6 +1,6 @@
 // 模型渠道: add, edit (the key only ever masked, kept when the field is left empty), make default,
 // delete — a channel an agent uses is refused with the backend's message; the chat page shows an
-// agent's channel, and without any channel says how to configure one while the batch console works.
+// agent's channel, and without any channel the demonstration model while the batch console works.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { catalogInfo } from '@netaclaw/tool-policy';
@@ -125,19 +125,20 @@ test('model channels: add, edit with the key kept and masked, make default, dele
   assert.deepEqual(browser.errors, []);
 });
 
-test('without a model channel the chat page says how to configure one; the batch console still works', async () => {
+test('without a model channel the chat page converses with the demonstration model (NETACLAW_DEMO_MODEL=1); the batch console still works', async () => {
   for (const c of await channels()) await apiData('POST', '/admin/netaclaw/channel/delete', { id: c.id });
   assert.deepEqual(await channels(), []);
   const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('nochannel'), toolsets: ['base'] });
-  const refused = await api('POST', '/api/netaclaw/chat', { agentId: agent.id, message: 'hello' });
-  assert.equal(refused.body.error.code, 'no_model_channel');
+  // the run's backend has the demonstration model on, as the demo (run.mjs): it answers instead of a refusal
+  const answered = await api('POST', '/api/netaclaw/chat', { agentId: agent.id, message: 'hello' });
+  assert.equal(answered.status, 200, JSON.stringify(answered.body));
+  assert.match(answered.body.data.reply, /demonstration model/);
 
   const page = await open(browser.context, `/agent/chat?agent=${agent.id}`);
-  const hint = page.getByTestId('chat-no-channel');
-  await hint.waitFor();
-  assert.match(await hint.innerText(), /NETACLAW_MODEL_BASE_URL/);
-  assert.equal(await page.getByTestId('chat-send').isDisabled(), true);
-  assert.equal(await page.getByTestId('chat-input').isDisabled(), true);
+  await page.getByTestId('chat-demo-model').waitFor();
+  assert.equal(await page.getByTestId('chat-no-channel').count(), 0);
+  await page.getByTestId('chat-input').fill('hello');
+  assert.equal(await page.getByTestId('chat-send').isDisabled(), false);
 
   // the batch console needs no model
   const con = page.getByTestId('batch-console');
@@ -151,8 +152,5 @@ test('without a model channel the chat page says how to configure one; the batch
   assert.equal(await read.getAttribute('data-state'), 'ok');
   assert.match(await read.getByTestId('tool-card-output').innerText(), new RegExp(NOTES));
 
-  // the hint leads to the channel page
-  await page.getByTestId('chat-no-channel-link').click();
-  await page.getByTestId('channels-page').waitFor();
   assert.deepEqual(browser.errors, []);
 });

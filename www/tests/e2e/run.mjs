@@ -6,7 +6,8 @@
 // Chromium, and always stop both at the end.
 //
 // The backend starts without a model channel (the agent page's tests compare the browser's preview
-// with a backend that has none: the capability falls back to `text`). The tests that chat add a
+// with a backend that has none: the capability falls back to `text`), and — as the demo does — with the
+// built-in demonstration model answering the chats of agents without one (NETACLAW_DEMO_MODEL=1). The tests that chat add a
 // channel pointing at the scripted model through the channel API (E2E_MODEL_BASE_URL, E2E_MODEL) —
 // the first one added becomes the default — and delete it when they end (helpers.mjs
 // `scriptedChannel`).
@@ -149,6 +150,8 @@ async function main() {
       NETACLAW_CATALOG_FILE: join(here, 'fixtures', 'ocr-catalog.json'),
       // the demo's example agents, so that the pages (and the README's screenshots) show them (pages.test.mjs)
       NETACLAW_SEED_FILE: join(repo, 'scripts', 'demo', 'agents.json'),
+      // as in the demo: without a model channel the agents converse with the demonstration model (demo-model.test.mjs)
+      NETACLAW_DEMO_MODEL: '1',
       NODE_ENV: process.env.NODE_ENV ?? 'production',
       NETACLAW_MODEL_MAX_RETRIES: '0',
       // the key of the secrets at rest, so that the run writes no key file into the home folder

@@ -12,8 +12,9 @@ import { APPROVAL_RULE, MESSAGES, NOTES } from './model-script.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const OUT = process.env.SHOTS_DIR ?? resolve(here, '..', '..', '..', 'docs', 'screenshots', 'states');
 const MCP_DEMO = resolve(here, '..', '..', '..', 'js', 'backend', 'examples', 'mcp-demo-server.mjs');
-// the default channel the chat page starts a session with, for this file's tests
-forFile(scriptedChannel);
+// the default channel the chat page starts a session with, for this file's tests (the demonstration tour
+// removes it for its own shots and adds another after them)
+const scripted = forFile(scriptedChannel);
 const workspace = forFile(() => notesWorkspace(NOTES));
 
 async function shot(page, lang, name) {
@@ -322,6 +323,51 @@ for (const lang of ['zh-CN', 'en']) {
       }
     } finally {
       await b.close();
+    }
+  });
+}
+
+// The demonstration tour: no model channel, so the demonstration model answers (run.mjs turns it on, as the
+// demo does), on the demo's crew master — its suggested prompts, each through the real runtime.
+const MASTER = '示例 · Crew master（委派）';
+for (const lang of ['zh-CN', 'en']) {
+  test(`the demonstration tour, ${lang}`, async () => {
+    await scripted.remove();
+    const b = await launch();
+    try {
+      await viewport(b.context);
+      const master = (await apiData('POST', '/admin/netaclaw/agent/page', { size: 100 })).list.find((a) => a.name === MASTER);
+      const tour = async (shell = false) => {
+        const p = await open(b.context, `/agent/chat?agent=${master.id}`, { lang });
+        await p.getByTestId('chat-demo-model').waitFor();
+        const fields = p.getByTestId('chat-fields');
+        await fields.getByTestId('field-cwd').fill(workspace.path);
+        if (shell) await fields.getByTestId('field-shell').click();
+        await p
+          .getByTestId('chat-offered')
+          .locator(`[data-tool=${shell ? 'bash' : 'read_file'}]`)
+          .waitFor();
+        return p;
+      };
+      // a suggested prompt, then what it leads to, then the end of the turn
+      const prompt = async (p, step, shows) => {
+        await p.locator(`[data-testid=demo-prompt][data-step=${step}]`).click();
+        await p.locator(shows).first().waitFor();
+        await p.getByTestId('chat-answering').waitFor({ state: 'detached' });
+      };
+      let page = await tour();
+      await prompt(page, 'read', '[data-testid=tool-card][data-tool=read_file][data-state=ok]');
+      await prompt(page, 'write', '[data-testid=tool-card][data-tool=write_file][data-state=refused]');
+      await shot(page, lang, '34-chat-demo-tour');
+      page = await tour();
+      await prompt(page, 'delegate', '[data-testid=chat-batches] [data-testid=batch-card][data-status=completed][data-live=false]');
+      await shot(page, lang, '35-chat-demo-delegate');
+      page = await tour(true);
+      await prompt(page, 'approval', '[data-testid=chat-approval]');
+      await shot(page, lang, '36-chat-demo-approval');
+    } finally {
+      await b.close();
+      Object.assign(scripted, await scriptedChannel());
     }
   });
 }

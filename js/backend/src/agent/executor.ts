@@ -17,6 +17,7 @@ import type { ChatAnswer, ChatSessionFields, ChatTurnEvent } from '../wire/api-t
 import { BatchHandle, BatchRunner, SessionTools } from './batches';
 import { ChatCompletionMessageParam, ChatCompletionTool, ModelError, ModelToolCall } from './model';
 import { buildSystemPrompt } from './prompt';
+import { orDemoChannel } from '../service/demochannel';
 import { LoopHistory, LoopResult, runAgentLoop } from './loop';
 import { skillSummaries } from './skills';
 import { AskedCall, CallPort, OwnTool, Place, resultText, ToolCallView, userDenied } from './port';
@@ -188,7 +189,7 @@ export class ChatExecutor {
           shellPermitted: req.session.shellPermitted ?? false,
           writePermitted: req.session.writePermitted ?? false,
         };
-    const channel = await this.channelService.forAgent(agent);
+    const channel = orDemoChannel(await this.channelService.forAgent(agent));
     if (!channel) {
       throw new AppError(
         400,
@@ -289,7 +290,7 @@ export class ChatExecutor {
     if (!session) throw new AppError(404, 'not_found', `no session with id ${a.sessionId}`);
     const agent = await this.agentService.mustGetView(session.agentId);
     const fields = sessionFieldsOf(session);
-    const channel = await this.channelService.forAgent(agent);
+    const channel = orDemoChannel(await this.channelService.forAgent(agent));
     if (!channel) throw new AppError(400, 'no_model_channel', 'no model channel is configured for this agent: the turn cannot go on (see docs/runtime.md)');
     const prepared = await this.agentService.prepare(agent, fields, { channel });
     const turn = new AbortController();
@@ -556,7 +557,7 @@ export class ChatExecutor {
         };
       }
       member = found;
-      channel = await this.channelService.forAgent(found);
+      channel = orDemoChannel(await this.channelService.forAgent(found));
       if (!channel) return { ok: false, output: `the crew member ${JSON.stringify(t.agent)} has no model channel` };
     }
     try {

@@ -9,6 +9,8 @@ import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { MAX_REPLY_CHARS, MODEL_MAX_RETRIES, MODEL_TIMEOUT_MS } from '../config/settings';
 import { errorMessage } from '../lib/errortext';
+import { demoTurn } from './demo-model';
+import { isDemoChannel } from '../service/demochannel';
 
 export type { ChatCompletionMessageParam, ChatCompletionTool };
 
@@ -92,6 +94,8 @@ export async function streamTurn(
   onDelta: (text: string) => void
 ): Promise<ModelTurn> {
   if (signal.aborted) throw new ModelError('cancelled', 'cancelled');
+  // no channel configured and the demonstration model on: it answers the same request in place of a service
+  if (isDemoChannel(channel)) return demoTurn(request, signal, onDelta, () => new ModelError('cancelled', 'cancelled'));
   const abort = new AbortController();
   // Why the stream was aborted (set from the timers and listeners below).
   let why = null as 'cancelled' | 'idle' | 'cut' | null;

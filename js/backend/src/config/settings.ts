@@ -111,6 +111,12 @@ export const CATALOG_FILE = env('NETACLAW_CATALOG_FILE') ? resolveFromCwd(env('N
  */
 export const SEED_FILE = env('NETACLAW_SEED_FILE') ? resolveFromCwd(env('NETACLAW_SEED_FILE')!) : undefined;
 
+/**
+ * `NETACLAW_DEMO_MODEL=1` (the demo sets it): an agent without a model channel converses with the built-in
+ * demonstration model (src/agent/demo-model.ts) instead of being refused `no_model_channel`.
+ */
+export const DEMO_MODEL = env('NETACLAW_DEMO_MODEL') === '1';
+
 /** The default model channel described by the environment (created or updated at every start). */
 export interface ModelEnv {
   baseUrl: string;

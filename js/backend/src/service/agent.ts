@@ -20,6 +20,7 @@ import { ChannelService, channelView } from './channel';
 import { parseVersion, staleVersion, updateRow } from '../db/versioned';
 import { ToolService } from './tool';
 import { checkedRules } from './rules';
+import { isDemoChannel, orDemoChannel } from './demochannel';
 import { AgentFields, newAgentFields } from '../wire/api-types';
 import { assertRootsClear } from '../config/backendstate';
 import { shellSandbox } from '../runtime/sandbox';
@@ -269,7 +270,8 @@ export class AgentService {
     if (channel === undefined) channel = await this.channelService.forAgent(agent);
     const mapped = policy().agentResolveInput({
       agent,
-      channel: channel ? { capability: channel.capability as Capability } : null,
+      // the demonstration model stands in for a missing channel: the agent's own capability holds, as without one
+      channel: channel && !isDemoChannel(channel) ? { capability: channel.capability as Capability } : null,
       ...(crewRole !== undefined ? { crewRole } : {}),
     });
     return {
@@ -330,7 +332,8 @@ export class AgentService {
     const agent = await this.agentFromRequest(body as Obj, 'id', false);
     // the session of a chat with this agent (subagentTools belong to the diagnostic, not to a chat)
     const { subagentTools: _sub, ...session } = sessionFields(body);
-    const { channel, diagnostic, prompt } = await this.prepare(agent, session);
+    // the channel a chat with the agent uses: with none configured, the demonstration model when it is on
+    const { channel, diagnostic, prompt } = await this.prepare(agent, session, { channel: orDemoChannel(await this.channelService.forAgent(agent)) });
     const resolved = diagnostic.resolved;
     return {
       layers: prompt.layers,
@@ -341,7 +344,9 @@ export class AgentService {
       disabledReasons: resolved.disabledReasons,
       warnings: resolved.warnings,
       modelCapability: resolved.modelCapability,
-      channel: channel ? channelView(channel) : null,
+      channel: channel && !isDemoChannel(channel) ? channelView(channel) : null,
+      /** The chat converses with the demonstration model (no channel configured, NETACLAW_DEMO_MODEL=1). */
+      demoModel: isDemoChannel(channel),
     };
   }
 
