@@ -47,6 +47,7 @@ pub mod labels;
 pub mod mcp;
 pub mod pattern;
 pub mod registry;
+pub mod host;
 pub mod rules;
 pub mod ruling;
 pub mod schema;
