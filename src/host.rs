@@ -83,13 +83,12 @@ fn ipv4(text: &str) -> Option<String> {
 /// An IPv6 address in its canonical text (RFC 5952: lower case, the longest run of zero groups as
 /// `::`); an IPv4-mapped address is its IPv4 address.
 fn ipv6(text: &str) -> Result<String, String> {
-    let address: std::net::Ipv6Addr = text.parse().map_err(|_| "is not an IPv6 address")?;
-    if let Some(v4) = address.to_ipv4_mapped() {
-        let o = v4.octets();
-        let parts: Vec<String> = o.iter().map(|b| crate::text::decimal(u64::from(*b))).collect();
+    let groups = ipv6_groups(text).ok_or("is not an IPv6 address")?;
+    if groups[..6] == [0, 0, 0, 0, 0, 0xffff] {
+        let octets = [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff];
+        let parts: Vec<String> = octets.iter().map(|b| crate::text::decimal(u64::from(*b))).collect();
         return Ok(parts.join("."));
     }
-    let groups = address.segments();
     // The longest run of at least two zero groups (the first of equal ones) becomes `::`.
     let (mut best, mut run) = ((0, 0), (0, 0));
     for (i, g) in groups.iter().enumerate() {
@@ -119,6 +118,42 @@ fn ipv6(text: &str) -> Result<String, String> {
     let head: Vec<String> = groups[..best.0].iter().map(hex).collect();
     let tail: Vec<String> = groups[best.0 + best.1..].iter().map(hex).collect();
     Ok(concat(&[&head.join(":"), "::", &tail.join(":")]))
+}
+
+/// The eight groups of an IPv6 address (RFC 4291 text: hex groups, one `::`, a dotted quad last).
+fn ipv6_groups(text: &str) -> Option<[u16; 8]> {
+    let read = |part: &str, last: bool| -> Option<Vec<u16>> {
+        let mut out = Vec::new();
+        if part.is_empty() {
+            return Some(out);
+        }
+        let pieces: Vec<&str> = part.split(':').collect();
+        for (i, piece) in pieces.iter().enumerate() {
+            if last && i == pieces.len() - 1 && piece.contains('.') {
+                let quad = ipv4(piece)?;
+                let b: Vec<u16> = quad.split('.').filter_map(|n| n.parse().ok()).collect();
+                out.extend([b[0] << 8 | b[1], b[2] << 8 | b[3]]);
+            } else if (1..=4).contains(&piece.len()) && piece.bytes().all(|b| b.is_ascii_hexdigit()) {
+                out.push(u16::from_str_radix(piece, 16).ok()?);
+            } else {
+                return None;
+            }
+        }
+        Some(out)
+    };
+    let mut groups = [0u16; 8];
+    match text.split_once("::") {
+        Some((head, tail)) => {
+            let (head, tail) = (read(head, false)?, read(tail, true)?);
+            if head.len() + tail.len() > 7 {
+                return None;
+            }
+            groups[..head.len()].copy_from_slice(&head);
+            groups[8 - tail.len()..].copy_from_slice(&tail);
+        }
+        None => groups.copy_from_slice(&read(text, true).filter(|g| g.len() == 8)?),
+    }
+    Some(groups)
 }
 
 /// A port: a decimal number 1–65535.
@@ -161,6 +196,12 @@ mod tests {
         assert_eq!(Host::parse("[2001:db8:0:1:1:1:1:1]"), Ok(Host::Ip("2001:db8:0:1:1:1:1:1".into())));
         assert_eq!(Host::parse("[::ffff:127.0.0.1]"), Ok(Host::Ip("127.0.0.1".into())));
         assert_eq!(Host::parse("[fe80::]").map(|h| h.text()), Ok("[fe80::]".into()));
+        assert_eq!(Host::parse("[::ffff:7f00:1]"), Ok(Host::Ip("127.0.0.1".into())));
+        assert_eq!(Host::parse("[1::]"), Ok(Host::Ip("1::".into())));
+        assert_eq!(Host::parse("[1:2:3:4:5:6:1.2.3.4]"), Ok(Host::Ip("1:2:3:4:5:6:102:304".into())));
+        for bad in ["[1:::2]", "[:::]", "[1::2::3]", "[1:2:3:4:5:6:7:8:9]", "[1:2:3:4:5:6:7]", "[::1.2.3]", "[12345::]", "[::g]", "[1::2:3:4:5:6:7:8]", "[:1::]", "[1::2:]"] {
+            assert!(Host::parse(bad).is_err(), "{bad}");
+        }
         for bad in ["", ".", "127.1", "0x7f.0.0.1", "2130706433", "01.2.3.4", "a..b", "-a.b", "bücher.de", "a b", "[::1", "fe80::1%eth0", "1.2.3.256"] {
             assert!(Host::parse(bad).is_err(), "{bad}");
         }
