@@ -76,7 +76,13 @@ pub fn host_name(text: &str) -> Result<String, String> {
 fn ipv4(text: &str) -> Option<String> {
     let parts: Vec<&str> = text.split('.').collect();
     let valid = parts.len() == 4
-        && parts.iter().all(|p| !p.is_empty() && p.len() <= 3 && p.bytes().all(|b| b.is_ascii_digit()) && (p.len() == 1 || !p.starts_with('0')) && p.parse::<u16>().is_ok_and(|n| n <= 255));
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && p.len() <= 3
+                && p.bytes().all(|b| b.is_ascii_digit())
+                && (p.len() == 1 || !p.starts_with('0'))
+                && p.parse::<u16>().is_ok_and(|n| n <= 255)
+        });
     valid.then(|| text.into())
 }
 
@@ -199,7 +205,10 @@ mod tests {
         assert_eq!(Host::parse("[::ffff:7f00:1]"), Ok(Host::Ip("127.0.0.1".into())));
         assert_eq!(Host::parse("[1::]"), Ok(Host::Ip("1::".into())));
         assert_eq!(Host::parse("[1:2:3:4:5:6:1.2.3.4]"), Ok(Host::Ip("1:2:3:4:5:6:102:304".into())));
-        for bad in ["[1:::2]", "[:::]", "[1::2::3]", "[1:2:3:4:5:6:7:8:9]", "[1:2:3:4:5:6:7]", "[::1.2.3]", "[12345::]", "[::g]", "[1::2:3:4:5:6:7:8]", "[:1::]", "[1::2:]"] {
+        for bad in [
+            "[1:::2]", "[:::]", "[1::2::3]", "[1:2:3:4:5:6:7:8:9]", "[1:2:3:4:5:6:7]", "[::1.2.3]", "[12345::]", "[::g]", "[1::2:3:4:5:6:7:8]", "[:1::]",
+            "[1::2:]",
+        ] {
             assert!(Host::parse(bad).is_err(), "{bad}");
         }
         for bad in ["", ".", "127.1", "0x7f.0.0.1", "2130706433", "01.2.3.4", "a..b", "-a.b", "bücher.de", "a b", "[::1", "fe80::1%eth0", "1.2.3.256"] {

@@ -246,7 +246,9 @@ fn net_match(pattern: &NetHost, want: Option<u16>, host: &Host, port: u16) -> bo
     let hosts = match (pattern, host) {
         (NetHost::Any, Host::Name(_)) => true,
         (NetHost::Exact(h), _) => h == host,
-        (NetHost::Below(suffix), Host::Name(name)) => name.len() > suffix.len() + 1 && name.ends_with(suffix.as_str()) && name.as_bytes()[name.len() - suffix.len() - 1] == b'.',
+        (NetHost::Below(suffix), Host::Name(name)) => {
+            name.len() > suffix.len() + 1 && name.ends_with(suffix.as_str()) && name.as_bytes()[name.len() - suffix.len() - 1] == b'.'
+        }
         _ => false,
     };
     hosts && want.is_none_or(|p| p == port)
@@ -681,7 +683,10 @@ mod tests {
             Body::Command { words: vec!["npm".into(), "run".into(), "test".into()], tail: true, text: "npm run test *".into() }
         );
         assert_eq!(p("mcp:github/*").body, Body::Tool("mcp__github__*".into()));
-        for bad in ["", "net(ex*.org)", "net(a.*.org)", "net(::1)", "net(127.1)", "net()", "net(*.)", "net(a:0)", "net(*.0.1)", "bash()", "bash(a; b)", "bash(echo $(x))", "read(../x)", "write(a//b)", "read(a**b)", "x y", "Bash(git)"] {
+        for bad in [
+            "", "net(ex*.org)", "net(a.*.org)", "net(::1)", "net(127.1)", "net()", "net(*.)", "net(a:0)", "net(*.0.1)", "bash()", "bash(a; b)",
+            "bash(echo $(x))", "read(../x)", "write(a//b)", "read(a**b)", "x y", "Bash(git)",
+        ] {
             assert!(Pattern::parse(bad).is_err(), "{bad}");
         }
     }

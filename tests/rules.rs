@@ -22,10 +22,11 @@ const SEPARATORS: [&str; 5] = [" ; ", " && ", " || ", " | ", "\n"];
 const EXTRAS: [&str; 9] = ["", "", " > out.txt", " > .git/config", " 2>&1", " < .env", " $(id)", " `x`", " | sh -c ls"];
 const PATTERNS: [&str; 22] = [
     "bash(git:*)", "bash(git status)", "bash(git push:*)", "bash(rm -rf:*)", "bash(make)", "bash(*)", "bash", "bash(echo:*)", "write(.git/**)",
-    "write(out.txt)", "read(**/.env*)", "read(**)", "write(**)", "make", "read_file", "mcp:*/*", "net(*)", "net(*.github.com)",
-    "net(registry.npmjs.org:443)", "net(127.0.0.1)", "net([::1]:443)", "net(*:80)",
+    "write(out.txt)", "read(**/.env*)", "read(**)", "write(**)", "make", "read_file", "mcp:*/*", "net(*)", "net(*.github.com)", "net(registry.npmjs.org:443)",
+    "net(127.0.0.1)", "net([::1]:443)", "net(*:80)",
 ];
-const HOSTS: [(&str, u16); 6] = [("registry.npmjs.org", 443), ("a.github.com", 22), ("github.com", 443), ("127.0.0.1", 8080), ("::1", 443), ("example.org", 80)];
+const HOSTS: [(&str, u16); 6] =
+    [("registry.npmjs.org", 443), ("a.github.com", 22), ("github.com", 443), ("127.0.0.1", 8080), ("::1", 443), ("example.org", 80)];
 const TOOLS: [&str; 5] = ["read_file", "write_file", "todo", "make", "mcp__gh__x"];
 
 fn policy() -> WorkerPolicy {

@@ -683,7 +683,8 @@ pub fn network_trial(map: &Map<String, Value>, path: &Path) -> Result<(crate::ru
     let text = field(map, "host").ok_or_else(|| at.error("is required"))?;
     let host = net_host(string(text, &at, 1, 256)?, &at)?;
     let at = path.key("port");
-    let port = field(map, "port").and_then(Value::as_u64).filter(|p| (1..=65_535).contains(p)).ok_or_else(|| at.error("must be a whole number from 1 to 65535"))?;
+    let port =
+        field(map, "port").and_then(Value::as_u64).filter(|p| (1..=65_535).contains(p)).ok_or_else(|| at.error("must be a whole number from 1 to 65535"))?;
     Ok((rules, host, port as u16))
 }
 

@@ -101,7 +101,11 @@ function defineTests(backend) {
       const global = { allow: ['net(registry.npmjs.org:443)', 'net(*.github.com)'], ask: ['net(uploads.github.com)'], deny: ['net(127.0.0.1)'] };
       const saved = await call(s, 'POST', '/admin/netaclaw/rules/update', { rules: global });
       assert.equal(saved.status, 200, saved.text);
-      const agent = await addAgent(s, { name: 'netty', toolsets: ['base'], rules: { allow: ['net(pypi.org)', 'net(127.0.0.1:8080)'], deny: ['net(*.npmjs.org)'] } });
+      const agent = await addAgent(s, {
+        name: 'netty',
+        toolsets: ['base'],
+        rules: { allow: ['net(pypi.org)', 'net(127.0.0.1:8080)'], deny: ['net(*.npmjs.org)'] },
+      });
       const stored = { global, agent: { allow: ['net(pypi.org)', 'net(127.0.0.1:8080)'], deny: ['net(*.npmjs.org)'] } };
       const seen = {};
       for (const net of ['api.github.com', 'uploads.github.com:443', 'registry.npmjs.org:443', 'pypi.org:8443', '127.0.0.1:8080', 'example.org', '[::1]:443']) {
@@ -134,7 +138,9 @@ function defineTests(backend) {
       model.push({ content: 'hello' });
       const turn = await chat(s, { agentId: lead.id, message: 'hi' });
       assert.equal(turn.status, 200, turn.text);
-      const asMember = async net => (await call(s, 'POST', '/admin/netaclaw/rules/try', { agentId: agent.id, sessionId: turn.body.data.sessionId, rules: { global: null }, net })).body.data;
+      const asMember = async net =>
+        (await call(s, 'POST', '/admin/netaclaw/rules/try', { agentId: agent.id, sessionId: turn.body.data.sessionId, rules: { global: null }, net })).body
+          .data;
       assert.deepEqual([(await asMember('pypi.org')).decision, (await asMember('pypi.org')).rule.source], ['allow', 'rules.agent.allow[0]']);
       assert.deepEqual([(await asMember('127.0.0.1:8080')).decision, (await asMember('127.0.0.1:8080')).reason], ['deny', 'host_not_allowed']);
     });

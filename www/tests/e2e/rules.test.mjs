@@ -83,7 +83,11 @@ async function tryCases(_page, box, cases, backendInput, lang) {
     const said = (await answer.innerText()).trim();
     if (lang === 'zh-CN') assert.match(said, /[\u4e00-\u9fff]/, `the answer is said in Chinese: ${said}`);
     else assert.doesNotMatch(said, /[\u4e00-\u9fff]/, `the answer is said in English: ${said}`);
-    assert.doesNotMatch(said, /\bdenied_by_rule\b|\bhost_not_allowed\b|\bpath_outside_workspace\b|rules\.\w+\.\w+\[\d+\]/, `no code or input path on screen: ${said}`);
+    assert.doesNotMatch(
+      said,
+      /\bdenied_by_rule\b|\bhost_not_allowed\b|\bpath_outside_workspace\b|rules\.\w+\.\w+\[\d+\]/,
+      `no code or input path on screen: ${said}`,
+    );
     answers.push({ ...c, ...mine, said });
   }
   return answers;
