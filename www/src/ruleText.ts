@@ -20,7 +20,7 @@ export function kindWord(kind: string): string {
 
 /**
  * The sentence of a pattern the package refuses, from its message (the part after the path,
- * `has an unknown kind "net" (…)`): each message of `Pattern::parse` has its sentence; any other says the
+ * `has an unknown kind "fetch" (…)`): each message of `Pattern::parse` has its sentence; any other says the
  * rule is not valid. Never the English message itself on a Chinese page.
  */
 export function ruleErrorSentence(message: string): string {

@@ -19,7 +19,7 @@ type Level = 'global' | 'agent' | 'session';
 /**
  * Rules of one level checked by the package (its patterns parsed as a call would read them): the value as
  * given, or a 400 `invalid_input` whose message is the package's (`rules.agent.deny[2]: has an unknown
- * kind "net" …`) and whose `errors[0].field` is the pattern's path, so a page marks the pattern itself.
+ * kind "fetch" …`) and whose `errors[0].field` is the pattern's path, so a page marks the pattern itself.
  */
 export function checkedRules<T extends LevelRulesInput>(value: unknown, level: Level): T | null {
   if (value === undefined || value === null) return null;
