@@ -8,6 +8,7 @@ import {
   buildSubprocessWorkerPolicy,
   builtinCatalog,
   catalogInfo,
+  checkNetwork,
   checkRules,
   checkToolCall,
   fromMcpTool,
@@ -31,6 +32,7 @@ import {
   type CheckToolCallInput,
   type Effect,
   type Level,
+  type NetworkCheck,
   type RuleCheck,
   type RuleDefaults,
   type RuleMatch,
@@ -110,7 +112,7 @@ assertType<
   >
 >();
 assertType<Equal<ToolCallDecision, 'worker-local' | 'main-process-proxy' | 'denied' | 'ask'>>();
-assertType<Equal<RuleReasonCode, 'denied_by_rule' | 'approval_required'>>();
+assertType<Equal<RuleReasonCode, 'denied_by_rule' | 'approval_required' | 'host_not_allowed'>>();
 
 export const status: RuntimeStatus = 'worker-local';
 // @ts-expect-error a misspelt status is not a RuntimeStatus
@@ -210,6 +212,8 @@ assertType<Equal<ToolCallCheck['reason'], ReasonCode | RuleReasonCode | null>>()
 assertType<Equal<ToolCallCheck['onApproval'], 'worker-local' | 'main-process-proxy' | undefined>>();
 assertType<Equal<ReturnType<typeof checkRules>, RuleCheck>>();
 assertType<Equal<ReturnType<typeof ruleDefaults>, RuleDefaults>>();
+assertType<Equal<ReturnType<typeof checkNetwork>, NetworkCheck>>();
+assertType<Equal<NetworkCheck['reason'], RuleReasonCode | null>>();
 assertType<Equal<ToolCallCheck['detail'], string | null>>();
 assertType<Equal<ToolCallCheck['paths'][number], { argument: string; path: string; write: boolean }>>();
 assertType<Equal<ToolManifest['parameters'], JsonSchema>>();
@@ -387,6 +391,13 @@ export function tryRules(command: string): [Effect, Level | null, string | null]
   return [answer.decision, rule?.level ?? null, rule?.source ?? null];
 }
 
+// ---- the network proxy's decision on one connection ----------------------------------------------
+export function connect(host: string, port: number): [Effect, string, string | null] {
+  const answer: NetworkCheck = checkNetwork({ rules: { global: { allow: ['net(*.npmjs.org:443)', 'net([::1]:8080)'] } }, host, port });
+  const rule: RuleMatch = answer.rule;
+  return [answer.decision, answer.detail, rule.source];
+}
+
 export function isInvalidInput(e: unknown): e is InvalidInputError {
   return e instanceof Error && (e as Partial<InvalidInputError>).code === 'invalid_input';
 }
@@ -420,6 +431,8 @@ export function misuse(): void {
   const wrong: ToolCallDecision = 'proxied';
   // @ts-expect-error checkRules tries one thing: a command, a tool, a read or a write
   checkRules({ rules: {} });
+  // @ts-expect-error checkNetwork needs the port
+  checkNetwork({ host: 'example.org' });
   // @ts-expect-error a level's default is an effect
   checkRules({ rules: { agent: { default: 'maybe' } }, command: 'ls' });
   void wrong;

@@ -51,6 +51,7 @@ fn reason(code: ReasonCode, locale: Locale) -> &'static str {
         ShellSandboxUnavailable => ("Shell 沙箱不可用", "The shell sandbox is unavailable"),
         DeniedByRule => ("被规则拒绝", "Denied by a rule"),
         ApprovalRequired => ("需要批准，但无人批准", "Approval was required and nobody gave it"),
+        HostNotAllowed => ("没有网络规则允许该主机", "No network rule allows this host"),
     };
     pick(locale, zh, en)
 }

@@ -42,6 +42,7 @@ pub mod worker_policy;
 pub mod call;
 pub mod explain;
 pub mod guidance;
+pub mod host;
 pub mod info;
 pub mod labels;
 pub mod mcp;

@@ -1,5 +1,5 @@
 //! Rules finer than a tool: `allow`, `ask` and `deny` lists of patterns — a tool, a shell command
-//! prefix, a path read or written — at three levels (global, agent, session), narrowing only.
+//! prefix, a path read or written, a host reached — at three levels (global, agent, session), narrowing only.
 //! The contract is in docs/package.md ("Rules"); in short:
 //!
 //! - A call is cut into *subjects*: a `bash` call into its simple commands (read by [`crate::shell`])
@@ -14,7 +14,10 @@
 //!   unless something denies.
 //! - Approvals ("allow for this session", the user's answers) turn a subject's `ask` into `allow` when
 //!   they match it; never a `deny`.
+//! - A host (`net(…)`) is decided by `net(…)` patterns alone: no level's `default` speaks for it, and
+//!   one that no pattern allows is denied (the package's default: no host).
 
+use crate::host::{self, Host};
 use crate::shell::{self, Word};
 use crate::text::concat;
 use crate::vocab::string_enum;
@@ -33,8 +36,8 @@ string_enum!(
 );
 string_enum!(
     /// The kinds of pattern: `read_file` or `mcp:github/*` (a tool), `bash(git status)` (a command),
-    /// `read(.env*)` or `write(.git/hooks/**)` (a path).
-    PatternKind { Tool = "tool", Bash = "bash", Read = "read", Write = "write" }
+    /// `read(.env*)` or `write(.git/hooks/**)` (a path), `net(*.npmjs.org:443)` (a host and port).
+    PatternKind { Tool = "tool", Bash = "bash", Read = "read", Write = "write", Net = "net" }
 );
 
 /// The protected paths of every writable root when the global rules do not list their own.
@@ -62,6 +65,19 @@ enum Body {
     Command { words: Vec<String>, tail: bool, text: String },
     /// A path glob: `/`-separated segments, absolute (`/x`, `C:/x`) or relative to each root.
     Path { segments: Vec<String>, absolute: bool },
+    /// A host (and a port, when written).
+    Net { host: NetHost, port: Option<u16> },
+}
+
+/// The host of a `net(…)` pattern.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum NetHost {
+    /// `net(*)`: every host name (never an IP literal).
+    Any,
+    /// `net(example.org)`: that name; `net(127.0.0.1)`, `net([::1])`: that address.
+    Exact(Host),
+    /// `net(*.example.org)`: every name below it (`a.example.org`, `a.b.example.org`), not the name itself.
+    Below(String),
 }
 
 impl Pattern {
@@ -78,18 +94,20 @@ impl Pattern {
         }
         let Some((kind, body)) = text.strip_suffix(')').and_then(|t| t.split_once('(')) else {
             if text.contains(['(', ')']) {
-                return Err("must be a tool name, or kind(…) with kind bash, read or write".into());
+                return Err("must be a tool name, or kind(…) with kind bash, read, write or net".into());
             }
             return Ok(Pattern { kind: PatternKind::Tool, text: text.into(), body: Body::Tool(tool_glob(text)?) });
         };
         let body = match kind {
             "bash" => command_body(body)?,
             "read" | "write" => path_body(body)?,
-            _ => return Err(concat(&["has an unknown kind ", &crate::text::quote(kind), " (one of bash, read, write, or a tool name)"])),
+            "net" => net_body(body)?,
+            _ => return Err(concat(&["has an unknown kind ", &crate::text::quote(kind), " (one of bash, read, write, net, or a tool name)"])),
         };
         let kind = match kind {
             "bash" => PatternKind::Bash,
             "read" => PatternKind::Read,
+            "net" => PatternKind::Net,
             _ => PatternKind::Write,
         };
         Ok(Pattern { kind, text: text.into(), body })
@@ -204,6 +222,36 @@ fn path_body(body: &str) -> Result<Body, String> {
         return Err("a path pattern names a path: read(**/.env*), write(.git/**)".into());
     }
     Ok(Body::Path { segments, absolute })
+}
+
+/// The body of `net(…)`: `*`, a host name, `*.` and a host name, an IPv4 address or a bracketed IPv6
+/// one, then an optional `:port`.
+fn net_body(body: &str) -> Result<Body, String> {
+    const HELP: &str = " (net(example.org), net(*.example.org:443), net(127.0.0.1:8080), net([::1]:443), net(*))";
+    let with_help = |why: String| concat(&["a net pattern ", &why, HELP]);
+    let (text, port) = host::split_port(body).map_err(with_help)?;
+    let host = match text {
+        "*" => NetHost::Any,
+        _ => match text.strip_prefix("*.") {
+            Some(name) => NetHost::Below(host::host_name(name.strip_suffix('.').unwrap_or(name)).map_err(with_help)?),
+            None if text.contains('*') => return Err(with_help("has * only as the whole host or as its first label (*.example.org)".into())),
+            None => NetHost::Exact(Host::parse(text).map_err(with_help)?),
+        },
+    };
+    Ok(Body::Net { host, port })
+}
+
+/// Whether a `net(…)` pattern matches a host and port.
+fn net_match(pattern: &NetHost, want: Option<u16>, host: &Host, port: u16) -> bool {
+    let hosts = match (pattern, host) {
+        (NetHost::Any, Host::Name(_)) => true,
+        (NetHost::Exact(h), _) => h == host,
+        (NetHost::Below(suffix), Host::Name(name)) => {
+            name.len() > suffix.len() + 1 && name.ends_with(suffix.as_str()) && name.as_bytes()[name.len() - suffix.len() - 1] == b'.'
+        }
+        _ => false,
+    };
+    hosts && want.is_none_or(|p| p == port)
 }
 
 /// Whether `text` matches a glob of `*` (any characters) and `?` (one character).
@@ -363,12 +411,13 @@ pub fn rule_defaults() -> RuleDefaults {
 #[serde(rename_all = "camelCase")]
 pub struct RuleMatch {
     pub effect: Effect,
-    /// The level of the rule; `null` for a command the reader does not understand.
+    /// The level of the rule; `null` for a command the reader does not understand and for a host no
+    /// `net(…)` rule allows (the default: no host).
     #[cfg_attr(feature = "types", tsify(type = "Level | null"))]
     pub level: Option<Level>,
     /// Where the rule sits in the input: `rules.agent.ask[0]`, `rules.global.protectedPaths[1]`
     /// (the default list when none is given), `rules.session.default`, `rules.approvals[2]`; `null`
-    /// for a command the reader does not understand.
+    /// for a command the reader does not understand and for a host no rule allows.
     #[cfg_attr(feature = "types", tsify(type = "string | null"))]
     pub source: Option<String>,
     /// The pattern as written (`bash(git push:*)`; a protected path as `write(.git/hooks/**)`);
@@ -393,6 +442,8 @@ pub enum Subject<'a> {
     Command(&'a [Word]),
     /// A path the call reads or writes: absolute, normalized.
     Path { path: &'a str, write: bool },
+    /// A host and port a sandbox connects to.
+    Net { host: &'a Host, port: u16 },
 }
 
 impl Subject<'_> {
@@ -402,6 +453,7 @@ impl Subject<'_> {
             Subject::Command(_) => PatternKind::Bash,
             Subject::Path { write: true, .. } => PatternKind::Write,
             Subject::Path { .. } => PatternKind::Read,
+            Subject::Net { .. } => PatternKind::Net,
         }
     }
 
@@ -410,6 +462,7 @@ impl Subject<'_> {
             Subject::Tool(name) => (*name).into(),
             Subject::Command(words) => words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" "),
             Subject::Path { path, .. } => (*path).into(),
+            Subject::Net { host, port } => concat(&[&host.text(), ":", &crate::text::decimal(u64::from(*port))]),
         }
     }
 }
@@ -424,6 +477,7 @@ fn pattern_match(pattern: &Pattern, subject: &Subject, roots: &[Root]) -> Sure {
         (Body::Path { segments, absolute }, Subject::Path { path, write }) if (pattern.kind == PatternKind::Write) == *write => {
             sure(path_match(segments, *absolute, path, roots))
         }
+        (Body::Net { host: pattern, port: want }, Subject::Net { host, port }) => sure(net_match(pattern, *want, host, *port)),
         _ => Sure::No,
     }
 }
@@ -472,7 +526,7 @@ fn level_verdict(rules: &LevelRules, level: Level, subject: &Subject, roots: &[R
             }
         }
     }
-    let default = rules.default.filter(|_| !matches!(subject, Subject::Path { .. }))?;
+    let default = rules.default.filter(|_| !matches!(subject, Subject::Path { .. } | Subject::Net { .. }))?;
     Some(found(default, Some(level), Some(concat(&["rules.", level.as_str(), ".default"])), None, subject))
 }
 
@@ -520,7 +574,7 @@ fn speaks_of_commands(rules: &Rules) -> bool {
                 list.iter().any(|p| match &p.body {
                     Body::Command { .. } => true,
                     Body::Tool(g) => glob(g, "bash"),
-                    Body::Path { .. } => false,
+                    Body::Path { .. } | Body::Net { .. } => false,
                 })
             })
     })
@@ -590,6 +644,14 @@ pub fn decide(rules: &Rules, tool: Option<&str>, command: Option<Command>, paths
     best
 }
 
+/// The decision of the rules on a connection to `host:port`: the strongest `net(…)` verdict over
+/// every level (the approvals on an `ask`), or, when no pattern matches, `deny` with no level, source
+/// or pattern — no host is reached unless a rule allows it.
+pub fn decide_net(rules: &Rules, host: &Host, port: u16) -> RuleMatch {
+    let subject = Subject::Net { host, port };
+    subject_verdict(rules, &subject, &[], true).unwrap_or_else(|| found(Effect::Deny, None, None, None, &subject))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -621,8 +683,38 @@ mod tests {
             Body::Command { words: vec!["npm".into(), "run".into(), "test".into()], tail: true, text: "npm run test *".into() }
         );
         assert_eq!(p("mcp:github/*").body, Body::Tool("mcp__github__*".into()));
-        for bad in ["", "net(example.org)", "bash()", "bash(a; b)", "bash(echo $(x))", "read(../x)", "write(a//b)", "read(a**b)", "x y", "Bash(git)"] {
+        for bad in [
+            "", "net(ex*.org)", "net(a.*.org)", "net(::1)", "net(127.1)", "net()", "net(*.)", "net(a:0)", "net(*.0.1)", "bash()", "bash(a; b)",
+            "bash(echo $(x))", "read(../x)", "write(a//b)", "read(a**b)", "x y", "Bash(git)",
+        ] {
             assert!(Pattern::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn net_patterns_match_hosts_and_ports() {
+        let host = |h: &str| Host::parse(h).unwrap();
+        let m = |pattern: &str, h: &str, port: u16| pattern_match(&p(pattern), &Subject::Net { host: &host(h), port }, &[]) == Sure::Yes;
+        assert!(m("net(example.org)", "EXAMPLE.org.", 443));
+        assert!(m("net(example.org)", "example.org", 80));
+        assert!(!m("net(example.org)", "a.example.org", 443));
+        assert!(m("net(*.example.org)", "a.b.example.org", 443));
+        assert!(!m("net(*.example.org)", "example.org", 443));
+        assert!(!m("net(*.example.org)", "aexample.org", 443));
+        assert!(m("net(example.org:443)", "example.org", 443));
+        assert!(!m("net(example.org:443)", "example.org", 80));
+        assert!(m("net(*)", "anything.test", 1));
+        assert!(!m("net(*)", "127.0.0.1", 80));
+        assert!(m("net(127.0.0.1:8080)", "127.0.0.1", 8080));
+        assert!(m("net([::1]:443)", "::1", 443));
+        assert!(m("net([0:0::1])", "[::1]", 443));
+        assert!(!m("net(localhost)", "127.0.0.1", 80));
+        // A tool pattern or a level's default never speaks for a host; no match is the default: deny.
+        let rules = Rules {
+            levels: [LevelRules { allow: vec![p("*")], default: Some(Effect::Allow), ..Default::default() }, LevelRules::default(), LevelRules::default()],
+            ..Rules::default()
+        };
+        let d = decide_net(&rules, &host("example.org"), 443);
+        assert_eq!((d.effect, d.level, d.source, d.subject.as_str()), (Effect::Deny, None, None, "example.org:443"));
     }
 }

@@ -1,9 +1,10 @@
-//! The rules applied to one call (`checkToolCall` / `ToolCallChecker` with `rules`) and to one thing
-//! the pages try (`checkRules`): the same function answers both, so the "try it" box says what the
-//! backend will decide.
+//! The rules applied to one call (`checkToolCall` / `ToolCallChecker` with `rules`), to one connection
+//! (`checkNetwork`) and to one thing the pages try (`checkRules`): the same functions answer both, so
+//! the "try it" box says what the backend and the network proxy will decide.
 
 use crate::call::{workspace_path, ToolCallCheck};
-use crate::rules::{decide, Command, Effect, RuleMatch, Rules};
+use crate::host::Host;
+use crate::rules::{decide, decide_net, Command, Effect, RuleMatch, Rules};
 use crate::shell;
 use crate::text::{concat, quote};
 use crate::value::Value;
@@ -101,12 +102,14 @@ pub fn apply(check: ToolCallCheck, rules: &Rules, name: &str, arguments: Option<
     }
 }
 
-/// What `checkRules` tries: a tool call by name, a `bash` command, or a path read or written.
+/// What `checkRules` tries: a tool call by name, a `bash` command, a path read or written, or a
+/// connection to a host and port.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Trial {
     Tool(String),
     Command(String),
     Path { path: String, write: bool },
+    Net { host: Host, port: u16 },
 }
 
 /// The answer of `checkRules`.
@@ -119,7 +122,8 @@ pub struct RuleCheck {
     #[cfg_attr(feature = "types", tsify(type = "RuleMatch | null"))]
     pub rule: Option<RuleMatch>,
     /// `path_outside_workspace` (a path outside every root, denied whatever the rules say),
-    /// `denied_by_rule` for a rule's `deny`; otherwise `null`.
+    /// `denied_by_rule` for a rule's `deny`, `host_not_allowed` for a host no `net(…)` rule allows;
+    /// otherwise `null`.
     #[cfg_attr(feature = "types", tsify(type = "ReasonCode | RuleReasonCode | null"))]
     pub reason: Option<ReasonCode>,
     /// A command's simple commands as the reader read them, each its words (`[]` otherwise).
@@ -147,8 +151,54 @@ pub fn check_rules(rules: &Rules, trial: &Trial, policy: &WorkerPolicy) -> RuleC
             }
             Err((reason, _)) => return RuleCheck { decision: Effect::Deny, rule: None, reason: Some(reason), commands: Vec::new(), path: None },
         },
+        Trial::Net { host, port } => (Some(decide_net(rules, host, *port)), None, None),
     };
     let decision = rule.as_ref().map_or(Effect::Allow, |r| r.effect);
     let commands = reading.map(|r| r.commands.iter().map(|c| c.iter().map(|w| w.text.clone()).collect()).collect()).unwrap_or_default();
-    RuleCheck { decision, reason: (decision == Effect::Deny).then_some(ReasonCode::DeniedByRule), rule, commands, path }
+    let reason = rule.as_ref().filter(|_| decision == Effect::Deny).map(deny_reason);
+    RuleCheck { decision, reason, rule, commands, path }
+}
+
+/// Why a rule's verdict denies: a rule, or (no level) no `net(…)` rule allowing the host.
+fn deny_reason(rule: &RuleMatch) -> ReasonCode {
+    if rule.level.is_none() && rule.kind == crate::rules::PatternKind::Net {
+        ReasonCode::HostNotAllowed
+    } else {
+        ReasonCode::DeniedByRule
+    }
+}
+
+/// The answer of `checkNetwork`: whether a sandbox may connect to a host and port.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "types", derive(Tsify))]
+pub struct NetworkCheck {
+    /// `allow` (connect), `ask` (wait for the user's approval) or `deny` (refuse).
+    pub decision: Effect,
+    /// The rule that decided (`kind` `net`, `subject` `host:port`); for a host no pattern matches,
+    /// `deny` with `level`, `source` and `pattern` `null` (the default: no host).
+    pub rule: RuleMatch,
+    /// `denied_by_rule` for a `deny` pattern, `host_not_allowed` for a host no pattern matches;
+    /// otherwise `null`.
+    #[cfg_attr(feature = "types", tsify(type = "RuleReasonCode | null"))]
+    pub reason: Option<ReasonCode>,
+    /// The host, normalized: lower case, no trailing dot, an IPv6 address in brackets (`[::1]`).
+    pub host: String,
+    pub port: u16,
+    /// A sentence for the client, the model and the logs:
+    /// `"example.org:443" is denied by net(*.example.org) (rules.global.deny[0])`.
+    pub detail: String,
+}
+
+/// `checkNetwork`: the rules' decision on a connection to `host:port`.
+pub fn check_network(rules: &Rules, host: &Host, port: u16) -> NetworkCheck {
+    let rule = decide_net(rules, host, port);
+    let subject = quote(&rule.subject);
+    let detail = match rule.effect {
+        Effect::Allow => concat(&[&subject, " is allowed by ", &describe(&rule)]),
+        Effect::Ask => concat(&[&subject, " needs the user's approval: ", &describe(&rule)]),
+        Effect::Deny if rule.level.is_none() => concat(&[&subject, " is denied: no net(…) rule allows it"]),
+        Effect::Deny => concat(&[&subject, " is denied by ", &describe(&rule)]),
+    };
+    let reason = (rule.effect == Effect::Deny).then(|| deny_reason(&rule));
+    NetworkCheck { decision: rule.effect, reason, host: host.text(), port, detail, rule }
 }

@@ -129,6 +129,9 @@ string_enum!(
         /// An `ask` nobody could answer (no user, or none in time): the runtime's, never the package's.
         #[cfg_attr(feature = "types", serde(skip))]
         ApprovalRequired = "approval_required",
+        /// A connection to a host that no `net(…)` rule allows (the default: no host).
+        #[cfg_attr(feature = "types", serde(skip))]
+        HostNotAllowed = "host_not_allowed",
     }
 );
 
@@ -238,7 +241,7 @@ mod tests {
         for s in RoutingStrategy::ALL {
             assert_eq!(RoutingStrategy::parse(s.as_str()), Some(*s));
         }
-        assert_eq!(ReasonCode::ALL.len(), 27);
+        assert_eq!(ReasonCode::ALL.len(), 28);
         assert_eq!(ReasonCode::LISTED.len(), 25);
         assert_eq!(ReasonCode::LISTED_NAMES.last(), Some(&"shell_sandbox_unavailable"));
         assert_eq!(ReasonCode::parse("Unknown_Tool"), None);

@@ -237,6 +237,7 @@ golden_tests!(
     golden_from_mcp_tool => "fromMcpTool",
     golden_check_rules => "checkRules",
     golden_rule_defaults => "ruleDefaults",
+    golden_check_network => "checkNetwork",
 );
 
 /// Every `checkRules` vector with an answer says in its description what it decides (`… → ask`),

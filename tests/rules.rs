@@ -1,11 +1,13 @@
 //! Property tests of the rules (docs/package.md, "Rules"): deny wins wherever it is written; a child
 //! level never widens what its parents decide; a command the reader does not understand is never
 //! allowed but by an approval of its exact text; approvals never lift a deny; rules that match nothing
-//! leave `checkToolCall`'s answer byte for byte as it was.
+//! leave `checkToolCall`'s answer byte for byte as it was; a host is reached only when a `net(…)` allow
+//! pattern or an approval says so.
 #![cfg(not(all(target_arch = "wasm32", feature = "wasm")))]
 
 use netaclaw_tool_policy::edge::api;
-use netaclaw_tool_policy::rules::{Effect, Pattern, Rules};
+use netaclaw_tool_policy::host::Host;
+use netaclaw_tool_policy::rules::{Effect, Level, Pattern, PatternKind, Rules};
 use netaclaw_tool_policy::ruling::{check_rules, RuleCheck, Trial};
 use netaclaw_tool_policy::shell;
 use netaclaw_tool_policy::worker_policy::{Root, WorkerPolicy};
@@ -18,10 +20,13 @@ const WORDS: [&str; 12] = ["git", "status", "push", "rm", "-rf", "make", "ls", "
 const SEPARATORS: [&str; 5] = [" ; ", " && ", " || ", " | ", "\n"];
 /// Additions, some understood (redirections), some not.
 const EXTRAS: [&str; 9] = ["", "", " > out.txt", " > .git/config", " 2>&1", " < .env", " $(id)", " `x`", " | sh -c ls"];
-const PATTERNS: [&str; 16] = [
+const PATTERNS: [&str; 22] = [
     "bash(git:*)", "bash(git status)", "bash(git push:*)", "bash(rm -rf:*)", "bash(make)", "bash(*)", "bash", "bash(echo:*)", "write(.git/**)",
-    "write(out.txt)", "read(**/.env*)", "read(**)", "write(**)", "make", "read_file", "mcp:*/*",
+    "write(out.txt)", "read(**/.env*)", "read(**)", "write(**)", "make", "read_file", "mcp:*/*", "net(*)", "net(*.github.com)", "net(registry.npmjs.org:443)",
+    "net(127.0.0.1)", "net([::1]:443)", "net(*:80)",
 ];
+const HOSTS: [(&str, u16); 6] =
+    [("registry.npmjs.org", 443), ("a.github.com", 22), ("github.com", 443), ("127.0.0.1", 8080), ("::1", 443), ("example.org", 80)];
 const TOOLS: [&str; 5] = ["read_file", "write_file", "todo", "make", "mcp__gh__x"];
 
 fn policy() -> WorkerPolicy {
@@ -48,6 +53,7 @@ fn trial() -> impl Strategy<Value = Trial> {
         3 => command().prop_map(Trial::Command),
         1 => select(&TOOLS[..]).prop_map(|t| Trial::Tool(t.into())),
         1 => (select(&[".env", "out.txt", ".git/config", "src/a.rs", "a/.env.local"][..]), any::<bool>()).prop_map(|(p, write)| Trial::Path { path: p.into(), write }),
+        2 => select(&HOSTS[..]).prop_map(|(host, port)| Trial::Net { host: Host::parse(host).unwrap(), port }),
     ]
 }
 
@@ -83,7 +89,13 @@ fn matching_deny(trial: &Trial) -> Option<String> {
         Trial::Tool(name) => Some(name.clone()),
         Trial::Command(text) => shell::read(text).commands.first().map(|c| format!("bash({}:*)", c[0].text)),
         Trial::Path { path, write } => Some(format!("{}({path})", if *write { "write" } else { "read" })),
+        Trial::Net { host, port } => Some(format!("net({}:{port})", host.text())),
     }
+}
+
+/// Whether the answer is the package's own for a host no pattern matches (no level spoke).
+fn no_host_rule(answer: &RuleCheck) -> bool {
+    answer.rule.as_ref().is_some_and(|r| r.kind == PatternKind::Net && r.level.is_none())
 }
 
 proptest! {
@@ -110,9 +122,12 @@ proptest! {
         }
         let mut with_child = parents.clone();
         with_child[at] = child;
-        let before = decide(&rules_of(&parents, &approvals), &trial).decision;
+        let before = decide(&rules_of(&parents, &approvals), &trial);
         let after = decide(&rules_of(&with_child, &approvals), &trial).decision;
-        prop_assert!(after >= before, "{:?}: {:?} became {:?}", trial, before, after);
+        // A host no parent names is denied by the package, not by a parent: a child's allow may open it.
+        if !no_host_rule(&before) {
+            prop_assert!(after >= before.decision, "{:?}: {:?} became {:?}", trial, before.decision, after);
+        }
     }
 
     /// Without its level, a parent-only verdict stays: removing every child rule never makes the
@@ -122,8 +137,10 @@ proptest! {
         let all = decide(&rules_of(&levels, &[]), &trial).decision;
         let mut child_only = levels.clone();
         child_only[0] = (Vec::new(), Vec::new(), Vec::new(), None);
-        let child = decide(&rules_of(&child_only, &[]), &trial).decision;
-        prop_assert!(child <= all, "{:?}: {:?} without the global level, {:?} with it", trial, child, all);
+        let child = decide(&rules_of(&child_only, &[]), &trial);
+        if !no_host_rule(&child) {
+            prop_assert!(child.decision <= all, "{:?}: {:?} without the global level, {:?} with it", trial, child.decision, all);
+        }
     }
 
     /// A command text the reader does not understand is never allowed, even by bash(*), bash or a
@@ -139,6 +156,30 @@ proptest! {
         }
         let rules = rules_of(&levels, &approvals);
         prop_assert_ne!(decide(&rules, &Trial::Command(text.clone())).decision, Effect::Allow, "{}", text);
+    }
+
+    /// A host is allowed only by a `net(…)` allow pattern of a level or an approval — never by a tool
+    /// pattern or a level's default, even `allow` at every level; when no `net(…)` pattern matches, it is
+    /// denied with no level.
+    #[test]
+    fn a_host_is_reached_only_by_a_net_rule(levels in [level(), level(), level()], approvals in vec(select(&PATTERNS[..]), 0..3), (host, port) in select(&HOSTS[..])) {
+        let mut levels = levels;
+        for l in levels.iter_mut() {
+            l.0.extend(["bash(*)", "*"]);
+            l.3 = Some(Effect::Allow);
+        }
+        let trial = Trial::Net { host: Host::parse(host).unwrap(), port };
+        let answer = decide(&rules_of(&levels, &approvals), &trial);
+        let rule = answer.rule.clone().expect("a host always has a rule");
+        prop_assert_eq!(rule.kind, PatternKind::Net);
+        match rule.pattern.as_deref() {
+            Some(pattern) => prop_assert!(pattern.starts_with("net(") && rule.level.is_some(), "{:?}", rule),
+            None => prop_assert!(answer.decision == Effect::Deny && rule.level.is_none() && rule.source.is_none(), "{:?}", answer),
+        }
+        if answer.decision == Effect::Allow {
+            let source = rule.source.unwrap_or_default();
+            prop_assert!(source.contains(".allow[") || (source.starts_with("rules.approvals[") && rule.level == Some(Level::Session)), "{}", source);
+        }
     }
 
     /// Approvals answer an ask, never a deny.

@@ -56,6 +56,7 @@ fn declarations() -> Vec<&'static str> {
         rules::RuleMatch,
         rules::RuleDefaults,
         ruling::RuleCheck,
+        ruling::NetworkCheck,
         call::ToolCallPath,
         call::ToolCallCheck,
         info::ToolsetInfo,

@@ -129,6 +129,7 @@ fn call(function: &str, args: &[JsValue]) -> Result<JsValue, JsValue> {
         "fromMcpTool" => wasm::from_mcp_tool(a(0)),
         "checkRules" => wasm::check_rules(a(0)),
         "ruleDefaults" => wasm::rule_defaults(),
+        "checkNetwork" => wasm::check_network(a(0)),
         "checker.checkText" => ToolCallChecker::new(a(0)).and_then(|checker| checker.check_text(a(1), a(2))),
         other => panic!("no binding {other}"),
     }
@@ -295,6 +296,11 @@ fn golden_check_rules() {
 #[wasm_bindgen_test]
 fn golden_rule_defaults() {
     replay("ruleDefaults");
+}
+
+#[wasm_bindgen_test]
+fn golden_check_network() {
+    replay("checkNetwork");
 }
 
 #[wasm_bindgen_test]

@@ -247,6 +247,7 @@ const CALLS = {
     },
   ],
   ruleDefaults: [],
+  checkNetwork: [{ rules: { global: { allow: ['net(*.npmjs.org:443)'], deny: ['net(127.0.0.1)'] } }, host: 'registry.npmjs.org', port: 443 }],
 };
 const FIELDS = [
   'catalog',
@@ -277,6 +278,8 @@ const FIELDS = [
   'command',
   'read',
   'write',
+  'host',
+  'port',
 ];
 // Nested places: [function, path inside the first argument].
 const NESTED = [
@@ -317,6 +320,8 @@ const NESTED = [
   ['checkRules', ['rules', 'agent', 'default']],
   ['checkRules', ['rules', 'approvals', 0]],
   ['checkRules', ['policy', 'workspaceRoots', 0]],
+  ['checkNetwork', ['rules', 'global', 'allow', 0]],
+  ['checkNetwork', ['rules', 'global', 'deny']],
 ];
 
 function withCatalog(input) {

@@ -169,10 +169,10 @@ test('the vocabulary unions are the exact strings of SPEC §2', () => {
       'prompt_hint_not_supported invalid_value path_outside_workspace invalid_tool_arguments tool_not_offered ' +
       'shell_sandbox_unavailable',
     ToolCallDecision: 'worker-local main-process-proxy denied ask',
-    RuleReasonCode: 'denied_by_rule approval_required',
+    RuleReasonCode: 'denied_by_rule approval_required host_not_allowed',
     Effect: 'allow ask deny',
     Level: 'global agent session',
-    PatternKind: 'tool bash read write',
+    PatternKind: 'tool bash read write net',
   };
   for (const [name, values] of Object.entries(spec)) {
     assert.deepEqual(literalsOf(decls, name).sort(), values.split(' ').sort(), name);
@@ -241,6 +241,7 @@ test('direct answers of every function fit their declared return types', () => {
     ],
     checkRules: [{ rules: { agent: { ask: ['bash(git push:*)'] } }, policy: policyValue, command: 'git status && git push' }],
     ruleDefaults: [],
+    checkNetwork: [{ rules: { agent: { ask: ['net(*.github.com)'] } }, host: 'api.github.com', port: 443 }],
   };
   const problems = [];
   for (const fn of FUNCTIONS) {

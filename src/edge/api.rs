@@ -365,10 +365,16 @@ pub fn from_mcp_tool_json(value: &Value) -> Result<String, Error> {
     json::to_string(&input::mcp_tool(top(value)?, &ROOT)?)
 }
 
-/// `checkRules({ rules?, policy?, tool? | command? | read? | write? })`: the "try it" answer.
+/// `checkRules({ rules?, policy?, tool? | command? | read? | write? | net? })`: the "try it" answer.
 pub fn check_rules_json(value: &Value) -> Result<String, Error> {
     let (rules, trial, policy) = input::rule_trial(top(value)?, &ROOT)?;
     json::to_string(&crate::ruling::check_rules(&rules, &trial, &policy))
+}
+
+/// `checkNetwork({ rules?, host, port })`: whether a sandbox may connect.
+pub fn check_network_json(value: &Value) -> Result<String, Error> {
+    let (rules, host, port) = input::network_trial(top(value)?, &ROOT)?;
+    json::to_string(&crate::ruling::check_network(&rules, &host, port))
 }
 
 /// `ruleDefaults()`: what the rules editor offers.
@@ -419,5 +425,6 @@ pub fn call_function(function: Function, args: &[Value]) -> Result<String, Error
         Function::FromMcpTool => from_mcp_tool_json(arg(0)),
         Function::CheckRules => check_rules_json(arg(0)),
         Function::RuleDefaults => rule_defaults_json(),
+        Function::CheckNetwork => check_network_json(arg(0)),
     }
 }

@@ -62,10 +62,12 @@ macro_rules! export_table {
             AgentResolveInput agent_resolve_input agentResolveInput json "AgentResolveInput" [input input unchecked_param_type "AgentResolveSource"];
             /// An MCP tool as a catalog entry (proxied, never in a worker, writing unless read-only).
             FromMcpTool from_mcp_tool fromMcpTool json "ToolSchema" [input input unchecked_param_type "McpToolInput"];
-            /// The rules' decision on one tool, command or path ("try it"): decision, rule, level.
+            /// The rules' decision on one tool, command, path or host ("try it"): decision, rule, level.
             CheckRules check_rules checkRules json "RuleCheck" [input input unchecked_param_type "CheckRulesInput"];
             /// The default protected paths and the vocabulary of the rules editor.
             RuleDefaults rule_defaults ruleDefaults json "RuleDefaults" [];
+            /// The rules' decision on a sandbox's connection to a host and port: allow, ask or deny, the rule and its level.
+            CheckNetwork check_network checkNetwork json "NetworkCheck" [input input unchecked_param_type "CheckNetworkInput"];
         }
     };
 }

@@ -586,7 +586,7 @@ fn listed_reason(text: &str) -> Option<ReasonCode> {
 
 /// `rules`: `{ global?, agent?, session?, approvals? }`, each level `{ allow?, ask?, deny?, default? }`
 /// (the global level also `protectedPaths?`); every pattern parsed once, a bad one named by its path
-/// (`rules.agent.deny[2]: has an unknown kind "net" …`). Absent or `null`: no rules.
+/// (`rules.agent.deny[2]: has an unknown kind "fetch" …`). Absent or `null`: no rules.
 pub fn rules(value: Option<&Value>, path: &Path) -> Result<Option<crate::rules::Rules>, Error> {
     match value {
         None => Ok(None),
@@ -639,8 +639,8 @@ fn patterns(value: Option<&Value>, path: &Path, parse: fn(&str) -> Result<crate:
     Ok(out)
 }
 
-/// `checkRules`' input: `{ rules?, policy?, tool? | command? | read? | write? }` (exactly one thing
-/// tried; `policy` absent: no roots, not readonly).
+/// `checkRules`' input: `{ rules?, policy?, tool? | command? | read? | write? | net? }` (exactly one
+/// thing tried; `policy` absent: no roots, not readonly; `net`: `host[:port]`, port 443 when absent).
 pub fn rule_trial(map: &Map<String, Value>, path: &Path) -> Result<(crate::rules::Rules, crate::ruling::Trial, WorkerPolicy), Error> {
     use crate::ruling::Trial;
     let rules = rules(field(map, "rules"), &path.key("rules"))?.unwrap_or_default();
@@ -649,20 +649,43 @@ pub fn rule_trial(map: &Map<String, Value>, path: &Path) -> Result<(crate::rules
         None => WorkerPolicy { workspace_roots: Vec::new(), allow_shell: true, readonly: false },
     };
     let mut trial = None;
-    for key in ["tool", "command", "read", "write"] {
+    for key in ["tool", "command", "read", "write", "net"] {
         let Some(v) = field(map, key) else { continue };
         if trial.is_some() {
-            return Err(path.key(key).error("try one thing at a time: one of tool, command, read, write"));
+            return Err(path.key(key).error("try one thing at a time: one of tool, command, read, write, net"));
         }
         let text = string(v, &path.key(key), 1, if key == "tool" { limits::MAX_NAME } else { limits::MAX_TEXT.max(limits::MAX_PATH) })?.to_string();
         trial = Some(match key {
             "tool" => Trial::Tool(text),
             "command" => Trial::Command(text),
+            "net" => {
+                let at = path.key("net");
+                let (host, port) = crate::host::split_port(&text).map_err(|why| at.error(why))?;
+                Trial::Net { host: net_host(host, &at)?, port: port.unwrap_or(443) }
+            }
             _ => Trial::Path { path: text, write: key == "write" },
         });
     }
-    let trial = trial.ok_or_else(|| path.key("command").error("is required (or one of tool, read, write)"))?;
+    let trial = trial.ok_or_else(|| path.key("command").error("is required (or one of tool, read, write, net)"))?;
     Ok((rules, trial, policy))
+}
+
+fn net_host(text: &str, path: &Path) -> Result<crate::host::Host, Error> {
+    crate::host::Host::parse(text).map_err(|why| path.error(why))
+}
+
+/// `checkNetwork`'s input: `{ rules?, host, port }` — a host name or IP literal (an IPv6 one with or
+/// without brackets) and a port 1–65535.
+pub fn network_trial(map: &Map<String, Value>, path: &Path) -> Result<(crate::rules::Rules, crate::host::Host, u16), Error> {
+    let rules = rules(field(map, "rules"), &path.key("rules"))?.unwrap_or_default();
+    let at = path.key("host");
+    // A name of 253 bytes, a trailing dot, or an IPv6 address in brackets.
+    let text = field(map, "host").ok_or_else(|| at.error("is required"))?;
+    let host = net_host(string(text, &at, 1, 256)?, &at)?;
+    let at = path.key("port");
+    let port =
+        field(map, "port").and_then(Value::as_u64).filter(|p| (1..=65_535).contains(p)).ok_or_else(|| at.error("must be a whole number from 1 to 65535"))?;
+    Ok((rules, host, port as u16))
 }
 
 #[cfg(test)]

@@ -391,9 +391,9 @@ export type Level = "global" | "agent" | "session";
 
 /**
  * The kinds of pattern: `read_file` or `mcp:github/*` (a tool), `bash(git status)` (a command),
- * `read(.env*)` or `write(.git/hooks/**)` (a path).
+ * `read(.env*)` or `write(.git/hooks/**)` (a path), `net(*.npmjs.org:443)` (a host and port).
  */
-export type PatternKind = "tool" | "bash" | "read" | "write";
+export type PatternKind = "tool" | "bash" | "read" | "write" | "net";
 
 /**
  * The rule that decided a subject.
@@ -401,13 +401,14 @@ export type PatternKind = "tool" | "bash" | "read" | "write";
 export interface RuleMatch {
     effect: Effect;
     /**
-     * The level of the rule; `null` for a command the reader does not understand.
+     * The level of the rule; `null` for a command the reader does not understand and for a host no
+     * `net(…)` rule allows (the default: no host).
      */
     level: Level | null;
     /**
      * Where the rule sits in the input: `rules.agent.ask[0]`, `rules.global.protectedPaths[1]`
      * (the default list when none is given), `rules.session.default`, `rules.approvals[2]`; `null`
-     * for a command the reader does not understand.
+     * for a command the reader does not understand and for a host no rule allows.
      */
     source: string | null;
     /**
@@ -460,7 +461,8 @@ export interface RuleCheck {
     rule: RuleMatch | null;
     /**
      * `path_outside_workspace` (a path outside every root, denied whatever the rules say),
-     * `denied_by_rule` for a rule's `deny`; otherwise `null`.
+     * `denied_by_rule` for a rule's `deny`, `host_not_allowed` for a host no `net(…)` rule allows;
+     * otherwise `null`.
      */
     reason: ReasonCode | RuleReasonCode | null;
     /**
@@ -471,6 +473,36 @@ export interface RuleCheck {
      * A path tried, absolute and normalized (`null` otherwise, or when it is outside every root).
      */
     path: string | null;
+}
+
+/**
+ * The answer of `checkNetwork`: whether a sandbox may connect to a host and port.
+ */
+export interface NetworkCheck {
+    /**
+     * `allow` (connect), `ask` (wait for the user's approval) or `deny` (refuse).
+     */
+    decision: Effect;
+    /**
+     * The rule that decided (`kind` `net`, `subject` `host:port`); for a host no pattern matches,
+     * `deny` with `level`, `source` and `pattern` `null` (the default: no host).
+     */
+    rule: RuleMatch;
+    /**
+     * `denied_by_rule` for a `deny` pattern, `host_not_allowed` for a host no pattern matches;
+     * otherwise `null`.
+     */
+    reason: RuleReasonCode | null;
+    /**
+     * The host, normalized: lower case, no trailing dot, an IPv6 address in brackets (`[::1]`).
+     */
+    host: string;
+    port: number;
+    /**
+     * A sentence for the client, the model and the logs:
+     * `"example.org:443" is denied by net(*.example.org) (rules.global.deny[0])`.
+     */
+    detail: string;
 }
 
 /**

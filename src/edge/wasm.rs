@@ -129,12 +129,16 @@ export interface ToolCall {
   arguments?: unknown;
 }
 
-/** The reason codes of rules: `denied_by_rule` (`checkToolCall` with `rules`), `approval_required` (the runtime's). */
-export type RuleReasonCode = "denied_by_rule" | "approval_required";
+/**
+ * The reason codes of rules: `denied_by_rule` (`checkToolCall` with `rules`), `approval_required` (the
+ * runtime's), `host_not_allowed` (`checkNetwork`: no `net(…)` rule allows the host).
+ */
+export type RuleReasonCode = "denied_by_rule" | "approval_required" | "host_not_allowed";
 
 /**
- * A pattern: a tool (`read_file`, `mcp:github/*`), a command (`bash(git status)`, `bash(npm run test:*)`)
- * or a path glob read or written (`read(**\/.env*)`, `write(.git/**)`), relative to each root or absolute.
+ * A pattern: a tool (`read_file`, `mcp:github/*`), a command (`bash(git status)`, `bash(npm run test:*)`),
+ * a path glob read or written (`read(**\/.env*)`, `write(.git/**)`), relative to each root or absolute,
+ * or a host a sandbox connects to (`net(api.github.com)`, `net(*.npmjs.org:443)`, `net([::1]:8080)`).
  */
 export type RulePattern = string;
 
@@ -181,7 +185,18 @@ export type CheckRulesInput = { rules?: RulesInput | null; policy?: WorkerPolicy
   | { command: string }
   | { read: string }
   | { write: string }
+  | { net: string }
 );
+
+/**
+ * The input of `checkNetwork`: the rules and one connection, a host name or IP literal (`example.org`,
+ * `127.0.0.1`, `::1` or `[::1]`) and a port 1–65535.
+ */
+export interface CheckNetworkInput {
+  rules?: RulesInput | null;
+  host: string;
+  port: number;
+}
 
 /** The input of `toolRowView`: one `netaclaw_tool` row. */
 export interface ToolRowViewInput {

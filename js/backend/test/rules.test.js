@@ -32,7 +32,7 @@ function defineTests(backend) {
       assert.equal(first.body.data.version, 0);
       assert.deepEqual(first.body.data.defaults, policy.ruleDefaults());
 
-      const bad = await call(s, 'POST', '/admin/netaclaw/rules/update', { rules: { deny: ['bash(rm -rf:*)', 'net(example.com)'] }, version: 0 });
+      const bad = await call(s, 'POST', '/admin/netaclaw/rules/update', { rules: { deny: ['bash(rm -rf:*)', 'fetch(example.com)'] }, version: 0 });
       assert.equal(bad.status, 400, bad.text);
       assert.equal(bad.body.error.code, 'invalid_input');
       assert.match(bad.body.error.message, /^rules\.global\.deny\[1\]: /);
@@ -84,6 +84,65 @@ function defineTests(backend) {
       const two = await call(s, 'POST', '/admin/netaclaw/rules/try', { command: 'ls', tool: 'grep' });
       assert.equal(two.status, 400, two.text);
       assert.equal(two.body.error.code, 'invalid_input');
+    });
+  });
+
+  test('net rules: saved at the global and agent levels, a malformed one refused by its path, "try it" answering for a host as the package does', async () => {
+    const db = await backend.fresh();
+    await withServer({ ...db.env, ...modelEnv(model) }, async s => {
+      const bad = await call(s, 'POST', '/admin/netaclaw/rules/update', { rules: { allow: ['net(registry.npmjs.org:443)', 'net(ex*.org)'] } });
+      assert.equal(bad.status, 400, bad.text);
+      assert.equal(bad.body.error.code, 'invalid_input');
+      assert.deepEqual(bad.body.error.errors, [{ field: 'rules.global.allow[1]', code: 'invalid_rule' }]);
+      const badAgent = await call(s, 'POST', '/admin/netaclaw/agent/add', { name: 'netty', toolsets: ['base'], rules: { deny: ['net(::1)'] } });
+      assert.equal(badAgent.status, 400, badAgent.text);
+      assert.deepEqual(badAgent.body.error.errors, [{ field: 'rules.agent.deny[0]', code: 'invalid_rule' }]);
+
+      const global = { allow: ['net(registry.npmjs.org:443)', 'net(*.github.com)'], ask: ['net(uploads.github.com)'], deny: ['net(127.0.0.1)'] };
+      const saved = await call(s, 'POST', '/admin/netaclaw/rules/update', { rules: global });
+      assert.equal(saved.status, 200, saved.text);
+      const agent = await addAgent(s, {
+        name: 'netty',
+        toolsets: ['base'],
+        rules: { allow: ['net(pypi.org)', 'net(127.0.0.1:8080)'], deny: ['net(*.npmjs.org)'] },
+      });
+      const stored = { global, agent: { allow: ['net(pypi.org)', 'net(127.0.0.1:8080)'], deny: ['net(*.npmjs.org)'] } };
+      const seen = {};
+      for (const net of ['api.github.com', 'uploads.github.com:443', 'registry.npmjs.org:443', 'pypi.org:8443', '127.0.0.1:8080', 'example.org', '[::1]:443']) {
+        const r = await call(s, 'POST', '/admin/netaclaw/rules/try', { agentId: agent.id, net });
+        assert.equal(r.status, 200, r.text);
+        assert.deepEqual(r.body.data, policy.checkRules({ rules: stored, net }), net);
+        seen[net] = [r.body.data.decision, r.body.data.rule.source];
+      }
+      assert.deepEqual(seen, {
+        'api.github.com': ['allow', 'rules.global.allow[1]'],
+        'uploads.github.com:443': ['ask', 'rules.global.ask[0]'],
+        'registry.npmjs.org:443': ['deny', 'rules.agent.deny[0]'],
+        'pypi.org:8443': ['allow', 'rules.agent.allow[0]'],
+        '127.0.0.1:8080': ['deny', 'rules.global.deny[0]'],
+        'example.org': ['deny', null],
+        '[::1]:443': ['deny', null],
+      });
+      const unsaved = await call(s, 'POST', '/admin/netaclaw/rules/try', { agentId: agent.id, rules: { agent: null }, net: 'registry.npmjs.org' });
+      assert.deepEqual([unsaved.body.data.decision, unsaved.body.data.rule.source], ['allow', 'rules.global.allow[0]'], unsaved.text);
+      const badHost = await call(s, 'POST', '/admin/netaclaw/rules/try', { net: '2130706433' });
+      assert.equal(badHost.status, 400, badHost.text);
+      assert.equal(badHost.body.error.code, 'invalid_input');
+      assert.match(badHost.body.error.message, /^net: /);
+      const two = await call(s, 'POST', '/admin/netaclaw/rules/try', { net: 'example.org', tool: 'grep' });
+      assert.equal(two.status, 400, two.text);
+
+      // a crew member's own net allow does not reach a host the agent that delegated to it cannot reach
+      model.reset();
+      const lead = await addAgent(s, { name: 'lead', toolsets: ['base'], rules: { allow: ['net(pypi.org)'] } });
+      model.push({ content: 'hello' });
+      const turn = await chat(s, { agentId: lead.id, message: 'hi' });
+      assert.equal(turn.status, 200, turn.text);
+      const asMember = async net =>
+        (await call(s, 'POST', '/admin/netaclaw/rules/try', { agentId: agent.id, sessionId: turn.body.data.sessionId, rules: { global: null }, net })).body
+          .data;
+      assert.deepEqual([(await asMember('pypi.org')).decision, (await asMember('pypi.org')).rule.source], ['allow', 'rules.agent.allow[0]']);
+      assert.deepEqual([(await asMember('127.0.0.1:8080')).decision, (await asMember('127.0.0.1:8080')).reason], ['deny', 'host_not_allowed']);
     });
   });
 

@@ -20,12 +20,14 @@ export function kindWord(kind: string): string {
 
 /**
  * The sentence of a pattern the package refuses, from its message (the part after the path,
- * `has an unknown kind "net" (…)`): each message of `Pattern::parse` has its sentence; any other says the
+ * `has an unknown kind "fetch" (…)`): each message of `Pattern::parse` has its sentence; any other says the
  * rule is not valid. Never the English message itself on a Chinese page.
  */
 export function ruleErrorSentence(message: string): string {
   const e = t.value.rules.errors;
   let m: RegExpExecArray | null;
+  const host = hostErrorSentence(message);
+  if (host) return host;
   if (/must not be empty|at least 1 character/.test(message)) return e.empty;
   if ((m = /longer than (\d+)|at most (\d+)/.exec(message))) return e.tooLong(m[1] ?? m[2]);
   if (/NUL character/.test(message)) return e.nul;
@@ -41,6 +43,21 @@ export function ruleErrorSentence(message: string): string {
   if (/no empty, \. or \.\. segment/.test(message)) return e.segment;
   if (/\*\* must be a whole segment/.test(message)) return e.doubleStar;
   return e.other;
+}
+
+/**
+ * The sentence of a host the package refuses, in a `net(…)` pattern (`a net pattern has a port …`) or in
+ * the "try it" box (`net: must write an IPv6 address in brackets …`); null for any other message.
+ */
+export function hostErrorSentence(message: string): string | null {
+  const e = t.value.rules.errors;
+  if (!/^(?:net: |a net pattern )|: a net pattern /.test(message)) return null;
+  if (/IPv6 address in brackets/.test(message)) return e.netIpv6;
+  if (/has a port/.test(message)) return e.netPort;
+  if (/is not ASCII/.test(message)) return e.netAscii;
+  if (/IP address in another spelling/.test(message)) return e.netIpSpelling;
+  if (/has \* only/.test(message)) return e.netStar;
+  return e.netHost;
 }
 
 /** Where a rule sits, as a phrase: `rules.agent.deny[2]` → the third item of the agent's deny list. */
@@ -76,6 +93,8 @@ export function checkSentences(check: RuleCheck, rules: RulesInput | null): Chec
   const rule = check.rule;
   if (!rule) return { decision, rule: check.reason ? '' : r.noRule, subject: null, reason };
   const subject = r.subject(kindWord(rule.kind), rule.subject);
+  // a host no net() rule allows: the package's default, no level and no reader involved
+  if (rule.source === null && rule.unreadable === null) return { decision, rule: r.noHostRule, subject, reason };
   if (rule.source === null) {
     // the reader's English words are said as they are in English, translated in Chinese
     const known = rule.unreadable === null ? undefined : locale.value === 'en' ? rule.unreadable : r.unreadableWhy[rule.unreadable];

@@ -3,7 +3,8 @@
 // backend's 400 for a row lands under that row —, the global rules section of the tool page (the
 // package's default protected paths, a custom list and its reset, a colleague's newer save: 409), and
 // the "try it" box, whose answers (computed in the browser) equal the backend's `POST /rules/try` for the
-// same input: decision, rule, level. In zh-CN and en.
+// same input: decision, rule, level. Network rules (issue 39): net() patterns added, refused and saved
+// on the agent page, and hosts tried in the "try it" box. In zh-CN and en.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ruleDefaults } from '@netaclaw/tool-policy';
@@ -60,7 +61,8 @@ async function tryCases(_page, box, cases, backendInput, lang) {
   const answers = [];
   for (const c of cases) {
     await box.getByTestId(`try-thing-${c.thing}`).click();
-    await box.getByTestId('try-root').fill(c.root ?? '');
+    // a host has no workspace root
+    if (c.thing !== 'net') await box.getByTestId('try-root').fill(c.root ?? '');
     await box.getByTestId('try-text').fill(c.text);
     const answer = box.getByTestId('try-answer');
     await answer.waitFor();
@@ -81,7 +83,11 @@ async function tryCases(_page, box, cases, backendInput, lang) {
     const said = (await answer.innerText()).trim();
     if (lang === 'zh-CN') assert.match(said, /[\u4e00-\u9fff]/, `the answer is said in Chinese: ${said}`);
     else assert.doesNotMatch(said, /[\u4e00-\u9fff]/, `the answer is said in English: ${said}`);
-    assert.doesNotMatch(said, /\bdenied_by_rule\b|\bpath_outside_workspace\b|rules\.\w+\.\w+\[\d+\]/, `no code or input path on screen: ${said}`);
+    assert.doesNotMatch(
+      said,
+      /\bdenied_by_rule\b|\bhost_not_allowed\b|\bpath_outside_workspace\b|rules\.\w+\.\w+\[\d+\]/,
+      `no code or input path on screen: ${said}`,
+    );
     answers.push({ ...c, ...mine, said });
   }
   return answers;
@@ -98,12 +104,12 @@ for (const lang of ['zh-CN', 'en']) {
 
     await addRow(page, editor, 'allow', 'bash(git status)');
     await addRow(page, editor, 'ask', 'bash(git push:*)');
-    const bad = await addRow(page, editor, 'deny', 'net(example.com)');
+    const bad = await addRow(page, editor, 'deny', 'fetch(example.com)');
     const badPath = await bad.getAttribute('data-path');
     assert.equal(badPath, 'rules.agent.deny[0]');
     await bad.locator('.el-form-item__error').waitFor();
     const said = await rowError(bad);
-    assert.match(said, /net/, 'the sentence names the unknown kind');
+    assert.match(said, /fetch/, 'the sentence names the unknown kind');
     assert.doesNotMatch(said, /has an unknown kind/, 'not the package’s English message');
     await assertLocalizedErrors(bad, lang, 'a pattern of an unknown kind');
     // a second bad one in another list, and a good one between them, each said on its own row
@@ -159,7 +165,7 @@ for (const lang of ['zh-CN', 'en']) {
     // answers its real 400, naming the row
     await page.route('**/admin/netaclaw/agent/update', async (route) => {
       const body = JSON.parse(route.request().postData());
-      body.rules.deny[1] = 'net(example.com)';
+      body.rules.deny[1] = 'fetch(example.com)';
       await route.continue({ postData: JSON.stringify(body) });
     });
     try {
@@ -334,9 +340,72 @@ for (const lang of ['zh-CN', 'en']) {
   });
 }
 
+for (const lang of ['zh-CN', 'en']) {
+  test(`net rules (${lang}): added on the agent page, a bad host said under its row, saved; "try it" answers for a host as the backend does`, async () => {
+    await clearGlobal();
+    const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('net'), toolsets: ['base'] });
+    const page = await open(browser.context, `/agent/${agent.id}`, { lang });
+    await page.getByTestId('injected-tools').locator('[data-tool=read_file]').waitFor();
+    await page.getByRole('tab', { name: TAB[lang] }).click();
+    const editor = 'agent-rules-editor';
+    await page.getByTestId(editor).waitFor();
+    const help = await page.getByTestId('rules-net-help').first().innerText();
+    assert.match(help, /net\(\*\.npmjs\.org:443\)/, 'the editor says how a host is written');
+    if (lang === 'zh-CN') assert.match(help, /[\u4e00-\u9fff]/);
+
+    await addRow(page, editor, 'allow', 'net(api.github.com)');
+    await addRow(page, editor, 'allow', 'net(*.npmjs.org:443)');
+    const bad = await addRow(page, editor, 'deny', 'net(0x7f.0.0.1)');
+    await bad.locator('.el-form-item__error').waitFor();
+    const said = await rowError(bad);
+    assert.match(said, /127\.0\.0\.1/, `the sentence says how to write the address: ${said}`);
+    await assertLocalizedErrors(bad, lang, 'a host in another spelling');
+    const brackets = await addRow(page, editor, 'ask', 'net(::1)');
+    await brackets.locator('.el-form-item__error').waitFor();
+    assert.match(await rowError(brackets), /\[::1\]:443/, 'an IPv6 address goes in brackets');
+    await page.getByTestId('agent-save').click();
+    await page.getByTestId('agent-rules-refused').waitFor();
+    assert.equal((await apiData('GET', `/admin/netaclaw/agent/info?id=${agent.id}`)).rules ?? null, null, 'nothing saved');
+
+    await bad.getByTestId('rule-input').fill('net(127.0.0.1:8080)');
+    await brackets.getByTestId('rule-input').fill('net(uploads.github.com)');
+    // the messages go (Element Plus fades them out)
+    await bad.locator('.el-form-item__error').waitFor({ state: 'detached' });
+    await brackets.locator('.el-form-item__error').waitFor({ state: 'detached' });
+    await page.getByTestId('agent-save').click();
+    await page.locator('.el-message--success').first().waitFor();
+    const agentRules = { allow: ['net(api.github.com)', 'net(*.npmjs.org:443)'], ask: ['net(uploads.github.com)'], deny: ['net(127.0.0.1:8080)'] };
+    assert.deepEqual((await apiData('GET', `/admin/netaclaw/agent/info?id=${agent.id}`)).rules, agentRules);
+
+    const box = page.getByTestId('agent-rules-try');
+    const cases = [
+      { thing: 'net', text: 'api.github.com', decision: 'allow' },
+      { thing: 'net', text: 'API.GitHub.com.:22', decision: 'allow' },
+      { thing: 'net', text: 'registry.npmjs.org:443', decision: 'allow' },
+      { thing: 'net', text: 'registry.npmjs.org:80', decision: 'deny' },
+      { thing: 'net', text: 'npmjs.org', decision: 'deny' },
+      { thing: 'net', text: 'uploads.github.com', decision: 'ask' },
+      { thing: 'net', text: '127.0.0.1:8080', decision: 'deny' },
+      { thing: 'net', text: 'example.org', decision: 'deny' },
+    ];
+    const answers = await tryCases(page, box, cases, { agentId: agent.id }, lang);
+    assert.equal(answers.find((a) => a.text === 'example.org').source, null, 'no rule: the default, no host');
+    assert.equal(answers.find((a) => a.text === '127.0.0.1:8080').source, 'rules.agent.deny[0]');
+    // the root field is for paths; a host has none
+    assert.equal(await box.getByTestId('try-root').count(), 0);
+    await box.getByTestId('try-text').fill('example.org:0');
+    await box.getByTestId('try-error').waitFor();
+    await assertLocalizedErrors(box, lang, 'a host with a bad port');
+    await box.getByTestId('try-text').fill('example.org');
+    await box.scrollIntoViewIfNeeded();
+    await screenshot(page, `agent-net-rules-try-${lang}`);
+    assert.deepEqual(browser.errors, []);
+  });
+}
+
 test('the rules API refuses what the page refuses (the same package)', async () => {
   const { version } = await globalInfo();
-  const r = await api('POST', `${RULES}/update`, { rules: { deny: ['read(**/.env*)', 'net(x)'] }, version });
+  const r = await api('POST', `${RULES}/update`, { rules: { deny: ['read(**/.env*)', 'fetch(x)'] }, version });
   assert.equal(r.status, 400);
   assert.equal(r.body.error.code, 'invalid_input');
   assert.deepEqual(

@@ -3,7 +3,7 @@ import type { WorkerPolicy } from '@netaclaw/tool-policy';
 import { GlobalRulesUpdateDTO, RulesTryDTO } from '../dto/ruleset';
 import { RulesService, RulesTryInput } from '../service/rules';
 
-/** The global rules (allow / ask / deny for tools, commands and paths) and the "try it" of the rules editors. */
+/** The global rules (allow / ask / deny for tools, commands, paths and hosts) and the "try it" of the rules editors. */
 @Controller('/admin/netaclaw/rules')
 export class RulesController {
   @Inject()
@@ -28,7 +28,7 @@ export class RulesController {
       rules: (body.rules ?? null) as RulesTryInput['rules'],
       policy: (body.policy ?? null) as WorkerPolicy | null,
     };
-    for (const k of ['tool', 'command', 'read', 'write'] as const) if (body[k] !== undefined) input[k] = body[k];
+    for (const k of ['tool', 'command', 'read', 'write', 'net'] as const) if (body[k] !== undefined) input[k] = body[k];
     return this.rulesService.try(input);
   }
 }

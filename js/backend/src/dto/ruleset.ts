@@ -17,7 +17,8 @@ export class GlobalRulesUpdateDTO {
 }
 
 /**
- * POST /admin/netaclaw/rules/try: one tool, command, path read or path written, tried against the stored
+ * POST /admin/netaclaw/rules/try: one tool, command, path read or path written, or host (`host[:port]`,
+ * port 443 when absent), tried against the stored
  * rules of an agent and a session, each level replaced by an unsaved edit when given.
  */
 export class RulesTryDTO {
@@ -44,4 +45,7 @@ export class RulesTryDTO {
 
   @Rule(text(TRY_MAX_CHARS))
   write?: string;
+
+  @Rule(text(TRY_MAX_CHARS))
+  net?: string;
 }

@@ -19,7 +19,7 @@ type Level = 'global' | 'agent' | 'session';
 /**
  * Rules of one level checked by the package (its patterns parsed as a call would read them): the value as
  * given, or a 400 `invalid_input` whose message is the package's (`rules.agent.deny[2]: has an unknown
- * kind "net" …`) and whose `errors[0].field` is the pattern's path, so a page marks the pattern itself.
+ * kind "fetch" …`) and whose `errors[0].field` is the pattern's path, so a page marks the pattern itself.
  */
 export function checkedRules<T extends LevelRulesInput>(value: unknown, level: Level): T | null {
   if (value === undefined || value === null) return null;
@@ -55,19 +55,20 @@ function ruleError(err: unknown): unknown {
  * One level's rules at least as strict as each of two (a crew member's own, and those of the agent that
  * delegated to it): every `deny` and `ask` pattern of both, the stronger `default` (the package's order of
  * effects), and of the `allow` patterns — exceptions to a level's own default — those that every side with
- * a default of `ask` or `deny` also allows. Whatever either level asks or denies, the result asks or denies
- * too: a child never gets what its parent denied or asks for.
+ * a default of `ask` or `deny` also allows. A host (`net(…)`) is denied unless a rule allows it, whatever
+ * the default: its `allow` patterns are kept only when both sides allow them. Whatever either level asks
+ * or denies, the result asks or denies too: a child never gets what its parent denied or asks for.
  */
 export function narrowest(a: LevelRulesInput | null | undefined, b: LevelRulesInput | null | undefined): LevelRulesInput | null {
   if (!a) return b ?? null;
   if (!b) return a;
   const effects = policy().ruleDefaults().effects;
   const strength = (e: LevelRulesInput['default']) => (e ? effects.indexOf(e) : -1);
-  const restricts = (l: LevelRulesInput) => strength(l.default) > 0;
+  const restricts = (l: LevelRulesInput, pattern: string) => strength(l.default) > 0 || pattern.startsWith('net(');
   const union = (x?: string[] | null, y?: string[] | null) => [...new Set([...(x ?? []), ...(y ?? [])])];
   const out: LevelRulesInput = {};
   const candidates = union(a.allow, b.allow);
-  const allow = candidates.filter(p => [a, b].every(l => !restricts(l) || (l.allow ?? []).includes(p)));
+  const allow = candidates.filter(p => [a, b].every(l => !restricts(l, p) || (l.allow ?? []).includes(p)));
   if (allow.length > 0) out.allow = allow;
   const ask = union(a.ask, b.ask);
   if (ask.length > 0) out.ask = ask;
@@ -78,7 +79,7 @@ export function narrowest(a: LevelRulesInput | null | undefined, b: LevelRulesIn
   return out;
 }
 
-/** What `try` answers for: exactly one of a tool name, a command, a path read or written. */
+/** What `try` answers for: exactly one of a tool name, a command, a path read or written, a host (`host[:port]`). */
 export interface RulesTryInput {
   agentId?: number | null;
   sessionId?: number | null;
@@ -89,6 +90,7 @@ export interface RulesTryInput {
   command?: string;
   read?: string;
   write?: string;
+  net?: string;
 }
 
 /**
@@ -185,7 +187,7 @@ export class RulesService {
       else rules[level] = checkedRules(edit, level) ?? undefined;
     }
     const subject: Record<string, string> = {};
-    for (const k of ['tool', 'command', 'read', 'write'] as const) if (input[k] !== undefined) subject[k] = input[k] as string;
+    for (const k of ['tool', 'command', 'read', 'write', 'net'] as const) if (input[k] !== undefined) subject[k] = input[k] as string;
     try {
       return policy().checkRules({ rules, ...(input.policy ? { policy: input.policy } : {}), ...subject } as CheckRulesInput);
     } catch (err) {
