@@ -18,7 +18,7 @@ const { spawnSync } = require('node:child_process');
 const { rt, workspace, diagnose, callText, withHost, FIXTURE_WORKER } = require('./support/runtime');
 
 const { ShellProcessOperations } = rt('operations/process.js');
-const { decideNetwork, wantsNetwork, withoutNetRules } = rt('net/decide.js');
+const { decideNetwork, wantsNetwork } = rt('net/decide.js');
 const { NET_ENV } = rt('net/sandbox.js');
 const { connect, httpServerRefusal } = rt('mcp/client.js');
 
@@ -104,7 +104,7 @@ describe('decideNetwork: net() patterns (the one decision every connection goes 
     assert.equal(v('api.github.com', 80).verdict, 'deny', 'a rule with a port allows that port only');
     const evil = v('evil.example.org', 443);
     assert.deepEqual([evil.verdict, evil.rule], ['deny', 'net(evil.example.org)']);
-    assert.match(evil.message, /evil\.example\.org:443 .*net\(evil\.example\.org\)/);
+    assert.match(evil.message, /evil\.example\.org:443.*net\(evil\.example\.org\)/);
     assert.deepEqual([v('pypi.org', 443).verdict, v('pypi.org', 443).level], ['ask', 'agent'], 'ask over an allow of another level');
     assert.equal(decideNetwork({ ...rules, approvals: ['net(pypi.org)'] }, 'pypi.org', 443).verdict, 'allow');
     const none = decideNetwork(null, 'example.org', 443);
@@ -113,10 +113,16 @@ describe('decideNetwork: net() patterns (the one decision every connection goes 
     assert.equal(decideNetwork({ session: { allow: ['net([::1]:8080)'] } }, '::1', 8080).verdict, 'allow');
     assert.equal(wantsNetwork(rules), true);
     assert.equal(wantsNetwork({ global: { allow: ['bash(ls)'], deny: ['net(x.org)'] } }), false, 'only an allow or ask gives a sandbox the proxy');
-    // the package's other decisions (path rules) get the rules without their net() patterns
-    assert.deepEqual(withoutNetRules(rules), { global: { allow: ['bash(ls)'], deny: [] }, agent: { ask: [] }, session: { allow: [] } });
-    const plain = { session: { deny: ['write(.env)'] } };
-    assert.equal(withoutNetRules(plain), plain);
+    // a name pattern never matches an IP address, not even net(*); a pattern naming an address in another
+    // spelling is no rule at all (the package refuses it)
+    assert.equal(decideNetwork({ global: { allow: ['net(*)'] } }, '127.0.0.1', 80).verdict, 'deny');
+    const spelled = decideNetwork({ global: { allow: ['net(*.0.0.1)'] } }, '127.0.0.1', 80);
+    assert.deepEqual([spelled.verdict, spelled.rule], ['deny', undefined]);
+    assert.match(spelled.message, /another spelling/);
+    // a host the package cannot read is refused with its sentence, never connected
+    const odd = decideNetwork(rules, '0x7f.0.0.1', 80);
+    assert.equal(odd.verdict, 'deny');
+    assert.match(odd.message, /host/);
   });
 });
 
@@ -147,7 +153,7 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
     fs.copyFileSync(srv.cert, path.join(ws.root, 'cert.pem'));
     fs.chmodSync(path.join(ws.root, 'cert.pem'), 0o644);
     rules = {
-      global: { allow: ['net(allowed.test)', 'net(registry.test)', `net(secure.test:${srv.httpsPort})`, 'net(*.0.0.1)'], deny: ['net(denied.test)'] },
+      global: { allow: ['net(allowed.test)', 'net(registry.test)', `net(secure.test:${srv.httpsPort})`], deny: ['net(denied.test)'] },
       session: { ask: ['net(ask.test)'] },
     };
   });
@@ -220,18 +226,15 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
     );
     assert.match(r.output, new RegExp(`netaclaw proxy: denied.test:${srv.httpPort} is refused: net\\(denied.test\\) \\(global rules\\)`));
     assert.match(r.output, new RegExp(`netaclaw proxy: other.test:${srv.httpPort} is refused: no net\\(\\) rule allows it`));
-    assert.match(
-      r.output,
-      /netaclaw proxy: 127\.0\.0\.1 is an IP address: it is reached only when a net\(\) rule names that address \(net\(\*\.0\.0\.1\) does not\)/
-    );
+    assert.match(r.output, new RegExp(`netaclaw proxy: 127\\.0\\.0\\.1:${srv.httpPort} is refused: no net\\(\\) rule allows it`));
     assert.match(r.output, /^literal-connect 403$/m, r.output);
     assert.match(r.output, /^port-connect 403$/m, r.output);
     assert.equal(srv.seen.length, before, `nothing reached the servers: ${srv.seen.slice(before).join(', ')}`);
     const refused = records.filter(x => x.outcome === 'refused').map(x => `${x.method} ${x.host}:${x.port} ${x.decision.rule ?? '-'}`);
     assert.deepEqual(refused.sort(), [
-      `CONNECT 127.0.0.1:${srv.httpsPort} net(*.0.0.1)`,
+      `CONNECT 127.0.0.1:${srv.httpsPort} -`,
       `CONNECT secure.test:${srv.httpPort} -`,
-      `GET 127.0.0.1:${srv.httpPort} net(*.0.0.1)`,
+      `GET 127.0.0.1:${srv.httpPort} -`,
       `GET denied.test:${srv.httpPort} net(denied.test)`,
       `GET other.test:${srv.httpPort} -`,
     ]);

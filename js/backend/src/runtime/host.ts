@@ -35,7 +35,6 @@ import { mainTools } from './tools/custom';
 import type { MainServices } from './tools/types';
 import { DECISIONS, RUNTIME_REASONS } from './codes';
 import { activeCatalog } from '../wire/policy';
-import { withoutNetRules } from './net/decide';
 import type { NetHooks } from './net/proxy';
 import { openSandboxNet, SandboxNet } from './net/sandbox';
 import { errorMessage } from '../lib/errortext';
@@ -247,7 +246,7 @@ export class WorkerHost {
         // are its children, in the same mounts
         const plan = this.opts.rules
           ? pathRulesPlan({
-              rules: withoutNetRules(this.opts.rules),
+              rules: this.opts.rules,
               roots: pins.roots.map(r => ({ given: r.given, fd: r.fd })),
               readonly: this.opts.policy.readonly,
               firstSlot: ROOT_FD_FIRST + held.stdio.length,

@@ -1,14 +1,13 @@
 /**
  * The decision of one network connection for a policy: `decideNetwork(rules, host, port)`.
  *
- * THE ONE PLACE the package's own network decision replaces: everything in runtime/net calls this
- * function and nothing else to decide a connection, and the tests go through it, so that swapping its
- * body for the package's export changes no caller. Until then it implements the intended semantics
- * minimally: `net(host[:port])` patterns in `rules.<level>.allow/ask/deny` — an exact host, `*.suffix`
- * (any name below the suffix, not the suffix itself), an optional `:port` (none: any port), an IPv6
- * literal in brackets — deny over ask over allow across the three levels, and no host by default.
+ * Everything in runtime/net calls this function and nothing else to decide a connection; its answer is
+ * the package's (`checkNetwork`): `net(host[:port])` patterns at the global, agent and session levels,
+ * deny over ask over allow, no host by default, an IP address reached only through a rule naming it.
  */
-import type { LevelRulesInput, RulesInput } from '@netaclaw/tool-policy';
+import type { LevelRulesInput, NetworkCheck, RulesInput } from '@netaclaw/tool-policy';
+import { errorMessage } from '../../lib/errortext';
+import { policy } from '../../wire/policy';
 
 export type NetVerdict = 'allow' | 'ask' | 'deny';
 export type NetLevel = 'global' | 'agent' | 'session';
@@ -23,7 +22,6 @@ export interface NetDecision {
 }
 
 const LEVELS: NetLevel[] = ['global', 'agent', 'session'];
-const ORDER: NetVerdict[] = ['deny', 'ask', 'allow'];
 
 /** A host as compared: lower case, no trailing dot, an IPv6 literal without its brackets. */
 export function normalHost(host: string): string {
@@ -73,47 +71,23 @@ export function wantsNetwork(rules: RulesInput | null | undefined): boolean {
   });
 }
 
-/** Decides `host:port` for the rules (see the file's comment). */
-export function decideNetwork(rules: RulesInput | null | undefined, host: string, port: number): NetDecision {
-  const h = normalHost(host);
-  const target = `${h.includes(':') ? `[${h}]` : h}:${port}`;
-  for (const verdict of ORDER) {
-    for (const level of LEVELS) {
-      const l = rules?.[level] as LevelRulesInput | null | undefined;
-      for (const pattern of l?.[verdict] ?? []) {
-        const p = parseNetPattern(pattern);
-        if (!p || !matches(p, h, port)) continue;
-        const rule = (pattern as string).trim();
-        // an `ask` the session already approved ("allow for this session") is allowed
-        if (verdict === 'ask' && (rules?.approvals ?? []).some(a => typeof a === 'string' && a.trim() === rule)) {
-          return { verdict: 'allow', rule, level, message: `${target} is allowed: ${rule} (${level} rules) asks, and this session approved it` };
-        }
-        const says = verdict === 'deny' ? 'refused' : verdict === 'ask' ? 'waiting for an approval' : 'allowed';
-        return { verdict, rule, level, message: `${target} is ${says}: ${rule} (${level} rules)` };
-      }
-    }
-  }
-  return { verdict: 'deny', message: `${target} is refused: no net() rule allows it (a sandbox reaches no host by default)` };
-}
-
 /**
- * The rules without their net() patterns, for the package's other decisions (path rules) until the
- * package reads `net()` itself: goes with `decideNetwork`'s body when it is replaced.
+ * Decides `host:port` for the rules: the package's `checkNetwork` (docs/package.md, "Network rules"), the
+ * same answer the rules editor's "try it" box gives. A host the package cannot read (not a name nor an
+ * address, another spelling of an address) is refused with the package's sentence.
  */
-export function withoutNetRules(rules: RulesInput): RulesInput {
-  const isNet = (p: unknown) => parseNetPattern(p) !== null;
-  const lists = (l: LevelRulesInput | null | undefined) => [l?.allow, l?.ask, l?.deny];
-  const any = [...LEVELS.flatMap(level => lists(rules[level] as LevelRulesInput | null | undefined)), rules.approvals].some(list => (list ?? []).some(isNet));
-  if (!any) return rules;
-  const out = structuredClone(rules);
-  for (const level of LEVELS) {
-    const l = out[level] as LevelRulesInput | null | undefined;
-    if (!l) continue;
-    for (const key of ['allow', 'ask', 'deny'] as const) {
-      const list = l[key];
-      if (list) l[key] = list.filter(p => !isNet(p));
-    }
+export function decideNetwork(rules: RulesInput | null | undefined, host: string, port: number): NetDecision {
+  let c: NetworkCheck;
+  try {
+    c = policy().checkNetwork({ rules: rules ?? null, host, port });
+  } catch (err) {
+    return { verdict: 'deny', message: `${host}:${port} is refused: ${errorMessage(err)}` };
   }
-  if (out.approvals) out.approvals = out.approvals.filter(p => !isNet(p));
-  return out;
+  const rule = c.rule.pattern ?? undefined;
+  const level = c.rule.level ?? undefined;
+  const target = `${c.host}:${c.port}`;
+  if (!rule) return { verdict: c.decision, message: `${target} is refused: no net() rule allows it (a sandbox reaches no host by default)` };
+  if (c.rule.source?.startsWith('rules.approvals')) return { verdict: c.decision, rule, level, message: `${target} is allowed: ${rule} (approved for this session)` };
+  const says = c.decision === 'deny' ? 'refused' : c.decision === 'ask' ? 'waiting for an approval' : 'allowed';
+  return { verdict: c.decision, rule, level, message: `${target} is ${says}: ${rule} (${level} rules)` };
 }

@@ -7,7 +7,7 @@ import { confinement, confinementFailure, stageOnce } from '../confine';
 import { watchDisk } from '../diskwatch';
 import { PathRulesPlan, pathRulesPlan, unreadableFile } from '../pathrules';
 import { PinnedRoots, pinRoots } from '../pinned';
-import { wantsNetwork, withoutNetRules } from '../net/decide';
+import { wantsNetwork } from '../net/decide';
 import { inheritedNetEnv } from '../net/env';
 import type { SandboxNet } from '../net/sandbox';
 
@@ -170,7 +170,7 @@ export class ShellProcessOperations implements ProcessOperations {
       const rootFds = new Map(held.map(([root], i) => [root, ROOT_FD_FIRST + i]));
       if (req.rules) {
         plan = pathRulesPlan({
-          rules: withoutNetRules(req.rules),
+          rules: req.rules,
           roots: held.map(([root, fd]) => ({ given: path.resolve(root), fd })),
           readonly: req.readonly,
           firstSlot: ROOT_FD_FIRST + held.length,
