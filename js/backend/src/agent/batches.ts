@@ -1,7 +1,7 @@
 import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { invalidInput } from '../errors';
 import { Mutex } from '../mutex';
-import { CrewRole, DiagnosticInput, policy } from '../policy';
+import { CrewRole, policy } from '../policy';
 import { CallRecord, HostEvent, HostTestOptions, WorkerHost } from '../runtime/host';
 import { BATCH_EVENTS_MAX_BYTES, BATCH_TIMEOUT_DEFAULT_MS, CONCURRENT_CALLS_MAX, MAIN_CALL_TIMEOUT_MS, SESSION_WORKER_MAX_MS } from '../runtime/limits';
 import { NodeFileSystemOperations } from '../runtime/operations/fs';
@@ -14,12 +14,13 @@ import { APPROVAL_REQUIRED, DECISIONS, RUNTIME_REASONS } from '../runtime/codes'
 import { shellSandbox } from '../runtime/sandbox';
 import type { MainServices } from '../runtime/tools/types';
 import { SKILLS_DIR } from '../settings';
-import { assertHeldRootClear, assertRootsClear } from '../backendstate';
+import { assertHeldRootClear } from '../backendstate';
 import { AppError } from '../errors';
 import { PinnedRoots, pinRoots } from '../runtime/pinned';
 import { confinement } from '../runtime/confine';
 import { parseId, requireObject } from '../validate';
-import { AgentService, sessionFields } from '../service/agent';
+import { AgentService, SessionFields, sessionFields } from '../service/agent';
+import { PreparedRun, RunPreparer, runPolicy, runRoutes } from './run';
 import { ValidateService } from '@midwayjs/validate';
 import { checkedBy } from '../dto/check';
 import { IdQueryDTO } from '../dto/query';
@@ -28,7 +29,6 @@ import { MemoryService } from '../service/memory';
 import { TodoService } from '../service/todo';
 import { EscalationService } from '../service/escalation';
 import { BatchEvent, BatchRecord, SubagentService, batchView, eventCall, sessionKey } from '../service/subagent';
-import type { RuntimeDiagnostic } from '../policy';
 import type { RulesInput } from '@netaclaw/tool-policy';
 import { RulesService } from '../service/rules';
 import { errorMessage, errorStack } from '../errortext';
@@ -54,6 +54,12 @@ export interface BatchSpec {
   parent?: WorkerPolicyWire | null;
 }
 
+/** A checked spec and its prepared run: what `launch` starts. */
+export interface PreparedBatch {
+  spec: BatchSpec;
+  run: PreparedRun;
+}
+
 export interface BatchHandle {
   id: number;
   policy: WorkerPolicyWire;
@@ -62,8 +68,8 @@ export interface BatchHandle {
   rules: RulesInput;
   /** The tools whose route in this batch can run: what its model is offered. */
   offered: string[];
-  /** What the batch's diagnostic resolved for its prompt: the tools' prompt hints and the builtin tools a skill may use. */
-  resolved: Pick<RuntimeDiagnostic['resolved'], 'toolPromptHints' | 'builtinToolNames'>;
+  /** Its prepared run: the diagnostic its policy and routes come from, and its model's system prompt. */
+  run: PreparedRun;
   call(name: string, args: unknown): Promise<CallRecord>;
   /** Stores a call of this batch decided before it reached the worker (by the call port). */
   record(call: Omit<CallRecord, 'seq'>): Promise<CallRecord>;
@@ -139,6 +145,9 @@ export class BatchRunner {
   agentService: AgentService;
 
   @Inject()
+  runs: RunPreparer;
+
+  @Inject()
   memoryService: MemoryService;
 
   @Inject()
@@ -211,22 +220,39 @@ export class BatchRunner {
   }
 
   /**
-   * Computes the batch's policy and routes, starts its worker, stores it `running`. `test`: the host's
-   * test-only switches (a test's own worker program); no request can set them.
+   * Checks a spec and prepares its run (`prepareRun`): the spec's agent under its session fields, as its
+   * crew role, with the tools it asks for within the agent's own sub-agent selection, bounded by its
+   * parent's policy. Nothing is stored or started.
    */
-  async start(input: BatchSpec, test?: HostTestOptions): Promise<BatchHandle> {
+  async prepare(input: BatchSpec): Promise<PreparedBatch> {
     const spec = this.parseSpec(input);
     const agent = await this.agentService.agentFromRequest({ agentId: spec.agentId }, 'agentId', false);
-    const d: DiagnosticInput = { ...(await this.agentService.resolverInput(agent)), crewRole: spec.crewRole };
-    // the tools the batch asks for, within the agent's own sub-agent selection
-    d.subagentTools = this.agentService.subagentSelection(agent, spec.subagentTools);
-    const { sessionCwd, workspaceRoots, shellPermitted, writePermitted } = spec;
-    for (const [k, v] of Object.entries({ sessionCwd, workspaceRoots, shellPermitted, writePermitted })) {
-      if (v !== undefined) (d as Record<string, unknown>)[k] = v;
-    }
-    if (spec.parent) (d as DiagnosticInput & { parent?: unknown }).parent = spec.parent;
-    const diag = policy().runtimeDiagnostic(d);
-    await assertRootsClear(diag.policy.workspaceRoots);
+    const session: SessionFields = {};
+    if (spec.sessionCwd !== undefined) session.sessionCwd = spec.sessionCwd;
+    if (spec.workspaceRoots !== undefined) session.workspaceRoots = spec.workspaceRoots;
+    if (spec.shellPermitted !== undefined && spec.shellPermitted !== null) session.shellPermitted = spec.shellPermitted;
+    if (spec.writePermitted !== undefined && spec.writePermitted !== null) session.writePermitted = spec.writePermitted;
+    const run = await this.runs.prepareRun(agent, session, {
+      role: spec.crewRole,
+      selection: spec.subagentTools ?? null,
+      driver: spec.driver,
+      ...(spec.parent ? { parent: spec.parent } : {}),
+    });
+    return { spec, run };
+  }
+
+  /**
+   * Prepares a batch's run, starts its worker, stores it `running` (`prepare`, then `launch`). `test`: the
+   * host's test-only switches (a test's own worker program); no request can set them.
+   */
+  async start(input: BatchSpec, test?: HostTestOptions): Promise<BatchHandle> {
+    return this.launch(await this.prepare(input), test);
+  }
+
+  /** Starts the worker of a prepared batch (its policy and routes are its run's) and stores it `running`. */
+  async launch(prepared: PreparedBatch, test?: HostTestOptions): Promise<BatchHandle> {
+    const { spec, run } = prepared;
+    const { agent, diagnostic: diag } = run;
     // Each root resolved, checked and held open once for the whole batch (runtime/pinned.ts): the
     // backend-state check again on where the held folder really is (a refusal stores nothing); a root
     // that cannot be held (missing, unreadable, swapped meanwhile) fails the batch when its worker starts.
@@ -237,12 +263,8 @@ export class BatchRunner {
       if (err instanceof AppError) throw err;
       held = err instanceof Error ? err : new Error(errorMessage(err));
     }
-    const workerPolicy: WorkerPolicyWire = {
-      workspaceRoots: diag.policy.workspaceRoots,
-      allowShell: diag.policy.allowShell,
-      readonly: diag.policy.readonly,
-    };
-    const routes = diag.routes as unknown[];
+    const workerPolicy = runPolicy(run);
+    const routes = runRoutes(run);
     // the rules of its agent, and of the chat session it belongs to (a key that names none: no session level)
     const chat = /^[1-9]\d{0,15}$/.test(String(spec.sessionId ?? '')) ? Number(spec.sessionId) : null;
     const rules = await this.rulesService.effective(spec.agentId, chat && (await this.rulesService.sessionExists(chat)) ? chat : null);
@@ -388,7 +410,7 @@ export class BatchRunner {
       routes,
       rules,
       offered: diag.offered,
-      resolved: { toolPromptHints: diag.resolved.toolPromptHints, builtinToolNames: diag.resolved.builtinToolNames },
+      run,
       call: (name, args) => {
         const r = callOn(name, args);
         // a call rejected while nobody awaits it yet (the batch killed first) is its caller's to see, not unhandled
