@@ -339,7 +339,10 @@ export class ChatExecutor {
     }
   }
 
-  private async runTurn(ctx: RunContext, start: { message: string } | { approval: NetaClawApprovalEntity; answer: 'once' | 'session' | 'deny' }): Promise<ChatAnswer> {
+  private async runTurn(
+    ctx: RunContext,
+    start: { message: string } | { approval: NetaClawApprovalEntity; answer: 'once' | 'session' | 'deny' }
+  ): Promise<ChatAnswer> {
     const sessionId = ctx.session.id;
     const { diagnostic, prompt } = ctx.run;
     const systemPrompt = prompt.systemPrompt;
