@@ -28,6 +28,7 @@ export interface PreparedBatch {
   run: PreparedRun;
 }
 
+/** A batch started (`launch`): what its starter runs its calls with and ends it by. */
 export interface BatchHandle {
   id: number;
   policy: WorkerPolicyWire;
