@@ -163,24 +163,6 @@ export const RULES = [
 export const EXCEPTIONS = [
   {
     tree: 'js/backend/src',
-    from: 'service/agent.ts',
-    to: 'agent/prompt.ts',
-    why: 'AgentService.prepare builds the system prompt: it moves to agent/ as prepareRun (issue 41)',
-  },
-  {
-    tree: 'js/backend/src',
-    from: 'service/agent.ts',
-    to: 'agent/skills.ts',
-    why: 'AgentService.prepare lists the skills for the prompt: it moves to agent/ as prepareRun (issue 41)',
-  },
-  {
-    tree: 'js/backend/src',
-    from: 'service/agent.ts',
-    to: 'runtime/sandbox.ts',
-    why: 'runnableSession (for prepare and the diagnostic) reads the shell sandbox: it moves to agent/ as prepareRun (issue 41)',
-  },
-  {
-    tree: 'js/backend/src',
     from: 'service/mcp.ts',
     to: 'runtime/mcp/servers.ts',
     why: "McpService holds the MCP servers' connections: they move to the runtime's environment (RuntimeEnv, issue 41)",

@@ -7,6 +7,7 @@ import { RuntimeDiagnostic } from '../wire/policy';
 import { HISTORY_CHARS } from '../config/settings';
 import { ChatDTO } from '../dto/chat';
 import { AgentService, AgentView, SessionFields } from '../service/agent';
+import { PreparedRun, RunPreparer } from './run';
 import { CatalogService } from '../service/catalog';
 import { ChannelService } from '../service/channel';
 import { messageChars, sessionBusy, SessionService, TurnClaim } from '../service/session';
@@ -16,10 +17,8 @@ import { CONCURRENT_MODE } from '../runtime/codes';
 import type { ChatAnswer, ChatSessionFields, ChatTurnEvent } from '../wire/api-types';
 import { BatchHandle, BatchRunner, SessionTools } from './batches';
 import { ChatCompletionMessageParam, ChatCompletionTool, ModelError, ModelToolCall } from './model';
-import { buildSystemPrompt } from './prompt';
-import { orDemoChannel } from '../service/demochannel';
 import { LoopHistory, LoopResult, runAgentLoop } from './loop';
-import { skillSummaries } from './skills';
+import { orDemoChannel } from '../service/demochannel';
 import { AskedCall, CallPort, OwnTool, Place, resultText, ToolCallView, userDenied } from './port';
 import { errorMessage } from '../lib/errortext';
 import { log } from '../config/log';
@@ -99,6 +98,8 @@ function toParam(m: NetaClawMessageEntity): ChatCompletionMessageParam {
 
 /** What one turn of the main agent works with (its sub-agents run inside it). */
 interface RunContext {
+  /** The turn's run (`prepareRun`): the diagnostic its calls are decided with, its system prompt. */
+  run: PreparedRun;
   agent: AgentView;
   session: NetaClawSessionEntity;
   fields: ChatSessionFields;
@@ -114,6 +115,32 @@ interface RunContext {
   policy: RuntimeDiagnostic['policy'];
   /** The rules the session's calls are decided with (global, agent, session levels and approvals). */
   rules: RulesInput;
+}
+
+/** A turn's context: its prepared run, its session (claimed for the turn) and the session's rules, nothing running yet. */
+function turnContext(
+  run: PreparedRun,
+  channel: NetaClawModelChannelEntity,
+  session: NetaClawSessionEntity,
+  fields: ChatSessionFields,
+  rules: RulesInput,
+  signal: AbortSignal,
+  emit: Emit
+): RunContext {
+  return {
+    run,
+    agent: run.agent,
+    session,
+    fields,
+    channel,
+    signal,
+    emit,
+    running: new Set(),
+    batchIds: [],
+    tools: null,
+    policy: run.diagnostic.policy,
+    rules,
+  };
 }
 
 /** A delegated task, as the package's check of the tool's parameters let it through. */
@@ -136,6 +163,9 @@ interface DelegatedTask {
 export class ChatExecutor {
   @Inject()
   agentService: AgentService;
+
+  @Inject()
+  runs: RunPreparer;
 
   @Inject()
   channelService: ChannelService;
@@ -199,7 +229,7 @@ export class ChatExecutor {
       );
     }
     // Resolution, routes and prompt (the package; invalid session fields are its invalid_input → 400).
-    const prepared = await this.agentService.prepare(agent, fields, { channel });
+    const prepared = await this.runs.prepareRun(agent, fields, { channel });
 
     // One message at a time per session, on every instance: a second one waits for nothing, it is refused
     // (409 session_busy, nothing written). A new session is claimed as soon as it exists.
@@ -242,21 +272,9 @@ export class ChatExecutor {
       await claim.release();
       throw err;
     }
-    const ctx: RunContext = {
-      agent,
-      session,
-      fields,
-      channel,
-      signal: turn.signal,
-      emit,
-      running: new Set(),
-      batchIds: [],
-      tools: null,
-      policy: prepared.diagnostic.policy,
-      rules,
-    };
+    const ctx = turnContext(prepared, channel, session, fields, rules, turn.signal, emit);
     try {
-      return await this.runTurn(ctx, prepared.diagnostic, prepared.prompt.systemPrompt, { message: req.message });
+      return await this.runTurn(ctx, { message: req.message });
     } finally {
       signal.removeEventListener('abort', stop);
       for (const h of ctx.running) await h.kill('cancelled').catch(() => undefined);
@@ -292,7 +310,7 @@ export class ChatExecutor {
     const fields = sessionFieldsOf(session);
     const channel = orDemoChannel(await this.channelService.forAgent(agent));
     if (!channel) throw new AppError(400, 'no_model_channel', 'no model channel is configured for this agent: the turn cannot go on (see docs/runtime.md)');
-    const prepared = await this.agentService.prepare(agent, fields, { channel });
+    const prepared = await this.runs.prepareRun(agent, fields, { channel });
     const turn = new AbortController();
     const stop = () => turn.abort();
     if (signal.aborted) stop();
@@ -309,20 +327,8 @@ export class ChatExecutor {
       if (pattern) await this.rulesService.approve(session.id, [pattern]);
       const answered = approvalView(await this.approvals.mustFind(a.id));
       const rules = await this.rulesService.effective(agent.id, session.id);
-      ctx = {
-        agent,
-        session,
-        fields,
-        channel,
-        signal: turn.signal,
-        emit,
-        running: new Set(),
-        batchIds: [],
-        tools: null,
-        policy: prepared.diagnostic.policy,
-        rules,
-      };
-      const answer = await this.runTurn(ctx, prepared.diagnostic, prepared.prompt.systemPrompt, { approval: a, answer: input.answer });
+      ctx = turnContext(prepared, channel, session, fields, rules, turn.signal, emit);
+      const answer = await this.runTurn(ctx, { approval: a, answer: input.answer });
       return { answered, ...answer };
     } finally {
       signal.removeEventListener('abort', stop);
@@ -336,11 +342,11 @@ export class ChatExecutor {
 
   private async runTurn(
     ctx: RunContext,
-    diagnostic: RuntimeDiagnostic,
-    systemPrompt: string,
     start: { message: string } | { approval: NetaClawApprovalEntity; answer: 'once' | 'session' | 'deny' }
   ): Promise<ChatAnswer> {
     const sessionId = ctx.session.id;
+    const { diagnostic, prompt } = ctx.run;
+    const systemPrompt = prompt.systemPrompt;
     let seq = await this.sessionService.nextSeq(sessionId);
     let turnStart = seq;
     if ('message' in start) {
@@ -580,7 +586,7 @@ export class ChatExecutor {
     ctx.batchIds.push(handle.id);
     ctx.emit({ type: 'batch', sessionId, batchId: handle.id, status: 'running', task: t.task });
     try {
-      const reply = await this.subagentLoop(ctx, handle, t, member, channel);
+      const reply = await this.subagentLoop(ctx, handle, t, channel);
       await handle.finish();
       ctx.emit({ type: 'batch', sessionId, batchId: handle.id, status: 'completed', task: t.task, reply });
       return { ok: true, output: `[sub-agent batch ${handle.id}]\n${reply}` };
@@ -626,21 +632,11 @@ export class ChatExecutor {
   }
 
   /** The sub-agent's run: the agent loop on its own messages, offered its batch's runnable routes; its calls go to the batch. */
-  private async subagentLoop(ctx: RunContext, handle: BatchHandle, t: DelegatedTask, member: AgentView, channel: NetaClawModelChannelEntity): Promise<string> {
+  private async subagentLoop(ctx: RunContext, handle: BatchHandle, t: DelegatedTask, channel: NetaClawModelChannelEntity): Promise<string> {
     const sessionId = ctx.session.id;
-    const resolved = handle.resolved;
-    const prompt = buildSystemPrompt({
-      agent: member,
-      delegated: true,
-      sessionCwd: ctx.fields.sessionCwd,
-      policy: handle.policy,
-      toolNames: handle.offered,
-      toolPromptHints: resolved.toolPromptHints,
-      skills: await skillSummaries(member.skills),
-      builtinToolNames: resolved.builtinToolNames,
-    });
     const messages: ChatCompletionMessageParam[] = [
-      { role: 'system', content: prompt.systemPrompt },
+      // the batch's prepared run: the member's prompt, delegated, under the batch's policy and offer
+      { role: 'system', content: handle.run.prompt.systemPrompt },
       { role: 'user', content: t.task },
     ];
     const history: LoopHistory = {

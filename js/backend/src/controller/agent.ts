@@ -4,11 +4,15 @@ import { AgentPageDTO } from '../dto/page';
 import { IdQueryDTO } from '../dto/query';
 import { DiagnosticDTO, PreviewPromptDTO } from '../dto/session';
 import { AgentService } from '../service/agent';
+import { RunPreparer } from '../agent/run';
 
 @Controller('/admin/netaclaw')
 export class AgentController {
   @Inject()
   agentService: AgentService;
+
+  @Inject()
+  runs: RunPreparer;
 
   @Post('/agent/add')
   async add(@Body() body: AgentAddDTO) {
@@ -32,12 +36,12 @@ export class AgentController {
 
   @Post('/agent/previewPrompt')
   async previewPrompt(@Body() body: PreviewPromptDTO) {
-    return this.agentService.previewPrompt(body);
+    return this.runs.previewPrompt(body);
   }
 
   /** Runtime diagnostic lives under /tool (docs/backend-api.md). */
   @Post('/tool/diagnostic')
   async diagnostic(@Body() body: DiagnosticDTO) {
-    return this.agentService.diagnostic(body);
+    return this.runs.diagnostic(body);
   }
 }

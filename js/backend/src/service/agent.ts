@@ -4,26 +4,18 @@ import { Repository } from 'typeorm';
 import { NetaClawAgentEntity } from '../entity/agent';
 import { invalidInput, notFound } from '../wire/errors';
 import { dbWriteLock } from '../lib/mutex';
-import { NetaClawModelChannelEntity } from '../entity/channel';
-import { activeCatalog, Capability, CrewRole, DiagnosticInput, policy, ResolveInput, RuntimeDiagnostic, WorkerPolicy } from '../wire/policy';
-import { BuiltPrompt, buildSystemPrompt } from '../agent/prompt';
-import { skillSummaries } from '../agent/skills';
+import { activeCatalog, Capability, CrewRole, policy } from '../wire/policy';
 import { has, Obj, optEnum, parseId, requireObject } from '../wire/validate';
 import { ValidateService } from '@midwayjs/validate';
 import { AgentAddDTO, AgentFieldsDTO, AgentUpdateDTO } from '../dto/agent';
 import { checkedBy } from '../dto/check';
 import { IdQueryDTO } from '../dto/query';
-import { DiagnosticDTO, PreviewPromptDTO, SessionFieldsDTO } from '../dto/session';
+import { SessionFieldsDTO } from '../dto/session';
 import { AgentPageDTO } from '../dto/page';
-import { CatalogService } from './catalog';
-import { ChannelService, channelView } from './channel';
+import { ChannelService } from './channel';
 import { parseVersion, staleVersion, updateRow } from '../db/versioned';
-import { ToolService } from './tool';
 import { checkedRules } from './rules';
-import { isDemoChannel, orDemoChannel } from './demochannel';
 import { AgentFields, newAgentFields } from '../wire/api-types';
-import { assertRootsClear } from '../config/backendstate';
-import { shellSandbox } from '../runtime/sandbox';
 
 /** The package's vocabularies of the agent's enum fields. */
 function vocabulary() {
@@ -109,29 +101,11 @@ export function sessionFields(o: SessionFieldsDTO): SessionFields {
   return out as SessionFields;
 }
 
-/**
- * The session as a run is derived from it. With no usable shell sandbox here (`shellSandbox: 'unavailable'`),
- * every shell command would be denied `shell_sandbox_unavailable`: the package is told `shellPermitted:
- * false`, so its policy has `allowShell` false and the tools that need a shell (`bash`, `execute_skill`,
- * whatever the manifests say) are not offered; a page reads why in the diagnostic. The session keeps its
- * own field (a backend started later with a sandbox runs its shell tools).
- */
-export function runnableSession<T extends SessionFields>(session: T): T {
-  return session.shellPermitted && shellSandbox().mode === 'unavailable' ? { ...session, shellPermitted: false } : session;
-}
-
 /** An agent as the resolver sees it (row or draft), with every field defaulted. */
 export interface AgentView extends Omit<AgentFields, 'name'> {
   /** The stored agent's id; undefined for a draft. */
   id?: number;
   name: string | null;
-}
-
-/** What a run of an agent is made of: its channel, the package's diagnostic, the system prompt. */
-export interface PreparedRun {
-  channel: NetaClawModelChannelEntity | null;
-  diagnostic: RuntimeDiagnostic;
-  prompt: BuiltPrompt;
 }
 
 function agentView(a: AgentValues | NetaClawAgentEntity): AgentView {
@@ -160,12 +134,6 @@ export class AgentService {
 
   @InjectEntityModel(NetaClawAgentEntity)
   repo: Repository<NetaClawAgentEntity>;
-
-  @Inject()
-  toolService: ToolService;
-
-  @Inject()
-  catalogService: CatalogService;
 
   @Inject()
   channelService: ChannelService;
@@ -259,104 +227,6 @@ export class AgentService {
     }
     if (optional) return agentView({});
     throw invalidInput(`${idKey} or agent is required`);
-  }
-
-  /**
-   * docs/backend-api.md "How an agent becomes a resolver input": the package's `agentResolveInput` maps the
-   * agent and its model channel (its own, else the default: the channel's capability wins), plus the
-   * merged catalog and the table's rows. The one place the backend does this.
-   */
-  async resolverInput(agent: AgentView, channel?: NetaClawModelChannelEntity | null, crewRole?: CrewRole | null): Promise<ResolveInput> {
-    if (channel === undefined) channel = await this.channelService.forAgent(agent);
-    const mapped = policy().agentResolveInput({
-      agent,
-      // the demonstration model stands in for a missing channel: the agent's own capability holds, as without one
-      channel: channel && !isDemoChannel(channel) ? { capability: channel.capability as Capability } : null,
-      ...(crewRole !== undefined ? { crewRole } : {}),
-    });
-    return {
-      catalog: this.catalogService.catalog(),
-      governance: await this.toolService.governanceRows(),
-      ...mapped,
-    };
-  }
-
-  /**
-   * The selection of a sub-agent batch of `agent` (RUNTIME §5): the tools the batch asks for (a
-   * `delegate_task`'s `tools`, a console run's `subagentTools`) within the agent's own `subagentTools`
-   * when both are given, else whichever is; null = every tool the agent gets. The one place the agent's
-   * selection is applied; the package then intersects it with what the agent gets.
-   */
-  subagentSelection(agent: AgentView, requested: string[] | null | undefined): string[] | null {
-    const own = agent.subagentTools;
-    if (requested === undefined || requested === null) return own;
-    if (own === null) return requested;
-    const allowed = new Set(own);
-    return requested.filter(name => allowed.has(name));
-  }
-
-  /**
-   * Everything a run of the agent needs, from the package: resolution and routes under the session
-   * (`runtimeDiagnostic`), and the layered system prompt. `previewPrompt` and the executor both call
-   * this, so the preview is what the model gets. Layer 4 names the tools offered (the package's
-   * `offered`), not every resolved one.
-   */
-  async prepare(
-    agent: AgentView,
-    session: SessionFields,
-    opts: { crewRole?: CrewRole | null; subagentTools?: string[] | null; parent?: WorkerPolicy | null; channel?: NetaClawModelChannelEntity | null } = {}
-  ): Promise<PreparedRun> {
-    const channel = opts.channel !== undefined ? opts.channel : await this.channelService.forAgent(agent);
-    const input: DiagnosticInput = { ...(await this.resolverInput(agent, channel, opts.crewRole)), ...runnableSession(session) };
-    // a sub-agent's run (the executor passes its task's tools, null for none): the batch's selection
-    if (opts.subagentTools !== undefined) input.subagentTools = this.subagentSelection(agent, opts.subagentTools);
-    if (opts.parent !== undefined) input.parent = opts.parent;
-    const diagnostic = policy().runtimeDiagnostic(input);
-    await assertRootsClear(diagnostic.policy.workspaceRoots);
-    const prompt = buildSystemPrompt({
-      agent,
-      delegated: opts.parent !== undefined && opts.parent !== null,
-      sessionCwd: session.sessionCwd ?? null,
-      policy: diagnostic.policy,
-      // Layer 4 names exactly the tools the model is offered
-      toolNames: diagnostic.offered,
-      toolPromptHints: diagnostic.resolved.toolPromptHints,
-      crew: (await this.crewOf(agent)).map(m => ({ name: m.name ?? '', instructions: m.systemPrompt })),
-      skills: await skillSummaries(agent.skills),
-      builtinToolNames: diagnostic.resolved.builtinToolNames,
-    });
-    return { channel, diagnostic, prompt };
-  }
-
-  async previewPrompt(body: PreviewPromptDTO) {
-    const agent = await this.agentFromRequest(body as Obj, 'id', false);
-    // the session of a chat with this agent (subagentTools belong to the diagnostic, not to a chat)
-    const { subagentTools: _sub, ...session } = sessionFields(body);
-    // the channel a chat with the agent uses: with none configured, the demonstration model when it is on
-    const { channel, diagnostic, prompt } = await this.prepare(agent, session, { channel: orDemoChannel(await this.channelService.forAgent(agent)) });
-    const resolved = diagnostic.resolved;
-    return {
-      layers: prompt.layers,
-      systemPrompt: prompt.systemPrompt,
-      toolNames: resolved.toolNames,
-      builtinToolNames: resolved.builtinToolNames,
-      toolPromptHints: resolved.toolPromptHints,
-      disabledReasons: resolved.disabledReasons,
-      warnings: resolved.warnings,
-      modelCapability: resolved.modelCapability,
-      channel: channel && !isDemoChannel(channel) ? channelView(channel) : null,
-      /** The chat converses with the demonstration model (no channel configured, NETACLAW_DEMO_MODEL=1). */
-      demoModel: isDemoChannel(channel),
-    };
-  }
-
-  async diagnostic(body: DiagnosticDTO) {
-    const agent = await this.agentFromRequest(body as Obj, 'agentId', true);
-    const channel = await this.channelService.forAgent(agent);
-    const d: DiagnosticInput = { ...(await this.resolverInput(agent, channel)), ...runnableSession(sessionFields(body)) };
-    const diagnostic = policy().runtimeDiagnostic(d);
-    await assertRootsClear(diagnostic.policy.workspaceRoots);
-    return diagnostic;
   }
 
   async mustGetView(id: number): Promise<AgentView> {
