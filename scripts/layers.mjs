@@ -49,6 +49,13 @@ export const RULES = [
   },
   {
     tree: 'js/backend/src',
+    from: ['service/', 'dto/', ...DOORS],
+    to: ['runtime/'],
+    except: ['runtime/index.ts', 'runtime/limits.ts', 'runtime/codes.ts'],
+    why: "the runtime's front door is runtime/index.ts (its limits and codes are tables anyone reads)",
+  },
+  {
+    tree: 'js/backend/src',
     from: ['runtime/limits.ts', 'runtime/codes.ts'],
     to: '*',
     types: true,
@@ -85,9 +92,9 @@ export const RULES = [
     tree: 'js/backend/src',
     from: DOORS,
     to: ['runtime/'],
-    except: ['runtime/sandbox.ts', 'runtime/confine.ts', 'runtime/limits.ts'],
+    except: ['runtime/limits.ts'],
     types: true,
-    why: 'the doors reach the runtime through agent/ (the health page reads the sandbox probes)',
+    why: 'the doors reach the runtime through agent/ (the health page reads the sandbox of the injected RuntimeEnv)',
   },
   {
     tree: 'js/backend/src',
@@ -137,24 +144,6 @@ export const EXCEPTIONS = [
     from: 'service/agent.ts',
     to: 'agent/skills.ts',
     why: 'AgentService.prepare lists the skills for the prompt: it moves to agent/ as prepareRun (issue 41)',
-  },
-  {
-    tree: 'js/backend/src',
-    from: 'service/agent.ts',
-    to: 'runtime/sandbox.ts',
-    why: 'runnableSession (for prepare and the diagnostic) reads the shell sandbox: it moves to agent/ as prepareRun (issue 41)',
-  },
-  {
-    tree: 'js/backend/src',
-    from: 'service/mcp.ts',
-    to: 'runtime/mcp/servers.ts',
-    why: "McpService holds the MCP servers' connections: they move to the runtime's environment (RuntimeEnv, issue 41)",
-  },
-  {
-    tree: 'js/backend/src',
-    from: 'service/mcp.ts',
-    to: 'runtime/tools/custom.ts',
-    why: "McpService registers the MCP tools' implementations: the registry moves to the runtime's environment (RuntimeEnv, issue 41)",
   },
 ];
 

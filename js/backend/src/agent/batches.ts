@@ -11,13 +11,12 @@ import type { Operations } from '../runtime/operations/types';
 import type { Driver, WorkerPolicyWire } from '../runtime/protocol';
 import { checkCall } from '../runtime/gate';
 import { APPROVAL_REQUIRED, DECISIONS, RUNTIME_REASONS } from '../runtime/codes';
-import { shellSandbox } from '../runtime/sandbox';
+import type { RuntimeEnv } from '../runtime';
 import type { MainServices } from '../runtime/tools/types';
 import { SKILLS_DIR } from '../settings';
 import { assertHeldRootClear, assertRootsClear } from '../backendstate';
 import { AppError } from '../errors';
 import { PinnedRoots, pinRoots } from '../runtime/pinned';
-import { confinement } from '../runtime/confine';
 import { parseId, requireObject } from '../validate';
 import { AgentService, sessionFields } from '../service/agent';
 import { ValidateService } from '@midwayjs/validate';
@@ -153,13 +152,16 @@ export class BatchRunner {
   @Inject()
   rulesService: RulesService;
 
+  @Inject('runtimeEnv')
+  runtime: RuntimeEnv;
+
   private readonly live = new Map<number, LiveBatch>();
 
   private operations(): Operations {
     return {
       fs: new NodeFileSystemOperations(),
       search: new NodeSearchOperations(),
-      process: new ShellProcessOperations(shellSandbox().mode),
+      process: new ShellProcessOperations(this.runtime.sandbox),
     };
   }
 
@@ -232,7 +234,7 @@ export class BatchRunner {
     // that cannot be held (missing, unreadable, swapped meanwhile) fails the batch when its worker starts.
     let held: PinnedRoots | Error;
     try {
-      held = await holdRoots(diag.policy.workspaceRoots);
+      held = await holdRoots(diag.policy.workspaceRoots, this.runtime);
     } catch (err) {
       if (err instanceof AppError) throw err;
       held = err instanceof Error ? err : new Error(errorMessage(err));
@@ -287,7 +289,7 @@ export class BatchRunner {
         rules,
         driver: spec.driver,
         timeoutMs: spec.timeoutMs ?? BATCH_TIMEOUT_DEFAULT_MS,
-        shell: shellSandbox().mode,
+        env: this.runtime,
         ops: this.operations(),
         services: this.services({ batchId: id }, async () => [...agent.skills]),
         test,
@@ -484,7 +486,7 @@ export class BatchRunner {
       routes: structuredClone(input.routes),
       rules,
       signal: input.signal,
-      pins: () => holdRoots(pol.workspaceRoots),
+      pins: () => holdRoots(pol.workspaceRoots, this.runtime),
       host: opts =>
         new WorkerHost({
           ...opts,
@@ -495,7 +497,7 @@ export class BatchRunner {
           rules,
           driver: 'calls',
           timeoutMs: SESSION_WORKER_MAX_MS,
-          shell: shellSandbox().mode,
+          env: this.runtime,
           ops: this.operations(),
           services: this.services({ sessionId }, async () => (await this.agentService.agentFromRequest({ agentId }, 'agentId', false)).skills),
           test: input.test,
@@ -562,10 +564,10 @@ export interface SessionTools {
  * The roots of a batch or a session's turn, held open once (runtime/pinned.ts), with the backend-state
  * check on where each held folder really is, and, when sandboxes run as another user, that user's access.
  */
-async function holdRoots(roots: readonly string[]): Promise<PinnedRoots> {
-  const c = shellSandbox().mode === 'bwrap' ? confinement() : null;
+async function holdRoots(roots: readonly string[], runtime: RuntimeEnv): Promise<PinnedRoots> {
+  const user = runtime.sandbox.sandboxUser();
   // (a sandbox run as the backend's own user keeps its groups: what the backend opened, it can read)
-  return pinRoots(roots, { check: assertHeldRootClear, ...(c?.identity.switchUser ? { sandboxUser: c.identity } : {}) });
+  return pinRoots(roots, { check: assertHeldRootClear, ...(user ? { sandboxUser: user } : {}) });
 }
 
 interface SessionWorkerOptions {

@@ -5,7 +5,7 @@
  * runtime.
  */
 import type { RuleMatch, RulesInput } from '@netaclaw/tool-policy';
-import { activeCatalog, policy, ToolCallDecision } from '../policy';
+import { activeCatalog, policy, ToolCallDecision, ToolSchema } from '../policy';
 import { APPROVAL_REQUIRED, DECISIONS } from './codes';
 
 export type GateDecision = ToolCallDecision;
@@ -182,14 +182,23 @@ function answer(r: PackageCheck, asks: AskMode): GateResult {
   };
 }
 
-/** The tools whose manifests say `requiresShell` and `requiresSkillScope`, read in one pass. */
-let flags: { shell: Set<string>; skillScope: Set<string> } | undefined;
+/** The tools whose manifests say `requiresShell` and `requiresSkillScope`, per catalog (read in one pass each). */
+const flagsByCatalog = new WeakMap<readonly ToolSchema[], { shell: Set<string>; skillScope: Set<string> }>();
+/** The package's builtin catalog (where no catalog was set: a test's process), read once. */
+let builtin: ToolSchema[] | undefined;
 
+/**
+ * The flags of the catalog in force now: an MCP refresh replaces the catalog (a new array), and its tools'
+ * flags are read then, once.
+ */
 function toolFlags(): { shell: Set<string>; skillScope: Set<string> } {
+  const p = policy();
+  const catalog = activeCatalog() ?? (builtin ??= p.builtinCatalog());
+  let flags = flagsByCatalog.get(catalog);
   if (!flags) {
-    const p = policy();
-    const all = (activeCatalog() ?? p.builtinCatalog()).map(s => p.toolManifest(s));
+    const all = catalog.map(s => p.toolManifest(s));
     flags = { shell: new Set(all.filter(m => m.requiresShell).map(m => m.name)), skillScope: new Set(all.filter(m => m.requiresSkillScope).map(m => m.name)) };
+    flagsByCatalog.set(catalog, flags);
   }
   return flags;
 }

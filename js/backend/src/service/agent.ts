@@ -22,7 +22,7 @@ import { ToolService } from './tool';
 import { checkedRules } from './rules';
 import { AgentFields, newAgentFields } from '../api-types';
 import { assertRootsClear } from '../backendstate';
-import { shellSandbox } from '../runtime/sandbox';
+import type { RuntimeEnv } from '../runtime';
 
 /** The package's vocabularies of the agent's enum fields. */
 function vocabulary() {
@@ -109,14 +109,15 @@ export function sessionFields(o: SessionFieldsDTO): SessionFields {
 }
 
 /**
- * The session as a run is derived from it. With no usable shell sandbox here (`shellSandbox: 'unavailable'`),
+ * The session as a run is derived from it. With no usable shell sandbox here (`shellsRun`: the runtime's
+ * sandbox runs no shells, `shellSandbox: 'unavailable'`),
  * every shell command would be denied `shell_sandbox_unavailable`: the package is told `shellPermitted:
  * false`, so its policy has `allowShell` false and the tools that need a shell (`bash`, `execute_skill`,
  * whatever the manifests say) are not offered; a page reads why in the diagnostic. The session keeps its
  * own field (a backend started later with a sandbox runs its shell tools).
  */
-export function runnableSession<T extends SessionFields>(session: T): T {
-  return session.shellPermitted && shellSandbox().mode === 'unavailable' ? { ...session, shellPermitted: false } : session;
+export function runnableSession<T extends SessionFields>(session: T, shellsRun: boolean): T {
+  return session.shellPermitted && !shellsRun ? { ...session, shellPermitted: false } : session;
 }
 
 /** An agent as the resolver sees it (row or draft), with every field defaulted. */
@@ -165,6 +166,10 @@ export class AgentService {
 
   @Inject()
   catalogService: CatalogService;
+
+  /** The runtime (its sandbox says whether shells run here). */
+  @Inject('runtimeEnv')
+  runtime: RuntimeEnv;
 
   @Inject()
   channelService: ChannelService;
@@ -305,7 +310,7 @@ export class AgentService {
     opts: { crewRole?: CrewRole | null; subagentTools?: string[] | null; parent?: WorkerPolicy | null; channel?: NetaClawModelChannelEntity | null } = {}
   ): Promise<PreparedRun> {
     const channel = opts.channel !== undefined ? opts.channel : await this.channelService.forAgent(agent);
-    const input: DiagnosticInput = { ...(await this.resolverInput(agent, channel, opts.crewRole)), ...runnableSession(session) };
+    const input: DiagnosticInput = { ...(await this.resolverInput(agent, channel, opts.crewRole)), ...runnableSession(session, this.runtime.sandbox.runsShells) };
     // a sub-agent's run (the executor passes its task's tools, null for none): the batch's selection
     if (opts.subagentTools !== undefined) input.subagentTools = this.subagentSelection(agent, opts.subagentTools);
     if (opts.parent !== undefined) input.parent = opts.parent;
@@ -348,7 +353,7 @@ export class AgentService {
   async diagnostic(body: DiagnosticDTO) {
     const agent = await this.agentFromRequest(body as Obj, 'agentId', true);
     const channel = await this.channelService.forAgent(agent);
-    const d: DiagnosticInput = { ...(await this.resolverInput(agent, channel)), ...runnableSession(sessionFields(body)) };
+    const d: DiagnosticInput = { ...(await this.resolverInput(agent, channel)), ...runnableSession(sessionFields(body), this.runtime.sandbox.runsShells) };
     const diagnostic = policy().runtimeDiagnostic(d);
     await assertRootsClear(diagnostic.policy.workspaceRoots);
     return diagnostic;

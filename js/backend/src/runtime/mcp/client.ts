@@ -15,8 +15,8 @@ import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/s
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../../api-types';
-import { confinement, confinementFailure, stageReads } from '../confine';
-import { closeQuietly, confinedCommand, SANDBOX_PATH, shellSandbox, workerBwrapArgs } from '../sandbox';
+import { closeQuietly, SANDBOX_PATH } from '../sandbox';
+import type { Sandbox } from '../sandboxes';
 import { errorMessage } from '../../errortext';
 
 /** An MCP `tools/list` entry, as the package's `fromMcpTool` reads it. */
@@ -205,11 +205,11 @@ export function lastLines(tail: string, n = 10): string[] {
 }
 
 /**
- * Starts (stdio) or reaches (http) a server and does the MCP handshake. A stdio server needs the OS
- * sandbox: with the shell sandbox unavailable it is refused (fail closed); with it switched off by the
- * operator (`NETACLAW_SHELL_SANDBOX=off`) it runs as a plain child with the given environment only.
+ * Starts (stdio) or reaches (http) a server and does the MCP handshake. A stdio server runs as the sandbox
+ * wraps it (sandboxes.ts): with the sandbox unavailable it is refused (fail closed); with it switched off
+ * by the operator (`NETACLAW_SHELL_SANDBOX=off`) it runs as a plain child with the given environment only.
  */
-export async function connect(cfg: McpServerConfig): Promise<McpConnection> {
+export async function connect(cfg: McpServerConfig, sandbox: Sandbox): Promise<McpConnection> {
   const client = new Client({ name: 'netaclaw', version: '0.1.0' }, { capabilities: {} });
   let transport: Transport;
   let stdio: SandboxedStdioTransport | null = null;
@@ -220,18 +220,12 @@ export async function connect(cfg: McpServerConfig): Promise<McpConnection> {
     if (!cfg.command) throw new Error('no command');
     const command = resolveCommand(cfg.command);
     const env = { PATH: SANDBOX_PATH, HOME: '/tmp', TMPDIR: '/tmp', LANG: 'C.UTF-8', ...cfg.env };
-    const mode = shellSandbox().mode;
-    if (mode === 'bwrap') {
-      const c = confinement();
-      if (!c) throw new Error(`the sandbox cannot be confined: ${confinementFailure()}`);
-      const reads = stageReads(c, stdioCodePaths(command, cfg.args));
-      const cmd = confinedCommand(workerBwrapArgs(cfg.workspaceRoots, true, reads), [command, ...cfg.args]);
-      stdio = new SandboxedStdioTransport(cmd.file, cmd.args, env, cmd.seccompFd, () => cmd.limits.release());
-    } else if (mode === 'off') {
-      stdio = new SandboxedStdioTransport(command, cfg.args, env, null);
-    } else {
-      throw new Error(`stdio MCP servers run only in the OS sandbox, which is unavailable here`);
-    }
+    const cmd = sandbox.wrapServer({
+      roots: cfg.workspaceRoots,
+      reads: stdioCodePaths(command, cfg.args),
+      command: [command, ...cfg.args],
+    });
+    stdio = new SandboxedStdioTransport(cmd.file, cmd.args, env, cmd.seccompFd, () => cmd.limits.release());
     transport = stdio;
   }
   const conn: McpConnection = { client, stdio, closed: false };

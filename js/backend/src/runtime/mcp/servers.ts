@@ -11,6 +11,7 @@
 import type { McpServerConfig } from '../../api-types';
 import { ToolError, ToolImpl, ToolOutput } from '../tools/types';
 import { connect, ended, lastLines, listTools, MCP_CALL_TIMEOUT_MS, McpConnectError, McpConnection, McpListedTool } from './client';
+import type { Sandbox } from '../sandboxes';
 import { errorMessage } from '../../errortext';
 
 /** Bytes a base64 text stands for (without decoding it); 0 for anything that is not a string. */
@@ -98,7 +99,16 @@ export class McpServers {
   /** Bumped by closeAll: what an older start or exit reports is ignored. */
   private epoch = 0;
 
-  constructor(private readonly supervisor: McpSupervisor | null = null) {}
+  /** Who is told of the servers' lives (McpService, once it has started; `supervise`). */
+  private supervisor: McpSupervisor | null = null;
+
+  /** `sandbox`: where a stdio server runs (sandboxes.ts). */
+  constructor(private readonly sandbox: Sandbox) {}
+
+  /** Who is told from now on when a server goes down or comes up again. */
+  supervise(supervisor: McpSupervisor): void {
+    this.supervisor = supervisor;
+  }
 
   /**
    * Connects to a server (kept for its calls) and lists its tools. A server that fails is still known, for
@@ -109,7 +119,7 @@ export class McpServers {
     this.watches.set(cfg.name, { attempts: 0, upSince: null, timer: null });
     let conn: McpConnection;
     try {
-      conn = await connect(cfg);
+      conn = await connect(cfg, this.sandbox);
     } catch (err) {
       if (cfg.transport === 'stdio') this.scheduleRestart(cfg.name, (err as Error).message, err instanceof McpConnectError ? err.stderr : '');
       throw err;
@@ -209,7 +219,7 @@ export class McpServers {
       if (!cfg) throw new Error(`MCP server ${server} is not configured or not enabled here`);
       let conn: McpConnection;
       try {
-        conn = await connect(cfg);
+        conn = await connect(cfg, this.sandbox);
       } catch (err) {
         if (epoch === this.epoch && cfg.transport === 'stdio') {
           this.scheduleRestart(server, (err as Error).message, err instanceof McpConnectError ? err.stderr : '');
