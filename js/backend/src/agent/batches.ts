@@ -27,7 +27,7 @@ import { MemoryService } from '../service/memory';
 import { TodoService } from '../service/todo';
 import { EscalationService } from '../service/escalation';
 import { BatchEvent, BatchRecord, SubagentService, batchView, eventCall, sessionKey } from '../service/subagent';
-import type { RuntimeDiagnostic } from '../policy';
+import type { RuntimeDiagnostic, ToolRuntimeRoute } from '../policy';
 import type { RulesInput } from '@netaclaw/tool-policy';
 import { RulesService } from '../service/rules';
 import { errorMessage, errorStack } from '../errortext';
@@ -56,7 +56,7 @@ export interface BatchSpec {
 export interface BatchHandle {
   id: number;
   policy: WorkerPolicyWire;
-  routes: unknown[];
+  routes: ToolRuntimeRoute[];
   /** The rules its calls are decided with: the global ones, its agent's, its chat session's and their approvals. */
   rules: RulesInput;
   /** The tools whose route in this batch can run: what its model is offered. */
@@ -244,7 +244,7 @@ export class BatchRunner {
       allowShell: diag.policy.allowShell,
       readonly: diag.policy.readonly,
     };
-    const routes = diag.routes as unknown[];
+    const routes = diag.routes;
     // the rules of its agent, and of the chat session it belongs to (a key that names none: no session level)
     const chat = /^[1-9]\d{0,15}$/.test(String(spec.sessionId ?? '')) ? Number(spec.sessionId) : null;
     const rules = await this.rulesService.effective(spec.agentId, chat && (await this.rulesService.sessionExists(chat)) ? chat : null);
@@ -468,7 +468,7 @@ export class BatchRunner {
     agentId: number;
     sessionId: string | number;
     policy: WorkerPolicyWire;
-    routes: unknown[];
+    routes: ToolRuntimeRoute[];
     /** The session's rules (global, agent, session levels and approvals). */
     rules?: RulesInput | null;
     signal?: AbortSignal;
@@ -511,7 +511,7 @@ export class BatchRunner {
     agentId: number;
     sessionId: string | number;
     policy: WorkerPolicyWire;
-    routes: unknown[];
+    routes: ToolRuntimeRoute[];
     name: string;
     args: unknown;
     rules?: RulesInput | null;
@@ -576,7 +576,7 @@ interface SessionWorkerOptions {
   pins(): Promise<PinnedRoots>;
   /** The session's policy and routes (this process's copy): where a call whose worker failed belongs. */
   policy: WorkerPolicyWire;
-  routes: unknown[];
+  routes: ToolRuntimeRoute[];
   rules: RulesInput | null;
   signal?: AbortSignal;
   /** A new worker host of the session, not started. */

@@ -35,7 +35,7 @@ export interface PortOptions {
   /** The tools offered to this model (L0). */
   offered: readonly string[];
   policy: WorkerPolicy | { workspaceRoots: string[]; allowShell: boolean; readonly: boolean };
-  routes: readonly ToolRuntimeRoute[] | unknown[];
+  routes: readonly ToolRuntimeRoute[];
   /** The rules the calls are decided with (docs/package.md "Rules"). */
   rules?: RulesInput | null;
   /**
@@ -149,7 +149,7 @@ export class CallPort {
 
   private decide(tc: ModelToolCall, asks: AskMode): GateResult {
     try {
-      return checkCallText({ policy: this.o.policy, routes: this.o.routes as unknown[], rules: this.o.rules, asks, name: tc.name }, tc.arguments);
+      return checkCallText({ policy: this.o.policy, routes: this.o.routes, rules: this.o.rules, asks, name: tc.name }, tc.arguments);
     } catch (err) {
       return { decision: DECISIONS.denied, reason: RUNTIME_REASONS.invalidArguments, paths: [], detail: `gate error: ${errorMessage(err)}` };
     }

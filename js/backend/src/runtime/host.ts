@@ -4,7 +4,7 @@
  * OWN copy of the policy and routes (and the same symlink check), and kills the worker on the batch time
  * limit, a crash, a protocol violation or a flood. Nothing a worker sends can throw in the main process.
  */
-import type { RulesInput } from '@netaclaw/tool-policy';
+import type { RulesInput, ToolRuntimeRoute } from '@netaclaw/tool-policy';
 import { ChildProcess, fork, spawn } from 'child_process';
 import * as path from 'path';
 import * as fs from 'fs';
@@ -67,7 +67,7 @@ export interface HostOptions {
   batchId: number;
   agentId: number | null;
   policy: WorkerPolicyWire;
-  routes: unknown[];
+  routes: ToolRuntimeRoute[];
   /**
    * The session's rules (docs/package.md "Rules"); absent or null: none. Their path rules are enforced in
    * the worker's sandbox and in every shell the main process runs for it, too (pathrules.ts).
@@ -197,8 +197,8 @@ export class WorkerHost {
       agentId: opts.agentId,
       services: opts.services,
     };
-    const routes = Array.isArray(this.main.routes) ? (this.main.routes as Array<{ name?: unknown; route?: unknown }>) : [];
-    this.proxied = new Set(routes.filter(r => r && r.route === DECISIONS.proxy && typeof r.name === 'string').map(r => r.name as string));
+    const routes = Array.isArray(this.main.routes) ? this.main.routes : [];
+    this.proxied = new Set(routes.filter(r => r && r.route === DECISIONS.proxy && typeof r.name === 'string').map(r => r.name));
   }
 
   get status() {

@@ -15,13 +15,13 @@ import type { Sandbox } from './sandboxes';
 import type { PinnedRoots } from './pinned';
 import { MainServices, ToolError, ToolImpl } from './tools/types';
 import { DECISIONS, RUNTIME_REASONS } from './codes';
-import type { RulesInput } from '@netaclaw/tool-policy';
+import type { RulesInput, ToolRuntimeRoute } from '@netaclaw/tool-policy';
 import { activeCatalog, policy } from '../policy';
 import { errorMessage } from '../errortext';
 
 export interface RunnerContext {
   policy: WorkerPolicyWire;
-  routes: unknown[];
+  routes: ToolRuntimeRoute[];
   /**
    * The session's rules (docs/package.md "Rules"): a `deny` denies here too; an `ask` was put to the user
    * before the call came here, so it takes its route (gate.ts `approved`).
