@@ -79,6 +79,7 @@ export class MainConfiguration implements ILifeCycle {
     // (`@Inject('runtimeEnv')`).
     const runtime = await startRuntime();
     container.registerObject('runtimeEnv', runtime);
+    container.registerObject('clock', runtime.clock);
     // The chat WebSocket: upgrades are checked (path, token) before the handshake; each connection is
     // handed to the gateway at once, so no message sent right after the handshake is missed.
     const gateway = await container.getAsync(ChatGateway);

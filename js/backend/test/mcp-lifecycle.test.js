@@ -326,3 +326,43 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
     });
   });
 }
+
+test("a stdio server that cannot start is started again on the runtime's clock: after 1 s, then 2 s (moved, not waited)", async () => {
+  const { rt, sandboxOf } = require('./support/runtime');
+  const { McpServers, MCP_RESTART_FIRST_MS: FIRST } = rt('mcp/servers.js');
+  const { ManualClock } = rt('clock.js');
+  const clock = new ManualClock(0);
+  const servers = new McpServers(sandboxOf('off'), clock);
+  const downs = [];
+  let woken = () => undefined;
+  servers.supervise({
+    down: (_server, info) => {
+      downs.push({ at: clock.now(), retryAt: info.retryAt.getTime(), restarts: info.restarts });
+      woken();
+    },
+    up: async () => undefined,
+  });
+  const downAgain = () => new Promise(resolve => (woken = resolve));
+  try {
+    const cfg = { name: 'gone', transport: 'stdio', command: '/bin/false', args: [], url: null, env: {}, workspaceRoots: [] };
+    await assert.rejects(servers.open(cfg));
+    assert.deepEqual(downs, [{ at: 0, retryAt: FIRST, restarts: 1 }]);
+    clock.advance(FIRST - 1);
+    assert.equal(servers.starting.size, 0, 'not started again before its time');
+    const second = downAgain();
+    clock.advance(1);
+    assert.equal(servers.starting.size, 1, 'started again at its time');
+    await second;
+    // (the failed start is forgotten once its rejection has been handled)
+    await new Promise(resolve => setImmediate(resolve));
+    assert.deepEqual(downs[1], { at: FIRST, retryAt: FIRST + 2 * FIRST, restarts: 2 }, 'the delay doubles');
+    clock.advance(2 * FIRST - 1);
+    assert.equal(servers.starting.size, 0);
+    const third = downAgain();
+    clock.advance(1);
+    await third;
+    assert.deepEqual(downs[2], { at: 3 * FIRST, retryAt: 3 * FIRST + 4 * FIRST, restarts: 3 });
+  } finally {
+    await servers.closeAll();
+  }
+});

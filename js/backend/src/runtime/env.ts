@@ -37,12 +37,13 @@ export interface RuntimeEnv {
 
 export function createRuntimeEnv(opts: { sandbox: Sandbox; clock?: Clock; tools?: ToolRegistry }): RuntimeEnv {
   const tools = opts.tools ?? new ToolRegistry(BUILTIN_HANDLERS);
-  const mcp = new McpServers(opts.sandbox);
+  const clock = opts.clock ?? systemClock;
+  const mcp = new McpServers(opts.sandbox, clock);
   return {
     sandbox: opts.sandbox,
     tools,
     mcp,
-    clock: opts.clock ?? systemClock,
+    clock,
     parseImplementation,
     registerImplementations: implementations => tools.register('file', implementationHandlers(implementations, { mcp })),
     registerMcpTools: refs => tools.register('mcp', refs.map(r => ({ name: r.name, placement: 'main', run: mcp.tool(r.server, r.tool) }))),

@@ -12,6 +12,7 @@ import type { McpServerConfig } from '../../api-types';
 import { ToolError, ToolImpl, ToolOutput } from '../tools/types';
 import { connect, ended, lastLines, listTools, MCP_CALL_TIMEOUT_MS, McpConnectError, McpConnection, McpListedTool } from './client';
 import type { Sandbox } from '../sandboxes';
+import { Clock, ClockTimer, systemClock } from '../clock';
 import { errorMessage } from '../../errortext';
 
 /** Bytes a base64 text stands for (without decoding it); 0 for anything that is not a string. */
@@ -88,7 +89,7 @@ interface Watch {
   /** Restarts since the server last ran for the stable period. */
   attempts: number;
   upSince: number | null;
-  timer: NodeJS.Timeout | null;
+  timer: ClockTimer | null;
 }
 
 export class McpServers {
@@ -102,8 +103,11 @@ export class McpServers {
   /** Who is told of the servers' lives (McpService, once it has started; `supervise`). */
   private supervisor: McpSupervisor | null = null;
 
-  /** `sandbox`: where a stdio server runs (sandboxes.ts). */
-  constructor(private readonly sandbox: Sandbox) {}
+  /** `sandbox`: where a stdio server runs (sandboxes.ts); `clock`: when a restart is due, how long a server has run. */
+  constructor(
+    private readonly sandbox: Sandbox,
+    private readonly clock: Clock = systemClock
+  ) {}
 
   /** Who is told from now on when a server goes down or comes up again. */
   supervise(supervisor: McpSupervisor): void {
@@ -162,7 +166,7 @@ export class McpServers {
   /** Ends every connection, stops every pending restart and forgets the servers. */
   async closeAll(): Promise<void> {
     this.epoch += 1;
-    for (const w of this.watches.values()) if (w.timer) clearTimeout(w.timer);
+    for (const w of this.watches.values()) if (w.timer) w.timer.clear();
     this.watches.clear();
     this.starting.clear();
     const all = [...this.connections.values()];
@@ -176,13 +180,13 @@ export class McpServers {
   private adopt(server: string, conn: McpConnection): void {
     this.connections.set(server, conn);
     const w = this.watches.get(server);
-    if (w) w.upSince = Date.now();
+    if (w) w.upSince = this.clock.now();
     const epoch = this.epoch;
     conn.onclosed = () => {
       if (conn.closing || epoch !== this.epoch || !conn.stdio) return;
       if (this.connections.get(server) === conn) this.connections.delete(server);
       const watch = this.watches.get(server);
-      if (watch && watch.upSince !== null && Date.now() - watch.upSince >= MCP_RESTART_STABLE_MS) watch.attempts = 0;
+      if (watch && watch.upSince !== null && this.clock.now() - watch.upSince >= MCP_RESTART_STABLE_MS) watch.attempts = 0;
       if (watch) watch.upSince = null;
       this.scheduleRestart(server, `the server process ended with ${conn.stdio.ended ?? 'an unknown status'}`, conn.stdio.stderrTail);
     };
@@ -194,14 +198,13 @@ export class McpServers {
     const delay = restartDelay(w.attempts);
     w.attempts += 1;
     const epoch = this.epoch;
-    w.timer = setTimeout(() => {
+    w.timer = this.clock.setTimer(() => {
       w.timer = null;
       if (epoch !== this.epoch) return;
       // a failed start schedules the next one itself (open's and restart's catch)
       this.restart(server).catch(() => undefined);
     }, delay);
-    w.timer.unref();
-    this.supervisor?.down(server, { reason, stderr: lastLines(stderr), retryAt: new Date(Date.now() + delay), restarts: w.attempts });
+    this.supervisor?.down(server, { reason, stderr: lastLines(stderr), retryAt: new Date(this.clock.now() + delay), restarts: w.attempts });
   }
 
   /** Starts a server again now (one start at a time per server): connected, its tools listed and reported. */
@@ -210,7 +213,7 @@ export class McpServers {
     if (running) return running;
     const w = this.watches.get(server);
     if (w?.timer) {
-      clearTimeout(w.timer);
+      w.timer.clear();
       w.timer = null;
     }
     const epoch = this.epoch;
