@@ -155,6 +155,24 @@ describe('the gate prepares one checker per policy and routes', () => {
   const pkg = require('@netaclaw/tool-policy');
   const { checkCall } = rt('gate.js');
 
+  test("the tools' manifest flags are the catalog's in force, read again when it is replaced (an MCP refresh)", () => {
+    const { requiresShell } = rt('gate.js');
+    const { setActiveCatalog, activeCatalog } = rt('../policy.js');
+    const before = activeCatalog();
+    const probe = { name: 'probe_shell', toolset: 'probe', kind: 'custom', workerRoutingHint: 'main-process-proxy', requiresShell: true };
+    try {
+      setActiveCatalog(pkg.builtinCatalog());
+      assert.equal(requiresShell('bash'), true);
+      assert.equal(requiresShell('probe_shell'), false);
+      setActiveCatalog([...pkg.builtinCatalog(), probe]);
+      assert.equal(requiresShell('probe_shell'), true, 'read from the new catalog');
+      setActiveCatalog(pkg.builtinCatalog());
+      assert.equal(requiresShell('probe_shell'), false, 'gone with it');
+    } finally {
+      setActiveCatalog(before);
+    }
+  });
+
   test("its answers are checkToolCall's, call by call", () => {
     const { policy, routes } = diagnose('/srv/gate', { shell: true, write: false });
     const calls = [
