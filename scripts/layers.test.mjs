@@ -73,12 +73,13 @@ test('a planted cycle and a planted upward import both fail, each named with its
   assert.match(r.errors[1], /^js\/backend\/src\/service\/tool\.ts:2 imports runtime\/index\.ts: service\/ stores and reads/);
 });
 
-test("outside runtime/, service/ and the doors take the runtime through its front door (runtime/index.ts) alone, types too", () => {
+test('outside runtime/, service/ and the doors take the runtime through its front door (runtime/index.ts) alone, types too', () => {
   const frontDoor = RULES.find((x) => x.tree === 'js/backend/src' && x.except?.includes('runtime/index.ts')).why;
   const r = bare(
     tree({
       'js/backend/src/service/a.ts': "import type { Limits } from '../runtime/host';\nimport type { L } from '../runtime';\nexport type T = Limits | L;\n",
-      'js/backend/src/controller/b.ts': "import { MAX } from '../runtime/limits';\nimport type { Limits } from '../runtime/host';\nexport const m: Limits = { n: MAX };\n",
+      'js/backend/src/controller/b.ts':
+        "import { MAX } from '../runtime/limits';\nimport type { Limits } from '../runtime/host';\nexport const m: Limits = { n: MAX };\n",
       'js/backend/src/runtime/index.ts': "export type { Limits as L } from './host';\n",
       'js/backend/src/runtime/host.ts': 'export interface Limits { n: number }\n',
       'js/backend/src/runtime/limits.ts': 'export const MAX = 1;\n',

@@ -292,7 +292,9 @@ describe('code and skills below a folder the sandbox user cannot enter', () => {
       );
       // control: the same folder bound by its own path
       const sandbox = rt('sandbox.js');
-      const cmd = sandbox.confinedCommand(confinement(), sandbox.bwrapArgs({ roots: [ws.root], readonly: true, cwd: ws.root, readOnlyBinds: [dir] }), ['/bin/true']);
+      const cmd = sandbox.confinedCommand(confinement(), sandbox.bwrapArgs({ roots: [ws.root], readonly: true, cwd: ws.root, readOnlyBinds: [dir] }), [
+        '/bin/true',
+      ]);
       const { spawnSync } = require('node:child_process');
       const c = spawnSync(cmd.file, cmd.args, { stdio: ['ignore', 'pipe', 'pipe', 'ignore', cmd.seccompFd], encoding: 'utf8' });
       sandbox.closeQuietly(cmd.seccompFd);

@@ -519,15 +519,18 @@ describe('a stdio MCP server is a sandbox with the same bounds', () => {
           return tasksBelow(process.pid, all) - all.get(process.pid).threads;
         },
         async take => {
-          conn = await connect({
-            name: 'forker',
-            transport: 'stdio',
-            command: process.execPath,
-            args: [path.join(__dirname, 'fixtures', 'mcp-forker.js')],
-            url: null,
-            env: { FORKS: '800' },
-            workspaceRoots: [ws.root],
-          }, sandboxOf('bwrap'));
+          conn = await connect(
+            {
+              name: 'forker',
+              transport: 'stdio',
+              command: process.execPath,
+              args: [path.join(__dirname, 'fixtures', 'mcp-forker.js')],
+              url: null,
+              env: { FORKS: '800' },
+              workspaceRoots: [ws.root],
+            },
+            sandboxOf('bwrap')
+          );
           take();
           const tools = await listTools(conn);
           take();

@@ -390,7 +390,10 @@ test("a server that has run for the stable period starts the doubling over when 
   };
   try {
     const tools = await servers.open({ name: 'dies', transport: 'stdio', command: process.execPath, args: [FIXTURE], url: null, env: {}, workspaceRoots: [] });
-    assert.ok(tools.some(t => t.name === 'echo'), JSON.stringify(tools));
+    assert.ok(
+      tools.some(t => t.name === 'echo'),
+      JSON.stringify(tools)
+    );
     await crash();
     assert.deepEqual(downs, [1]);
     await restart(FIRST);

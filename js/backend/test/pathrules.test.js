@@ -240,7 +240,9 @@ describe('path rules over a whole root, and in a read-only run', () => {
       const c = confinement();
       const pins = await pinRoots([r.root], c.identity.switchUser ? { sandboxUser: sandboxUser() } : {});
       try {
-        const ops = pinnedOperations({ fs: null, search: null, process: new ShellProcessOperations(sandboxOf('bwrap')) }, pins, { agent: { deny: ['read(.env)'] } });
+        const ops = pinnedOperations({ fs: null, search: null, process: new ShellProcessOperations(sandboxOf('bwrap')) }, pins, {
+          agent: { deny: ['read(.env)'] },
+        });
         const res = await ops.process.exec({ command: 'cat .env; cat README.md', cwd: r.root, roots: [r.root], readonly: true, timeoutMs: 20000 });
         assert.match(res.output, /cat: \.env: Permission denied\nreadme/);
         assert.ok(!res.output.includes(SECRET));

@@ -9,7 +9,22 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
-const { rt, confinement, sandboxOf, envOf, mainTools, workspace, operations, services, withHost, startHost, diagnose, snapshot, giveToSandbox, FIXTURE_WORKER } = require('./support/runtime');
+const {
+  rt,
+  confinement,
+  sandboxOf,
+  envOf,
+  mainTools,
+  workspace,
+  operations,
+  services,
+  withHost,
+  startHost,
+  diagnose,
+  snapshot,
+  giveToSandbox,
+  FIXTURE_WORKER,
+} = require('./support/runtime');
 const { sandboxesOf, waitFor, descendants: below } = require('./support/processes');
 
 const { parseMessage, parseFor } = rt('protocol.js');

@@ -36,7 +36,7 @@ export class HealthController {
       // where workers and shells run (the reasons and details are in the start log, not on this open endpoint)
       sandbox: c
         ? { worker: sandbox.mode, seccomp: true, limits: c.limits.mode, weaker: c.limits.weaker }
-          : { worker: 'node-permission-only', seccomp: false, limits: 'none', weaker: ['processes', 'memory', 'tmpfs', 'memfd'] },
+        : { worker: 'node-permission-only', seccomp: false, limits: 'none', weaker: ['processes', 'memory', 'tmpfs', 'memfd'] },
     };
     if (data.status !== 'ok') this.ctx.status = 503;
     return data;

@@ -46,6 +46,10 @@ export function createRuntimeEnv(opts: { sandbox: Sandbox; clock?: Clock; tools?
     clock,
     parseImplementation,
     registerImplementations: implementations => tools.register('file', implementationHandlers(implementations, { mcp })),
-    registerMcpTools: refs => tools.register('mcp', refs.map(r => ({ name: r.name, placement: 'main', run: mcp.tool(r.server, r.tool) }))),
+    registerMcpTools: refs =>
+      tools.register(
+        'mcp',
+        refs.map(r => ({ name: r.name, placement: 'main', run: mcp.tool(r.server, r.tool) }))
+      ),
   };
 }

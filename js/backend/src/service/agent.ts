@@ -310,7 +310,10 @@ export class AgentService {
     opts: { crewRole?: CrewRole | null; subagentTools?: string[] | null; parent?: WorkerPolicy | null; channel?: NetaClawModelChannelEntity | null } = {}
   ): Promise<PreparedRun> {
     const channel = opts.channel !== undefined ? opts.channel : await this.channelService.forAgent(agent);
-    const input: DiagnosticInput = { ...(await this.resolverInput(agent, channel, opts.crewRole)), ...runnableSession(session, this.runtime.sandbox.runsShells) };
+    const input: DiagnosticInput = {
+      ...(await this.resolverInput(agent, channel, opts.crewRole)),
+      ...runnableSession(session, this.runtime.sandbox.runsShells),
+    };
     // a sub-agent's run (the executor passes its task's tools, null for none): the batch's selection
     if (opts.subagentTools !== undefined) input.subagentTools = this.subagentSelection(agent, opts.subagentTools);
     if (opts.parent !== undefined) input.parent = opts.parent;

@@ -271,19 +271,20 @@ export class McpService {
   @Init()
   supervise(): void {
     this.servers.supervise({
-    down: (server, info) => {
-      const state = this.states.get(server);
-      if (!state) return;
-      state.status = 'failed';
-      state.error = `MCP server ${server}: ${info.reason}; started again at ${info.retryAt.toISOString()}`;
-      state.stderr = info.stderr;
-      state.nextRetryAt = info.retryAt;
-      state.restarts = info.restarts;
-      log().warn(`[netaclaw] WARNING ${state.error}${info.stderr.length ? ` (stderr: ${info.stderr[info.stderr.length - 1]})` : ''}`);
-    },
-    up: (server, tools) => this.restarted(server, tools),
+      down: (server, info) => {
+        const state = this.states.get(server);
+        if (!state) return;
+        state.status = 'failed';
+        state.error = `MCP server ${server}: ${info.reason}; started again at ${info.retryAt.toISOString()}`;
+        state.stderr = info.stderr;
+        state.nextRetryAt = info.retryAt;
+        state.restarts = info.restarts;
+        log().warn(`[netaclaw] WARNING ${state.error}${info.stderr.length ? ` (stderr: ${info.stderr[info.stderr.length - 1]})` : ''}`);
+      },
+      up: (server, tools) => this.restarted(server, tools),
     });
   }
+
   private readonly refreshing = new Mutex();
   /** The refresh count (`netaclaw_setting` `mcp_refresh`) this instance has applied. */
   private applied = 0;

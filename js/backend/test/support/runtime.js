@@ -222,4 +222,14 @@ module.exports = {
   envOf,
   mainTools,
   sandboxUser,
-  giveToSandbox, workspace, operations, services, startHost, withHost, snapshot, diagnose, callText, FIXTURE_WORKER };
+  giveToSandbox,
+  workspace,
+  operations,
+  services,
+  startHost,
+  withHost,
+  snapshot,
+  diagnose,
+  callText,
+  FIXTURE_WORKER,
+};
