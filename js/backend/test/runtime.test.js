@@ -332,6 +332,10 @@ describe('L3 alone: bash inside bwrap (gate, symlink check and process permissio
     // without a confinement, the probe says why and nothing runs
     const unconfined = await probeBwrap({ confinement: null, failure: 'no sandbox user (the test)' });
     assert.deepEqual(unconfined, { ok: false, detail: 'the sandbox cannot be confined: no sandbox user (the test)' });
+    // a bwrap sandbox whose confinement could not be set up confines nothing: it is unavailable (fail closed)
+    const failed = rt('sandboxes.js').bwrapSandbox({ confinement: null, failure: 'no sandbox user (the test)' });
+    assert.deepEqual([failed.mode, failed.runsShells, failed.confinement], ['unavailable', false, null]);
+    assert.throws(() => failed.wrapShell('true', { roots: [ws.root], readonly: true, cwd: ws.root }), /shell sandbox unavailable/);
   });
 });
 

@@ -82,30 +82,28 @@ function confined(cmd: ConfinedCommand): Launch {
   return { file: cmd.file, args: cmd.args, seccompFd: cmd.seccompFd, limits: cmd.limits };
 }
 
-/** Confined bwrap sandboxes of their own for every worker, shell and stdio server. */
+/**
+ * Confined bwrap sandboxes of their own for every worker, shell and stdio server. Without a confinement
+ * (its setup failed) nothing can be confined: the sandbox is unavailable (fail closed).
+ */
 export function bwrapSandbox(setup: ConfinementSetup, detail = 'bwrap'): Sandbox {
   const c = setup.confinement;
-  const need = (): Confinement => {
-    if (!c) throw new Error(`the sandbox cannot be confined: ${setup.failure}`);
-    return c;
-  };
+  if (!c) return unavailableSandbox(`the sandbox cannot be confined: ${setup.failure}`);
   return {
     mode: 'bwrap',
     detail,
     runsShells: true,
     confinement: c,
-    sandboxUser: () => (c?.identity.switchUser ? c.identity : null),
+    sandboxUser: () => (c.identity.switchUser ? c.identity : null),
     probe: () => probeBwrap(setup),
     wrapWorker: spec => {
-      const cf = need();
-      const reads = stageReads(cf, spec.reads);
-      return confined(confinedCommand(cf, workerBwrapArgs(spec.roots, spec.readonly, reads, undefined, spec.rootFds, spec.pathMounts), spec.command));
+      const reads = stageReads(c, spec.reads);
+      return confined(confinedCommand(c, workerBwrapArgs(spec.roots, spec.readonly, reads, undefined, spec.rootFds, spec.pathMounts), spec.command));
     },
-    wrapShell: (command, spec) => confined(confinedCommand(need(), bwrapArgs(spec), sandboxCommand(command))),
+    wrapShell: (command, spec) => confined(confinedCommand(c, bwrapArgs(spec), sandboxCommand(command))),
     wrapServer: spec => {
-      const cf = need();
-      const reads = stageReads(cf, spec.reads);
-      return confined(confinedCommand(cf, workerBwrapArgs(spec.roots, true, reads), spec.command));
+      const reads = stageReads(c, spec.reads);
+      return confined(confinedCommand(c, workerBwrapArgs(spec.roots, true, reads), spec.command));
     },
   };
 }
