@@ -47,14 +47,15 @@ test('a clean tree passes', () => {
     tree({
       'js/backend/src/wire/errors.ts': 'export class AppError extends Error {}\n',
       'js/backend/src/service/tool.ts':
-        "import { AppError } from '../wire/errors';\nimport type { Limits } from '../runtime/host';\nexport const e = AppError;\nexport type L = Limits;\n",
+        "import { AppError } from '../wire/errors';\nimport type { Limits } from '../runtime';\nexport const e = AppError;\nexport type L = Limits;\n",
+      'js/backend/src/runtime/index.ts': "export type { Limits } from './host';\n",
       'js/backend/src/runtime/host.ts': 'export interface Limits { n: number }\n',
       'www/src/server/api.ts': "import { sentence } from './errors';\nexport const api = sentence;\n",
       'www/src/server/errors.ts': "export const sentence = 'x';\n",
     }),
   );
   assert.deepEqual(r.errors, []);
-  assert.deepEqual(r.trees['js/backend/src'], { files: 3, imports: 2, cycles: 0 });
+  assert.deepEqual(r.trees['js/backend/src'], { files: 4, imports: 3, cycles: 0 });
 });
 
 test('a planted cycle and a planted upward import both fail, each named with its file and line', () => {
@@ -62,13 +63,32 @@ test('a planted cycle and a planted upward import both fail, each named with its
     tree({
       'js/backend/src/wire/errors.ts': "import { check } from './validate';\nexport const e = check;\n",
       'js/backend/src/wire/validate.ts': "import { e } from './errors';\nexport const check = () => e;\n",
-      'js/backend/src/service/tool.ts': "// reads and stores\nimport { WorkerHost } from '../runtime/host';\nexport const h = WorkerHost;\n",
+      'js/backend/src/service/tool.ts': "// reads and stores\nimport { WorkerHost } from '../runtime';\nexport const h = WorkerHost;\n",
+      'js/backend/src/runtime/index.ts': "export { WorkerHost } from './host';\n",
       'js/backend/src/runtime/host.ts': 'export class WorkerHost {}\n',
     }),
   );
   assert.equal(r.errors.length, 2, r.errors.join('\n'));
   assert.equal(r.errors[0], 'js/backend/src: import cycle: wire/errors.ts → wire/validate.ts → wire/errors.ts');
-  assert.match(r.errors[1], /^js\/backend\/src\/service\/tool\.ts:2 imports runtime\/host\.ts: service\/ stores and reads/);
+  assert.match(r.errors[1], /^js\/backend\/src\/service\/tool\.ts:2 imports runtime\/index\.ts: service\/ stores and reads/);
+});
+
+test('outside runtime/, service/ and the doors take the runtime through its front door (runtime/index.ts) alone, types too', () => {
+  const frontDoor = RULES.find((x) => x.tree === 'js/backend/src' && x.except?.includes('runtime/index.ts')).why;
+  const r = bare(
+    tree({
+      'js/backend/src/service/a.ts': "import type { Limits } from '../runtime/host';\nimport type { L } from '../runtime';\nexport type T = Limits | L;\n",
+      'js/backend/src/controller/b.ts':
+        "import { MAX } from '../runtime/limits';\nimport type { Limits } from '../runtime/host';\nexport const m: Limits = { n: MAX };\n",
+      'js/backend/src/runtime/index.ts': "export type { Limits as L } from './host';\n",
+      'js/backend/src/runtime/host.ts': 'export interface Limits { n: number }\n',
+      'js/backend/src/runtime/limits.ts': 'export const MAX = 1;\n',
+    }),
+  );
+  assert.deepEqual(r.errors, [
+    `js/backend/src/controller/b.ts:2 imports runtime/host.ts (types): ${frontDoor}`,
+    `js/backend/src/service/a.ts:1 imports runtime/host.ts (types): ${frontDoor}`,
+  ]);
 });
 
 test('a copy of the project passes, and fails once a cycle and an upward import are planted in it', () => {
@@ -111,13 +131,14 @@ test('a cycle of type-only imports is still a cycle; a rule with types allowed l
     tree({
       'js/backend/src/runtime/a.ts': "import type { B } from './b';\nexport interface A { b: B }\n",
       'js/backend/src/runtime/b.ts': "import { type A } from './a';\nexport interface B { a?: A }\n",
+      'js/backend/src/runtime/index.ts': "export type { A } from './a';\nexport { type B, run } from './b';\n",
       'js/backend/src/service/x.ts':
-        "import type { A } from '../runtime/a';\nimport { type B, run } from '../runtime/b';\nexport type T = A | B;\nexport const r = run;\n",
+        "import type { A } from '../runtime';\nimport { type B, run } from '../runtime';\nexport type T = A | B;\nexport const r = run;\n",
     }),
   );
   assert.deepEqual(r.errors, [
     'js/backend/src: import cycle: runtime/a.ts → runtime/b.ts → runtime/a.ts',
-    `js/backend/src/service/x.ts:2 imports runtime/b.ts: ${RULES[0].why}`,
+    `js/backend/src/service/x.ts:2 imports runtime/index.ts: ${RULES[0].why}`,
   ]);
 });
 
@@ -129,20 +150,20 @@ test('imports are read from code: not from comments or strings; dynamic import()
         "/* import '../agent/loop'; */",
         'export const text = "import { y } from \'../agent/loop\'";',
         "export const later = () => import('../agent/loop');",
-        "export const now = () => require('../runtime/host');",
+        "export const now = () => require('../runtime');",
         "export { z } from '../agent/prompt';",
         '',
       ].join('\n'),
       'js/backend/src/agent/loop.ts': 'export const x = 1;\n',
       'js/backend/src/agent/prompt.ts': 'export const z = 1;\n',
-      'js/backend/src/runtime/host.ts': 'export const h = 1;\n',
+      'js/backend/src/runtime/index.ts': 'export const h = 1;\n',
     }),
   );
   assert.deepEqual(
     r.errors.map((e) => e.split(': ')[0]),
     [
       'js/backend/src/service/a.ts:4 imports agent/loop.ts',
-      'js/backend/src/service/a.ts:5 imports runtime/host.ts',
+      'js/backend/src/service/a.ts:5 imports runtime/index.ts',
       'js/backend/src/service/a.ts:6 imports agent/prompt.ts',
     ],
   );
@@ -167,19 +188,19 @@ test('the script blocks of .vue files are read, at their lines; a view is reache
 test('an entity may import typeorm alone among packages; an exception is printed, and a stale one fails', () => {
   const root = tree({
     'js/backend/src/entity/a.ts': "import { Entity } from 'typeorm';\nimport { Provide } from '@midwayjs/core';\nexport const e = [Entity, Provide];\n",
-    'js/backend/src/service/b.ts': "import { h } from '../runtime/host';\nexport const x = h;\n",
-    'js/backend/src/runtime/host.ts': 'export const h = 1;\n',
+    'js/backend/src/service/b.ts': "import { h } from '../runtime';\nexport const x = h;\n",
+    'js/backend/src/runtime/index.ts': 'export const h = 1;\n',
   });
   try {
     const exceptions = [
-      { tree: 'js/backend/src', from: 'service/b.ts', to: 'runtime/host.ts', why: 'planted: allowed for now' },
-      { tree: 'js/backend/src', from: 'service/gone.ts', to: 'runtime/host.ts', why: 'planted: matches nothing' },
+      { tree: 'js/backend/src', from: 'service/b.ts', to: 'runtime/index.ts', why: 'planted: allowed for now' },
+      { tree: 'js/backend/src', from: 'service/gone.ts', to: 'runtime/index.ts', why: 'planted: matches nothing' },
     ];
     const r = check(root, { exceptions });
-    assert.deepEqual(r.excepted, ['js/backend/src/service/b.ts:1 imports runtime/host.ts: planted: allowed for now']);
+    assert.deepEqual(r.excepted, ['js/backend/src/service/b.ts:1 imports runtime/index.ts: planted: allowed for now']);
     assert.deepEqual(r.errors, [
       `js/backend/src/entity/a.ts:2 imports @midwayjs/core: ${RULES.find((x) => x.from.includes?.('entity/')).why}`,
-      'js/backend/src: the exception service/gone.ts → runtime/host.ts matches no import that breaks a rule: remove it',
+      'js/backend/src: the exception service/gone.ts → runtime/index.ts matches no import that breaks a rule: remove it',
     ]);
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -22,9 +22,7 @@ import { ChatGateway } from './gateway/chat';
 import { SubagentService } from './service/subagent';
 import { ToolService } from './service/tool';
 import { McpService } from './service/mcp';
-import { detectShellMode, setShellSandbox } from './runtime/sandbox';
-import { confinement } from './runtime/confine';
-import { commandTools, setCustomTools } from './runtime/tools/custom';
+import { startRuntime } from './runtime';
 import { waitForMysql } from './db/probe';
 import { secureDataFiles } from './config/datafiles';
 import { secretsAtRest } from './db/secrets-at-rest';
@@ -138,6 +136,12 @@ export class MainConfiguration implements ILifeCycle {
     this.app.getMiddleware().insertFirst(SecurityHeadersMiddleware as unknown as FirstMiddleware);
     this.app.useMiddleware(StaticMiddleware);
     this.app.useFilter([ErrorFilter, EnvelopeFilter]);
+    // The runtime (runtime/index.ts): the sandbox chosen and probed, the tool registry, the MCP servers'
+    // connections. Built once, before anything that runs a call is made, which is handed it
+    // (`@Inject('runtimeEnv')`).
+    const runtime = await startRuntime();
+    container.registerObject('runtimeEnv', runtime);
+    container.registerObject('clock', runtime.clock);
     // The chat WebSocket: upgrades are checked (path, token) before the handshake; each connection is
     // handed to the gateway at once, so no message sent right after the handshake is missed.
     const gateway = await container.getAsync(ChatGateway);
@@ -160,8 +164,8 @@ export class MainConfiguration implements ILifeCycle {
     let catalog;
     try {
       catalog = (await container.getAsync(CatalogService)).load();
-      // the catalog file's command tools join the main process's registry (service/ only reads the file)
-      setCustomTools('file', commandTools(catalog.implementations));
+      // the catalog file's tools with an implementation join the runtime's registry (service/ only reads the file)
+      runtime.registerImplementations(catalog.implementations);
     } catch (err) {
       this.logger.error(`[netaclaw] start FAILED: ${errorMessage(err)}`);
       throw err;
@@ -222,18 +226,19 @@ export class MainConfiguration implements ILifeCycle {
     const stale = await (await container.getAsync(SubagentService)).failStale();
     if (stale > 0) this.logger.info(`[netaclaw] ${stale} batch(es) left running by a previous start marked failed`);
 
-    const shell = await detectShellMode();
-    setShellSandbox(shell);
-    if (shell.mode === 'bwrap') {
-      const c = confinement()!;
+    // the sandbox chosen at start, said here with the rest of the start's account
+    const shell = runtime.sandbox;
+    const c = shell.confinement;
+    if (c) {
       this.logger.info(
-        `[netaclaw] shell sandbox: bwrap, as user ${c.identity.user} (uid ${c.identity.uid}), seccomp on; workers and shell commands run inside it (${shell.detail})`
+        `[netaclaw] shell sandbox: ${shell.mode}, as user ${c.identity.user} (uid ${c.identity.uid}), seccomp on; workers and shell commands run inside it (${shell.detail})`
       );
       this.logger.info(`[netaclaw] sandbox limits: ${c.limits.mode}: ${c.limits.detail}`);
       if (c.limits.weaker.length > 0) this.logger.warn(`[netaclaw] WARNING sandbox limits weaker than per-sandbox cgroups: ${c.limits.weaker.join(', ')}`);
-    } else if (shell.mode === 'off') this.logger.warn(`[netaclaw] WARNING shell sandbox: OFF (${shell.detail})`);
-    else this.logger.warn(`[netaclaw] WARNING shell sandbox: UNAVAILABLE (${shell.detail})`);
-    if (shell.mode !== 'bwrap') this.logger.warn("[netaclaw] WARNING workers run under Node's permission model alone (no OS sandbox)");
+    } else {
+      this.logger.warn(`[netaclaw] WARNING shell sandbox: ${shell.mode.toUpperCase()} (${shell.detail})`);
+      this.logger.warn("[netaclaw] WARNING workers run under Node's permission model alone (no OS sandbox)");
+    }
 
     // MCP servers: their tools join the catalog (after the sandbox is known: stdio servers run in it)
     const mcp = await container.getAsync(McpService);

@@ -8,10 +8,9 @@ const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const { rt, sandboxUser, workspace, withHost, startHost, diagnose, FIXTURE_WORKER } = require('./support/runtime');
+const { rt, confinement, sandboxOf, sandboxUser, workspace, withHost, startHost, diagnose, FIXTURE_WORKER } = require('./support/runtime');
 
 const { ShellProcessOperations } = rt('operations/process.js');
-const { confinement } = rt('confine.js');
 
 const isRoot = process.getuid() === 0;
 const readSys = name => fs.readFileSync(`/proc/sys/kernel/${name}`, 'utf8');
@@ -71,7 +70,7 @@ describe("a sandboxed shell never holds the host's root", () => {
 
   test('a main-process bash: no /proc/sys write, no setuid-root file, no new namespace (writable session)', async () => {
     await keepingSysctls(async saved => {
-      const ops = new ShellProcessOperations('bwrap');
+      const ops = new ShellProcessOperations(sandboxOf('bwrap'));
       const r = await ops.exec({ roots: [ws.root], readonly: false, cwd: ws.root, command: ATTACK_SYSCTL, timeoutMs: 20000 });
       assert.match(r.output, /SETUID-MADE/, "the copy is made (in the sandbox user's name)");
       assertHarmless(r.output, ws.root, saved);
@@ -91,7 +90,7 @@ describe("a sandboxed shell never holds the host's root", () => {
 
   test('control: unconfined (sandbox off), a root shell does write /proc/sys', { skip: !isRoot && 'needs root' }, async () => {
     await keepingSysctls(async saved => {
-      const ops = new ShellProcessOperations('off');
+      const ops = new ShellProcessOperations(sandboxOf('off'));
       const r = await ops.exec({
         roots: [ws.root],
         readonly: false,
@@ -265,7 +264,7 @@ describe('code and skills below a folder the sandbox user cannot enter', () => {
       const staged = confine.stageReads(confinement(), [module]);
       assert.notEqual(staged[0][0], module, 'the module was staged');
       const sandbox = rt('sandbox.js');
-      const cmd = sandbox.confinedCommand(sandbox.workerBwrapArgs([ws.root], true, [[module, module]]), ['/bin/true']);
+      const cmd = sandbox.confinedCommand(confinement(), sandbox.workerBwrapArgs([ws.root], true, [[module, module]]), ['/bin/true']);
       const { spawnSync } = require('node:child_process');
       const c = spawnSync(cmd.file, cmd.args, { stdio: ['ignore', 'pipe', 'pipe', 'ignore', cmd.seccompFd], encoding: 'utf8' });
       sandbox.closeQuietly(cmd.seccompFd);
@@ -281,7 +280,7 @@ describe('code and skills below a folder the sandbox user cannot enter', () => {
   }, async () => {
     const ws = workspace();
     try {
-      const ops = new ShellProcessOperations('bwrap');
+      const ops = new ShellProcessOperations(sandboxOf('bwrap'));
       const dir = path.join(base, 'skill');
       const r = await ops.exec({ roots: [ws.root], readonly: true, cwd: ws.root, readOnlyBinds: [dir], command: `bash ${dir}/run.sh`, timeoutMs: 20000 });
       assert.equal(r.exitCode, 0, r.output);
@@ -293,7 +292,9 @@ describe('code and skills below a folder the sandbox user cannot enter', () => {
       );
       // control: the same folder bound by its own path
       const sandbox = rt('sandbox.js');
-      const cmd = sandbox.confinedCommand(sandbox.bwrapArgs({ roots: [ws.root], readonly: true, cwd: ws.root, readOnlyBinds: [dir] }), ['/bin/true']);
+      const cmd = sandbox.confinedCommand(confinement(), sandbox.bwrapArgs({ roots: [ws.root], readonly: true, cwd: ws.root, readOnlyBinds: [dir] }), [
+        '/bin/true',
+      ]);
       const { spawnSync } = require('node:child_process');
       const c = spawnSync(cmd.file, cmd.args, { stdio: ['ignore', 'pipe', 'pipe', 'ignore', cmd.seccompFd], encoding: 'utf8' });
       sandbox.closeQuietly(cmd.seccompFd);

@@ -7,7 +7,7 @@ const { describe, test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { rt, workspace, operations, services, withHost, diagnose, FIXTURE_WORKER } = require('./support/runtime');
+const { rt, sandboxOf, mainTools, workspace, operations, services, withHost, diagnose, FIXTURE_WORKER } = require('./support/runtime');
 
 describe('L1 alone: the gate (symlink check, process permissions and sandbox off)', () => {
   let ws;
@@ -136,9 +136,8 @@ describe("the main process's runner (what runs a proxied call): every route it i
   after(() => ws.cleanup());
   test('gate, symlink check and main-process tools, bash in the sandbox', async () => {
     const { runHere } = rt('runner.js');
-    const { MAIN_TOOLS } = rt('tools/main.js');
     const { policy, routes } = diagnose(ws.root, { shell: true, write: true });
-    const ctx = { policy, routes, ops: operations('bwrap'), shell: 'bwrap', tools: MAIN_TOOLS, agentId: 1, services: services() };
+    const ctx = { policy, routes, ops: operations('bwrap'), sandbox: sandboxOf('bwrap'), tools: mainTools(), agentId: 1, services: services() };
     const read = await runHere(ctx, 'any', 'read_file', { path: 'a.txt' });
     assert.equal(read.outcome.decision, 'worker-local');
     assert.equal(read.outcome.ok, true);
@@ -155,6 +154,24 @@ describe("the main process's runner (what runs a proxied call): every route it i
 describe('the gate prepares one checker per policy and routes', () => {
   const pkg = require('@netaclaw/tool-policy');
   const { checkCall } = rt('gate.js');
+
+  test("the tools' manifest flags are the catalog's in force, read again when it is replaced (an MCP refresh)", () => {
+    const { requiresShell } = rt('gate.js');
+    const { setActiveCatalog, activeCatalog } = rt('../policy.js');
+    const before = activeCatalog();
+    const probe = { name: 'probe_shell', toolset: 'probe', kind: 'custom', workerRoutingHint: 'main-process-proxy', requiresShell: true };
+    try {
+      setActiveCatalog(pkg.builtinCatalog());
+      assert.equal(requiresShell('bash'), true);
+      assert.equal(requiresShell('probe_shell'), false);
+      setActiveCatalog([...pkg.builtinCatalog(), probe]);
+      assert.equal(requiresShell('probe_shell'), true, 'read from the new catalog');
+      setActiveCatalog(pkg.builtinCatalog());
+      assert.equal(requiresShell('probe_shell'), false, 'gone with it');
+    } finally {
+      setActiveCatalog(before);
+    }
+  });
 
   test("its answers are checkToolCall's, call by call", () => {
     const { policy, routes } = diagnose('/srv/gate', { shell: true, write: false });

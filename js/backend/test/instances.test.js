@@ -123,9 +123,18 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
         await doomed;
         const refused = await chat(b, { agentId: agent.id, sessionId, message: 'too early' });
         assert.equal(refused.status, 409, refused.text);
-        await new Promise(r => setTimeout(r, 3500));
+        // the killed instance's lease (NETACLAW_SESSION_LEASE_SECONDS) runs out: asked until the session
+        // answers, each refusal a session_busy, within the lease and a margin
+        const killedAt = Date.now();
         model.push({ content: 'after the lease' });
-        const after = await chat(b, { agentId: agent.id, sessionId, message: 'later' });
+        let after;
+        for (;;) {
+          after = await chat(b, { agentId: agent.id, sessionId, message: 'later' });
+          if (after.status !== 409) break;
+          assert.equal(after.body.error.code, 'session_busy', after.text);
+          assert.ok(Date.now() - killedAt < 15000, 'the lease ran out');
+          await new Promise(r => setTimeout(r, 200));
+        }
         assert.equal(after.status, 200, after.text);
         answered += 1;
 

@@ -16,10 +16,9 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { rt, workspace, startHost, diagnose, FIXTURE_WORKER } = require('./support/runtime');
+const { rt, confinement, sandboxOf, workspace, startHost, diagnose, FIXTURE_WORKER } = require('./support/runtime');
 
 const { ShellProcessOperations } = rt('operations/process.js');
-const { confinement } = rt('confine.js');
 const { SANDBOX_PROCESSES_MAX } = rt('limits.js');
 const { liveSandboxes } = rt('cgroups.js');
 
@@ -184,8 +183,6 @@ describe('the mechanism is chosen once and said', () => {
         if (saved[k] === undefined) delete process.env[k];
         else process.env[k] = saved[k];
       }
-      // the state this file runs with
-      rt('cgroups.js').setLimitsState(confinement().limits);
     }
   });
 });
@@ -220,7 +217,6 @@ describe('the cgroups and uids of sandboxes', () => {
     } finally {
       left.kill('SIGKILL');
       mine.release();
-      cg.setLimitsState(confinement().limits);
     }
     await until(() => ownCgroups().length === 0, 'the cgroups to be removed');
   });
@@ -229,7 +225,6 @@ describe('the cgroups and uids of sandboxes', () => {
     skip: !isRoot && 'a uid of its own needs a root backend',
   }, async () => {
     const cg = rt('cgroups.js');
-    const { setConfinement } = rt('confine.js');
     const saved = confinement();
     const ws = workspace();
     process.env.NETACLAW_SANDBOX_LIMITS = 'uid-range';
@@ -238,8 +233,8 @@ describe('the cgroups and uids of sandboxes', () => {
       const state = cg.detectLimits();
       assert.equal(state.mode, 'uid-range');
       assert.deepEqual(state.weaker, ['memory', 'memfd'], 'a root backend sizes /tmp and /dev/shm');
-      setConfinement({ ...saved, limits: state });
-      const ops = new ShellProcessOperations('bwrap');
+      // a sandbox of the test's own, with the uid range's limits
+      const ops = new ShellProcessOperations(sandboxOf('bwrap', { ...saved, limits: state }));
       const run = () =>
         ops.exec({ roots: [ws.root], readonly: true, cwd: ws.root, command: 'id -u; grep "Max processes" /proc/self/limits; sleep 2', timeoutMs: 20000 });
       const results = await Promise.allSettled([run(), run(), run()]);
@@ -257,8 +252,6 @@ describe('the cgroups and uids of sandboxes', () => {
     } finally {
       delete process.env.NETACLAW_SANDBOX_LIMITS;
       delete process.env.NETACLAW_SANDBOX_UIDS;
-      setConfinement(saved);
-      cg.setLimitsState(saved.limits);
       ws.cleanup();
     }
   });
@@ -406,7 +399,7 @@ describe('memory: bounded per sandbox, outside the V8 heap and in tmpfs and memf
         t.diagnostic(`no memory cgroup (${limits().mode}): checked that the weaker ${what} limit is said, or that it is sized`);
         return;
       }
-      const ops = new ShellProcessOperations('bwrap');
+      const ops = new ShellProcessOperations(sandboxOf('bwrap'));
       const before_ = memAvailable();
       const { result: r, low } = await sampling(memAvailable, () => ops.exec({ roots: [ws.root], readonly: true, cwd: ws.root, command, timeoutMs: 60000 }));
       t.diagnostic(
@@ -435,11 +428,10 @@ describe('a sized /tmp and /dev/shm per sandbox', () => {
         return;
       }
       assert.equal(limits().tmpBytes, 1024 * MiB);
-      const { setConfinement } = rt('confine.js');
       const saved = confinement();
-      setConfinement({ ...saved, limits: { ...saved.limits, tmpBytes: 64 * MiB } });
-      try {
-        const ops = new ShellProcessOperations('bwrap');
+      {
+        // a sandbox of the test's own, with a smaller /tmp
+        const ops = new ShellProcessOperations(sandboxOf('bwrap', { ...saved, limits: { ...saved.limits, tmpBytes: 64 * MiB } }));
         const command =
           'df -B1 --output=size,target /tmp /dev/shm | tail -n 2; head -c 100M /dev/zero > /tmp/a; echo tmp $?; ' +
           'head -c 100M /dev/zero > /dev/shm/b; echo shm $?; echo held $(( $(stat -c %s /tmp/a) + $(stat -c %s /dev/shm/b) )); echo went on';
@@ -453,8 +445,6 @@ describe('a sized /tmp and /dev/shm per sandbox', () => {
         const held = Number(/held (\d+)/.exec(r.output)[1]);
         assert.ok(held <= 64 * MiB, `the two held ${held} bytes together`);
         assert.match(r.output, /went on/);
-      } finally {
-        setConfinement(saved);
       }
       await until(() => !fs.readFileSync('/proc/self/mounts', 'utf8').includes(`/tmp-${process.pid}-`), "the sandbox's tmpfs to be unmounted");
     } finally {
@@ -482,7 +472,7 @@ describe('disk: a sandbox stops at its bound of bytes written into its roots', (
     const free = diskFree(ws.root);
     const { result: r, low } = await sampling(
       () => diskFree(ws.root),
-      () => new ShellProcessOperations('bwrap').exec({ roots: [ws.root], readonly: false, cwd: ws.root, command: fill(dir), timeoutMs: 120000 })
+      () => new ShellProcessOperations(sandboxOf('bwrap')).exec({ roots: [ws.root], readonly: false, cwd: ws.root, command: fill(dir), timeoutMs: 120000 })
     );
     const bytes = written(dir);
     t.diagnostic(
@@ -517,9 +507,7 @@ describe('disk: a sandbox stops at its bound of bytes written into its roots', (
 
 describe('a stdio MCP server is a sandbox with the same bounds', () => {
   test('a server starting 800 children is held at the bound; it still serves; the backend stays up', async t => {
-    const { setShellSandbox } = rt('sandbox.js');
     const { connect, listTools } = rt('mcp/client.js');
-    setShellSandbox({ mode: 'bwrap', detail: 'set by the test' });
     const ws = workspace();
     let conn;
     try {
@@ -531,15 +519,18 @@ describe('a stdio MCP server is a sandbox with the same bounds', () => {
           return tasksBelow(process.pid, all) - all.get(process.pid).threads;
         },
         async take => {
-          conn = await connect({
-            name: 'forker',
-            transport: 'stdio',
-            command: process.execPath,
-            args: [path.join(__dirname, 'fixtures', 'mcp-forker.js')],
-            url: null,
-            env: { FORKS: '800' },
-            workspaceRoots: [ws.root],
-          });
+          conn = await connect(
+            {
+              name: 'forker',
+              transport: 'stdio',
+              command: process.execPath,
+              args: [path.join(__dirname, 'fixtures', 'mcp-forker.js')],
+              url: null,
+              env: { FORKS: '800' },
+              workspaceRoots: [ws.root],
+            },
+            sandboxOf('bwrap')
+          );
           take();
           const tools = await listTools(conn);
           take();

@@ -220,7 +220,7 @@ for (const runner of ['shell', 'worker']) {
 
 describe('path rules over a whole root, and in a read-only run', () => {
   test('write(**) and an absolute pattern above the root make it read-only; a read-only run still hides what deny read covers', async () => {
-    const { rt, sandboxUser } = require('./support/runtime');
+    const { rt, sandboxUser, sandboxOf, confinement } = require('./support/runtime');
     const { pinRoots, pinnedOperations } = rt('pinned.js');
     const { ShellProcessOperations } = rt('operations/process.js');
     const r = repo();
@@ -237,10 +237,12 @@ describe('path rules over a whole root, and in a read-only run', () => {
         assert.deepEqual(state(r.root), before, JSON.stringify(rules));
       }
       // a read-only run: nothing of the write rules is made (no mount point), deny read still hides
-      const c = rt('confine.js').confinement();
+      const c = confinement();
       const pins = await pinRoots([r.root], c.identity.switchUser ? { sandboxUser: sandboxUser() } : {});
       try {
-        const ops = pinnedOperations({ fs: null, search: null, process: new ShellProcessOperations('bwrap') }, pins, { agent: { deny: ['read(.env)'] } });
+        const ops = pinnedOperations({ fs: null, search: null, process: new ShellProcessOperations(sandboxOf('bwrap')) }, pins, {
+          agent: { deny: ['read(.env)'] },
+        });
         const res = await ops.process.exec({ command: 'cat .env; cat README.md', cwd: r.root, roots: [r.root], readonly: true, timeoutMs: 20000 });
         assert.match(res.output, /cat: \.env: Permission denied\nreadme/);
         assert.ok(!res.output.includes(SECRET));

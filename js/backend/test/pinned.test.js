@@ -20,7 +20,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
-const { rt, giveToSandbox, startHost, withHost, diagnose, callText, sandboxUser } = require('./support/runtime');
+const { rt, sandboxOf, giveToSandbox, startHost, withHost, diagnose, callText, sandboxUser } = require('./support/runtime');
 const { startServer, call } = require('./support/server');
 const { chat, modelEnv } = require('./support/chat');
 const { startModel } = require('./support/model');
@@ -153,7 +153,7 @@ describe('pinned roots', () => {
     const pins = await pinRoots([L.root]);
     const back = swapOnce(L.root, L.data);
     try {
-      const ops = pinnedOperations({ fs: null, search: null, process: new ShellProcessOperations('bwrap') }, pins);
+      const ops = pinnedOperations({ fs: null, search: null, process: new ShellProcessOperations(sandboxOf('bwrap')) }, pins);
       const r = await ops.process.exec({
         roots: [L.root],
         readonly: true,
@@ -166,7 +166,7 @@ describe('pinned roots', () => {
       assert.ok(!r.output.includes(DATA_SECRET), r.output);
       assert.doesNotMatch(r.output, /-> \/(?!dev\/null)/, 'the shell holds no descriptor of a path');
       // control: bound by its path, the same shell gets the data folder
-      const plain = await new ShellProcessOperations('bwrap').exec({
+      const plain = await new ShellProcessOperations(sandboxOf('bwrap')).exec({
         roots: [L.root],
         readonly: true,
         cwd: L.root,

@@ -12,7 +12,7 @@ const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-const { rt, workspace, operations, services, withHost, snapshot, diagnose, callText } = require('./support/runtime');
+const { rt, sandboxOf, mainTools, workspace, operations, services, withHost, snapshot, diagnose, callText } = require('./support/runtime');
 
 const SWAPPER = path.resolve(__dirname, 'fixtures', 'swapper.js');
 const SECRET = 'TOP-SECRET';
@@ -108,9 +108,8 @@ describe('symlink races: a folder swapped for a symlink to outside while calls r
 
   test(`main process: ${ROUNDS} rounds of reads, listings, searches and writes — no secret, no outside name, nothing changed`, async t => {
     const { runHere } = rt('runner.js');
-    const { MAIN_TOOLS } = rt('tools/main.js');
     const { policy, routes } = diagnose(ws.root, { write: true });
-    const ctx = { policy, routes, ops: operations('bwrap'), shell: 'bwrap', tools: MAIN_TOOLS, agentId: 1, services: services() };
+    const ctx = { policy, routes, ops: operations('bwrap'), sandbox: sandboxOf('bwrap'), tools: mainTools(), agentId: 1, services: services() };
     const swapper = await startSwapper(ws.race, ws.outside);
     const results = [];
     try {
@@ -165,9 +164,8 @@ describe('symlink races: a folder swapped for a symlink to outside while calls r
 
   test('control: operations that use paths as they are leak the secret under the same race', async t => {
     const { runHere } = rt('runner.js');
-    const { MAIN_TOOLS } = rt('tools/main.js');
     const { policy, routes } = diagnose(ws.root);
-    const ctx = { policy, routes, ops: pathOperations(), shell: 'bwrap', tools: MAIN_TOOLS, agentId: 1, services: services() };
+    const ctx = { policy, routes, ops: pathOperations(), sandbox: sandboxOf('bwrap'), tools: mainTools(), agentId: 1, services: services() };
     const swapper = await startSwapper(ws.race, ws.outside);
     let tries = 0;
     let leaked = 0;

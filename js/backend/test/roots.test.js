@@ -14,7 +14,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { rt, workspace, withHost, diagnose } = require('./support/runtime');
+const { rt, envOf, workspace, withHost, diagnose } = require('./support/runtime');
 const { withServer, call } = require('./support/server');
 const { sqliteBackend } = require('./support/db');
 
@@ -158,7 +158,7 @@ describe('nested, repeated and symlinked roots', () => {
         routes: [],
         driver: 'calls',
         timeoutMs: 5000,
-        shell: 'off',
+        env: envOf('off'),
         ops: {},
         services: {},
       });

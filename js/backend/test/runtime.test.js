@@ -9,7 +9,22 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
-const { rt, workspace, operations, services, withHost, startHost, diagnose, snapshot, giveToSandbox, FIXTURE_WORKER } = require('./support/runtime');
+const {
+  rt,
+  confinement,
+  sandboxOf,
+  envOf,
+  mainTools,
+  workspace,
+  operations,
+  services,
+  withHost,
+  startHost,
+  diagnose,
+  snapshot,
+  giveToSandbox,
+  FIXTURE_WORKER,
+} = require('./support/runtime');
 const { sandboxesOf, waitFor, descendants: below } = require('./support/processes');
 
 const { parseMessage, parseFor } = rt('protocol.js');
@@ -310,9 +325,17 @@ describe('L3 alone: bash inside bwrap (gate, symlink check and process permissio
       assert.ok(!fs.existsSync(path.join(ws.root, 'ran.txt')));
     });
     const { probeBwrap } = rt('sandbox.js');
-    const probe = await probeBwrap('/nonexistent/bwrap');
+    const setup = { confinement: confinement(), failure: null };
+    const probe = await probeBwrap(setup, '/nonexistent/bwrap');
     assert.equal(probe.ok, false);
-    assert.equal((await probeBwrap()).ok, true, 'bwrap runs on this machine');
+    assert.equal((await sandboxOf('bwrap').probe()).ok, true, 'bwrap runs on this machine');
+    // without a confinement, the probe says why and nothing runs
+    const unconfined = await probeBwrap({ confinement: null, failure: 'no sandbox user (the test)' });
+    assert.deepEqual(unconfined, { ok: false, detail: 'the sandbox cannot be confined: no sandbox user (the test)' });
+    // a bwrap sandbox whose confinement could not be set up confines nothing: it is unavailable (fail closed)
+    const failed = rt('sandboxes.js').bwrapSandbox({ confinement: null, failure: 'no sandbox user (the test)' });
+    assert.deepEqual([failed.mode, failed.runsShells, failed.confinement], ['unavailable', false, null]);
+    assert.throws(() => failed.wrapShell('true', { roots: [ws.root], readonly: true, cwd: ws.root }), /shell sandbox unavailable/);
   });
 });
 
@@ -330,7 +353,7 @@ describe('L3: each shell in a sandbox of its own (main process) or of its worker
     'grep -E "^Cap(Eff|Bnd)" /proc/self/status; ulimit -u';
 
   test("each command gets a fresh sandbox for exactly its roots and readonly; the prelude's facts hold", async () => {
-    const ops = new ShellProcessOperations('bwrap');
+    const ops = new ShellProcessOperations(sandboxOf('bwrap'));
     const exec = (spec, command) => ops.exec({ ...spec, command, timeoutMs: 10000 });
     for (let i = 0; i < 2; i++) {
       const r = await exec(writable(), `${SANDBOX_FACTS}; echo made > made.txt`);
@@ -358,12 +381,13 @@ describe('L3: each shell in a sandbox of its own (main process) or of its worker
     const { spawn } = require('node:child_process');
     const script = `
       const fs = require('fs');
-      require(${JSON.stringify(path.resolve(__dirname, '..', 'dist', 'runtime', 'confine.js'))}).setupConfinement();
+      const setup = require(${JSON.stringify(path.resolve(__dirname, '..', 'dist', 'runtime', 'confine.js'))}).setupConfinement();
+      const { bwrapSandbox } = require(${JSON.stringify(path.resolve(__dirname, '..', 'dist', 'runtime', 'sandboxes.js'))});
       const { ShellProcessOperations } = require(${JSON.stringify(path.resolve(__dirname, '..', 'dist', 'runtime', 'operations', 'process.js'))});
       (async () => {
         const st = fs.fstatSync(7);
         const out = [st.isSocket() || st.isFIFO() ? 'BACKEND-HOLDS-FD7' : 'no pipe at fd 7'];
-        const ops = new ShellProcessOperations('bwrap');
+        const ops = new ShellProcessOperations(bwrapSandbox(setup));
         const spec = { roots: [process.argv[1]], readonly: false, cwd: process.argv[1], timeoutMs: 10000 };
         const facts = 'for f in /proc/$$/fd/*; do echo "FD ${'$'}{f##*/}"; done; { true >&7; } 2>/dev/null && echo FD7-OPEN || echo FD7-CLOSED';
         out.push((await ops.exec({ ...spec, command: facts })).output);
@@ -450,7 +474,7 @@ describe("a worker's first call: what does not depend on the call is done while 
       policy,
       routes,
       ops: { fs: recorder('fs'), search: recorder('search'), process: recorder('process') },
-      shell: 'bwrap',
+      sandbox: sandboxOf('bwrap'),
       tools: new Proxy({}, { get: (_t, key) => record(`tool ${String(key)}`), has: () => true }),
       agentId: 1,
       services: recorder('services'),
@@ -632,7 +656,7 @@ describe('faults: a worker that crashes, hangs, floods or breaks the protocol', 
         routes: [],
         driver: 'calls',
         timeoutMs: 20000,
-        shell: 'off',
+        env: envOf('off'),
         ops: operations('off'),
         services: services(),
       });
@@ -762,7 +786,7 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
   let ws;
   let svc;
   const { execute } = rt('runner.js');
-  const { MAIN_TOOLS } = rt('tools/main.js');
+  const MAIN_TOOLS = mainTools();
   before(() => {
     ws = workspace();
     // '../etc' is bound on purpose: the folder check must hold even for a name the gate would refuse.
@@ -779,7 +803,7 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
       policy: { workspaceRoots: [ws.root], allowShell: true, readonly },
       routes: [],
       ops: operations(shell),
-      shell,
+      sandbox: sandboxOf(shell),
       tools: MAIN_TOOLS,
       agentId: 1,
       services: svc,
@@ -1033,7 +1057,7 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
         policy: { workspaceRoots: [ws.root], allowShell: true, readonly: false },
         routes: [],
         ops: operations('bwrap'),
-        shell: 'bwrap',
+        sandbox: sandboxOf('bwrap'),
         tools: MAIN_TOOLS,
         agentId: 1,
         services: bound,
@@ -1065,7 +1089,7 @@ describe('tool implementations (with real operations, on a temp workspace)', () 
       policy: { workspaceRoots: [ws.root, ws.outside], allowShell: true, readonly: true },
       routes: [],
       ops: { ...operations('bwrap'), process: fake },
-      shell: 'bwrap',
+      sandbox: sandboxOf('bwrap'),
       tools: MAIN_TOOLS,
       agentId: 1,
       services: svc,
@@ -1101,7 +1125,7 @@ describe('a worker that cannot start', () => {
         routes: [],
         driver: 'calls',
         timeoutMs: 5000,
-        shell: 'bwrap',
+        env: envOf('bwrap'),
         ops: operations('bwrap'),
         services: services(),
         onEvent: e => events.push(e),

@@ -13,7 +13,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { rt, giveToSandbox, withHost, diagnose, callText, FIXTURE_WORKER } = require('./support/runtime');
+const { rt, sandboxOf, giveToSandbox, withHost, diagnose, callText, FIXTURE_WORKER } = require('./support/runtime');
 
 const { ShellProcessOperations } = rt('operations/process.js');
 
@@ -45,7 +45,7 @@ describe('seccomp: sockets of other families are refused', () => {
     try {
       fs.writeFileSync(path.join(L.root, 'probe.py'), probe);
       giveToSandbox(L.root);
-      const r = await new ShellProcessOperations('bwrap').exec({
+      const r = await new ShellProcessOperations(sandboxOf('bwrap')).exec({
         roots: [L.root],
         readonly: true,
         cwd: L.root,

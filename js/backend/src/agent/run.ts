@@ -12,7 +12,7 @@ import { DiagnosticDTO, PreviewPromptDTO } from '../dto/session';
 import { NetaClawModelChannelEntity } from '../entity/channel';
 import { Capability, CrewRole, DiagnosticInput, policy, ResolveInput, RuntimeDiagnostic, WorkerPolicy } from '../wire/policy';
 import type { WorkerPolicyWire } from '../runtime/protocol';
-import { shellSandbox } from '../runtime/sandbox';
+import type { RuntimeEnv } from '../runtime';
 import { AgentService, AgentView, SessionFields, sessionFields } from '../service/agent';
 import { CatalogService } from '../service/catalog';
 import { ChannelService, channelView } from '../service/channel';
@@ -74,14 +74,14 @@ export function runRoutes(run: PreparedRun): ToolRuntimeRoute[] {
 }
 
 /**
- * The session as a run is derived from it. With no usable shell sandbox here (`shellSandbox: 'unavailable'`),
+ * The session as a run is derived from it. With no usable shell sandbox here (`shellsRun`: the runtime's sandbox runs no shells),
  * every shell command would be denied `shell_sandbox_unavailable`: the package is told `shellPermitted:
  * false`, so its policy has `allowShell` false and the tools that need a shell (`bash`, `execute_skill`,
  * whatever the manifests say) are not offered; a page reads why in the diagnostic. The session keeps its
  * own field (a backend started later with a sandbox runs its shell tools).
  */
-export function runnableSession<T extends SessionFields>(session: T): T {
-  return session.shellPermitted && shellSandbox().mode === 'unavailable' ? { ...session, shellPermitted: false } : session;
+export function runnableSession<T extends SessionFields>(session: T, shellsRun: boolean): T {
+  return session.shellPermitted && !shellsRun ? { ...session, shellPermitted: false } : session;
 }
 
 /**
@@ -103,6 +103,10 @@ export function subagentSelection(agent: AgentView, requested: string[] | null |
 export class RunPreparer {
   @Inject()
   agentService: AgentService;
+
+  /** The runtime (its sandbox says whether shells run here). */
+  @Inject('runtimeEnv')
+  runtime: RuntimeEnv;
 
   @Inject()
   channelService: ChannelService;
@@ -140,7 +144,7 @@ export class RunPreparer {
    */
   async prepareRun(agent: AgentView, session: SessionFields, opts: RunOptions = {}): Promise<PreparedRun> {
     const channel = opts.channel !== undefined ? opts.channel : await this.channelService.forAgent(agent);
-    const given = opts.driver === 'calls' ? session : runnableSession(session);
+    const given = opts.driver === 'calls' ? session : runnableSession(session, this.runtime.sandbox.runsShells);
     const input: DiagnosticInput = { ...(await this.resolverInput(agent, channel, opts.role)), ...given };
     if (opts.selection !== undefined) input.subagentTools = subagentSelection(agent, opts.selection);
     if (opts.parent !== undefined) input.parent = opts.parent;

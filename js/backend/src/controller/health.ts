@@ -1,8 +1,7 @@
 import { Controller, Get, Inject } from '@midwayjs/core';
 import { Context } from '@midwayjs/koa';
 import { dbMonitor } from '../db/health';
-import { shellSandbox } from '../runtime/sandbox';
-import { confinement } from '../runtime/confine';
+import type { RuntimeEnv } from '../runtime';
 
 /** A live database check answers within this bound (a server that stopped answering counts as down). */
 const DB_CHECK_TIMEOUT_MS = 2000;
@@ -11,6 +10,9 @@ const DB_CHECK_TIMEOUT_MS = 2000;
 export class HealthController {
   @Inject()
   ctx: Context;
+
+  @Inject('runtimeEnv')
+  runtime: RuntimeEnv;
 
   /**
    * Listening means the startup catalog sync succeeded. 200 `{ status: 'ok', database: 'up', shellSandbox }`,
@@ -25,16 +27,16 @@ export class HealthController {
   @Get('/health')
   async health() {
     const database = await dbMonitor.check(DB_CHECK_TIMEOUT_MS);
-    const c = confinement();
+    const sandbox = this.runtime.sandbox;
+    const c = sandbox.confinement;
     const data = {
       status: database === 'up' ? 'ok' : 'degraded',
       database,
-      shellSandbox: shellSandbox().mode,
+      shellSandbox: sandbox.mode,
       // where workers and shells run (the reasons and details are in the start log, not on this open endpoint)
-      sandbox:
-        shellSandbox().mode === 'bwrap' && c
-          ? { worker: 'bwrap', seccomp: true, limits: c.limits.mode, weaker: c.limits.weaker }
-          : { worker: 'node-permission-only', seccomp: false, limits: 'none', weaker: ['processes', 'memory', 'tmpfs', 'memfd'] },
+      sandbox: c
+        ? { worker: sandbox.mode, seccomp: true, limits: c.limits.mode, weaker: c.limits.weaker }
+        : { worker: 'node-permission-only', seccomp: false, limits: 'none', weaker: ['processes', 'memory', 'tmpfs', 'memfd'] },
     };
     if (data.status !== 'ok') this.ctx.status = 503;
     return data;

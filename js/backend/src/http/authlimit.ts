@@ -11,6 +11,7 @@ import * as net from 'net';
 import { LRUCache } from 'lru-cache';
 import { AUTH_FAIL_LIMIT, AUTH_FAIL_WINDOW_SECONDS } from '../config/settings';
 import { tokenMatches } from './admin-token';
+import { Clock, systemClock } from '../lib/clock';
 
 export const MAX_TRACKED_CLIENTS = 10000;
 
@@ -34,10 +35,12 @@ export function clientKey(address: string): string {
 export class FailedAuthLimiter {
   private readonly failures: LRUCache<string, { count: number; until: number }>;
 
+  /** `clock`: when a window starts and ends (a test moves a ManualClock instead of waiting). */
   constructor(
     readonly limit: number,
     readonly windowMs: number,
-    maxClients: number = MAX_TRACKED_CLIENTS
+    maxClients: number = MAX_TRACKED_CLIENTS,
+    private readonly clock: Clock = systemClock
   ) {
     this.failures = new LRUCache({ max: maxClients });
   }
@@ -48,7 +51,7 @@ export class FailedAuthLimiter {
   }
 
   /** Counts one failure of the address; returns the seconds it must now wait (0: not limited yet). */
-  recordFailure(address: string, now = Date.now()): number {
+  recordFailure(address: string, now = this.clock.now()): number {
     const key = clientKey(address);
     let e = this.failures.get(key);
     if (!e || e.until <= now) e = { count: 0, until: now + this.windowMs };

@@ -236,9 +236,9 @@ function parseUids(): { first: number; last: number } | null {
 
 const MODES: readonly string[] = ['auto', 'cgroup2', 'cgroup1', 'uid-range', 'rlimit'];
 
-let active: LimitsState | null = null;
 let sequence = 0;
-const live = new Map<string, () => void>();
+/** The live sandboxes' cgroups: the name → its release, and the hierarchies it was made in. */
+const live = new Map<string, { release: () => void; dirs: readonly string[] }>();
 const usedUids = new Set<number>();
 
 function mib(bytes: number): string {
@@ -250,6 +250,7 @@ function mib(bytes: number): string {
  * host allows) or one mechanism by name, which must then be available (else this throws: fail closed).
  */
 export function detectLimits(): LimitsState {
+  let active: LimitsState;
   const wanted = (process.env.NETACLAW_SANDBOX_LIMITS ?? '').trim() || 'auto';
   if (!MODES.includes(wanted)) throw new Error(`NETACLAW_SANDBOX_LIMITS must be one of ${MODES.join(', ')}, got ${JSON.stringify(wanted)}`);
   const processes = SANDBOX_PROCESSES_MAX;
@@ -332,16 +333,6 @@ export function detectLimits(): LimitsState {
   return active;
 }
 
-/** The mechanism chosen at start (null before `detectLimits`). */
-export function limitsState(): LimitsState | null {
-  return active;
-}
-
-/** For tests: a given state (null: no limits chosen). */
-export function setLimitsState(s: LimitsState | null): void {
-  active = s;
-}
-
 /** The shell that puts itself into each `cgroup.procs` named in its arguments, then runs the rest. */
 const ENTER =
   'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || { echo "netaclaw-sandbox: cannot enter the cgroup $1" >&2; exit 125; }; shift; n=$((n-1)); done; exec "$@"';
@@ -351,7 +342,7 @@ function writeLimit(dir: string, file: string, value: string): void {
 }
 
 /** Makes one sandbox's cgroups (and takes its uid). Throws when it cannot: the sandbox is not started. */
-export function acquireSandbox(state: LimitsState | null = active): SandboxLimits {
+export function acquireSandbox(state: LimitsState | null): SandboxLimits {
   if (!state || state.mode === 'rlimit') return { prefix: [], uid: null, oomKills: () => 0, release: () => undefined };
   if (state.mode === 'uid-range') {
     const { first, last } = state.uids!;
@@ -408,7 +399,7 @@ export function acquireSandbox(state: LimitsState | null = active): SandboxLimit
     release();
     throw new Error(`cannot make the sandbox's cgroup: ${errorMessage(err)}`);
   }
-  live.set(name, release);
+  live.set(name, { release, dirs: state.dirs });
   const procs = made.map(d => path.join(d, 'cgroup.procs'));
   return {
     prefix: ['/bin/sh', '-c', ENTER, 'netaclaw-limits', String(procs.length), ...procs],
@@ -432,8 +423,8 @@ export function liveSandboxes(): number {
 
 // A backend that stops removes its sandboxes' cgroups (bwrap's --die-with-parent ends their processes).
 process.once('exit', () => {
-  for (const name of [...live.keys()]) {
+  for (const [name, { dirs }] of [...live]) {
     live.delete(name);
-    for (const d of active?.dirs ?? []) removeCgroup(path.join(d, name), 5);
+    for (const d of dirs) removeCgroup(path.join(d, name), 5);
   }
 });

@@ -1,7 +1,7 @@
 /**
  * The operating-system boundary under every sandbox (a worker, a `bash`): who the sandbox runs as, the
- * seccomp filter bwrap installs, and the kernel limits. Set up once at start (`setupConfinement`), read by
- * `sandbox.ts` whenever it builds a bwrap command line.
+ * seccomp filter bwrap installs, and the kernel limits. Set up once at start (`setupConfinement`) and held by
+ * the bwrap sandbox (sandboxes.ts), which hands it to `sandbox.ts` whenever it builds a bwrap command line.
  *
  * - **Identity.** A sandbox never runs as the host's uid 0. When the backend runs as root, bwrap itself is
  *   started as an unprivileged user (`setpriv --reuid/--regid --clear-groups`), so the user namespace it
@@ -137,17 +137,8 @@ export interface Confinement {
   limits: LimitsState;
 }
 
-let state: Confinement | null = null;
-let failure = 'not set up yet';
-
-export function confinement(): Confinement | null {
-  return state;
-}
-
-/** Why the confinement could not be set up (when `confinement()` is null). */
-export function confinementFailure(): string {
-  return failure;
-}
+/** What `setupConfinement` made: the confinement, or null and why it could not be set up. */
+export type ConfinementSetup = { confinement: Confinement; failure: null } | { confinement: null; failure: string };
 
 function isRoot(): boolean {
   return typeof process.getuid === 'function' && process.getuid() === 0;
@@ -202,24 +193,24 @@ export function buildSeccomp(dir: string): string {
   return file;
 }
 
-/** Sets up identity, seccomp and limits once; on failure `confinement()` stays null and says why. */
-export function setupConfinement(): Confinement | null {
+/**
+ * Sets up identity, seccomp and limits (once, at start: the bwrap sandbox holds what it made, sandboxes.ts);
+ * on failure the confinement is null and the setup says why.
+ */
+export function setupConfinement(): ConfinementSetup {
   try {
     const identity = sandboxIdentity();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-confine-'));
     const seccompFile = buildSeccomp(dir);
     // the sandbox's user may pass through (to the staged code), not list it
     fs.chmodSync(dir, 0o711);
-    state = { identity, seccompFile, dir, limits: detectLimits() };
-    staged.clear();
-    failure = '';
+    return { confinement: { identity, seccompFile, dir, limits: detectLimits() }, failure: null };
   } catch (err) {
-    state = null;
-    failure = errorMessage(err);
+    return { confinement: null, failure: errorMessage(err) };
   }
-  return state;
 }
 
+/** The paths staged so far: the confinement's folder and the path → where it is staged below it. */
 const staged = new Map<string, string>();
 
 /**
@@ -237,13 +228,14 @@ export function stageReads(c: Confinement, paths: string[]): Array<[string, stri
       out.push([p, p]);
       continue;
     }
-    let at = staged.get(p);
+    const key = `${c.dir}\0${p}`;
+    let at = staged.get(key);
     if (!at) {
       at = path.join(c.dir, 'code', String(staged.size));
       fs.mkdirSync(path.dirname(at), { recursive: true, mode: 0o755 });
       fs.chmodSync(path.dirname(at), 0o755);
       stage(fs.realpathSync(p), at);
-      staged.set(p, at);
+      staged.set(key, at);
     }
     out.push([at, p]);
   }
@@ -301,12 +293,6 @@ function stage(from: string, to: string): void {
       fs.chmodSync(to, st.mode & 0o755);
     }
   }
-}
-
-/** For tests: a given state. */
-export function setConfinement(c: Confinement | null, why = 'set by a test'): void {
-  state = c;
-  failure = c ? '' : why;
 }
 
 /**

@@ -4,19 +4,14 @@
  * routes. Nothing here restates a rule; this module only calls the package and shapes its answer for the
  * runtime.
  */
-import type { RuleMatch, RulesInput } from '@netaclaw/tool-policy';
-import { activeCatalog, policy, ToolCallDecision } from '../wire/policy';
+import type { RuleMatch, RulesInput, ToolCallCheck, ToolCallChecker, ToolCallPath, ToolRuntimeRoute, WorkerPolicy } from '@netaclaw/tool-policy';
+import { activeCatalog, policy, ToolCallDecision, ToolSchema } from '../wire/policy';
 import { APPROVAL_REQUIRED, DECISIONS } from './codes';
 
 export type GateDecision = ToolCallDecision;
 
-export interface GatePath {
-  /** The argument the path came from (as the package names it). */
-  argument: string;
-  /** Absolute, lexically normalized. */
-  path: string;
-  write: boolean;
-}
+/** A path a call touches, as the package answers it (the argument it came from; absolute, normalized; written or not). */
+export type GatePath = ToolCallPath;
 
 export interface GateResult {
   decision: GateDecision;
@@ -35,8 +30,8 @@ export interface GateResult {
 export type AskMode = 'pause' | 'deny' | 'approved';
 
 export interface GateInput {
-  policy: unknown;
-  routes: unknown[];
+  policy: WorkerPolicy;
+  routes: readonly ToolRuntimeRoute[];
   /** The session's rules (global, agent, session levels and approvals); absent or null: none. */
   rules?: RulesInput | null;
   /**
@@ -52,29 +47,13 @@ export interface GateInput {
   arguments: unknown;
 }
 
-interface PackageCheck {
-  decision: GateDecision;
-  reason: string | null;
-  paths?: GatePath[];
-  detail?: string | null;
-  message?: string | null;
-  arguments?: unknown;
-  rule?: RuleMatch;
-  onApproval?: ToolCallDecision;
-}
-
-interface Checker {
-  check(call: { name: string; arguments: unknown }): PackageCheck;
-  checkText(name: string, argumentsJson: string): PackageCheck;
-}
-
 interface Prepared {
-  policy: unknown;
+  policy: WorkerPolicy;
   rules: RulesInput | null;
-  catalog: unknown;
+  catalog: ToolSchema[] | undefined;
   /** The policy and routes as JSON text: how a copy of them is recognized. */
   text: string;
-  checker: Checker;
+  checker: ToolCallChecker;
 }
 
 /**
@@ -88,13 +67,11 @@ const byRoutes = new WeakMap<object, Prepared>();
 const recent: Prepared[] = [];
 const RECENT = 8;
 
-function checkerFor(input: Omit<GateInput, 'arguments'>): Checker {
+function checkerFor(input: Omit<GateInput, 'arguments'>): ToolCallChecker {
   const rules = input.rules ?? null;
-  const p = policy() as unknown as { ToolCallChecker?: new (options: unknown) => Checker };
-  if (typeof p.ToolCallChecker !== 'function') {
-    throw new Error('the installed @netaclaw/tool-policy has no ToolCallChecker: rebuild pkg/ (scripts/build-pkg.sh)');
-  }
+  const p = policy();
   const catalog = activeCatalog();
+  // (a caller's routes that are not an array still reach the package, which refuses them: invalid_input)
   const key: object = Array.isArray(input.routes) ? input.routes : [];
   const known = byRoutes.get(key);
   if (known && known.policy === input.policy && known.rules === rules && known.catalog === catalog) return known.checker;
@@ -102,7 +79,13 @@ function checkerFor(input: Omit<GateInput, 'arguments'>): Checker {
   let found = recent.find(r => r.text === text && r.catalog === catalog);
   if (!found) {
     // A package error (a malformed policy or routes) propagates from here; nothing is kept.
-    const checker = new p.ToolCallChecker({ ...(catalog ? { catalog } : {}), ...(rules ? { rules } : {}), policy: input.policy, routes: input.routes });
+    const checker = new p.ToolCallChecker({
+      ...(catalog ? { catalog } : {}),
+      ...(rules ? { rules } : {}),
+      policy: input.policy,
+      // the package reads them, never keeps or edits them
+      routes: input.routes as ToolRuntimeRoute[],
+    });
     found = { policy: input.policy, rules, catalog, text, checker };
     recent.unshift(found);
     recent.length = Math.min(recent.length, RECENT);
@@ -152,11 +135,11 @@ export function checkCallText(input: Omit<GateInput, 'arguments'>, argumentsJson
  * `denied` `approval_required` with the package's sentence, its rule kept (fail closed: an ask nobody
  * can answer never runs).
  */
-function answer(r: PackageCheck, asks: AskMode): GateResult {
+function answer(r: ToolCallCheck, asks: AskMode): GateResult {
   let decision = r.decision;
-  let reason = r.reason ?? null;
+  let reason: string | null = r.reason ?? null;
   let paths = Array.isArray(r.paths) ? r.paths : [];
-  let detail = typeof r.detail === 'string' ? r.detail : typeof r.message === 'string' ? r.message : null;
+  let detail = typeof r.detail === 'string' ? r.detail : null;
   let onApproval: ToolCallDecision | undefined;
   if (r.decision === DECISIONS.ask) {
     if (asks === 'pause') {
@@ -182,14 +165,23 @@ function answer(r: PackageCheck, asks: AskMode): GateResult {
   };
 }
 
-/** The tools whose manifests say `requiresShell` and `requiresSkillScope`, read in one pass. */
-let flags: { shell: Set<string>; skillScope: Set<string> } | undefined;
+/** The tools whose manifests say `requiresShell` and `requiresSkillScope`, per catalog (read in one pass each). */
+const flagsByCatalog = new WeakMap<readonly ToolSchema[], { shell: Set<string>; skillScope: Set<string> }>();
+/** The package's builtin catalog (where no catalog was set: a test's process), read once. */
+let builtin: ToolSchema[] | undefined;
 
+/**
+ * The flags of the catalog in force now: an MCP refresh replaces the catalog (a new array), and its tools'
+ * flags are read then, once.
+ */
 function toolFlags(): { shell: Set<string>; skillScope: Set<string> } {
+  const p = policy();
+  const catalog = activeCatalog() ?? (builtin ??= p.builtinCatalog());
+  let flags = flagsByCatalog.get(catalog);
   if (!flags) {
-    const p = policy();
-    const all = (activeCatalog() ?? p.builtinCatalog()).map(s => p.toolManifest(s));
+    const all = catalog.map(s => p.toolManifest(s));
     flags = { shell: new Set(all.filter(m => m.requiresShell).map(m => m.name)), skillScope: new Set(all.filter(m => m.requiresSkillScope).map(m => m.name)) };
+    flagsByCatalog.set(catalog, flags);
   }
   return flags;
 }

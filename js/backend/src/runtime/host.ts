@@ -4,7 +4,7 @@
  * OWN copy of the policy and routes (and the same symlink check), and kills the worker on the batch time
  * limit, a crash, a protocol violation or a flood. Nothing a worker sends can throw in the main process.
  */
-import type { RulesInput } from '@netaclaw/tool-policy';
+import type { RulesInput, ToolRuntimeRoute } from '@netaclaw/tool-policy';
 import { ChildProcess, fork, spawn } from 'child_process';
 import * as path from 'path';
 import * as fs from 'fs';
@@ -24,14 +24,13 @@ import { CallOutcome, Driver, message, Message, parseFor, ProxyMessage, ResultMe
 import { codeReadPaths, permissionFlags } from './permissions';
 import { runHere, RunnerContext } from './runner';
 import { checkCallText, GateResult } from './gate';
-import { closeQuietly, confinedCommand, ROOT_FD_FIRST, ShellMode, workerBwrapArgs } from './sandbox';
+import { closeQuietly, ROOT_FD_FIRST } from './sandbox';
+import type { RuntimeEnv } from './env';
 import { PinnedRoots, pinnedOperations, pinRoots } from './pinned';
-import { confinement, confinementFailure, stageReads } from './confine';
 import { PathRulesPlan, pathRulesPlan, unreadableFile } from './pathrules';
 import { isInside } from './realpath';
 import type { SandboxLimits } from './cgroups';
 import { watchDisk } from './diskwatch';
-import { mainTools } from './tools/custom';
 import type { MainServices } from './tools/types';
 import { DECISIONS, RUNTIME_REASONS } from './codes';
 import { activeCatalog } from '../wire/policy';
@@ -70,7 +69,7 @@ export interface HostOptions {
   batchId: number;
   agentId: number | null;
   policy: WorkerPolicyWire;
-  routes: unknown[];
+  routes: ToolRuntimeRoute[];
   /**
    * The session's rules (docs/package.md "Rules"); absent or null: none. Their path rules are enforced in
    * the worker's sandbox and in every shell the main process runs for it, too (pathrules.ts).
@@ -78,7 +77,11 @@ export interface HostOptions {
   rules?: RulesInput | null;
   driver: Driver;
   timeoutMs: number;
-  shell: ShellMode;
+  /**
+   * The runtime it runs in: its sandbox (where the worker, and the shells the main process runs for it,
+   * run) and its registry (the main process's handlers for proxied calls).
+   */
+  env: RuntimeEnv;
   /** Operations and services the main process uses for proxied calls. */
   ops: Operations;
   services: MainServices;
@@ -195,13 +198,13 @@ export class WorkerHost {
       routes: structuredClone(opts.routes),
       rules: opts.rules ? structuredClone(opts.rules) : null,
       ops: opts.ops,
-      shell: opts.shell,
-      tools: mainTools(),
+      sandbox: opts.env.sandbox,
+      tools: opts.env.tools.table('main'),
       agentId: opts.agentId,
       services: opts.services,
     };
-    const routes = Array.isArray(this.main.routes) ? (this.main.routes as Array<{ name?: unknown; route?: unknown }>) : [];
-    this.proxied = new Set(routes.filter(r => r && r.route === DECISIONS.proxy && typeof r.name === 'string').map(r => r.name as string));
+    const routes = Array.isArray(this.main.routes) ? this.main.routes : [];
+    this.proxied = new Set(routes.filter(r => r && r.route === DECISIONS.proxy && typeof r.name === 'string').map(r => r.name));
   }
 
   get status() {
@@ -233,13 +236,11 @@ export class WorkerHost {
       if (test.permission !== false) execArgv.push(...permissionFlags(this.opts.policy, extraReads));
       const module = test.workerModule ?? WORKER_MODULE;
       const env = { NODE_ENV: process.env.NODE_ENV ?? 'production' };
-      if (this.opts.shell === 'bwrap') {
+      const c = this.opts.env.sandbox.confinement;
+      if (c) {
         // The worker runs inside its own confined sandbox (as the sandbox user, no network, seccomp):
         // Node's permission model (L2) is a second layer inside it.
         const node = fs.realpathSync(process.execPath);
-        const c = confinement();
-        if (!c) throw new Error(`the sandbox cannot be confined: ${confinementFailure()}`);
-        const reads = stageReads(c, [...(node.startsWith('/usr/') ? [] : [node]), ...codeReadPaths(), ...extraReads]);
         // the held roots go to bwrap on descriptors 5…, bound with --bind-fd (bwrap mounts the held inode or stops)
         const held = pins.childFds(ROOT_FD_FIRST);
         // the path rules' mounts (pathrules.ts): their descriptors follow the roots'; the worker's shells
@@ -256,21 +257,26 @@ export class WorkerHost {
         this.pathPlan = plan;
         // the rules' net() hosts, through the sandbox's own proxy; its shells inherit the settings
         const net = (this.net = await openSandboxNet(this.opts.rules, this.opts.network, c.dir));
-        const worker = [node, ...execArgv, module];
-        const cmd = confinedCommand(
-          workerBwrapArgs(this.opts.policy.workspaceRoots, this.opts.policy.readonly, reads, undefined, held.binds, plan?.mounts).concat(net?.bwrapArgs ?? []),
-          net ? net.wrap(worker) : worker
-        );
+        const cmd = this.opts.env.sandbox.wrapWorker({
+          net,
+          roots: this.opts.policy.workspaceRoots,
+          readonly: this.opts.policy.readonly,
+          reads: [...(node.startsWith('/usr/') ? [] : [node]), ...codeReadPaths(), ...extraReads],
+          rootFds: held.binds,
+          pathMounts: plan?.mounts,
+          command: [node, ...execArgv, module],
+        });
+        if (!cmd) throw new Error('the sandbox did not wrap the worker');
         this.sandboxLimits = cmd.limits;
         try {
           child = spawn(cmd.file, cmd.args, {
             env,
-            stdio: ['ignore', 'pipe', 'pipe', 'ipc', cmd.seccompFd, ...held.stdio, ...(plan?.stdio ?? [])],
+            stdio: ['ignore', 'pipe', 'pipe', 'ipc', cmd.seccompFd ?? 'ignore', ...held.stdio, ...(plan?.stdio ?? [])],
             serialization: 'json',
             cwd: '/',
           });
         } finally {
-          closeQuietly(cmd.seccompFd);
+          if (cmd.seccompFd !== null) closeQuietly(cmd.seccompFd);
         }
         this.sandboxed = true;
         if (!this.opts.policy.readonly && this.opts.policy.workspaceRoots.length > 0) {
@@ -304,7 +310,7 @@ export class WorkerHost {
       const inner = this.sandboxed && code !== null && code > 128 ? signalName(code - 128) : null;
       const how = signal ? `signal ${signal}` : inner ? `signal ${inner}` : `code ${code}`;
       const oom = this.sandboxLimits?.oomKills() ?? 0;
-      const memory = confinement()?.limits.memoryBytes ?? null;
+      const memory = this.opts.env.sandbox.confinement?.limits.memoryBytes ?? null;
       // bwrap binds a held root by the path its descriptor's link shows, then checks that what it mounted
       // is the held inode, and stops when it is not (or when the name has gone meanwhile)
       const moved = this.sandboxed && this.readyResolve ? this.rootMovedInBwrap() : null;
@@ -333,7 +339,7 @@ export class WorkerHost {
       driver: this.opts.driver,
       limits: { timeoutMs: this.opts.timeoutMs, outputBytes: OUTPUT_MAX_BYTES },
       // inside its sandbox a worker's shells are its children, in the same sandbox
-      shell: this.sandboxed ? 'sandboxed' : this.opts.shell,
+      shell: this.sandboxed ? 'sandboxed' : this.opts.env.sandbox.mode,
       sandboxSystem: [],
       ...(activeCatalog() ? { catalog: activeCatalog() } : {}),
       ...(test.gate === false || test.hostCheck === false
@@ -371,8 +377,8 @@ export class WorkerHost {
       this.pins = await this.opts.pins();
       return this.pins;
     }
-    const c = this.opts.shell === 'bwrap' ? confinement() : null;
-    this.pins = await pinRoots(this.opts.policy.workspaceRoots, c?.identity.switchUser ? { sandboxUser: c.identity } : {});
+    const user = this.opts.env.sandbox.sandboxUser();
+    this.pins = await pinRoots(this.opts.policy.workspaceRoots, user ? { sandboxUser: user } : {});
     this.ownPins = true;
     return this.pins;
   }

@@ -4,7 +4,7 @@
  * `parseMessage` is the one parser both sides use: a message with an unknown `v` or `type`, a missing or
  * mistyped field, or an unknown field is rejected with a ProtocolError.
  */
-import type { RuleMatch, RulesInput } from '@netaclaw/tool-policy';
+import type { RuleMatch, RulesInput, ToolRuntimeRoute, ToolSchema, WorkerPolicy } from '@netaclaw/tool-policy';
 import type { GateDecision } from './gate';
 import { DECISIONS } from './codes';
 
@@ -12,11 +12,8 @@ export const PROTOCOL_VERSION = 1;
 
 export type Driver = 'model' | 'calls';
 
-export interface WorkerPolicyWire {
-  workspaceRoots: string[];
-  allowShell: boolean;
-  readonly: boolean;
-}
+/** The worker's policy: the package's (its roots, whether shells and writes are allowed). */
+export type WorkerPolicyWire = WorkerPolicy;
 
 export interface WorkerLimits {
   /** Whole batch, ms (the host enforces it; the worker only reports it). */
@@ -48,7 +45,8 @@ export type InitMessage = {
   type: 'init';
   batchId: number;
   policy: WorkerPolicyWire;
-  routes: unknown[];
+  /** The batch's routes, as the package computed them (the worker's gate reads them with the package again). */
+  routes: ToolRuntimeRoute[];
   /** The session's rules (the package validates them when the worker's gate reads them). */
   rules?: RulesInput | null;
   driver: Driver;
@@ -60,7 +58,7 @@ export type InitMessage = {
    * The main process's catalog when it is not the builtin one (NETACLAW_CATALOG_FILE): the routes name its
    * tools, and the worker's gate decides with it (the package validates it there).
    */
-  catalog?: unknown[];
+  catalog?: ToolSchema[];
   layers?: WorkerLayers;
 };
 export type CallMessage = { v: 1; type: 'call'; seq: number; name: string; arguments: unknown };

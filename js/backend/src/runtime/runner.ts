@@ -11,24 +11,25 @@ import { OutsideRootsError } from './operations/confined';
 import type { Operations } from './operations/types';
 import type { CallOutcome, WorkerLayers, WorkerPolicyWire } from './protocol';
 import { checkRealPaths } from './realpath';
-import type { ShellMode } from './sandbox';
+import type { Sandbox } from './sandboxes';
 import type { PinnedRoots } from './pinned';
 import { MainServices, ToolError, ToolImpl } from './tools/types';
 import { DECISIONS, RUNTIME_REASONS } from './codes';
-import type { RulesInput } from '@netaclaw/tool-policy';
+import type { RulesInput, ToolRuntimeRoute } from '@netaclaw/tool-policy';
 import { activeCatalog, policy } from '../wire/policy';
 import { errorMessage } from '../lib/errortext';
 
 export interface RunnerContext {
   policy: WorkerPolicyWire;
-  routes: unknown[];
+  routes: ToolRuntimeRoute[];
   /**
    * The session's rules (docs/package.md "Rules"): a `deny` denies here too; an `ask` was put to the user
    * before the call came here, so it takes its route (gate.ts `approved`).
    */
   rules?: RulesInput | null;
   ops: Operations;
-  shell: ShellMode;
+  /** Where shell commands run here: a tool that needs a shell is denied where none can run. */
+  sandbox: Sandbox;
   tools: Readonly<Record<string, ToolImpl>>;
   agentId: number | null;
   services: MainServices | null;
@@ -69,7 +70,7 @@ export async function decide(ctx: RunnerContext, name: string, args: unknown, ea
     const denial = ctx.pins ? await ctx.pins.checkRealPaths(gate.paths) : await checkRealPaths(gate.paths, ctx.policy.workspaceRoots);
     if (denial) return { decision: 'denied', reason: denial.reason, paths: gate.paths, detail: denial.detail };
   }
-  if (ctx.shell === 'unavailable' && requiresShell(name)) {
+  if (!ctx.sandbox.runsShells && requiresShell(name)) {
     return {
       decision: 'denied',
       reason: RUNTIME_REASONS.sandboxUnavailable,
@@ -124,7 +125,7 @@ export async function execute(ctx: RunnerContext, gate: GateResult, name: string
       policy: ctx.policy,
       paths: gate.paths,
       within: (ctx.layers ?? ALL_ON).hostCheck ? ctx.policy.workspaceRoots : null,
-      shell: ctx.shell,
+      sandbox: ctx.sandbox,
       agentId: ctx.agentId,
       services: ctx.services,
     });

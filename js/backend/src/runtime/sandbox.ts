@@ -15,7 +15,7 @@ import * as path from 'path';
 import { SANDBOX_PROCESSES_MAX, SHELL_ADDRESS_SPACE_KB, SHELL_COMMAND_MAX_BYTES, SHELL_CPU_SECONDS, SHELL_FILE_MAX_KB, SHELL_PROCESSES_MAX } from './limits';
 import { acquireSandbox, SandboxLimits } from './cgroups';
 import { SizedTmp, sizedTmp } from './tmpfs';
-import { confinement, confinementFailure, Confinement, launcher, openSeccomp, setupConfinement } from './confine';
+import { Confinement, ConfinementSetup, launcher, openSeccomp } from './confine';
 import { errorMessage } from '../lib/errortext';
 import { orderedMounts, PathMount } from './pathrules';
 
@@ -212,19 +212,23 @@ export const SECCOMP_FD = 4;
 /** The first descriptor on which bwrap gets held roots (`--bind-fd 5 …`; pinned.ts). */
 export const ROOT_FD_FIRST = SECCOMP_FD + 1;
 
+/** A confined sandbox's command line (`confinedCommand`). */
+export interface ConfinedCommand {
+  file: string;
+  args: string[];
+  /** The seccomp program, opened for this sandbox: pass it as `stdio[SECCOMP_FD]`, close it once started. */
+  seccompFd: number;
+  /** The sandbox's kernel limits: `release()` once it has ended. */
+  limits: SandboxLimits;
+}
+
 /**
  * A confined sandbox's command line: the launcher (setpriv as the sandbox user, `no_new_privs`; confine.ts),
  * bwrap with `bwrapArguments` and the seccomp filter, then `command`. `seccompFd` is the seccomp program,
  * opened for this sandbox: pass it as `stdio[SECCOMP_FD]` and close it once the process has started.
- * Throws when the confinement could not be set up (the callers fail closed).
+ * `c`: the confinement set up at start (held by the bwrap sandbox, sandboxes.ts).
  */
-export function confinedCommand(
-  bwrapArguments: string[],
-  command: string[],
-  executable = bwrapExecutable()
-): { file: string; args: string[]; seccompFd: number; limits: SandboxLimits } {
-  const c: Confinement | null = confinement();
-  if (!c) throw new Error(`the sandbox cannot be confined: ${confinementFailure()}`);
+export function confinedCommand(c: Confinement, bwrapArguments: string[], command: string[], executable = bwrapExecutable()): ConfinedCommand {
   // the sandbox's kernel limits (cgroups.ts) and its own sized /tmp and /dev/shm (tmpfs.ts, as root): the
   // caller calls `limits.release()` once it has ended
   const kernel = acquireSandbox(c.limits);
@@ -268,8 +272,10 @@ export function closeQuietly(fd: number): void {
   }
 }
 
-/** Runs `true` inside the confined sandbox (roots: a fresh empty temp folder). */
-export async function probeBwrap(executable = bwrapExecutable()): Promise<{ ok: boolean; detail: string }> {
+/** Runs `true` inside the confined sandbox (roots: a fresh empty temp folder); without a confinement, says why. */
+export async function probeBwrap(setup: ConfinementSetup, executable = bwrapExecutable()): Promise<{ ok: boolean; detail: string }> {
+  const c = setup.confinement;
+  if (!c) return { ok: false, detail: `the sandbox cannot be confined: ${setup.failure}` };
   const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'netaclaw-probe-'));
   // the sandbox user binds it: it must be able to reach it
   fs.chmodSync(dir, 0o755);
@@ -279,7 +285,7 @@ export async function probeBwrap(executable = bwrapExecutable()): Promise<{ ok: 
       let child;
       let cmd: ReturnType<typeof confinedCommand>;
       try {
-        cmd = confinedCommand(bwrapArgs({ roots: [dir], readonly: true, cwd: '/' }), sandboxCommand('true'), executable);
+        cmd = confinedCommand(c, bwrapArgs({ roots: [dir], readonly: true, cwd: '/' }), sandboxCommand('true'), executable);
       } catch (e) {
         resolve({ ok: false, detail: errorMessage(e) });
         return;
@@ -313,29 +319,4 @@ export async function probeBwrap(executable = bwrapExecutable()): Promise<{ ok: 
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** The mode from NETACLAW_SHELL_SANDBOX and the probe. */
-export async function detectShellMode(): Promise<{ mode: ShellMode; detail: string }> {
-  const setting = (process.env.NETACLAW_SHELL_SANDBOX ?? '').trim().toLowerCase();
-  if (setting === 'off') return { mode: 'off', detail: 'NETACLAW_SHELL_SANDBOX=off: shell commands run UNCONFINED' };
-  if (setting !== '' && setting !== 'bwrap' && setting !== 'auto') {
-    throw new Error(`NETACLAW_SHELL_SANDBOX must be bwrap, auto or off, got ${JSON.stringify(process.env.NETACLAW_SHELL_SANDBOX)}`);
-  }
-  setupConfinement();
-  const probe = await probeBwrap();
-  return probe.ok
-    ? { mode: 'bwrap', detail: probe.detail }
-    : { mode: 'unavailable', detail: `${probe.detail}; shell tools are denied (shell_sandbox_unavailable)` };
-}
-
-let current: { mode: ShellMode; detail: string } = { mode: 'unavailable', detail: 'not probed yet' };
-
-/** The backend's shell mode, set once at start. */
-export function shellSandbox(): { mode: ShellMode; detail: string } {
-  return current;
-}
-
-export function setShellSandbox(state: { mode: ShellMode; detail: string }): void {
-  current = state;
 }

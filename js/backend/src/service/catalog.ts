@@ -1,12 +1,10 @@
-import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
+import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { DECISIONS } from '../runtime/codes';
 import { policy, setActiveCatalog, ToolManifest, ToolSchema } from '../wire/policy';
 import { CATALOG_FILE } from '../config/settings';
 import { readJsonArray } from '../config/jsonfile';
-import * as fs from 'fs';
 import * as path from 'path';
-import { SHELL_TIMEOUT_DEFAULT_MS } from '../runtime/limits';
-import type { Implementation } from '../runtime/tools/custom';
+import type { Implementation, RuntimeEnv } from '../runtime';
 import { errorMessage } from '../lib/errortext';
 
 export interface LoadedCatalog {
@@ -32,38 +30,13 @@ export class CatalogFileError extends Error {
   }
 }
 
-/** Checks an entry's `implementation` (null when it has none); relative programs are resolved against `base`. */
-export function parseImplementation(value: unknown, base: string): Implementation | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'object' || Array.isArray(value)) throw new Error('implementation must be an object');
-  const v = value as Record<string, unknown>;
-  if (v.type === 'command') {
-    const c = v.command;
-    if (!Array.isArray(c) || c.length === 0 || c.some(x => typeof x !== 'string' || x === '')) {
-      throw new Error('implementation.command must be a non-empty list of non-empty strings (the program, then its arguments)');
-    }
-    const program = path.resolve(base, c[0] as string);
-    if (!fs.existsSync(program)) throw new Error(`implementation.command[0]: ${program} does not exist`);
-    const t = v.timeoutMs;
-    if (t !== undefined && (typeof t !== 'number' || !Number.isInteger(t) || t < 1 || t > 600_000)) {
-      throw new Error('implementation.timeoutMs must be an integer from 1 to 600000');
-    }
-    return { type: 'command', command: [program, ...(c.slice(1) as string[])], timeoutMs: (t as number | undefined) ?? SHELL_TIMEOUT_DEFAULT_MS };
-  }
-  if (v.type === 'mcp') {
-    if (typeof v.server !== 'string' || v.server === '') throw new Error('implementation.server must name an MCP server');
-    if (typeof v.tool !== 'string' || v.tool === '') throw new Error('implementation.tool must name a tool of that server');
-    return { type: 'mcp', server: v.server, tool: v.tool };
-  }
-  throw new Error(`implementation.type must be "command" or "mcp", got ${JSON.stringify(v.type)}`);
-}
-
 /**
  * Reads a catalog file (a JSON array of ToolSchema) and appends it to the builtin catalog. The package
  * validates every entry and the merged whole (names unique, lengths, enum values); the first problem
- * stops with a message naming the file and the entry.
+ * stops with a message naming the file and the entry. An entry's `implementation` is checked by the
+ * runtime's tool kinds (`parseImplementation`: runtime/tools/kinds.ts).
  */
-export function loadCatalog(file: string | undefined): LoadedCatalog {
+export function loadCatalog(file: string | undefined, parseImplementation: RuntimeEnv['parseImplementation']): LoadedCatalog {
   const p = policy();
   const builtin = p.builtinCatalog();
   if (file === undefined) {
@@ -141,10 +114,14 @@ export function withMcpTools(base: LoadedCatalog, mcp: ToolSchema[]): LoadedCata
 export class CatalogService {
   private loaded?: LoadedCatalog;
 
+  /** The runtime: its tool kinds check the file's implementations. */
+  @Inject('runtimeEnv')
+  runtime: RuntimeEnv;
+
   /** Loads the catalog (at start; throws a CatalogFileError naming the file when it is unusable). */
   load(): LoadedCatalog {
     if (!this.loaded) {
-      this.loaded = loadCatalog(CATALOG_FILE);
+      this.loaded = loadCatalog(CATALOG_FILE, this.runtime.parseImplementation);
       setActiveCatalog(this.loaded.schemas);
     }
     return this.loaded;

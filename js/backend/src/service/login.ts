@@ -1,10 +1,11 @@
-import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
+import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { InjectEntityModel } from '@midwayjs/typeorm';
 import { LessThan, Repository } from 'typeorm';
 import { NetaClawLoginSessionEntity } from '../entity/login';
 import { dbWriteLock } from '../lib/mutex';
 import { hashesEqual, newSecret, secretHash, SESSION_TTL_SECONDS, tokenMark } from '../http/login-session';
 import { SESSION_IDLE_SECONDS } from '../config/settings';
+import type { Clock } from '../lib/clock';
 
 /** What a session check found. */
 export type SessionCheck =
@@ -29,8 +30,13 @@ export class LoginSessionService {
   @InjectEntityModel(NetaClawLoginSessionEntity)
   repo: Repository<NetaClawLoginSessionEntity>;
 
-  /** The clock (tests of the module may replace it). */
-  now: () => number = () => Date.now();
+  /** The backend's clock (the runtime's, configuration.ts): when a session was seen, when it ends. */
+  @Inject('clock')
+  clock: Clock;
+
+  private now(): number {
+    return this.clock.now();
+  }
 
   /**
    * A new session for the admin token; `previous` (the cookie the login request carried) is ended: a

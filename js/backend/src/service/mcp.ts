@@ -1,6 +1,6 @@
 import * as path from 'path';
 import { readJsonArray } from '../config/jsonfile';
-import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
+import { Init, Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { InjectDataSource, InjectEntityModel } from '@midwayjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { NetaClawSettingEntity } from '../entity/setting';
@@ -14,10 +14,7 @@ import { invalidInput, notFound } from '../wire/errors';
 import { dbWriteLock, Mutex } from '../lib/mutex';
 import { policy, ToolSchema } from '../wire/policy';
 import { MCP_ENV_NAME, MCP_NAME, McpServerConfig, McpServerState as ApiMcpServerState, McpServerView as ApiMcpServerView } from '../wire/api-types';
-import type { McpListedTool } from '../runtime/mcp/client';
-import { McpServers } from '../runtime/mcp/servers';
-import { setCustomTools } from '../runtime/tools/custom';
-import type { ToolImpl } from '../runtime/tools/types';
+import type { McpListedTool, McpToolRef, RuntimeEnv } from '../runtime';
 import { CatalogService } from './catalog';
 import { maskKey } from './channel';
 import { ToolService } from './tool';
@@ -261,20 +258,33 @@ export class McpService {
   private readonly marks = new Map<string, { marks: PathMarks; admin: PathMarks }>();
   /** Per server, its usable tools: the catalog schema and the server's own name of each. */
   private readonly schemas = new Map<string, Registered[]>();
+  /** The runtime: its MCP servers' connections (where their tools run) and its tool registry. */
+  @Inject('runtimeEnv')
+  runtime: RuntimeEnv;
+
   /** The servers' connections, where their tools run; a stdio server that dies is restarted with backoff. */
-  private readonly servers = new McpServers({
-    down: (server, info) => {
-      const state = this.states.get(server);
-      if (!state) return;
-      state.status = 'failed';
-      state.error = `MCP server ${server}: ${info.reason}; started again at ${info.retryAt.toISOString()}`;
-      state.stderr = info.stderr;
-      state.nextRetryAt = info.retryAt;
-      state.restarts = info.restarts;
-      log().warn(`[netaclaw] WARNING ${state.error}${info.stderr.length ? ` (stderr: ${info.stderr[info.stderr.length - 1]})` : ''}`);
-    },
-    up: (server, tools) => this.restarted(server, tools),
-  });
+  private get servers() {
+    return this.runtime.mcp;
+  }
+
+  /** This service is told of the servers' lives (a stdio server down, or up again). */
+  @Init()
+  supervise(): void {
+    this.servers.supervise({
+      down: (server, info) => {
+        const state = this.states.get(server);
+        if (!state) return;
+        state.status = 'failed';
+        state.error = `MCP server ${server}: ${info.reason}; started again at ${info.retryAt.toISOString()}`;
+        state.stderr = info.stderr;
+        state.nextRetryAt = info.retryAt;
+        state.restarts = info.restarts;
+        log().warn(`[netaclaw] WARNING ${state.error}${info.stderr.length ? ` (stderr: ${info.stderr[info.stderr.length - 1]})` : ''}`);
+      },
+      up: (server, tools) => this.restarted(server, tools),
+    });
+  }
+
   private readonly refreshing = new Mutex();
   /** The refresh count (`netaclaw_setting` `mcp_refresh`) this instance has applied. */
   private applied = 0;
@@ -473,16 +483,12 @@ export class McpService {
   /** The listed servers' tools into the catalog and the tool runtime, then the catalog sync. */
   private async publish(): Promise<{ inserts: number; updates: number; orphans: string[] }> {
     const all: ToolSchema[] = [];
-    const impls: Record<string, ToolImpl> = {};
+    let refs: McpToolRef[] = [];
     for (const [server, tools] of this.schemas) {
       for (const { schema, tool } of tools) {
         all.push(schema);
-        impls[schema.name] = this.servers.tool(server, tool);
+        refs.push({ name: schema.name, server, tool });
       }
-    }
-    // catalog file entries whose implementation is a tool of an MCP server
-    for (const [name, impl] of this.catalog.load().implementations) {
-      if (impl.type === 'mcp') impls[name] = this.servers.tool(impl.server, impl.tool);
     }
     try {
       this.catalog.setMcpTools(all);
@@ -495,9 +501,10 @@ export class McpService {
         }
       }
       this.catalog.setMcpTools([]);
-      for (const n of Object.keys(impls)) if (n.startsWith('mcp__')) delete impls[n];
+      refs = [];
     }
-    setCustomTools('mcp', impls);
+    // (the catalog file's entries that name a tool of an MCP server were registered at start: tools/kinds.ts)
+    this.runtime.registerMcpTools(refs);
     return this.tools.sync();
   }
 

@@ -1,4 +1,4 @@
-import { Provide, Scope, ScopeEnum } from '@midwayjs/core';
+import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import * as crypto from 'crypto';
 import { InjectEntityModel } from '@midwayjs/typeorm';
 import { LessThan, MoreThanOrEqual, In, Repository } from 'typeorm';
@@ -11,6 +11,7 @@ import { SESSION_LEASE_SECONDS } from '../config/settings';
 import { IdQueryDTO, pageOf, SessionPageQueryDTO } from '../dto/query';
 import { errorMessage } from '../lib/errortext';
 import { log } from '../config/log';
+import type { Clock, ClockTimer } from '../lib/clock';
 
 /**
  * `question`: a question the agent asked the user (`clarify`), kept for the page and for finding the turn
@@ -52,6 +53,10 @@ const PAGE = 200;
 @Provide()
 @Scope(ScopeEnum.Singleton)
 export class SessionService {
+  /** The backend's clock (configuration.ts): when a turn's lease runs out, when it is renewed. */
+  @Inject('clock')
+  clock: Clock;
+
   @InjectEntityModel(NetaClawSessionEntity)
   repo: Repository<NetaClawSessionEntity>;
 
@@ -84,7 +89,7 @@ export class SessionService {
   async turnElsewhere(sessionId: number): Promise<boolean> {
     // the claim's columns are left out of every other read of the row (select: false)
     const row = await this.repo.createQueryBuilder('s').addSelect(['s.turnToken', 's.turnUntil']).where('s.id = :id', { id: sessionId }).getOne();
-    return !!row && row.turnToken != null && Number(row.turnUntil ?? 0) > Date.now();
+    return !!row && row.turnToken != null && Number(row.turnUntil ?? 0) > this.clock.now();
   }
 
   /**
@@ -97,7 +102,7 @@ export class SessionService {
   async claimTurn(sessionId: number, onLost: () => void): Promise<TurnClaim | null> {
     const token = crypto.randomBytes(16).toString('hex');
     const leaseMs = SESSION_LEASE_SECONDS * 1000;
-    const now = Date.now();
+    const now = this.clock.now();
     const taken = await dbWriteLock.run(() =>
       this.repo
         .createQueryBuilder()
@@ -114,7 +119,7 @@ export class SessionService {
         this.repo
           .createQueryBuilder()
           .update(NetaClawSessionEntity)
-          .set({ turnUntil: Date.now() + leaseMs })
+          .set({ turnUntil: this.clock.now() + leaseMs })
           .where('id = :id AND turnToken = :token', { id: sessionId, token })
           .execute()
       );
@@ -123,12 +128,21 @@ export class SessionService {
         onLost();
       }
     };
-    const timer = setInterval(() => void renew().catch(() => undefined), Math.max(500, Math.floor(leaseMs / 4)));
-    timer.unref();
+    // renewed every quarter of the lease, on the clock, until released
+    const every = Math.max(500, Math.floor(leaseMs / 4));
+    let timer: ClockTimer;
+    const next = (): void => {
+      timer = this.clock.setTimer(() => {
+        if (released) return;
+        void renew().catch(() => undefined);
+        next();
+      }, every);
+    };
+    next();
     return {
       release: async () => {
         released = true;
-        clearInterval(timer);
+        timer.clear();
         await dbWriteLock
           .run(() =>
             this.repo

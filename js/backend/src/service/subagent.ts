@@ -5,12 +5,12 @@ import { NetaClawSubagentBatchEntity } from '../entity/batch';
 import { NetaClawToolCallEntity } from '../entity/toolcall';
 import { invalidInput, notFound } from '../wire/errors';
 import { Mutex, dbWriteLock } from '../lib/mutex';
-import type { CallRecord } from '../runtime/host';
+import type { CallRecord } from '../runtime';
 import { cutText, storableJson } from '../runtime/limits';
 import type { BatchPolicy, BatchRecord as ApiBatchRecord, BatchStatus, StoredCall } from '../wire/api-types';
 import { BatchPageQueryDTO, IdQueryDTO, pageOf } from '../dto/query';
 
-export type { CallRecord } from '../runtime/host';
+export type { CallRecord } from '../runtime';
 export type { StoredCall } from '../wire/api-types';
 
 /** One event of a batch, as the SSE endpoint sends it. */

@@ -9,13 +9,41 @@ const rt = name => require(path.join(DIST, name));
 const FIXTURE_WORKER = path.resolve(__dirname, '..', 'fixtures', 'hostile-worker.js');
 
 // The sandbox's user, seccomp program and limits (confine.ts), set up as the backend does at start.
-rt('confine.js').setupConfinement();
+const SETUP = rt('confine.js').setupConfinement();
+
+/** The confinement set up for the tests of this process (null when it could not be: `SETUP.failure`). */
+function confinement() {
+  return SETUP.confinement;
+}
 
 /** Who sandboxes run as (the backend's `netaclaw-sandbox` user when the tests run as root). */
 function sandboxUser() {
-  const c = rt('confine.js').confinement();
-  if (!c) throw new Error(`the sandbox cannot be confined here: ${rt('confine.js').confinementFailure()}`);
+  const c = confinement();
+  if (!c) throw new Error(`the sandbox cannot be confined here: ${SETUP.failure}`);
   return c.identity;
+}
+
+/**
+ * A test's own sandbox (runtime/sandboxes.ts) by its mode: `bwrap` (with the tests' confinement, or the
+ * one given), `sandboxed` (inside a worker's), `off` or `unavailable`.
+ */
+function sandboxOf(mode, confined) {
+  const s = rt('sandboxes.js');
+  if (mode === 'bwrap') return s.bwrapSandbox(confined ? { confinement: confined, failure: null } : SETUP, 'bwrap (the tests)');
+  if (mode === 'sandboxed') return s.insideSandbox();
+  if (mode === 'off') return s.offSandbox();
+  if (mode === 'unavailable') return s.unavailableSandbox('unavailable (the tests)');
+  throw new Error(`no sandbox mode ${mode}`);
+}
+
+/** A test's own runtime environment (runtime/env.ts) with the sandbox of `mode` (or a sandbox given). */
+function envOf(mode) {
+  return rt('env.js').createRuntimeEnv({ sandbox: typeof mode === 'string' ? sandboxOf(mode) : mode });
+}
+
+/** The main process's handlers (the builtin registry, runtime/tools/registry.ts). */
+function mainTools() {
+  return new (rt('tools/registry.js').ToolRegistry)(rt('tools/builtin.js').BUILTIN_HANDLERS).table('main');
 }
 
 /**
@@ -61,11 +89,12 @@ function workspace() {
   };
 }
 
+/** Real operations, shells run by the sandbox of `mode` (or the sandbox given). */
 function operations(mode) {
   return {
     fs: new (rt('operations/fs.js').NodeFileSystemOperations)(),
     search: new (rt('operations/search.js').NodeSearchOperations)(),
-    process: new (rt('operations/process.js').ShellProcessOperations)(mode),
+    process: new (rt('operations/process.js').ShellProcessOperations)(typeof mode === 'string' ? sandboxOf(mode) : mode),
   };
 }
 
@@ -107,7 +136,8 @@ function services(skillsDir, boundSkills = []) {
 }
 
 /**
- * Starts a WorkerHost; returns { host, events }. Stop it with host.kill('…'). `pins`: the run's held roots
+ * Starts a WorkerHost in an environment of its own (`shell`: its sandbox's mode); returns { host, events }.
+ * Stop it with host.kill('…'). `pins`: the run's held roots
  * (runtime/pinned.ts; absent: the host pins the policy's roots itself); `rules`: the run's rules (their
  * path rules enforced in the sandbox, runtime/pathrules.ts); `network`: who answers its net() asks and keeps
  * the decisions (runtime/net/proxy.ts).
@@ -115,6 +145,7 @@ function services(skillsDir, boundSkills = []) {
 async function startHost({ policy, routes = [], shell = 'bwrap', timeoutMs = 20000, test, svc, pins, rules, network }) {
   const { WorkerHost } = rt('host.js');
   const events = [];
+  const env = envOf(shell);
   const host = new WorkerHost({
     batchId: 1,
     agentId: 1,
@@ -122,8 +153,8 @@ async function startHost({ policy, routes = [], shell = 'bwrap', timeoutMs = 200
     routes,
     driver: 'calls',
     timeoutMs,
-    shell,
-    ops: operations(shell),
+    env,
+    ops: operations(env.sandbox),
     services: svc ?? services(),
     onEvent: e => events.push(e),
     test,
@@ -186,4 +217,21 @@ function diagnose(root, { shell = false, write = false, toolsets = ['base', 'pla
 /** Every text a call answered (output, error, detail), to look for what must never appear. */
 const callText = r => [r.output, r.error, r.detail].filter(x => typeof x === 'string').join('\n');
 
-module.exports = { rt, sandboxUser, giveToSandbox, workspace, operations, services, startHost, withHost, snapshot, diagnose, callText, FIXTURE_WORKER };
+module.exports = {
+  rt,
+  confinement,
+  sandboxOf,
+  envOf,
+  mainTools,
+  sandboxUser,
+  giveToSandbox,
+  workspace,
+  operations,
+  services,
+  startHost,
+  withHost,
+  snapshot,
+  diagnose,
+  callText,
+  FIXTURE_WORKER,
+};

@@ -13,7 +13,6 @@ import { CallRecord, HostEvent, HostTestOptions, WorkerHost } from '../../runtim
 import { BATCH_TIMEOUT_DEFAULT_MS, CONCURRENT_CALLS_MAX } from '../../runtime/limits';
 import { PinnedRoots } from '../../runtime/pinned';
 import type { WorkerPolicyWire } from '../../runtime/protocol';
-import { shellSandbox } from '../../runtime/sandbox';
 import { AgentService, SessionFields } from '../../service/agent';
 import { RulesService } from '../../service/rules';
 import { BatchEvent, BatchRecord, SubagentService, batchView, eventCall, sessionKey } from '../../service/subagent';
@@ -120,7 +119,7 @@ export class BatchLifecycle {
     // that cannot be held (missing, unreadable, swapped meanwhile) fails the batch when its worker starts.
     let held: PinnedRoots | Error;
     try {
-      held = await holdRoots(diag.policy.workspaceRoots);
+      held = await holdRoots(diag.policy.workspaceRoots, this.workers.runtime);
     } catch (err) {
       if (err instanceof AppError) throw err;
       held = err instanceof Error ? err : new Error(errorMessage(err));
@@ -171,7 +170,7 @@ export class BatchLifecycle {
         rules,
         driver: spec.driver,
         timeoutMs: spec.timeoutMs ?? BATCH_TIMEOUT_DEFAULT_MS,
-        shell: shellSandbox().mode,
+        env: this.workers.runtime,
         ops: this.workers.operations(),
         services: this.workers.services({ batchId: id }, async () => [...agent.skills]),
         test,

@@ -5,13 +5,12 @@
  */
 import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { assertHeldRootClear } from '../../config/backendstate';
-import { confinement } from '../../runtime/confine';
 import { NodeFileSystemOperations } from '../../runtime/operations/fs';
 import { ShellProcessOperations } from '../../runtime/operations/process';
 import { NodeSearchOperations } from '../../runtime/operations/search';
 import type { Operations } from '../../runtime/operations/types';
 import { PinnedRoots, pinRoots } from '../../runtime/pinned';
-import { shellSandbox } from '../../runtime/sandbox';
+import type { RuntimeEnv } from '../../runtime';
 import type { MainServices } from '../../runtime/tools/types';
 import { EscalationService } from '../../service/escalation';
 import { MemoryService } from '../../service/memory';
@@ -34,11 +33,15 @@ export class WorkerServices {
   @Inject()
   escalationService: EscalationService;
 
+  /** The runtime (its sandbox runs the shells). */
+  @Inject('runtimeEnv')
+  runtime: RuntimeEnv;
+
   operations(): Operations {
     return {
       fs: new NodeFileSystemOperations(),
       search: new NodeSearchOperations(),
-      process: new ShellProcessOperations(shellSandbox().mode),
+      process: new ShellProcessOperations(this.runtime.sandbox),
     };
   }
 
@@ -65,8 +68,8 @@ export class WorkerServices {
  * The roots of a batch or a session's turn, held open once (runtime/pinned.ts), with the backend-state
  * check on where each held folder really is, and, when sandboxes run as another user, that user's access.
  */
-export async function holdRoots(roots: readonly string[]): Promise<PinnedRoots> {
-  const c = shellSandbox().mode === 'bwrap' ? confinement() : null;
+export async function holdRoots(roots: readonly string[], runtime: RuntimeEnv): Promise<PinnedRoots> {
+  const user = runtime.sandbox.sandboxUser();
   // (a sandbox run as the backend's own user keeps its groups: what the backend opened, it can read)
-  return pinRoots(roots, { check: assertHeldRootClear, ...(c?.identity.switchUser ? { sandboxUser: c.identity } : {}) });
+  return pinRoots(roots, { check: assertHeldRootClear, ...(user ? { sandboxUser: user } : {}) });
 }

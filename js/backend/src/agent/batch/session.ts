@@ -10,7 +10,6 @@ import { CallRecord, HostEvent, HostTestOptions, WorkerHost } from '../../runtim
 import { CONCURRENT_CALLS_MAX, MAIN_CALL_TIMEOUT_MS, SESSION_WORKER_MAX_MS } from '../../runtime/limits';
 import { PinnedRoots } from '../../runtime/pinned';
 import type { WorkerPolicyWire } from '../../runtime/protocol';
-import { shellSandbox } from '../../runtime/sandbox';
 import { AgentService } from '../../service/agent';
 import { SubagentService, sessionKey } from '../../service/subagent';
 import { parseId, requireObject } from '../../wire/validate';
@@ -72,7 +71,7 @@ export class MainAgentTools {
       routes: structuredClone(input.routes),
       rules,
       signal: input.signal,
-      pins: () => holdRoots(pol.workspaceRoots),
+      pins: () => holdRoots(pol.workspaceRoots, this.workers.runtime),
       host: opts =>
         new WorkerHost({
           ...opts,
@@ -83,7 +82,7 @@ export class MainAgentTools {
           rules,
           driver: 'calls',
           timeoutMs: SESSION_WORKER_MAX_MS,
-          shell: shellSandbox().mode,
+          env: this.workers.runtime,
           ops: this.workers.operations(),
           services: this.workers.services({ sessionId }, async () => (await this.agentService.agentFromRequest({ agentId }, 'agentId', false)).skills),
           test: input.test,

@@ -15,13 +15,14 @@ import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/s
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../../wire/api-types';
-import { confinement, confinementFailure, stageReads } from '../confine';
-import { closeQuietly, confinedCommand, SANDBOX_PATH, shellSandbox, workerBwrapArgs } from '../sandbox';
-import { errorMessage } from '../../lib/errortext';
+import { closeQuietly, SANDBOX_PATH } from '../sandbox';
+import type { Sandbox } from '../sandboxes';
+import type { Launch } from '../sandboxes';
 import type { RulesInput } from '@netaclaw/tool-policy';
 import { decideNetwork } from '../net/decide';
 import type { NetHooks } from '../net/proxy';
 import { openSandboxNet } from '../net/sandbox';
+import { errorMessage } from '../../lib/errortext';
 
 /** An MCP `tools/list` entry, as the package's `fromMcpTool` reads it. */
 export interface McpListedTool {
@@ -209,11 +210,11 @@ export function lastLines(tail: string, n = 10): string[] {
 }
 
 /**
- * Starts (stdio) or reaches (http) a server and does the MCP handshake. A stdio server needs the OS
- * sandbox: with the shell sandbox unavailable it is refused (fail closed); with it switched off by the
- * operator (`NETACLAW_SHELL_SANDBOX=off`) it runs as a plain child with the given environment only.
+ * Starts (stdio) or reaches (http) a server and does the MCP handshake. A stdio server runs as the sandbox
+ * wraps it (sandboxes.ts): with the sandbox unavailable it is refused (fail closed); with it switched off
+ * by the operator (`NETACLAW_SHELL_SANDBOX=off`) it runs as a plain child with the given environment only.
  */
-export async function connect(cfg: McpServerConfig, net?: McpNetwork): Promise<McpConnection> {
+export async function connect(cfg: McpServerConfig, sandbox: Sandbox, net?: McpNetwork): Promise<McpConnection> {
   const client = new Client({ name: 'netaclaw', version: '0.1.0' }, { capabilities: {} });
   let transport: Transport;
   let stdio: SandboxedStdioTransport | null = null;
@@ -228,31 +229,27 @@ export async function connect(cfg: McpServerConfig, net?: McpNetwork): Promise<M
     if (!cfg.command) throw new Error('no command');
     const command = resolveCommand(cfg.command);
     const env = { PATH: SANDBOX_PATH, HOME: '/tmp', TMPDIR: '/tmp', LANG: 'C.UTF-8', ...cfg.env };
-    const mode = shellSandbox().mode;
-    if (mode === 'bwrap') {
-      const c = confinement();
-      if (!c) throw new Error(`the sandbox cannot be confined: ${confinementFailure()}`);
-      const reads = stageReads(c, stdioCodePaths(command, cfg.args));
-      // the global net() hosts, through the server's own proxy (net/sandbox.ts)
-      const sandboxNet = net ? await openSandboxNet({ global: net.global }, net.hooks, c.dir) : null;
-      let cmd: ReturnType<typeof confinedCommand>;
-      try {
-        const argv = [command, ...cfg.args];
-        cmd = confinedCommand(workerBwrapArgs(cfg.workspaceRoots, true, reads).concat(sandboxNet?.bwrapArgs ?? []), sandboxNet ? sandboxNet.wrap(argv) : argv);
-      } catch (err) {
-        await sandboxNet?.close();
-        throw err;
-      }
-      Object.assign(env, sandboxNet?.env ?? {});
-      stdio = new SandboxedStdioTransport(cmd.file, cmd.args, env, cmd.seccompFd, () => {
-        cmd.limits.release();
-        void sandboxNet?.close();
+    // the global net() hosts, through the server's own proxy (net/sandbox.ts): a confining sandbox's
+    // folder holds its socket; an unconfined server (the sandbox switched off) is not limited here
+    const c = sandbox.confinement;
+    const sandboxNet = net && c ? await openSandboxNet({ global: net.global }, net.hooks, c.dir) : null;
+    let cmd: Launch;
+    try {
+      cmd = sandbox.wrapServer({
+        net: sandboxNet,
+        roots: cfg.workspaceRoots,
+        reads: stdioCodePaths(command, cfg.args),
+        command: [command, ...cfg.args],
       });
-    } else if (mode === 'off') {
-      stdio = new SandboxedStdioTransport(command, cfg.args, env, null);
-    } else {
-      throw new Error(`stdio MCP servers run only in the OS sandbox, which is unavailable here`);
+    } catch (err) {
+      await sandboxNet?.close();
+      throw err;
     }
+    Object.assign(env, sandboxNet?.env ?? {});
+    stdio = new SandboxedStdioTransport(cmd.file, cmd.args, env, cmd.seccompFd, () => {
+      cmd.limits.release();
+      void sandboxNet?.close();
+    });
     transport = stdio;
   }
   const conn: McpConnection = { client, stdio, closed: false };

@@ -11,6 +11,8 @@
 import type { McpServerConfig } from '../../wire/api-types';
 import { ToolError, ToolImpl, ToolOutput } from '../tools/types';
 import { connect, ended, lastLines, listTools, MCP_CALL_TIMEOUT_MS, McpConnectError, McpConnection, McpListedTool, McpNetwork } from './client';
+import type { Sandbox } from '../sandboxes';
+import { Clock, ClockTimer, systemClock } from '../../lib/clock';
 import { errorMessage } from '../../lib/errortext';
 
 /** Bytes a base64 text stands for (without decoding it); 0 for anything that is not a string. */
@@ -87,7 +89,7 @@ interface Watch {
   /** Restarts since the server last ran for the stable period. */
   attempts: number;
   upSince: number | null;
-  timer: NodeJS.Timeout | null;
+  timer: ClockTimer | null;
 }
 
 export class McpServers {
@@ -98,11 +100,23 @@ export class McpServers {
   /** Bumped by closeAll: what an older start or exit reports is ignored. */
   private epoch = 0;
 
+  /** Who is told of the servers' lives (McpService, once it has started; `supervise`). */
+  private supervisor: McpSupervisor | null = null;
+
+  /**
+   * `sandbox`: where a stdio server runs (sandboxes.ts); `clock`: when a restart is due, how long a server
+   * has run; `network`: the servers' network (the global net() rules), read at each start (absent: not limited here).
+   */
   constructor(
-    private readonly supervisor: McpSupervisor | null = null,
-    /** The servers' network (the global net() rules), read at each start; absent: not limited here. */
+    private readonly sandbox: Sandbox,
+    private readonly clock: Clock = systemClock,
     private readonly network: (() => Promise<McpNetwork>) | null = null
   ) {}
+
+  /** Who is told from now on when a server goes down or comes up again. */
+  supervise(supervisor: McpSupervisor): void {
+    this.supervisor = supervisor;
+  }
 
   /**
    * Connects to a server (kept for its calls) and lists its tools. A server that fails is still known, for
@@ -113,7 +127,7 @@ export class McpServers {
     this.watches.set(cfg.name, { attempts: 0, upSince: null, timer: null });
     let conn: McpConnection;
     try {
-      conn = await connect(cfg, (await this.network?.()) ?? undefined);
+      conn = await connect(cfg, this.sandbox, (await this.network?.()) ?? undefined);
     } catch (err) {
       if (cfg.transport === 'stdio') this.scheduleRestart(cfg.name, (err as Error).message, err instanceof McpConnectError ? err.stderr : '');
       throw err;
@@ -156,7 +170,7 @@ export class McpServers {
   /** Ends every connection, stops every pending restart and forgets the servers. */
   async closeAll(): Promise<void> {
     this.epoch += 1;
-    for (const w of this.watches.values()) if (w.timer) clearTimeout(w.timer);
+    for (const w of this.watches.values()) if (w.timer) w.timer.clear();
     this.watches.clear();
     this.starting.clear();
     const all = [...this.connections.values()];
@@ -170,13 +184,13 @@ export class McpServers {
   private adopt(server: string, conn: McpConnection): void {
     this.connections.set(server, conn);
     const w = this.watches.get(server);
-    if (w) w.upSince = Date.now();
+    if (w) w.upSince = this.clock.now();
     const epoch = this.epoch;
     conn.onclosed = () => {
       if (conn.closing || epoch !== this.epoch || !conn.stdio) return;
       if (this.connections.get(server) === conn) this.connections.delete(server);
       const watch = this.watches.get(server);
-      if (watch && watch.upSince !== null && Date.now() - watch.upSince >= MCP_RESTART_STABLE_MS) watch.attempts = 0;
+      if (watch && watch.upSince !== null && this.clock.now() - watch.upSince >= MCP_RESTART_STABLE_MS) watch.attempts = 0;
       if (watch) watch.upSince = null;
       this.scheduleRestart(server, `the server process ended with ${conn.stdio.ended ?? 'an unknown status'}`, conn.stdio.stderrTail);
     };
@@ -188,14 +202,13 @@ export class McpServers {
     const delay = restartDelay(w.attempts);
     w.attempts += 1;
     const epoch = this.epoch;
-    w.timer = setTimeout(() => {
+    w.timer = this.clock.setTimer(() => {
       w.timer = null;
       if (epoch !== this.epoch) return;
       // a failed start schedules the next one itself (open's and restart's catch)
       this.restart(server).catch(() => undefined);
     }, delay);
-    w.timer.unref();
-    this.supervisor?.down(server, { reason, stderr: lastLines(stderr), retryAt: new Date(Date.now() + delay), restarts: w.attempts });
+    this.supervisor?.down(server, { reason, stderr: lastLines(stderr), retryAt: new Date(this.clock.now() + delay), restarts: w.attempts });
   }
 
   /** Starts a server again now (one start at a time per server): connected, its tools listed and reported. */
@@ -204,7 +217,7 @@ export class McpServers {
     if (running) return running;
     const w = this.watches.get(server);
     if (w?.timer) {
-      clearTimeout(w.timer);
+      w.timer.clear();
       w.timer = null;
     }
     const epoch = this.epoch;
@@ -213,7 +226,7 @@ export class McpServers {
       if (!cfg) throw new Error(`MCP server ${server} is not configured or not enabled here`);
       let conn: McpConnection;
       try {
-        conn = await connect(cfg, (await this.network?.()) ?? undefined);
+        conn = await connect(cfg, this.sandbox, (await this.network?.()) ?? undefined);
       } catch (err) {
         if (epoch === this.epoch && cfg.transport === 'stdio') {
           this.scheduleRestart(server, (err as Error).message, err instanceof McpConnectError ? err.stderr : '');

@@ -11,7 +11,7 @@
  *
  * A worker may not read `/proc/self/fd` (its permission model is not granted it: `/proc/self/fd/N/..` would
  * climb out of a root, which Node's lexical check cannot see). It asks the main process instead, which
- * reads `/proc/<worker>/fd/N` (`setFdResolver`): contents are read only through a descriptor checked that
+ * reads `/proc/<worker>/fd/N` (its operations are given that `FdResolver`): contents are read only through a descriptor checked that
  * way. A worker lists folders by path, then checks that the path still leads to the checked folder: a folder
  * swapped for a symlink and back within the microseconds between the two could show the *names* (never the
  * contents) of a folder outside; the race test measures it. Where no `/proc` exists at all, the check falls
@@ -43,10 +43,12 @@ export interface Confinement {
   roots: string[] | null;
   /** The roots as given. */
   given: readonly string[];
+  /** Where an open descriptor of this process points (`PROC_SELF`, or a worker's question to the main process). */
+  resolveFd: FdResolver;
 }
 
-export async function confinement(within: Within): Promise<Confinement> {
-  return { roots: within === null ? null : await rootLocations(within), given: within ?? [] };
+export async function confinement(within: Within, resolveFd: FdResolver = PROC_SELF): Promise<Confinement> {
+  return { roots: within === null ? null : await rootLocations(within), given: within ?? [], resolveFd };
 }
 
 /** A held root's descriptor link (`/proc/self/fd/N`, or `…/N/.`; runtime/pinned.ts). */
@@ -110,29 +112,24 @@ function outside(p: string): OutsideRootsError {
 }
 
 /**
- * Where an open descriptor of this process really points: its `/proc/self/fd/N` link, or null where that
- * cannot be read. A worker replaces it (`setFdResolver`): it asks the main process, which reads
- * `/proc/<worker>/fd/N`.
+ * Where an open descriptor of this process really points, or null where that cannot be read. A worker's
+ * operations are given another (worker/main.ts): it asks the main process, which reads `/proc/<worker>/fd/N`.
  */
 export type FdResolver = (fd: number) => Promise<string | null>;
 
-const procSelf: FdResolver = fd => fs.promises.readlink(`/proc/self/fd/${fd}`).catch(() => null);
-let resolveFd: FdResolver = procSelf;
-
-export function setFdResolver(r: FdResolver): void {
-  resolveFd = r;
-}
+/** This process's own `/proc/self/fd/N` link. */
+export const PROC_SELF: FdResolver = fd => fs.promises.readlink(`/proc/self/fd/${fd}`).catch(() => null);
 
 /** Checks an opened handle against the roots; closes it and throws OutsideRootsError when it is outside. */
 async function verify(fh: fs.promises.FileHandle, p: string, c: Confinement): Promise<Opened> {
   const roots = c.roots;
   if (roots === null) return { fh, base: p, byPath: true, path: p };
   try {
-    const actual = await resolveFd(fh.fd);
+    const actual = await c.resolveFd(fh.fd);
     if (actual !== null && actual.startsWith('/')) {
       if (!roots.some(r => isInside(actual, r)) && !(await insideMovedRoot(fh, c))) throw outside(p);
       // This process can reach the checked object itself through /proc; a worker lists by path.
-      return resolveFd === procSelf ? { fh, base: `/proc/self/fd/${fh.fd}`, byPath: false, path: p } : { fh, base: p, byPath: true, path: p };
+      return c.resolveFd === PROC_SELF ? { fh, base: `/proc/self/fd/${fh.fd}`, byPath: false, path: p } : { fh, base: p, byPath: true, path: p };
     }
     // No /proc on this host: compare with the path's real location (narrower, not closed).
     await sameAsRealPath(fh, p, roots);
@@ -153,7 +150,7 @@ async function insideMovedRoot(fh: fs.promises.FileHandle, c: Confinement): Prom
   if (!c.given.some(g => HELD.test(g))) return false;
   for (let tries = 0; tries < 3; tries++) {
     const before = await rootLocations(c.given).catch(() => null);
-    const actual = await resolveFd(fh.fd);
+    const actual = await c.resolveFd(fh.fd);
     const after = await rootLocations(c.given).catch(() => null);
     if (!before || !after || actual === null) return false;
     if (before.join('\0') === after.join('\0') && before.some(r => isInside(actual, r))) return true;

@@ -1,7 +1,7 @@
 import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { AS_ROOT, child, confinement, openInside, openOrMakeDir, Opened, recheck, Within } from './confined';
+import { AS_ROOT, child, confinement, openInside, openOrMakeDir, Opened, recheck, Within, FdResolver, PROC_SELF } from './confined';
 import type { DirEntry, EntryType, FileSystemOperations } from './types';
 
 const C = fs.constants;
@@ -22,8 +22,11 @@ async function close(o: Opened | null | undefined): Promise<void> {
  * `within` (operations/confined.ts); reads, listings and writes then go through the opened object.
  */
 export class NodeFileSystemOperations implements FileSystemOperations {
+  /** `resolveFd`: where an opened descriptor points (a worker asks the main process; confined.ts). */
+  constructor(private readonly resolveFd: FdResolver = PROC_SELF) {}
+
   async readFile(p: string, within: Within): Promise<Buffer> {
-    const o = await openInside(p, await confinement(within), C.O_RDONLY);
+    const o = await openInside(p, await confinement(within, this.resolveFd), C.O_RDONLY);
     try {
       const st = await o.fh.stat();
       if (st.isDirectory()) throw Object.assign(new Error(`EISDIR: ${p} is a folder`), { code: 'EISDIR' });
@@ -35,7 +38,7 @@ export class NodeFileSystemOperations implements FileSystemOperations {
   }
 
   async stat(p: string, within: Within) {
-    const o = await openInside(p, await confinement(within), C.O_RDONLY);
+    const o = await openInside(p, await confinement(within, this.resolveFd), C.O_RDONLY);
     try {
       const st = await o.fh.stat();
       return { type: typeOf(st), size: st.size };
@@ -45,7 +48,7 @@ export class NodeFileSystemOperations implements FileSystemOperations {
   }
 
   async readDir(p: string, within: Within): Promise<DirEntry[]> {
-    const c = await confinement(within);
+    const c = await confinement(within, this.resolveFd);
     const o = await openInside(p, c, C.O_RDONLY | C.O_DIRECTORY);
     try {
       const entries = await fs.promises.readdir(o.base, { withFileTypes: true });
@@ -71,7 +74,7 @@ export class NodeFileSystemOperations implements FileSystemOperations {
     // Stage every new content in a temp file inside its (checked) parent folder, then rename them all
     // through the same folders; on a failure before the renames nothing has changed. (A failure between
     // two renames is not atomic across files; it cannot come from the content, only from the filesystem.)
-    const c = await confinement(within);
+    const c = await confinement(within, this.resolveFd);
     const staged: Array<{ dir: Opened; tmp: string | null; name: string }> = [];
     try {
       try {
@@ -114,7 +117,7 @@ export class NodeFileSystemOperations implements FileSystemOperations {
   }
 
   async removeTree(p: string, within: Within): Promise<void> {
-    const parent = await openInside(path.dirname(p), await confinement(within), C.O_RDONLY | C.O_DIRECTORY);
+    const parent = await openInside(path.dirname(p), await confinement(within, this.resolveFd), C.O_RDONLY | C.O_DIRECTORY);
     try {
       await fs.promises.rm(child(parent, path.basename(p)), { recursive: true, force: true });
     } finally {

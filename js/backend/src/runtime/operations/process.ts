@@ -1,14 +1,14 @@
 import { ChildProcess, spawn } from 'child_process';
 import * as path from 'path';
 import { OUTPUT_MAX_BYTES, SHELL_HARD_CAP_BYTES } from '../limits';
-import { bwrapArgs, closeQuietly, commandError, confinedCommand, ROOT_FD_FIRST, SANDBOX_PATH, sandboxCommand, ShellMode } from '../sandbox';
+import { closeQuietly, commandError, ROOT_FD_FIRST, SANDBOX_PATH } from '../sandbox';
+import type { Sandbox } from '../sandboxes';
 import type { ExecRequest, ExecResult, ProcessOperations } from './types';
-import { confinement, confinementFailure, stageOnce } from '../confine';
+import { stageOnce } from '../confine';
 import { watchDisk } from '../diskwatch';
 import { PathRulesPlan, pathRulesPlan, unreadableFile } from '../pathrules';
 import { PinnedRoots, pinRoots } from '../pinned';
 import { wantsNetwork } from '../net/decide';
-import { inheritedNetEnv } from '../net/env';
 import type { SandboxNet } from '../net/sandbox';
 
 /** Kills the whole process group of a detached child. */
@@ -102,16 +102,17 @@ class ShellChild {
 }
 
 /**
- * Runs shell commands: in a confined bwrap sandbox of its own (mode `bwrap`: the main process), as a
- * child inside this process's own sandbox (mode `sandboxed`: a worker), or, only when the operator switched
- * the sandbox off, directly with a cleared environment. Mode `unavailable` never runs anything (the runner
- * denies earlier; this is the second lock). The child is a process-group leader: on timeout or past the
- * hard output cap the whole group is killed. The first OUTPUT_MAX_BYTES of output are kept.
+ * Runs shell commands as the sandbox wraps them (sandboxes.ts): in a confined sandbox of its own (a
+ * sandbox with a confinement: the main process), as a child inside this process's own sandbox (a worker),
+ * or, only when the operator switched the sandbox off, directly with a cleared environment. A sandbox that
+ * runs no shells never runs anything (the runner denies earlier; this is the second lock). The child is a
+ * process-group leader: on timeout or past the hard output cap the whole group is killed. The first
+ * OUTPUT_MAX_BYTES of output are kept.
  */
 export class ShellProcessOperations implements ProcessOperations {
   /** `system`: the sandbox's system binds (systemArgs() of the main process); computed here when absent. */
   constructor(
-    private readonly mode: ShellMode,
+    private readonly sandbox: Sandbox,
     private readonly system?: string[]
   ) {}
 
@@ -122,7 +123,7 @@ export class ShellProcessOperations implements ProcessOperations {
       child = spawn(file, args, {
         cwd,
         // a worker's shells get the proxy settings its sandbox was given (net/sandbox.ts)
-        env: { PATH: SANDBOX_PATH, LANG: 'C.UTF-8', HOME: cwd, TERM: 'dumb', ...(this.mode === 'sandboxed' ? inheritedNetEnv() : {}) },
+        env: { PATH: SANDBOX_PATH, LANG: 'C.UTF-8', HOME: cwd, TERM: 'dumb', ...this.sandbox.shellEnv() },
         // the command's stdin is /dev/null unless text is given; bwrap reads the seccomp program on descriptor 4
         // (and the held roots on descriptors 5… : ROOT_FD_FIRST)
         stdio: seccompFd !== null ? [input, 'pipe', 'pipe', 'ignore', seccompFd, ...rootFds] : [input, 'pipe', 'pipe'],
@@ -140,15 +141,16 @@ export class ShellProcessOperations implements ProcessOperations {
   }
 
   async exec(req: ExecRequest): Promise<ExecResult> {
-    if (this.mode === 'unavailable') throw new Error('shell sandbox unavailable');
+    if (!this.sandbox.runsShells) throw new Error('shell sandbox unavailable');
     const invalid = commandError(req.command);
     if (invalid) throw new Error(invalid);
-    if (this.mode === 'off') return this.spawnShell('/bin/bash', ['-c', req.command], req.cwd, null, req.stdin).run(req.timeoutMs);
-    const [file, ...args] = sandboxCommand(req.command);
-    // a worker inside its own confined sandbox: the shell is its child, in the same sandbox, with the limits
-    if (this.mode === 'sandboxed') return this.spawnShell(file, args, req.cwd, null, req.stdin).run(req.timeoutMs);
-    const c = confinement();
-    if (!c) throw new Error(`the sandbox cannot be confined: ${confinementFailure()}`);
+    const c = this.sandbox.confinement;
+    if (!c) {
+      // the sandbox off, or a worker inside its own confined sandbox: the shell is its child, in the same
+      // sandbox, with the prelude's limits
+      const plain = this.sandbox.wrapShell(req.command, { roots: req.roots, readonly: req.readonly, cwd: req.cwd });
+      return this.spawnShell(plain.file, plain.args, req.cwd, null, req.stdin).run(req.timeoutMs);
+    }
     // bwrap runs as the sandbox user, which may not reach a folder bound read-only (a skill's, in the
     // backend's data folder): such a folder is staged for this sandbox
     const extra = stageOnce(c, req.readOnlyBinds ?? []);
@@ -177,18 +179,15 @@ export class ShellProcessOperations implements ProcessOperations {
           unreadable: unreadableFile(c.dir),
         });
       }
-      const cmd = confinedCommand(
-        bwrapArgs({
-          roots: req.roots,
-          readonly: req.readonly,
-          cwd: req.cwd,
-          readOnlyBinds: extra.reads,
-          system: this.system,
-          rootFds,
-          pathMounts: plan?.mounts,
-        }).concat(net?.bwrapArgs ?? []),
-        net ? net.wrap([file, ...args]) : [file, ...args]
-      );
+      const cmd = this.sandbox.wrapShell(req.command, {
+        roots: req.roots,
+        readonly: req.readonly,
+        cwd: req.cwd,
+        readOnlyBinds: extra.reads,
+        system: this.system,
+        rootFds,
+        pathMounts: plan?.mounts,
+      }, net);
       release = () => cmd.limits.release();
       // nor the working folder from the host's side: bwrap starts in /
       const shell = this.spawnShell(cmd.file, cmd.args, '/', cmd.seccompFd, req.stdin, [...held.map(([, fd]) => fd), ...(plan?.stdio ?? [])]);

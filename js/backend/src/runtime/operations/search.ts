@@ -3,7 +3,7 @@ import * as path from 'path';
 import * as readline from 'readline';
 import picomatch from 'picomatch';
 import { GREP_FILE_MAX_BYTES, SEARCH_WALK_MAX } from '../limits';
-import { child, Confinement, confinement, openInside, Opened, recheck, Within } from './confined';
+import { child, Confinement, confinement, openInside, Opened, recheck, Within, FdResolver, PROC_SELF } from './confined';
 import type { FoundFiles, GrepMatch, GrepResult, LineMatcher, SearchOperations } from './types';
 
 const C = fs.constants;
@@ -88,9 +88,12 @@ async function grepHandle(o: Opened, label: string, regex: LineMatcher, out: Gre
 
 /** The real search: a bounded walk of checked folders, picomatch globs, line-by-line grep of checked files. */
 export class NodeSearchOperations implements SearchOperations {
+  /** `resolveFd`: where an opened descriptor points (a worker asks the main process; confined.ts). */
+  constructor(private readonly resolveFd: FdResolver = PROC_SELF) {}
+
   async findFiles(dir: string, pattern: string, max: number, within: Within): Promise<FoundFiles> {
     const match = globMatcher(pattern);
-    const c = await confinement(within);
+    const c = await confinement(within, this.resolveFd);
     const top = await openInside(dir, c, C.O_RDONLY | C.O_DIRECTORY);
     const paths: string[] = [];
     try {
@@ -113,7 +116,7 @@ export class NodeSearchOperations implements SearchOperations {
 
   async grep(target: string, regex: LineMatcher, glob: string | null, maxMatches: number, within: Within): Promise<GrepResult> {
     const matches: GrepMatch[] = [];
-    const c = await confinement(within);
+    const c = await confinement(within, this.resolveFd);
     const top = await openInside(target, c, C.O_RDONLY);
     try {
       const st = await top.fh.stat();

@@ -1,13 +1,13 @@
 /**
  * The tools a worker can run itself (their manifests have `supportedInWorker`): read_file, list_dir,
- * find_files, grep, bash. The main process uses the same implementations when its routes send it one.
+ * find_files, grep, bash. The main process uses the same handlers when its routes send it one.
  */
 import { headBytes, READ_DEFAULT_LINES, SEARCH_RESULTS_MAX, SHELL_TIMEOUT_DEFAULT_MS, SHELL_TIMEOUT_MAX_MS, OUTPUT_MAX_BYTES } from '../limits';
 import type { ExecResult } from '../operations/types';
 import type { WorkerPolicyWire } from '../protocol';
 import { gatePath, optInt, optStr, str } from './args';
 import { linePattern } from '../regex';
-import { ToolError, ToolImpl, ToolOutput } from './types';
+import { ToolError, ToolHandler, ToolImpl, ToolOutput } from './types';
 
 /** read_file refuses files larger than this (read a slice of a smaller file with offset/limit). */
 const READ_FILE_MAX_BYTES = 32 * 1024 * 1024;
@@ -129,11 +129,11 @@ export function bashSandbox(policy: WorkerPolicyWire): { cwd: string; roots: str
   return roots.length === 0 ? null : { cwd: roots[0], roots, readonly: policy.readonly };
 }
 
-/** The worker's registry: only tools with a worker implementation. */
-export const LOCAL_TOOLS: Readonly<Record<string, ToolImpl>> = {
-  read_file: readFile,
-  list_dir: listDir,
-  find_files: findFiles,
-  grep,
-  bash,
-};
+/** The tools with a worker implementation: they run in a worker, and in the main process when its routes send them there. */
+export const LOCAL_HANDLERS: readonly ToolHandler[] = [
+  { name: 'read_file', placement: 'both', run: readFile },
+  { name: 'list_dir', placement: 'both', run: listDir },
+  { name: 'find_files', placement: 'both', run: findFiles },
+  { name: 'grep', placement: 'both', run: grep },
+  { name: 'bash', placement: 'both', run: bash },
+];

@@ -8,10 +8,10 @@ import { applyPatch, parsePatch, StructuredPatch } from 'diff';
 import { SHELL_TIMEOUT_DEFAULT_MS } from '../limits';
 import { isInside, realOrAncestor } from '../realpath';
 import { gatePath, optStr, str } from './args';
-import { execOutput, LOCAL_TOOLS } from './local';
+import { execOutput } from './local';
 import type { Within } from '../operations/types';
 import { TEXT_MAX_CHARS } from '../../wire/validate';
-import { MainServices, ToolContext, ToolError, ToolImpl } from './types';
+import { MainServices, ToolContext, ToolError, ToolHandler, ToolImpl } from './types';
 import { errorMessage } from '../../lib/errortext';
 
 function services(ctx: ToolContext): MainServices {
@@ -255,19 +255,18 @@ export const skillManage: ToolImpl = async (args, ctx) => {
   return `${action === 'create' ? 'created' : 'updated'} skill ${name}`;
 };
 
-/** The main process's registry. */
-export const MAIN_TOOLS: Readonly<Record<string, ToolImpl>> = {
-  ...LOCAL_TOOLS,
-  write_file: writeFile,
-  edit,
-  patch,
-  todo,
-  clarify,
-  escalate,
-  memory_save: memorySave,
-  memory_recall: memoryRecall,
-  read_skill: readSkill,
-  read_skill_file: readSkillFile,
-  execute_skill: executeSkill,
-  skill_manage: skillManage,
-};
+/** The tools only the main process runs (the database, the skills folder, a write checked there). */
+export const MAIN_HANDLERS: readonly ToolHandler[] = [
+  { name: 'write_file', placement: 'main', run: writeFile },
+  { name: 'edit', placement: 'main', run: edit },
+  { name: 'patch', placement: 'main', run: patch },
+  { name: 'todo', placement: 'main', run: todo },
+  { name: 'clarify', placement: 'main', run: clarify },
+  { name: 'escalate', placement: 'main', run: escalate },
+  { name: 'memory_save', placement: 'main', run: memorySave },
+  { name: 'memory_recall', placement: 'main', run: memoryRecall },
+  { name: 'read_skill', placement: 'main', run: readSkill },
+  { name: 'read_skill_file', placement: 'main', run: readSkillFile },
+  { name: 'execute_skill', placement: 'main', run: executeSkill },
+  { name: 'skill_manage', placement: 'main', run: skillManage },
+];

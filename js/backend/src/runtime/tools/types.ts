@@ -1,7 +1,7 @@
 import type { GatePath } from '../gate';
 import type { Operations, Within } from '../operations/types';
 import type { WorkerPolicyWire } from '../protocol';
-import type { ShellMode } from '../sandbox';
+import type { Sandbox } from '../sandboxes';
 
 /** What a main-process tool needs beyond operations (the database, the skills folder). */
 export interface MainServices {
@@ -32,7 +32,8 @@ export interface ToolContext {
    * the host symlink check off).
    */
   within: Within;
-  shell: ShellMode;
+  /** Where shell commands run here (sandboxes.ts). */
+  sandbox: Sandbox;
   agentId: number | null;
   services: MainServices | null;
 }
@@ -45,10 +46,39 @@ export interface ToolOutput {
 
 export type ToolImpl = (args: Record<string, unknown>, ctx: ToolContext) => Promise<string | ToolOutput>;
 
+/** Where a handler's code may run: the main process, a worker, or both (registry.ts). */
+export type Placement = 'main' | 'worker' | 'both';
+
+/** One tool: its name, where it may run, and its implementation (registry.ts). */
+export interface ToolHandler {
+  name: string;
+  placement: Placement;
+  run: ToolImpl;
+}
+
 /** A failure the caller should see as the call's error (bad argument value, file missing…). */
 export class ToolError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'ToolError';
   }
+}
+
+/** What a tool kind's handler may use of the runtime (kinds.ts). */
+export interface KindEnv {
+  /** The MCP servers' connections: the implementation of one server's tool. */
+  mcp: { tool(server: string, tool: string): ToolImpl };
+}
+
+/**
+ * A kind of tool a catalog file entry may implement (`implementation: { type, … }`; kinds.ts): how its
+ * implementation is checked and the handler it makes.
+ */
+export interface ToolKind<I extends { type: string }> {
+  /** The `implementation.type` that names it. */
+  type: I['type'];
+  /** Checks an implementation of this kind (`v.type` is this kind's); relative paths are resolved against `base`. */
+  parse(v: Record<string, unknown>, base: string): I;
+  /** The handler of the tool `name` with this implementation. */
+  handler(name: string, impl: I, env: KindEnv): ToolHandler;
 }

@@ -6,13 +6,14 @@
  * A malformed message is answered with `error` and the worker exits.
  */
 import * as fs from 'fs';
-import { setFdResolver } from '../operations/confined';
 import { NodeFileSystemOperations } from '../operations/fs';
 import { ShellProcessOperations } from '../operations/process';
 import { NodeSearchOperations } from '../operations/search';
 import { CallMessage, CallOutcome, FdResultMessage, InitMessage, message, Message, parseFor, ProxyResultMessage } from '../protocol';
 import { prepareFirstCall, runHere, RunnerContext } from '../runner';
-import { LOCAL_TOOLS } from '../tools/local';
+import { LOCAL_HANDLERS } from '../tools/local';
+import { ToolRegistry } from '../tools/registry';
+import { workerSandbox } from '../sandboxes';
 import { DECISIONS } from '../codes';
 import { policy, setActiveCatalog, ToolSchema } from '../../wire/policy';
 import { errorMessage, errorStack } from '../../lib/errortext';
@@ -71,19 +72,20 @@ function start(init: InitMessage): void {
       }
     }
   }
-  setFdResolver(askFd);
-  shell = new ShellProcessOperations(init.shell, init.sandboxSystem);
+  const sandbox = workerSandbox(init.shell);
+  shell = new ShellProcessOperations(sandbox, init.sandboxSystem);
   ctx = {
     policy: init.policy,
     routes: init.routes,
     rules: init.rules ?? null,
     ops: {
-      fs: new NodeFileSystemOperations(),
-      search: new NodeSearchOperations(),
+      // where an opened descriptor points: asked of the main process (operations/confined.ts)
+      fs: new NodeFileSystemOperations(askFd),
+      search: new NodeSearchOperations(askFd),
       process: shell,
     },
-    shell: init.shell,
-    tools: LOCAL_TOOLS,
+    sandbox,
+    tools: new ToolRegistry(LOCAL_HANDLERS).table('worker'),
     agentId: null,
     services: null,
     layers: init.layers,
