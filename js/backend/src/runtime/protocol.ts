@@ -7,6 +7,7 @@
 import type { RuleMatch, RulesInput } from '@netaclaw/tool-policy';
 import type { GateDecision } from './gate';
 import { DECISIONS } from './codes';
+import type { ResultMedia } from './tools/types';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -41,6 +42,8 @@ export interface CallOutcome {
   durationMs: number;
   /** The rule that decided the call (docs/package.md "Rules"), when one spoke. */
   rule?: RuleMatch | null;
+  /** Images and audio of a call the main process ran (tools/types.ts): never part of a message to a worker. */
+  media?: ResultMedia[];
 }
 
 export type InitMessage = {

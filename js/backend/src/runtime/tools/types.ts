@@ -37,10 +37,22 @@ export interface ToolContext {
   services: MainServices | null;
 }
 
+/**
+ * An image or audio part of a tool's answer (an MCP result's), base64 as the server sent it. The output
+ * text always says what it was too; the agent loop gives it to a channel that can see it (agent/media.ts).
+ */
+export interface ResultMedia {
+  type: 'image' | 'audio';
+  mimeType: string;
+  data: string;
+}
+
 /** A tool's answer: its text, and an error when the tool ran but failed (a non-zero exit). */
 export interface ToolOutput {
   output: string;
   error?: string;
+  /** Images and audio the answer carries besides its text (main process only: never sent to a worker). */
+  media?: ResultMedia[];
 }
 
 export type ToolImpl = (args: Record<string, unknown>, ctx: ToolContext) => Promise<string | ToolOutput>;
