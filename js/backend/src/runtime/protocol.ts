@@ -7,7 +7,6 @@
 import type { RuleMatch, RulesInput } from '@netaclaw/tool-policy';
 import type { GateDecision } from './gate';
 import { DECISIONS } from './codes';
-import type { ResultMedia } from './tools/types';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -30,6 +29,16 @@ export interface WorkerLimits {
 export interface WorkerLayers {
   gate: boolean;
   hostCheck: boolean;
+}
+
+/**
+ * An image or audio part of a tool's answer (an MCP result's), base64 as the server sent it. The output
+ * text always says what it was too; the agent loop gives it to a channel that can see it (agent/media.ts).
+ */
+export interface ResultMedia {
+  type: 'image' | 'audio';
+  mimeType: string;
+  data: string;
 }
 
 export interface CallOutcome {

@@ -1,6 +1,8 @@
 import type { GatePath } from '../gate';
 import type { Operations, Within } from '../operations/types';
-import type { WorkerPolicyWire } from '../protocol';
+import type { ResultMedia, WorkerPolicyWire } from '../protocol';
+
+export type { ResultMedia };
 import type { ShellMode } from '../sandbox';
 
 /** What a main-process tool needs beyond operations (the database, the skills folder). */
@@ -35,16 +37,6 @@ export interface ToolContext {
   shell: ShellMode;
   agentId: number | null;
   services: MainServices | null;
-}
-
-/**
- * An image or audio part of a tool's answer (an MCP result's), base64 as the server sent it. The output
- * text always says what it was too; the agent loop gives it to a channel that can see it (agent/media.ts).
- */
-export interface ResultMedia {
-  type: 'image' | 'audio';
-  mimeType: string;
-  data: string;
 }
 
 /** A tool's answer: its text, and an error when the tool ran but failed (a non-zero exit). */
