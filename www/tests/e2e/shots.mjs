@@ -339,7 +339,6 @@ for (const lang of ['zh-CN', 'en']) {
       await timing.getByTestId('chat-transcript').getByTestId('msg-assistant').filter({ hasText: 'it is 2' }).waitFor({ timeout: 60_000 });
       await timing.getByTestId('chat-answering').waitFor({ state: 'detached' });
       await shot(timing, lang, '36-chat-mcp-python');
-      await timing.close();
       await apiData('POST', '/admin/netaclaw/mcp/delete', { id: time.id });
       await apiData('POST', '/admin/netaclaw/mcp/refresh', {});
 
