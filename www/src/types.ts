@@ -2,7 +2,16 @@
 // (Capability, CrewRole, RoutingStrategy, ToolManifest, …) are the package's, and the wire types the
 // backend's services build are its api-types.ts: both are imported, never restated here.
 import type { Capability, CrewRole, RoutingStrategy } from '@netaclaw/tool-policy';
-import type { AgentFields, ApprovalView, ChatSessionFields, EscalationRecord, McpServerConfig, PendingQuestion, StoredCall, TodoItem } from '../../js/backend/src/api-types';
+import type {
+  AgentFields,
+  ApprovalView,
+  ChatSessionFields,
+  EscalationRecord,
+  McpServerConfig,
+  PendingQuestion,
+  StoredCall,
+  TodoItem,
+} from '../../js/backend/src/api-types';
 
 export type { Capability, CrewRole, RoutingStrategy };
 export type {

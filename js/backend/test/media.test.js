@@ -50,7 +50,11 @@ test('which channels see images is the package’s capability check', () => {
 });
 
 test('the images of a block of tool results follow the block; a text channel reads a note; nothing is changed in place', () => {
-  const calls = (...ids) => ({ role: 'assistant', content: null, tool_calls: ids.map(id => ({ id, type: 'function', function: { name: 'mcp__s__pic', arguments: '{}' } })) });
+  const calls = (...ids) => ({
+    role: 'assistant',
+    content: null,
+    tool_calls: ids.map(id => ({ id, type: 'function', function: { name: 'mcp__s__pic', arguments: '{}' } })),
+  });
   const messages = [
     { role: 'system', content: 'sys' },
     { role: 'user', content: 'look' },

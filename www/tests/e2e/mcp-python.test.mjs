@@ -9,7 +9,19 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { apiData, assertLocalizedErrors, checkPage, forFile, launch, notesWorkspace, open, pickOption, screenshot, scriptedChannel, switchLocale } from './helpers.mjs';
+import {
+  apiData,
+  assertLocalizedErrors,
+  checkPage,
+  forFile,
+  launch,
+  notesWorkspace,
+  open,
+  pickOption,
+  screenshot,
+  scriptedChannel,
+  switchLocale,
+} from './helpers.mjs';
 import { MESSAGES, NOTES, TIME_ZONE } from './model-script.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -75,7 +87,9 @@ test('mcp-server-time from PyPI: added through the MCP dialog, its tools in the 
   await screenshot(chat, 'chat-mcp-python');
   await chat.close();
 
-  await apiData('POST', '/admin/netaclaw/mcp/delete', { id: (await apiData('POST', '/admin/netaclaw/mcp/page', { size: 1000 })).list.find((s) => s.name === name).id });
+  await apiData('POST', '/admin/netaclaw/mcp/delete', {
+    id: (await apiData('POST', '/admin/netaclaw/mcp/page', { size: 1000 })).list.find((s) => s.name === name).id,
+  });
   await apiData('POST', '/admin/netaclaw/mcp/refresh', {});
   assert.deepEqual(browser.errors, []);
 });

@@ -121,7 +121,6 @@ export async function runAgentLoop(o: LoopOptions): Promise<LoopResult> {
   return { reply, stopReason: 'step_limit', calls };
 }
 
-
 function range(from: number, to: number): number[] {
   return Array.from({ length: to - from }, (_, k) => from + k);
 }
