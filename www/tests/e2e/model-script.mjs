@@ -25,7 +25,12 @@ export const MESSAGES = {
   clarify: 'Write me a story.',
   /** bash writing a file, which the agent's rule asks about (APPROVAL_RULE): the turn waits for an approval, then reports the result. */
   approval: 'Write the approved file.',
+  /** get_current_time of the Python MCP server mcp-server-time (whatever the server is named), then an answer quoting its time. */
+  time: 'What time is it in Shanghai?',
 };
+
+/** The time zone the `time` scenario asks for. */
+export const TIME_ZONE = 'Asia/Shanghai';
 
 /** The ask rule of the approval scenario's agent, and the command it asks about. */
 export const APPROVAL_RULE = 'bash(echo asked:*)';
@@ -84,6 +89,18 @@ export function respond(body) {
   if (message === MESSAGES.approval) {
     if (step === 0) return { chunks: ['Writing it.'], toolCalls: [{ id: 'approval_1', name: 'bash', arguments: { command: APPROVAL_COMMAND } }] };
     return { chunks: ['The command answered: ', (results[0] ?? '').split('\n')[0]] };
+  }
+  if (message === MESSAGES.time) {
+    const tool = (body?.tools ?? []).map((t) => t.function?.name).find((n) => /^mcp__.+__get_current_time$/.test(n ?? ''));
+    if (!tool) return { content: 'No clock is offered to me.' };
+    if (step === 0) return { chunks: ['Asking the clock.'], toolCalls: [{ id: 'time_1', name: tool, arguments: { timezone: TIME_ZONE } }] };
+    let at = '';
+    try {
+      at = JSON.parse(results[0] ?? '').datetime ?? '';
+    } catch {
+      at = (results[0] ?? '').split('\n')[0];
+    }
+    return { chunks: [`In ${TIME_ZONE} it is `, at] };
   }
   if (message === MESSAGES.clarify) {
     return { chunks: ['One question first.'], toolCalls: [{ id: 'clarify_1', name: 'clarify', arguments: { question: CLARIFY_QUESTION } }] };

@@ -12,6 +12,8 @@ import { APPROVAL_RULE, MESSAGES, NOTES } from './model-script.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const OUT = process.env.SHOTS_DIR ?? resolve(here, '..', '..', '..', 'docs', 'screenshots', 'states');
 const MCP_DEMO = resolve(here, '..', '..', '..', 'js', 'backend', 'examples', 'mcp-demo-server.mjs');
+// the demo's Python MCP server from PyPI (scripts/setup-mcp-python.sh)
+const TIME_SERVER = resolve(here, '..', '..', '..', '.tools', 'mcp-python', 'bin', 'mcp-server-time');
 // the default channel the chat page starts a session with, for this file's tests (the demonstration tour
 // removes it for its own shots and adds another after them)
 const scripted = forFile(scriptedChannel);
@@ -300,6 +302,47 @@ for (const lang of ['zh-CN', 'en']) {
       for (const s of [demo, gone]) await apiData('POST', '/admin/netaclaw/mcp/delete', { id: s.id });
       await apiData('POST', '/admin/netaclaw/mcp/refresh', {});
 
+      // a stdio server that is down (its process exits as it starts): when it starts again, its restarts,
+      // its last stderr lines; the dialog's path marks
+      const down = await apiData('POST', '/admin/netaclaw/mcp/add', {
+        name: `down-${lang === 'en' ? 'en' : 'zh'}`,
+        transport: 'stdio',
+        command: 'node',
+        args: ['-e', "process.stderr.write('reading /etc/notes/config.toml\\nerror: the configuration is broken\\n'); process.exit(2)"],
+        pathMarks: { read_note: { file: 'read' }, save_note: { target: 'write' } },
+      });
+      page = await open(b.context, '/agent/tools', { lang });
+      const downRow = page.getByTestId('mcp-section').locator(`tr.mcp-row-${down.name}`);
+      await page.getByTestId('mcp-section').getByTestId('mcp-refresh').click();
+      await downRow.getByTestId('mcp-restarts').waitFor({ timeout: 60_000 });
+      await downRow.getByTestId('mcp-stderr').locator('summary').click();
+      await downRow.scrollIntoViewIfNeeded();
+      await shot(page, lang, '34-mcp-server-down');
+      await downRow.getByTestId('mcp-edit').click();
+      await page.getByTestId('mcp-dialog').getByTestId('mcp-mark-row').nth(1).waitFor();
+      await shot(page, lang, '35-mcp-dialog-path-marks');
+      await page.keyboard.press('Escape');
+      await apiData('POST', '/admin/netaclaw/mcp/delete', { id: down.id });
+
+      // the Python MCP server from PyPI (mcp-server-time in the project's venv) called from the chat
+      const time = await apiData('POST', '/admin/netaclaw/mcp/add', {
+        name: `time-${lang === 'en' ? 'en' : 'zh'}`,
+        transport: 'stdio',
+        command: TIME_SERVER,
+        args: ['--local-timezone=UTC'],
+      });
+      await apiData('POST', '/admin/netaclaw/mcp/refresh', {});
+      const clock = await apiData('POST', '/admin/netaclaw/agent/add', { name: lang === 'en' ? 'Clock' : '时钟', toolsets: ['base', `mcp:${time.name}`] });
+      const timing = await open(b.context, `/agent/chat?agent=${clock.id}`, { lang });
+      await timing.getByTestId('chat-offered').locator(`[data-tool=mcp__${time.name}__get_current_time]`).waitFor();
+      await timing.getByTestId('chat-fields').getByTestId('field-cwd').fill(workspace.path);
+      await send(timing, MESSAGES.time);
+      await timing.getByTestId('chat-transcript').getByTestId('msg-assistant').filter({ hasText: 'it is 2' }).waitFor({ timeout: 60_000 });
+      await timing.getByTestId('chat-answering').waitFor({ state: 'detached' });
+      await shot(timing, lang, '36-chat-mcp-python');
+      await apiData('POST', '/admin/netaclaw/mcp/delete', { id: time.id });
+      await apiData('POST', '/admin/netaclaw/mcp/refresh', {});
+
       // the narrowest and the widest screens the pages are made for
       for (const width of [1280, 1920]) {
         const p = b.context.pages()[0];
@@ -358,13 +401,13 @@ for (const lang of ['zh-CN', 'en']) {
       let page = await tour();
       await prompt(page, 'read', '[data-testid=tool-card][data-tool=read_file][data-state=ok]');
       await prompt(page, 'write', '[data-testid=tool-card][data-tool=write_file][data-state=refused]');
-      await shot(page, lang, '34-chat-demo-tour');
+      await shot(page, lang, '37-chat-demo-tour');
       page = await tour();
       await prompt(page, 'delegate', '[data-testid=chat-batches] [data-testid=batch-card][data-status=completed][data-live=false]');
-      await shot(page, lang, '35-chat-demo-delegate');
+      await shot(page, lang, '38-chat-demo-delegate');
       page = await tour(true);
       await prompt(page, 'approval', '[data-testid=chat-approval]');
-      await shot(page, lang, '36-chat-demo-approval');
+      await shot(page, lang, '39-chat-demo-approval');
     } finally {
       await b.close();
       Object.assign(scripted, await scriptedChannel());

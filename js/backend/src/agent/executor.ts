@@ -19,7 +19,9 @@ import { BatchHandle, BatchRunner, SessionTools } from './batches';
 import { ChatCompletionMessageParam, ChatCompletionTool, ModelError, ModelToolCall } from './model';
 import { LoopHistory, LoopResult, runAgentLoop } from './loop';
 import { orDemoChannel } from '../service/demochannel';
-import { AskedCall, CallPort, OwnTool, Place, resultText, ToolCallView, userDenied } from './port';
+import { AskedCall, CallPort, OwnTool, Place, resultText, shownOf, ToolCallView, userDenied } from './port';
+import { withMedia } from './media';
+import type { ResultMedia } from '../runtime/tools/types';
 import { errorMessage } from '../lib/errortext';
 import { log } from '../config/log';
 import type { RuleMatch, RulesInput } from '@netaclaw/tool-policy';
@@ -368,19 +370,22 @@ export class ChatExecutor {
     }
     await this.sessionService.touch(sessionId);
     const next = { seq, assistant: 0 };
+    // the images and audio of this turn's tool results, by call id (agent/media.ts)
+    const media = new Map<string, ResultMedia[]>();
     const history: LoopHistory = {
       messages: async () => {
         // the operators' answers to the session's escalations that the model has not read yet
         for (const answer of await this.escalationService.undelivered(sessionId, await this.sessionService.deliveredEscalations(sessionId))) {
           await this.sessionService.append(sessionId, next.seq++, { role: 'resolution', content: answer.content, toolCallId: answer.key, name: 'escalate' });
         }
-        return this.history(sessionId, turnStart, systemPrompt);
+        return withMedia(await this.history(sessionId, turnStart, systemPrompt), media, ctx.channel.capability);
       },
       assistant: async (content, calls) => {
         next.assistant = next.seq;
         await this.sessionService.append(sessionId, next.seq++, { role: 'assistant', content, toolCalls: calls.length > 0 ? calls : null });
       },
-      result: async (call, text) => {
+      result: async (call, text, parts) => {
+        if (parts?.length) media.set(call.id, parts);
         await this.sessionService.append(sessionId, next.seq++, { role: 'tool', content: text, toolCallId: call.id, name: call.name });
       },
     };
@@ -423,10 +428,9 @@ export class ChatExecutor {
       } catch (err) {
         throw await this.failTurn(ctx, next.seq, ctx.signal.aborted ? new ModelError('cancelled', 'cancelled') : err);
       }
-      const { pause: _p, ...shown } = view;
-      void _p;
+      const shown = shownOf(view);
       resumed.push(shown);
-      await history.result(call, resultText(shown));
+      await history.result(call, resultText(shown), view.media);
     }
     let r: LoopResult;
     try {
@@ -639,8 +643,9 @@ export class ChatExecutor {
       { role: 'system', content: handle.run.prompt.systemPrompt },
       { role: 'user', content: t.task },
     ];
+    const media = new Map<string, ResultMedia[]>();
     const history: LoopHistory = {
-      messages: async () => messages,
+      messages: async () => withMedia(messages, media, channel.capability),
       assistant: async (content, calls) => {
         messages.push(
           calls.length > 0
@@ -652,7 +657,8 @@ export class ChatExecutor {
             : { role: 'assistant', content }
         );
       },
-      result: async (call, text) => {
+      result: async (call, text, parts) => {
+        if (parts?.length) media.set(call.id, parts);
         messages.push({ role: 'tool', tool_call_id: call.id, content: text });
       },
     };

@@ -10,7 +10,8 @@ import { CONCURRENT_CALLS_MAX } from '../runtime/limits';
 import { MAX_STEPS } from '../config/settings';
 import { ChatCompletionMessageParam, ChatCompletionTool, ModelError, ModelToolCall, streamTurn } from './model';
 import { APPROVAL_REQUIRED } from '../runtime/codes';
-import { AskedCall, CallPort, PortResult, resultText, ToolCallView } from './port';
+import { AskedCall, CallPort, PortResult, resultText, shownOf, ToolCallView } from './port';
+import type { ResultMedia } from '../runtime/tools/types';
 import { errorMessage } from '../lib/errortext';
 
 /** Where a loop's conversation lives. */
@@ -19,8 +20,8 @@ export interface LoopHistory {
   messages(): Promise<ChatCompletionMessageParam[]>;
   /** Keeps the model's answer (its text and its tool calls). */
   assistant(content: string, calls: ModelToolCall[]): Promise<void>;
-  /** Keeps a tool call's result as the model reads it. */
-  result(call: ModelToolCall, text: string): Promise<void>;
+  /** Keeps a tool call's result as the model reads it, and the images and audio it carries (agent/media.ts). */
+  result(call: ModelToolCall, text: string, media?: ResultMedia[]): Promise<void>;
 }
 
 export interface LoopOptions {
@@ -110,20 +111,14 @@ export async function runAgentLoop(o: LoopOptions): Promise<LoopResult> {
       calls.push(shownOf(view));
       await o.history.result(
         tc,
-        asks && 'question' in asks ? 'Only one question is asked at a time: ask it again once the first is answered.' : resultText(view)
+        asks && 'question' in asks ? 'Only one question is asked at a time: ask it again once the first is answered.' : resultText(view),
+        asks ? undefined : view.media
       );
     }
     if (pause && 'clarify' in pause) return { reply, stopReason: 'clarify', calls, clarify: pause.clarify };
     if (pause && 'approval' in pause) return { reply, stopReason: 'approval', calls, approval: pause.approval };
   }
   return { reply, stopReason: 'step_limit', calls };
-}
-
-/** A call's view as the answer shows it (without the question it asks). */
-function shownOf(view: PortResult): ToolCallView {
-  const { pause: _pause, ...shown } = view;
-  void _pause;
-  return shown;
 }
 
 function range(from: number, to: number): number[] {

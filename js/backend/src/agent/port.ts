@@ -207,10 +207,11 @@ export class CallPort {
   }
 }
 
-/** A call's view without what it waits on. */
-function shownOf(v: PortResult): ToolCallView {
-  const { pause: _p, ...shown } = v;
+/** A call's view without what it waits on, nor its images and audio (the model's only). */
+export function shownOf(v: PortResult): ToolCallView {
+  const { pause: _p, media: _m, ...shown } = v;
   void _p;
+  void _m;
   return shown;
 }
 

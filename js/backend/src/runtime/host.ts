@@ -667,10 +667,13 @@ export class WorkerHost {
     // The host ran (or refused) the call itself: it answers the caller now, with its own outcome, and
     // does not wait for the worker to repeat it (the worker's `result` is checked when it comes). The
     // worker's answer leaves right after the caller's continuation, before any later message.
+    // images and audio stay here: the worker relays the text of the answer only
+    const { media: _media, ...wire } = outcome;
+    void _media;
     if (!own || !p || this.pending !== p) {
-      this.send(message({ type: 'proxy-result', id: m.id, ...outcome }));
+      this.send(message({ type: 'proxy-result', id: m.id, ...wire }));
     } else {
-      this.sendAfter(message({ type: 'proxy-result', id: m.id, ...outcome }));
+      this.sendAfter(message({ type: 'proxy-result', id: m.id, ...wire }));
       this.pending = null;
       this.relay = { seq: m.seq, outcome };
       p.resolve({

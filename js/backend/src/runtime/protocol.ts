@@ -28,6 +28,16 @@ export interface WorkerLayers {
   hostCheck: boolean;
 }
 
+/**
+ * An image or audio part of a tool's answer (an MCP result's), base64 as the server sent it. The output
+ * text always says what it was too; the agent loop gives it to a channel that can see it (agent/media.ts).
+ */
+export interface ResultMedia {
+  type: 'image' | 'audio';
+  mimeType: string;
+  data: string;
+}
+
 export interface CallOutcome {
   decision: GateDecision;
   reason: string | null;
@@ -38,6 +48,8 @@ export interface CallOutcome {
   durationMs: number;
   /** The rule that decided the call (docs/package.md "Rules"), when one spoke. */
   rule?: RuleMatch | null;
+  /** Images and audio of a call the main process ran (tools/types.ts): never part of a message to a worker. */
+  media?: ResultMedia[];
 }
 
 export type InitMessage = {

@@ -133,7 +133,7 @@ export async function execute(ctx: RunnerContext, gate: GateResult, name: string
     const output = cutText(out.output, OUTPUT_MAX_BYTES);
     return out.error
       ? { ...base, ok: false, output, error: out.error, durationMs: Date.now() - started }
-      : { ...base, ok: true, output, durationMs: Date.now() - started };
+      : { ...base, ok: true, output, durationMs: Date.now() - started, ...(out.media?.length ? { media: out.media } : {}) };
   } catch (err) {
     if (err instanceof OutsideRootsError) {
       // The host symlink check, made again on the object the tool opened: a path swapped meanwhile.

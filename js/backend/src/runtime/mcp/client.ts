@@ -23,6 +23,7 @@ import { decideNetwork } from '../net/decide';
 import type { NetHooks } from '../net/proxy';
 import { openSandboxNet } from '../net/sandbox';
 import { errorMessage } from '../../lib/errortext';
+import { pythonEnvPaths } from './venv';
 
 /** An MCP `tools/list` entry, as the package's `fromMcpTool` reads it. */
 export interface McpListedTool {
@@ -72,13 +73,14 @@ function codeFolder(file: string): string {
 }
 
 /**
- * What a stdio server's sandbox binds read-only: the command, and for every argument that is an absolute
- * path of an existing file, its package (the folder of the nearest package.json, node_modules included)
- * or its folder. System folders (/usr, /bin, /lib…) are in every sandbox already.
+ * What a stdio server's sandbox binds read-only: the command (and its Python venv, for a command of one:
+ * venv.ts), and for every argument that is an absolute path of an existing file, its package (the folder
+ * of the nearest package.json, node_modules included) or its folder. System folders (/usr, /bin, /lib…) are in every sandbox already.
  */
 export function stdioCodePaths(command: string, args: string[]): string[] {
   const out = new Set<string>();
   if (!command.startsWith('/usr/') && !command.startsWith('/bin/')) out.add(command);
+  for (const p of pythonEnvPaths(command)) out.add(p);
   for (const a of args) {
     if (!path.isAbsolute(a)) continue;
     let st: fs.Stats;

@@ -9,7 +9,7 @@
  * call with the reason.
  */
 import type { McpServerConfig } from '../../wire/api-types';
-import { ToolError, ToolImpl, ToolOutput } from '../tools/types';
+import { ResultMedia, ToolError, ToolImpl, ToolOutput } from '../tools/types';
 import { connect, ended, lastLines, listTools, MCP_CALL_TIMEOUT_MS, McpConnectError, McpConnection, McpListedTool, McpNetwork } from './client';
 import type { Sandbox } from '../sandboxes';
 import { Clock, ClockTimer, systemClock } from '../../lib/clock';
@@ -50,9 +50,34 @@ export function contentText(c: Record<string, unknown>): string {
   }
 }
 
+/** Decoded bytes of images and audio one result may carry to the model besides its notes (5 MB). */
+export const MEDIA_MAX_BYTES = 5 * 1024 * 1024;
+
+/**
+ * The image and audio parts of a result, as media for a channel that can see them (agent/media.ts), in
+ * order, while their decoded sizes add up to at most MEDIA_MAX_BYTES; a part past that, or one without
+ * base64 data or a type, stays a note only.
+ */
+export function resultMedia(content: unknown[]): ResultMedia[] {
+  const out: ResultMedia[] = [];
+  let bytes = 0;
+  for (const c of content) {
+    if (!c || typeof c !== 'object') continue;
+    const p = c as Record<string, unknown>;
+    if ((p.type !== 'image' && p.type !== 'audio') || typeof p.data !== 'string' || typeof p.mimeType !== 'string' || p.mimeType === '') continue;
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(p.data)) continue;
+    const size = base64Bytes(p.data);
+    if (bytes + size > MEDIA_MAX_BYTES) continue;
+    bytes += size;
+    out.push({ type: p.type, mimeType: p.mimeType, data: p.data });
+  }
+  return out;
+}
+
 /**
  * An MCP `tools/call` result as a tool's answer: its parts as text (`contentText`), one after another;
  * `structuredContent` when there is no part (a server should also send it as text); `isError` a failed call.
+ * Its images and audio are also kept as they are (`media`), for a channel that can see them.
  */
 export function resultOutput(server: string, r: Record<string, unknown>): ToolOutput {
   const content = Array.isArray(r.content) ? (r.content as unknown[]) : [];
@@ -60,7 +85,8 @@ export function resultOutput(server: string, r: Record<string, unknown>): ToolOu
   if (parts.length === 0 && r.structuredContent !== undefined) parts.push(JSON.stringify(r.structuredContent));
   const output = parts.join('\n');
   if (r.isError === true) return { output, error: `the MCP server ${server} reported an error: ${output.split('\n')[0].slice(0, 500) || 'no detail'}` };
-  return { output };
+  const media = resultMedia(content);
+  return media.length > 0 ? { output, media } : { output };
 }
 
 function msFromEnv(name: string, fallback: number): number {

@@ -1,7 +1,9 @@
 import type { GatePath } from '../gate';
 import type { Operations, Within } from '../operations/types';
-import type { WorkerPolicyWire } from '../protocol';
+import type { ResultMedia, WorkerPolicyWire } from '../protocol';
 import type { Sandbox } from '../sandboxes';
+
+export type { ResultMedia };
 
 /** What a main-process tool needs beyond operations (the database, the skills folder). */
 export interface MainServices {
@@ -42,6 +44,8 @@ export interface ToolContext {
 export interface ToolOutput {
   output: string;
   error?: string;
+  /** Images and audio the answer carries besides its text (main process only: never sent to a worker). */
+  media?: ResultMedia[];
 }
 
 export type ToolImpl = (args: Record<string, unknown>, ctx: ToolContext) => Promise<string | ToolOutput>;
