@@ -96,6 +96,20 @@ export const RULES = [
     to: ['service/', 'agent/', 'dto/', ...DOORS],
     why: "the loose files (settings, errors, validation, the database's helpers) are below every folder that uses them",
   },
+  {
+    tree: 'js/backend/src',
+    from: '*',
+    notFrom: ['bus/', 'gateway/', 'service/', 'agent/', 'controller/', 'middleware/', 'configuration.ts'],
+    to: ['bus/'],
+    why: 'the bus between instances is heard by the doors, the services, the agent loop and the start alone',
+  },
+  {
+    tree: 'js/backend/src',
+    from: ['bus/'],
+    to: '*',
+    except: ['bus/', 'settings.ts', 'log.ts', 'errortext.ts'],
+    why: 'the bus carries messages: it reads the settings and writes the log, and knows nothing it carries',
+  },
   { tree: 'js/backend/src', from: '*', to: ENTRIES, why: 'the entries import everything; nothing imports an entry' },
   { tree: 'js/backend/src', from: '*', to: [], outside: [], why: 'the backend reaches outside its tree through packages alone' },
   // the pages (www/src)

@@ -20,6 +20,7 @@ import { ChatGateway } from './gateway/chat';
 import { SubagentService } from './service/subagent';
 import { ToolService } from './service/tool';
 import { McpService } from './service/mcp';
+import { bus } from './bus/bus';
 import { detectShellMode, setShellSandbox } from './runtime/sandbox';
 import { confinement } from './runtime/confine';
 import { commandTools, setCustomTools } from './runtime/tools/custom';
@@ -178,6 +179,9 @@ export class MainConfiguration implements ILifeCycle {
       const added = await mcp.seed(mcpSeed);
       if (added > 0) this.logger.info(`[netaclaw] seeded ${added} example MCP server(s) from ${mcpSeed} (the MCP server table was empty)`);
     }
+    // the bus of the instances on one MySQL/MariaDB database (REDIS_URL): connected in the background, the
+    // database path meanwhile
+    bus.start();
     // this instance's own start: the others are not asked to refresh; then it follows theirs (`watch`)
     await mcp.watch();
     const listed = await mcp.refreshHere();
@@ -189,6 +193,7 @@ export class MainConfiguration implements ILifeCycle {
 
   async onStop(container: IMidwayContainer) {
     await (await container.getAsync(McpService)).closeAll();
+    await bus.close();
   }
 
   async onServerReady() {

@@ -3,6 +3,7 @@ import { Context } from '@midwayjs/koa';
 import { dbMonitor } from '../dbhealth';
 import { shellSandbox } from '../runtime/sandbox';
 import { confinement } from '../runtime/confine';
+import { bus } from '../bus/bus';
 
 /** A live database check answers within this bound (a server that stopped answering counts as down). */
 const DB_CHECK_TIMEOUT_MS = 2000;
@@ -20,7 +21,9 @@ export class HealthController {
    * the confined sandbox, with seccomp; `node-permission-only` when the OS sandbox is not available — the
    * start log says why), `limits`: the kernel limits of each sandbox (`cgroup2`, `cgroup1`, `uid-range`,
    * `rlimit`; runtime/cgroups.ts) and `weaker`: the limits that mechanism bounds less than a cgroup would
-   * (`processes`, `memory`, `tmpfs`, `memfd`; empty when none).
+   * (`processes`, `memory`, `tmpfs`, `memfd`; empty when none). `bus`: how this instance hears the others
+   * (`{ kind: 'redis' | 'database', connected, detail }`, src/bus/): Redis away is not a fault of the instance
+   * (it goes on through the database, the status stays `ok`), only slower news from the others.
    */
   @Get('/health')
   async health() {
@@ -35,6 +38,7 @@ export class HealthController {
         shellSandbox().mode === 'bwrap' && c
           ? { worker: 'bwrap', seccomp: true, limits: c.limits.mode, weaker: c.limits.weaker }
           : { worker: 'node-permission-only', seccomp: false, limits: 'none', weaker: ['processes', 'memory', 'tmpfs', 'memfd'] },
+      bus: bus.health(),
     };
     if (data.status !== 'ok') this.ctx.status = 503;
     return data;
