@@ -21,13 +21,15 @@ import { SubagentService } from './service/subagent';
 import { ToolService } from './service/tool';
 import { McpService } from './service/mcp';
 import { bus } from './bus/bus';
+import { sharedFailureCounter } from './bus/limiter';
+import { shareFailures } from './authlimit';
 import { detectShellMode, setShellSandbox } from './runtime/sandbox';
 import { confinement } from './runtime/confine';
 import { commandTools, setCustomTools } from './runtime/tools/custom';
 import { waitForMysql } from './dbprobe';
 import { secureDataFiles } from './datafiles';
 import { secretsAtRest } from './secrets';
-import { DB, DB_WAIT_SECONDS, describeDb, HOST, MODEL_ENV, STATIC_DIR, SEED_FILE } from './settings';
+import { AUTH_FAIL_LIMIT, AUTH_FAIL_WINDOW_SECONDS, DB, DB_WAIT_SECONDS, describeDb, HOST, MODEL_ENV, STATIC_DIR, SEED_FILE } from './settings';
 import { errorMessage } from './errortext';
 
 @Configuration({
@@ -182,6 +184,7 @@ export class MainConfiguration implements ILifeCycle {
     // the bus of the instances on one MySQL/MariaDB database (REDIS_URL): connected in the background, the
     // database path meanwhile
     bus.start();
+    shareFailures(sharedFailureCounter(bus, AUTH_FAIL_LIMIT, AUTH_FAIL_WINDOW_SECONDS));
     // this instance's own start: the others are not asked to refresh; then it follows theirs (`watch`)
     await mcp.watch();
     const listed = await mcp.refreshHere();

@@ -159,6 +159,11 @@ export class Bus {
     };
   }
 
+  /** A Redis key (or channel) name under this deployment's namespace. */
+  key(name: string): string {
+    return this.prefix + name;
+  }
+
   /** The connection that publishes, for a store that needs its own commands (the shared login limiter). */
   get client(): Redis | null {
     return this.pub;

@@ -124,7 +124,7 @@ export class ChatGateway {
         return false;
       }
     }
-    const check = checkBearer(req.socket.remoteAddress ?? '', token, expected);
+    const check = await checkBearer(req.socket.remoteAddress ?? '', token, expected);
     if (!check.ok) {
       refuse(socket, check.status, check.status === 429 ? 'Too Many Requests' : 'Unauthorized', check.headers, {
         error: { code: check.code, message: check.message },

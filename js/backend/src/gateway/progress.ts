@@ -98,9 +98,13 @@ export function sendNew(kept: ChatEvent[], at: { sent: number; textSent: number 
     if (last.type === 'delta' && last.text.length > at.textSent) send({ ...last, text: last.text.slice(at.textSent) });
   }
   for (let i = at.sent; i < events.length; i++) send(events[i]);
-  at.sent = Math.max(at.sent, events.length);
-  const last = events[at.sent - 1];
-  at.textSent = last && last.type === 'delta' ? last.text.length : 0;
+  // never back: what was sent may be ahead of the row (the bus brought it first)
+  const last = events[events.length - 1];
+  const textLength = last && last.type === 'delta' ? last.text.length : 0;
+  if (events.length > at.sent) {
+    at.sent = events.length;
+    at.textSent = textLength;
+  } else if (events.length === at.sent) at.textSent = Math.max(at.textSent, textLength);
 }
 
 @Provide()
