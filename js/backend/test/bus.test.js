@@ -44,7 +44,11 @@ if (!redisBinary()) {
           for (const r of started) assert.equal(r.status, 'fulfilled', r.reason?.message);
           const [a, b, c] = servers;
           for (const s of servers) await until(async () => (await health(s)).bus.connected === true);
-          assert.deepEqual((await health(b)).bus, { kind: 'redis', connected: true, detail: 'Redis connected: live events, cancels and refreshes go through it' });
+          assert.deepEqual((await health(b)).bus, {
+            kind: 'redis',
+            connected: true,
+            detail: 'Redis connected: live events, cancels and refreshes go through it',
+          });
 
           const agent = await addAgent(a, { name: 'followed', toolsets: ['base'] });
           /** A socket whose events are stamped with their arrival. */
@@ -71,7 +75,9 @@ if (!redisBinary()) {
           const doneOnA = onA.next(e => e.type === 'done' || e.type === 'error');
           onA.send({ type: 'chat', agentId: agent.id, message: 'stream slowly' });
           const { sessionId } = await firstOnA;
-          await until(async () => (await db.sql('SELECT COUNT(*) AS n FROM netaclaw_turn_progress WHERE sessionId = ? AND endTime IS NULL', [sessionId]))[0].n > 0);
+          await until(
+            async () => (await db.sql('SELECT COUNT(*) AS n FROM netaclaw_turn_progress WHERE sessionId = ? AND endTime IS NULL', [sessionId]))[0].n > 0
+          );
           const onB = await open(b);
           const attachedOnB = onB.next(e => e.type === 'attached');
           const doneOnB = onB.next(e => e.type === 'done' || e.type === 'error');
@@ -104,7 +110,9 @@ if (!redisBinary()) {
             .sort((p, q) => p - q);
           assert.ok(lags.length >= 20, `pieces measured: ${lags.length}`);
           const p95 = lags[Math.floor(lags.length * 0.95)];
-          t.diagnostic(`B behind A, ${lags.length} pieces: median ${lags[lags.length >> 1]} ms, p95 ${p95} ms, max ${lags.at(-1)} ms (the progress row alone: up to 300 ms)`);
+          t.diagnostic(
+            `B behind A, ${lags.length} pieces: median ${lags[lags.length >> 1]} ms, p95 ${p95} ms, max ${lags.at(-1)} ms (the progress row alone: up to 300 ms)`
+          );
           assert.ok(p95 < 100, `p95 lag ${p95} ms: ${lags.join(' ')}`);
           assert.ok(lags.at(-1) < 250, `max lag ${lags.at(-1)} ms: ${lags.join(' ')}`);
           // B read the row for its replay, and then went by the bus: more events than the row's 300 ms writes give
@@ -117,7 +125,10 @@ if (!redisBinary()) {
           const cancelledOnA = second.next(e => e.type === 'done' || e.type === 'error');
           second.send({ type: 'chat', agentId: agent.id, sessionId, message: 'a long one' });
           await deltaOnA;
-          await until(async () => (await db.sql('SELECT message FROM netaclaw_turn_progress WHERE sessionId = ? AND endTime IS NULL', [sessionId]))[0]?.message === 'a long one');
+          await until(
+            async () =>
+              (await db.sql('SELECT message FROM netaclaw_turn_progress WHERE sessionId = ? AND endTime IS NULL', [sessionId]))[0]?.message === 'a long one'
+          );
           const onC = await open(c);
           const deltaOnC = onC.next(e => e.type === 'delta');
           const endOnC = onC.next(e => e.type === 'done' || e.type === 'error');
@@ -132,7 +143,9 @@ if (!redisBinary()) {
           // stopped: A hung up on the model (the stream it was following); its answer to the pages follows the stored fault
           const stoppedIn = model.requests.at(-1).abortedAt - cancelAt;
           const answeredIn = second.times[second.events.indexOf(cancelled)] - cancelAt;
-          t.diagnostic(`cancelled from C: A stopped the model's stream after ${stoppedIn} ms, its cancelled event after ${answeredIn} ms (the row alone: read every 1000 ms)`);
+          t.diagnostic(
+            `cancelled from C: A stopped the model's stream after ${stoppedIn} ms, its cancelled event after ${answeredIn} ms (the row alone: read every 1000 ms)`
+          );
           assert.ok(stoppedIn < 200, `stopped ${stoppedIn} ms after the cancel`);
 
           // ---- an MCP server added and refreshed on A: B runs it within 1 s (its database poll: a minute) ----
@@ -171,7 +184,10 @@ if (!redisBinary()) {
           const doneOnThird = third.next(e => e.type === 'done' || e.type === 'error');
           third.send({ type: 'chat', agentId: agent.id, sessionId, message: 'the last one' });
           await deltaOnThird;
-          await until(async () => (await db.sql('SELECT message FROM netaclaw_turn_progress WHERE sessionId = ? AND endTime IS NULL', [sessionId]))[0]?.message === 'the last one');
+          await until(
+            async () =>
+              (await db.sql('SELECT message FROM netaclaw_turn_progress WHERE sessionId = ? AND endTime IS NULL', [sessionId]))[0]?.message === 'the last one'
+          );
           const follower = await open(b);
           const someOnB = follower.next(e => e.type === 'delta');
           const endOnB = follower.next(e => e.type === 'done' || e.type === 'error');

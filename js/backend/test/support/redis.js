@@ -55,7 +55,9 @@ async function startRedis() {
     log: () => out,
     async start() {
       if (child && child.exitCode === null && child.signalCode === null) return;
-      child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       child.stdout.on('data', d => (out += d));
       child.stderr.on('data', d => (out += d));
       exited = new Promise(resolve => child.on('exit', resolve));
