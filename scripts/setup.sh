@@ -51,6 +51,9 @@ if [ "$with_tests" = 1 ]; then
   command -v chromium >/dev/null || need="$need chromium"
   command -v chromedriver >/dev/null || need="$need chromium-driver"
   command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || need="$need mariadb-server"
+  # the bus of several instances (js/backend/test/bus.test.js starts its own redis-server on a free port;
+  # the package's own service is not used)
+  command -v redis-server >/dev/null || [ -x /usr/bin/redis-server ] || need="$need redis-server"
   command -v firefox-esr >/dev/null || need="$need firefox-esr"
   # CJK glyphs for the pages' screenshots (the admin pages are in Chinese by default)
   fc-list 2>/dev/null | grep -q "Noto Sans CJK" || need="$need fonts-noto-cjk"

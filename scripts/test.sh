@@ -37,8 +37,8 @@ suite "pages and backend: no rule restated (the check, and its test on planted l
   bash -c 'node --test scripts/check-no-rules.test.mjs && node scripts/check-no-rules.mjs'
 suite "backend and pages: layers and import cycles (the check, and its test on planted imports)" \
   bash -c 'node --test scripts/layers.test.mjs && node scripts/layers.mjs'
-suite "backend: SQLite and MariaDB (Node $(node --version))" env REQUIRE_MARIADB=1 npm --prefix js/backend test
-suite "backend: SQLite and MariaDB (Node 24)" env REQUIRE_MARIADB=1 scripts/test-backend-node24.sh
+suite "backend: SQLite and MariaDB (Node $(node --version))" env REQUIRE_MARIADB=1 REQUIRE_REDIS=1 npm --prefix js/backend test
+suite "backend: SQLite and MariaDB (Node 24)" env REQUIRE_MARIADB=1 REQUIRE_REDIS=1 scripts/test-backend-node24.sh
 suite "pages: vue-tsc" npm --prefix www run typecheck
 suite "pages: end to end in headless Chromium" npm --prefix www run test:e2e
 

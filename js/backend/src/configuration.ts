@@ -22,11 +22,14 @@ import { ChatGateway } from './gateway/chat';
 import { SubagentService } from './service/subagent';
 import { ToolService } from './service/tool';
 import { McpService } from './service/mcp';
+import { bus } from './bus/bus';
+import { sharedFailureCounter } from './bus/limiter';
+import { shareFailures } from './http/authlimit';
 import { startRuntime } from './runtime';
 import { waitForMysql } from './db/probe';
 import { secureDataFiles } from './config/datafiles';
 import { secretsAtRest } from './db/secrets-at-rest';
-import { DB, DB_WAIT_SECONDS, DEMO_MODEL, describeDb, HOST, JSON_BODY_LIMIT, MODEL_ENV, PORT, STATIC_DIR, SEED_FILE, TRUST_PROXY } from './config/settings';
+import { AUTH_FAIL_LIMIT, AUTH_FAIL_WINDOW_SECONDS, DB, DB_WAIT_SECONDS, DEMO_MODEL, describeDb, HOST, JSON_BODY_LIMIT, MODEL_ENV, PORT, STATIC_DIR, SEED_FILE, TRUST_PROXY } from './config/settings';
 import { errorMessage } from './lib/errortext';
 
 /**
@@ -247,6 +250,10 @@ export class MainConfiguration implements ILifeCycle {
       const added = await mcp.seed(mcpSeed);
       if (added > 0) this.logger.info(`[netaclaw] seeded ${added} example MCP server(s) from ${mcpSeed} (the MCP server table was empty)`);
     }
+    // the bus of the instances on one MySQL/MariaDB database (REDIS_URL): connected in the background, the
+    // database path meanwhile
+    bus.start();
+    shareFailures(sharedFailureCounter(bus, AUTH_FAIL_LIMIT, AUTH_FAIL_WINDOW_SECONDS));
     // this instance's own start: the others are not asked to refresh; then it follows theirs (`watch`)
     await mcp.watch();
     const listed = await mcp.refreshHere();
@@ -258,6 +265,7 @@ export class MainConfiguration implements ILifeCycle {
 
   async onStop(container: IMidwayContainer) {
     await (await container.getAsync(McpService)).closeAll();
+    await bus.close();
   }
 
   async onServerReady() {

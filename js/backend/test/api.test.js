@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { startServer, withServer, call, TOKEN, sandboxHealth } = require('./support/server');
+const { startServer, withServer, call, TOKEN, sandboxHealth, NO_BUS } = require('./support/server');
 const { storageBackends, describeWithBackend } = require('./support/suites');
 const policy = require('@netaclaw/tool-policy');
 
@@ -47,7 +47,7 @@ function defineSuite(label, makeBackend) {
         assert.equal(rows.todo.toolset, 'planning');
         const h = await call(s, 'GET', '/health', undefined, { token: null });
         assert.equal(h.status, 200);
-        assert.deepEqual(h.body, { data: { status: 'ok', database: 'up', shellSandbox: 'bwrap', sandbox: sandboxHealth() } });
+        assert.deepEqual(h.body, { data: { status: 'ok', database: 'up', shellSandbox: 'bwrap', sandbox: sandboxHealth(), bus: NO_BUS } });
         assert.match(s.log(), /shell sandbox: bwrap/);
         // the start log says the same mechanism, and what is weaker when anything is
         assert.match(s.log(), new RegExp(`sandbox limits: ${sandboxHealth().limits}: `));

@@ -157,7 +157,7 @@ describe('the gate prepares one checker per policy and routes', () => {
 
   test("the tools' manifest flags are the catalog's in force, read again when it is replaced (an MCP refresh)", () => {
     const { requiresShell } = rt('gate.js');
-    const { setActiveCatalog, activeCatalog } = rt('../policy.js');
+    const { setActiveCatalog, activeCatalog } = rt('../wire/policy.js');
     const before = activeCatalog();
     const probe = { name: 'probe_shell', toolset: 'probe', kind: 'custom', workerRoutingHint: 'main-process-proxy', requiresShell: true };
     try {

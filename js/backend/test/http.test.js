@@ -174,8 +174,8 @@ describe('HTTP surface', () => {
   });
 
   test("the failure window is the clock's: limited until it ends, counted anew after, never lengthened by more guesses", () => {
-    const { FailedAuthLimiter } = dist('authlimit.js');
-    const { ManualClock } = dist('runtime/clock.js');
+    const { FailedAuthLimiter } = dist('http/authlimit.js');
+    const { ManualClock } = dist('lib/clock.js');
     const clock = new ManualClock(1_000_000);
     const limiter = new FailedAuthLimiter(2, 3000, 100, clock);
     assert.equal(limiter.recordFailure('192.0.2.7'), 0);

@@ -15,7 +15,7 @@ const path = require('node:path');
 const http = require('node:http');
 const https = require('node:https');
 const { spawnSync } = require('node:child_process');
-const { rt, workspace, diagnose, callText, withHost, FIXTURE_WORKER } = require('./support/runtime');
+const { rt, workspace, diagnose, callText, withHost, FIXTURE_WORKER, confinement, sandboxOf } = require('./support/runtime');
 
 const { ShellProcessOperations } = rt('operations/process.js');
 const { decideNetwork, wantsNetwork } = rt('net/decide.js');
@@ -133,7 +133,7 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
   const records = [];
   let rules;
   const sh = async (command, opts = {}) => {
-    const r = await new ShellProcessOperations('bwrap').exec({
+    const r = await new ShellProcessOperations(sandboxOf('bwrap')).exec({
       roots: [ws.root],
       readonly: false,
       cwd: ws.root,
@@ -341,9 +341,6 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
   });
 
   test("a stdio MCP server's sandbox reaches the hosts the GLOBAL net() rules allow, and no other", async () => {
-    const { setShellSandbox, shellSandbox } = rt('sandbox.js');
-    const mode = shellSandbox();
-    setShellSandbox({ mode: 'bwrap', detail: 'set by the test' });
     const seen = [];
     let conn;
     try {
@@ -357,6 +354,7 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
           env: {},
           workspaceRoots: [],
         },
+        sandboxOf('bwrap'),
         { global: { allow: ['net(allowed.test)'], deny: ['net(denied.test)'] }, hooks: { record: r => seen.push(`${r.host} ${r.outcome}`) } }
       );
       const call = async url => (await conn.client.callTool({ name: 'fetch', arguments: { url } })).content[0].text;
@@ -365,12 +363,11 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
       assert.deepEqual(seen, ['allowed.test connected', 'denied.test refused']);
     } finally {
       await conn?.client.close().catch(() => undefined);
-      setShellSandbox(mode);
     }
   });
 
   test("a custom command tool run by the main process for a run: the run's rules and its records", async () => {
-    const { commandTool } = rt('tools/custom.js');
+    const { commandTool } = rt('tools/command.js');
     const { pinRoots, pinnedOperations } = rt('pinned.js');
     const toolDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-net-tool-'));
     fs.chmodSync(toolDir, 0o755);
@@ -378,9 +375,9 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
     // reads {"url": …} on stdin and fetches it with curl (which reads the proxy from the environment)
     fs.writeFileSync(program, '#!/bin/sh\nurl=$(sed \'s/.*"url":"\\([^"]*\\)".*/\\1/\')\ncurl -sS --max-time 10 "$url"\n', { mode: 0o755 });
     const seen = [];
-    const pins = await pinRoots([ws.root], rt('confine.js').confinement().identity.switchUser ? { sandboxUser: rt('confine.js').confinement().identity } : {});
+    const pins = await pinRoots([ws.root], confinement().identity.switchUser ? { sandboxUser: confinement().identity } : {});
     try {
-      const ops = pinnedOperations({ process: new ShellProcessOperations('bwrap') }, pins, rules, { record: r => seen.push(`${r.host} ${r.outcome}`) });
+      const ops = pinnedOperations({ process: new ShellProcessOperations(sandboxOf('bwrap')) }, pins, rules, { record: r => seen.push(`${r.host} ${r.outcome}`) });
       const tool = commandTool({ type: 'command', command: [program], timeoutMs: 20000 });
       const ctx = { policy: { workspaceRoots: [ws.root], readonly: false }, ops };
       const allowed = await tool({ url: `http://allowed.test:${srv.httpPort}/tool` }, ctx);
@@ -407,7 +404,7 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
         }
       });
     assert.deepEqual(bridges, [], 'no bridge outlives its sandbox');
-    const dir = rt('confine.js').confinement().dir;
+    const dir = confinement().dir;
     assert.deepEqual(
       fs.readdirSync(dir).filter(n => n.startsWith('net-')),
       [],
@@ -421,13 +418,13 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
     assert.match(httpServerRefusal(url, { deny: [`net(127.0.0.1)`] }), /net\(127\.0\.0\.1\) \(global rules\)/);
     assert.equal(httpServerRefusal(url, { allow: [`net(127.0.0.1:${srv.httpPort})`] }), null);
     await assert.rejects(
-      connect({ name: 'web', transport: 'http', url, args: [], env: {}, workspaceRoots: [] }, { global: { allow: [] } }),
+      connect({ name: 'web', transport: 'http', url, args: [], env: {}, workspaceRoots: [] }, sandboxOf('bwrap'), { global: { allow: [] } }),
       /a global net\(\) rule must allow its host/
     );
     const before = srv.seen.length;
     // allowed: the backend connects (this server speaks no MCP, so the handshake fails after the request)
     await assert.rejects(
-      connect({ name: 'web', transport: 'http', url, args: [], env: {}, workspaceRoots: [] }, { global: { allow: [`net(127.0.0.1:${srv.httpPort})`] } })
+      connect({ name: 'web', transport: 'http', url, args: [], env: {}, workspaceRoots: [] }, sandboxOf('bwrap'), { global: { allow: [`net(127.0.0.1:${srv.httpPort})`] } })
     );
     assert.ok(srv.seen.length > before, 'the allowed server was reached');
   });

@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { startServer, call, cpuSeconds, sandboxHealth } = require('./support/server');
+const { startServer, call, cpuSeconds, sandboxHealth, NO_BUS } = require('./support/server');
 const { storageBackends, describeWithBackend } = require('./support/suites');
 const policy = require('@netaclaw/tool-policy');
 
@@ -107,7 +107,7 @@ for (const [label, makeBackend] of storageBackends()) {
       try {
         const h0 = await health(s);
         assert.equal(h0.status, 200);
-        assert.deepEqual(h0.body, { data: { status: 'ok', database: 'up', shellSandbox: 'bwrap', sandbox: sandboxHealth() } });
+        assert.deepEqual(h0.body, { data: { status: 'ok', database: 'up', shellSandbox: 'bwrap', sandbox: sandboxHealth(), bus: NO_BUS } });
         const agentId = (await call(s, 'POST', '/admin/netaclaw/agent/add', { name: 'a' })).body.data.id;
         const toolId = (await call(s, 'GET', '/admin/netaclaw/tool/info?name=bash')).body.data.id;
 
@@ -121,7 +121,7 @@ for (const [label, makeBackend] of storageBackends()) {
         }
         const h1 = await health(s);
         assert.equal(h1.status, 503, h1.text);
-        assert.deepEqual(h1.body, { data: { status: 'degraded', database: 'down', shellSandbox: 'bwrap', sandbox: sandboxHealth() } });
+        assert.deepEqual(h1.body, { data: { status: 'degraded', database: 'down', shellSandbox: 'bwrap', sandbox: sandboxHealth(), bus: NO_BUS } });
         // what needs no database still works: the pages, auth
         assert.equal((await call(s, 'GET', '/', undefined, { token: null })).status, 200);
         assert.equal((await call(s, 'GET', '/admin/netaclaw/tool/all', undefined, { token: 'wrong' })).status, 401);
@@ -133,7 +133,7 @@ for (const [label, makeBackend] of storageBackends()) {
         const restarted = Date.now();
         await waitFor('health back to 200', async () => (await health(s)).status === 200);
         t.diagnostic(`health back to 200 ${Date.now() - restarted} ms after mariadbd accepted connections again`);
-        assert.deepEqual((await health(s)).body, { data: { status: 'ok', database: 'up', shellSandbox: 'bwrap', sandbox: sandboxHealth() } });
+        assert.deepEqual((await health(s)).body, { data: { status: 'ok', database: 'up', shellSandbox: 'bwrap', sandbox: sandboxHealth(), bus: NO_BUS } });
         const all = await call(s, 'GET', '/admin/netaclaw/tool/all');
         assert.equal(all.status, 200, all.text);
         assert.deepEqual(all.body.data.map(r => r.name).sort(), [...CATALOG].sort());

@@ -7,7 +7,7 @@ const { describe, test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { withServer, call, TOKEN, NO_SANDBOX } = require('./support/server');
+const { withServer, call, TOKEN, NO_SANDBOX, NO_BUS } = require('./support/server');
 const { storageBackends } = require('./support/suites');
 const { workspace } = require('./support/runtime');
 
@@ -358,7 +358,7 @@ function defineSuite(label, makeBackend) {
       const db = await backend.fresh();
       await withServer({ ...db.env, NETACLAW_BWRAP: '/nonexistent/bwrap' }, async s => {
         const h = await call(s, 'GET', '/health', undefined, { token: null });
-        assert.deepEqual(h.body, { data: { status: 'ok', database: 'up', shellSandbox: 'unavailable', sandbox: NO_SANDBOX } });
+        assert.deepEqual(h.body, { data: { status: 'ok', database: 'up', shellSandbox: 'unavailable', sandbox: NO_SANDBOX, bus: NO_BUS } });
         assert.match(s.log(), /WARNING shell sandbox: UNAVAILABLE/);
         const agentId = await addAgent(s);
         const r = await call(s, 'POST', '/admin/netaclaw/subagent/run', {
@@ -374,7 +374,7 @@ function defineSuite(label, makeBackend) {
       });
       await withServer({ ...db.env, NETACLAW_SHELL_SANDBOX: 'off' }, async s => {
         const h = await call(s, 'GET', '/health', undefined, { token: null });
-        assert.deepEqual(h.body, { data: { status: 'ok', database: 'up', shellSandbox: 'off', sandbox: NO_SANDBOX } });
+        assert.deepEqual(h.body, { data: { status: 'ok', database: 'up', shellSandbox: 'off', sandbox: NO_SANDBOX, bus: NO_BUS } });
         assert.match(s.log(), /WARNING shell sandbox: OFF/);
       });
     });

@@ -178,5 +178,15 @@ describe('a turn outlives its page', () => {
       ['ab', 'cd', 'ef', 'tool-call', 'x', 'yz'],
       'each piece once; the end event is not among them (it is sent from the row apart)'
     );
+    // the bus brought more than the row has yet: a row behind never sends it again
+    const ahead = { sent: 1, textSent: 6 };
+    const again = [];
+    sendNew([delta('abcd')], ahead, e => again.push(e));
+    assert.deepEqual(ahead, { sent: 1, textSent: 6 });
+    sendNew([delta('abcdefgh'), call], ahead, e => again.push(e));
+    assert.deepEqual(
+      again.map(e => (e.type === 'delta' ? e.text : e.type)),
+      ['gh', 'tool-call']
+    );
   });
 });

@@ -8,14 +8,14 @@
 import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { IdQueryDTO } from '../dto/query';
 import { SubagentRunDTO } from '../dto/subagent';
-import type { CallRecord, HostTestOptions } from '../runtime/host';
+import type { CallRecord, HostTestOptions } from '../runtime';
 import type { BatchEvent, BatchRecord } from '../service/subagent';
 import { BatchAdmin } from './batch/admin';
 import { BatchHandle, BatchLifecycle, PreparedBatch } from './batch/lifecycle';
 import { MainAgentTools, SessionTools, SessionToolsInput } from './batch/session';
 import type { BatchSpec } from './batch/spec';
 
-export type { CallRecord } from '../runtime/host';
+export type { CallRecord } from '../runtime';
 export type { BatchEvent, BatchRecord, StoredCall } from '../service/subagent';
 export type { BatchHandle, PreparedBatch } from './batch/lifecycle';
 export { LiveBatch } from './batch/live';

@@ -21,7 +21,7 @@ import { LoopHistory, LoopResult, runAgentLoop } from './loop';
 import { orDemoChannel } from '../service/demochannel';
 import { AskedCall, CallPort, OwnTool, Place, resultText, shownOf, ToolCallView, userDenied } from './port';
 import { withMedia } from './media';
-import type { ResultMedia } from '../runtime/tools/types';
+import type { ResultMedia } from '../runtime';
 import { errorMessage } from '../lib/errortext';
 import { log } from '../config/log';
 import type { RuleMatch, RulesInput } from '@netaclaw/tool-policy';

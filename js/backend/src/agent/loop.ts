@@ -11,7 +11,7 @@ import { MAX_STEPS } from '../config/settings';
 import { ChatCompletionMessageParam, ChatCompletionTool, ModelError, ModelToolCall, streamTurn } from './model';
 import { APPROVAL_REQUIRED } from '../runtime/codes';
 import { AskedCall, CallPort, PortResult, resultText, shownOf, ToolCallView } from './port';
-import type { ResultMedia } from '../runtime/tools/types';
+import type { ResultMedia } from '../runtime';
 import { errorMessage } from '../lib/errortext';
 
 /** Where a loop's conversation lives. */

@@ -12,7 +12,7 @@
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { Capability } from '@netaclaw/tool-policy';
 import { policy } from '../wire/policy';
-import type { ResultMedia } from '../runtime/tools/types';
+import type { ResultMedia } from '../runtime';
 
 const seen = new Map<string, boolean>();
 

@@ -9,8 +9,8 @@ import type { RuleMatch, RulesInput } from '@netaclaw/tool-policy';
 import type { ChatTurnEvent } from '../wire/api-types';
 import { policy, ToolRuntimeRoute, WorkerPolicy } from '../wire/policy';
 import { APPROVAL_REQUIRED, DECISIONS, DENIED_BY_RULE, RUNTIME_REASONS } from '../runtime/codes';
-import { AskMode, checkCallText, GateResult } from '../runtime/gate';
-import type { CallRecord } from '../runtime/host';
+import { AskMode, checkCallText, GateResult } from '../runtime';
+import type { CallRecord } from '../runtime';
 import type { ModelToolCall } from './model';
 import { errorMessage } from '../lib/errortext';
 

@@ -11,7 +11,7 @@ import { assertRootsClear } from '../config/backendstate';
 import { DiagnosticDTO, PreviewPromptDTO } from '../dto/session';
 import { NetaClawModelChannelEntity } from '../entity/channel';
 import { Capability, CrewRole, DiagnosticInput, policy, ResolveInput, RuntimeDiagnostic, WorkerPolicy } from '../wire/policy';
-import type { WorkerPolicyWire } from '../runtime/protocol';
+import type { WorkerPolicyWire } from '../runtime';
 import type { RuntimeEnv } from '../runtime';
 import { AgentService, AgentView, SessionFields, sessionFields } from '../service/agent';
 import { CatalogService } from '../service/catalog';

@@ -8,7 +8,7 @@ import { constants as fsConstants } from 'fs';
 import * as fs from 'fs/promises';
 import * as path from 'path';
 import { SKILLS_DIR } from '../config/settings';
-import { isInside } from '../runtime/realpath';
+import { isInside } from '../lib/paths';
 
 export interface SkillSummary {
   name: string;

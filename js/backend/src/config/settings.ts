@@ -84,6 +84,23 @@ function dbSettings(): DbSettings {
 
 export const DB: DbSettings = dbSettings();
 
+/**
+ * `REDIS_URL` (`redis://[user:password@]host:port[/db]`): the bus several instances on one MySQL/MariaDB
+ * database share for what is live (src/bus/); unset, they coordinate through the database alone.
+ */
+export const REDIS_URL: string | undefined = (() => {
+  const raw = env('REDIS_URL');
+  if (raw === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^rediss?:$/.test(url.protocol)) throw new Error(`REDIS_URL must be redis://host:port (or rediss://), got ${JSON.stringify(raw)}`);
+  return raw;
+})();
+
 /** SQLite: how long a write waits for a lock another process holds on the file before SQLITE_BUSY. */
 export const SQLITE_BUSY_TIMEOUT_MS = intEnv('SQLITE_BUSY_TIMEOUT_MS', 5000, 0, 600000);
 

@@ -38,7 +38,7 @@ export class AuthController {
     if (!sameOrigin(this.ctx.get('origin'), this.ctx.get('host'), this.ctx.get('sec-fetch-site'), false)) {
       throw new AppError(403, 'cors_origin_refused', 'a login must come from a page of this origin');
     }
-    const check = checkBearer(this.ctx.ip, token.trim(), this.adminToken.get().token);
+    const check = await checkBearer(this.ctx.ip, token.trim(), this.adminToken.get().token);
     if (!check.ok) {
       this.ctx.set(check.headers);
       throw new AppError(check.status, check.code, check.message);

@@ -2,6 +2,7 @@ import { Controller, Get, Inject } from '@midwayjs/core';
 import { Context } from '@midwayjs/koa';
 import { dbMonitor } from '../db/health';
 import type { RuntimeEnv } from '../runtime';
+import { bus } from '../bus/bus';
 
 /** A live database check answers within this bound (a server that stopped answering counts as down). */
 const DB_CHECK_TIMEOUT_MS = 2000;
@@ -22,7 +23,9 @@ export class HealthController {
    * the confined sandbox, with seccomp; `node-permission-only` when the OS sandbox is not available — the
    * start log says why), `limits`: the kernel limits of each sandbox (`cgroup2`, `cgroup1`, `uid-range`,
    * `rlimit`; runtime/cgroups.ts) and `weaker`: the limits that mechanism bounds less than a cgroup would
-   * (`processes`, `memory`, `tmpfs`, `memfd`; empty when none).
+   * (`processes`, `memory`, `tmpfs`, `memfd`; empty when none). `bus`: how this instance hears the others
+   * (`{ kind: 'redis' | 'database', connected, detail }`, src/bus/): Redis away is not a fault of the instance
+   * (it goes on through the database, the status stays `ok`), only slower news from the others.
    */
   @Get('/health')
   async health() {
@@ -37,6 +40,7 @@ export class HealthController {
       sandbox: c
         ? { worker: sandbox.mode, seccomp: true, limits: c.limits.mode, weaker: c.limits.weaker }
         : { worker: 'node-permission-only', seccomp: false, limits: 'none', weaker: ['processes', 'memory', 'tmpfs', 'memfd'] },
+      bus: bus.health(),
     };
     if (data.status !== 'ok') this.ctx.status = 503;
     return data;

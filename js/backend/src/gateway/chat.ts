@@ -124,7 +124,7 @@ export class ChatGateway {
         return false;
       }
     }
-    const check = checkBearer(req.socket.remoteAddress ?? '', token, expected);
+    const check = await checkBearer(req.socket.remoteAddress ?? '', token, expected);
     if (!check.ok) {
       refuse(socket, check.status, check.status === 429 ? 'Too Many Requests' : 'Unauthorized', check.headers, {
         error: { code: check.code, message: check.message },
@@ -242,8 +242,9 @@ export class ChatGateway {
         follow(turn);
         // the turn goes on when this connection closes: only a cancel (of any page following it) stops it
         const push = (event: ChatEvent) => {
+          const before = turn.position();
           this.turns.push(turn, event);
-          this.progress.changed(turn);
+          this.progress.changed(turn, event, before);
         };
         run(push).then(
           answer => push({ type: 'done', ...answer }),

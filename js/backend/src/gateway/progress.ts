@@ -9,6 +9,13 @@
  *
  * A session's row is replaced by its next turn; rows not written for TURN_PROGRESS_KEEP_MS are deleted when
  * a turn starts.
+ *
+ * With the bus (`REDIS_URL`, src/bus/) the running instance also publishes each event as it comes, with the
+ * position of the kept events before and after it (`LiveTurn.position`), on the turn's channel; a follower
+ * sends what it gets there at once, reads the row only to fill a gap (what came before it subscribed, or was
+ * published while Redis was away) and every LIVE_CHECK_MS for the turn's end, and a cancel is published to
+ * the running instance too. The row is written all the same: when Redis goes away the follower goes back to
+ * reading it every TURN_PROGRESS_MS, and nothing streamed is lost.
  */
 import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { InjectEntityModel } from '@midwayjs/typeorm';
@@ -23,10 +30,25 @@ import { SessionService } from '../service/session';
 import type { LiveTurn } from './turns';
 import { errorMessage } from '../lib/errortext';
 import { log } from '../config/log';
+import { bus } from '../bus/bus';
 
 export const TURN_PROGRESS_MS = 300;
 export const TURN_PROGRESS_KEEP_MS = 60 * 60 * 1000;
 export const CANCEL_CHECK_MS = 1000;
+/** A follower with the bus: how often it reads the row all the same (its end, the claim of its instance). */
+export const LIVE_CHECK_MS = 1000;
+/** A follower waiting for the row to fill a gap in what the bus brought reads it this often. */
+const GAP_CHECK_MS = 100;
+
+/** An event as published on a turn's channel: with the kept events' position before (`b`) and after (`a`) it. */
+interface LiveEvent {
+  e: ChatEvent;
+  b: [number, number];
+  a: [number, number];
+}
+
+const turnChannel = (sessionId: number, token: string) => `turn:${sessionId}:${token}`;
+const cancelChannel = (sessionId: number, token: string) => `cancel:${sessionId}:${token}`;
 /**
  * The most JSON a progress row's events take (a turn's kept events are bounded in count and text, not in the
  * size of tool results): past it the row keeps the events that fit, frozen, and says `truncated`.
@@ -61,6 +83,8 @@ interface Writer {
   written: boolean;
   /** The events kept once the row reached TURN_PROGRESS_MAX_BYTES (then only the end is written). */
   frozen?: ChatEvent[];
+  /** The turn's cancel channel on the bus, while it runs. */
+  cancelSub?: { stop: () => void };
 }
 
 /**
@@ -74,9 +98,13 @@ export function sendNew(kept: ChatEvent[], at: { sent: number; textSent: number 
     if (last.type === 'delta' && last.text.length > at.textSent) send({ ...last, text: last.text.slice(at.textSent) });
   }
   for (let i = at.sent; i < events.length; i++) send(events[i]);
-  at.sent = Math.max(at.sent, events.length);
-  const last = events[at.sent - 1];
-  at.textSent = last && last.type === 'delta' ? last.text.length : 0;
+  // never back: what was sent may be ahead of the row (the bus brought it first)
+  const last = events[events.length - 1];
+  const textLength = last && last.type === 'delta' ? last.text.length : 0;
+  if (events.length > at.sent) {
+    at.sent = events.length;
+    at.textSent = textLength;
+  } else if (events.length === at.sent) at.textSent = Math.max(at.textSent, textLength);
 }
 
 @Provide()
@@ -92,15 +120,22 @@ export class TurnProgressService {
 
   // ---- the instance running the turn ----
 
-  /** After each event of `turn`: writes its replay now (its first with a session, its end) or soon. */
-  changed(turn: LiveTurn): void {
+  /**
+   * After each event of `turn` (`event`, the kept events at `before` ahead of it): publishes it on the bus,
+   * and writes the turn's replay now (its first event with a session, its end) or soon.
+   */
+  changed(turn: LiveTurn, event?: ChatEvent, before?: [number, number]): void {
     // SQLite: one instance per database file, nobody else to read it
     if (turn.sessionId === null || DB.kind === 'sqlite') return;
     let w = this.writers.get(turn);
+    const fresh = !w;
     if (!w) {
       w = { token: crypto.randomBytes(16).toString('hex'), timer: null, watch: null, last: 0, chain: Promise.resolve(), written: false };
       this.writers.set(turn, w);
       if (!turn.ended) this.watchCancel(turn, w);
+    }
+    if (event && before) bus.publish(turnChannel(turn.sessionId, w.token), { e: event, b: before, a: turn.position() });
+    if (fresh) {
       this.enqueue(turn, w);
       return;
     }
@@ -108,6 +143,8 @@ export class TurnProgressService {
       if (w.timer) clearTimeout(w.timer);
       if (w.watch) clearInterval(w.watch);
       w.timer = w.watch = null;
+      w.cancelSub?.stop();
+      w.cancelSub = undefined;
       this.enqueue(turn, w);
       return;
     }
@@ -157,6 +194,10 @@ export class TurnProgressService {
 
   /** Stops `turn` when a page on another instance asked for its cancel. */
   private watchCancel(turn: LiveTurn, w: Writer): void {
+    // at once through the bus; the row, read every CANCEL_CHECK_MS, when Redis is away
+    w.cancelSub = bus.subscribe(cancelChannel(turn.sessionId!, w.token), () => {
+      if (!turn.ended) turn.cancel();
+    });
     w.watch = setInterval(() => {
       if (!w.written || turn.ended) return;
       this.repo
@@ -179,6 +220,7 @@ export class TurnProgressService {
 
   /** Asks the instance running the turn of `row` to cancel it. */
   async cancel(sessionId: number, token: string): Promise<void> {
+    bus.publish(cancelChannel(sessionId, token), {});
     await dbWriteLock.run(() => this.repo.update({ sessionId, token, endTime: IsNull() }, { cancelTime: Date.now() }));
   }
 
@@ -196,11 +238,52 @@ export class TurnProgressService {
     let claimGoneSince: number | null = null;
     const finish = (event: ChatEvent) => {
       stopped = true;
+      release();
       send(event);
       onEnd();
     };
     send({ type: 'attached', sessionId, running: true, elsewhere: true, message: row.message, ...(row.truncated ? { truncated: true } : {}) });
     sendNew(row.events ?? [], at, send);
+    // the bus: each event as the running instance published it, sent when it follows what was sent
+    const ahead = (p: [number, number]) => at.sent < p[0] || (at.sent === p[0] && at.textSent < p[1]);
+    const apply = (m: LiveEvent): boolean => {
+      const e = m.e;
+      if (ahead(m.b)) return false; // a gap: the row has what came before
+      if (e.type === 'done' || e.type === 'error') {
+        if (!stopped) finish(e);
+        return true;
+      }
+      if (!ahead(m.a)) {
+        // had already (from the row); or not kept (past the turn's bounds), then sent as it comes
+        if (m.a[0] === m.b[0] && m.a[1] === m.b[1] && at.sent === m.a[0] && at.textSent === m.a[1]) send(e);
+        return true;
+      }
+      send(e.type === 'delta' && at.sent === m.a[0] ? { ...e, text: e.text.slice(e.text.length - (m.a[1] - at.textSent)) } : e);
+      at.sent = m.a[0];
+      at.textSent = m.a[1];
+      return true;
+    };
+    const pending: LiveEvent[] = [];
+    const drain = () => {
+      while (!stopped && pending.length > 0 && apply(pending[0])) pending.shift();
+    };
+    let live = false;
+    const sub = bus.subscribe(turnChannel(sessionId, token), msg => {
+      if (stopped) return;
+      pending.push(msg as unknown as LiveEvent);
+      drain();
+      if (pending.length > 0) soon(GAP_CHECK_MS);
+    });
+    // Redis away: the row every TURN_PROGRESS_MS; back (subscribed again): the row once for what was missed
+    const stopWatch = bus.watch(up => {
+      live = up;
+      soon(0);
+    });
+    sub.ready.then(ok => {
+      live = ok;
+      // what was published before the subscription: the row has it
+      if (ok) soon(0);
+    });
     const poll = async () => {
       const r = await this.repo.findOneBy({ sessionId });
       if (stopped) return;
@@ -213,6 +296,8 @@ export class TurnProgressService {
         });
       }
       sendNew(r.events ?? [], at, send);
+      drain();
+      if (stopped) return;
       if (r.endTime != null) {
         return finish(r.endEvent ?? { type: 'error', sessionId, code: 'turn_failed', message: 'the turn ended without its answer recorded' });
       }
@@ -228,18 +313,35 @@ export class TurnProgressService {
         else if (!stopped) return finish({ type: 'error', sessionId, code: 'turn_failed', message: 'the instance running the turn stopped before its end' });
       }
     };
-    const next = () => {
-      if (stopped) return;
+    let polling = false;
+    /** The next read of the row in `ms` (an earlier one planned stays). */
+    let due = Infinity;
+    const soon = (ms: number) => {
+      if (stopped || polling || Date.now() + ms >= due) return;
+      if (timer) clearTimeout(timer);
+      due = Date.now() + ms;
       timer = setTimeout(() => {
+        timer = null;
+        due = Infinity;
+        polling = true;
         poll()
           .catch(err => log().error(`[netaclaw] session ${sessionId}: cannot read the turn's progress:`, errorMessage(err)))
-          .finally(next);
-      }, TURN_PROGRESS_MS);
+          .finally(() => {
+            polling = false;
+            next();
+          });
+      }, ms);
     };
+    const next = () => soon(pending.length > 0 ? GAP_CHECK_MS : live && bus.up ? LIVE_CHECK_MS : TURN_PROGRESS_MS);
     next();
+    function release() {
+      if (timer) clearTimeout(timer);
+      sub.stop();
+      stopWatch();
+    }
     return () => {
       stopped = true;
-      if (timer) clearTimeout(timer);
+      release();
     };
   }
 }

@@ -64,6 +64,15 @@ export class LiveTurn {
     this.events.push(event.type === 'delta' ? { ...event } : event);
   }
 
+  /**
+   * Where the kept events stand: their count and the length of the last one's text when it is a delta —
+   * the position a follower on another instance compares with its own (gateway/progress.ts).
+   */
+  position(): [number, number] {
+    const last = this.events[this.events.length - 1];
+    return [this.events.length, last && last.type === 'delta' ? last.text.length : 0];
+  }
+
   /** What a page attaching now gets first: the `attached` answer, then the events so far. */
   replay(sessionId: number): [ChatAttached, ...ChatEvent[]] {
     return [{ type: 'attached', sessionId, running: true, message: this.message, ...(this.truncated ? { truncated: true } : {}) }, ...this.events];

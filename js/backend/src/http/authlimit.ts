@@ -6,6 +6,10 @@
  * right token is never limited. A request without a token is not a guess and is not counted.
  * Memory is bounded: at most MAX_TRACKED_CLIENTS addresses are tracked (least recently failed
  * dropped first); IPv6 addresses count per /64, the block one client usually holds.
+ *
+ * Several instances (MySQL/MariaDB with `REDIS_URL`): the failures are counted in Redis, across them all
+ * (`shareFailures`, set at start with the bus's counter, src/bus/limiter.ts); while Redis is away each
+ * instance counts its own again.
  */
 import * as net from 'net';
 import { LRUCache } from 'lru-cache';
@@ -63,6 +67,15 @@ export class FailedAuthLimiter {
 
 export const failedAuth = new FailedAuthLimiter(AUTH_FAIL_LIMIT, AUTH_FAIL_WINDOW_SECONDS * 1000);
 
+/** A count shared by the instances: one more failure of a client key → seconds to wait (0: not yet), or null when it cannot count now. */
+export type SharedFailures = (key: string) => Promise<number | null>;
+let shared: SharedFailures | null = null;
+
+/** Counts the failures with `counter` from now on (this instance's own count when it answers null). */
+export function shareFailures(counter: SharedFailures | null): void {
+  shared = counter;
+}
+
 export type BearerCheck =
   | { ok: true }
   | { ok: false; status: 401 | 429; code: 'unauthorized' | 'too_many_requests'; message: string; headers: Record<string, string> };
@@ -79,10 +92,10 @@ const unauthorized = (message: string, challenge: string): BearerCheck => ({
  * Checks a presented token (null: none was sent) from a client address against the admin token,
  * in constant time. A wrong token counts against the address.
  */
-export function checkBearer(address: string, token: string | null, expected: string): BearerCheck {
+export async function checkBearer(address: string, token: string | null, expected: string): Promise<BearerCheck> {
   if (token === null) return unauthorized('missing admin token: send Authorization: Bearer <token>', 'Bearer');
   if (tokenMatches(token, expected)) return { ok: true };
-  const wait = failedAuth.recordFailure(address);
+  const wait = (shared ? await shared(clientKey(address)) : null) ?? failedAuth.recordFailure(address);
   if (wait === 0) return unauthorized('invalid admin token', 'Bearer error="invalid_token"');
   return {
     ok: false,

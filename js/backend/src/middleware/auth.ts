@@ -83,7 +83,7 @@ export class AuthMiddleware implements IMiddleware<Context, NextFunction> {
           }
         }
         const m = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
-        const check = checkBearer(ctx.ip, m ? m[1] : null, this.adminToken.get().token);
+        const check = await checkBearer(ctx.ip, m ? m[1] : null, this.adminToken.get().token);
         if (!check.ok) {
           ctx.set(check.headers);
           throw new AppError(check.status, check.code, check.message);

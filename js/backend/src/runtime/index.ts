@@ -16,7 +16,7 @@ export type { Launch, Sandbox } from './sandboxes';
 export { bwrapSandbox, chooseSandbox, offSandbox, unavailableSandbox } from './sandboxes';
 export type { ShellMode } from './sandbox';
 export type { Confinement } from './confine';
-export type { ToolHandler, Placement, MainServices, ToolImpl } from './tools/types';
+export type { ToolHandler, Placement, MainServices, ResultMedia, ToolImpl } from './tools/types';
 export { ToolRegistry } from './tools/registry';
 export { BUILTIN_HANDLERS } from './tools/builtin';
 export type { ToolOrigin } from './tools/registry';

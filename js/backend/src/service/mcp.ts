@@ -20,6 +20,7 @@ import { maskKey } from './channel';
 import { ToolService } from './tool';
 import { errorMessage } from '../lib/errortext';
 import { log } from '../config/log';
+import { bus } from '../bus/bus';
 
 /** What a model API accepts as a function name (OpenAI: letters, digits, `_`, `-`, at most 64). */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -291,6 +292,7 @@ export class McpService {
   /** Own refreshes being counted: the watch does not decide meanwhile (it could read the new count first). */
   private counting = 0;
   private poller: NodeJS.Timeout | null = null;
+  private busSub: { stop: () => void } | null = null;
 
   private state(row: NetaClawMcpServerEntity): McpServerState {
     if (!row.enabled) return freshState('disabled');
@@ -535,6 +537,7 @@ export class McpService {
     try {
       const version = await this.bumpRefresh();
       this.applied = Math.max(this.applied, version);
+      bus.publish(MCP_REFRESH, { version });
       return version;
     } finally {
       this.counting -= 1;
@@ -570,6 +573,13 @@ export class McpService {
     if (DB.kind !== 'mysql' || this.poller) return;
     this.applied = Math.max(this.applied, (await this.settings.findOneBy({ name: MCP_REFRESH }))?.version ?? 0);
     let busy = false;
+    // the bus: another instance's refresh heard at once (the poll below stays, for when Redis is away)
+    this.busSub = bus.subscribe(MCP_REFRESH, msg => {
+      if (msg.from === bus.instance || typeof msg.version !== 'number' || this.counting > 0 || msg.version <= this.applied) return;
+      const version = msg.version;
+      log().info(`[netaclaw] MCP servers refreshed on another instance (refresh ${version}, through the bus): refreshing here`);
+      this.refreshHere(version).catch(err => log().warn(`[netaclaw] WARNING MCP refresh watch: ${errorMessage(err)}`));
+    });
     this.poller = setInterval(() => {
       if (busy) return;
       busy = true;
@@ -593,6 +603,8 @@ export class McpService {
   async closeAll(): Promise<void> {
     if (this.poller) clearInterval(this.poller);
     this.poller = null;
+    this.busSub?.stop();
+    this.busSub = null;
     await this.servers.closeAll();
   }
 

@@ -9,7 +9,8 @@
  * arguments: string | object }], finishReason?, status?: number (an HTTP error with `content` as its
  * message), stallMs?: number (wait this long before answering), stallAfterChunks?: number (with stallMs:
  * send this many chunks, then go silent), rawData?: string[] (SSE data payloads sent as they are),
- * hangUp?: true (close the connection without answering), when?: (request body) => boolean (checked:
+ * hangUp?: true (close the connection without answering), intervalMs?: number (streamed: wait this
+ * long between two SSE payloads; `sent` records when each content chunk went out), when?: (request body) => boolean (checked:
  * a mismatch fails the request with 500 and is reported by `problems`) }.
  * A turn may also be a function (body) => turn, to answer from what was sent. `respond(fn)` sets such a
  * function for every request that finds the script empty (a long-running script, e.g. the pages' e2e run).
@@ -56,6 +57,7 @@ class ScriptedModel {
   }
 
   /**
+   * (`abortedAt`: when the close arrived.)
    * Whether recorded request i (negative counts from the end) was aborted by the client, waiting up to
    * `ms` for the close to arrive: the backend aborts its request before it answers its own client, but
    * the socket's close reaches this server a moment later.
@@ -98,7 +100,10 @@ class ScriptedModel {
       this.requests.push(record);
       // the client went away before the answer was complete (a cancelled or timed-out call)
       res.on('close', () => {
-        if (!res.writableFinished) record.aborted = true;
+        if (!res.writableFinished) {
+          record.aborted = true;
+          record.abortedAt = Date.now();
+        }
       });
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
         res.writeHead(404, { 'content-type': 'application/json' });
@@ -176,6 +181,20 @@ class ScriptedModel {
     const start = () => {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
       const stallAt = turn.stallMs && turn.stallAfterChunks !== undefined ? turn.stallAfterChunks : -1;
+      if (turn.intervalMs) {
+        turn.sent = [];
+        let i = 0;
+        const step = () => {
+          if (closed) return;
+          if (i >= payloads.length) return res.end();
+          const p = payloads[i++];
+          res.write(`data: ${p}\n\n`);
+          const piece = typeof p === 'string' && p.startsWith('{') ? JSON.parse(p).choices?.[0]?.delta?.content : undefined;
+          if (piece) turn.sent.push({ text: piece, at: Date.now() });
+          setTimeout(step, turn.intervalMs);
+        };
+        return step();
+      }
       payloads.forEach((p, i) => {
         if (stallAt >= 0 && i >= stallAt) return;
         res.write(`data: ${p}\n\n`);

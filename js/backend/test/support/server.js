@@ -28,7 +28,7 @@ function freePort() {
 function childEnv(extra) {
   const env = { ...process.env };
   for (const k of Object.keys(env)) {
-    if (/^(DB_|DATA_DIR$|STATIC_DIR$|PORT$|HOST$|ADMIN_TOKEN$|NETACLAW_|MIDWAY_)/.test(k)) delete env[k];
+    if (/^(DB_|DATA_DIR$|STATIC_DIR$|PORT$|HOST$|ADMIN_TOKEN$|REDIS_URL$|NETACLAW_|MIDWAY_)/.test(k)) delete env[k];
   }
   return { ...env, ...extra };
 }
@@ -203,4 +203,7 @@ function sandboxHealth() {
 /** `/health`'s `sandbox` when the OS sandbox is not available. */
 const NO_SANDBOX = { worker: 'node-permission-only', seccomp: false, limits: 'none', weaker: ['processes', 'memory', 'tmpfs', 'memfd'] };
 
-module.exports = { startServer, withServer, call, freePort, cpuSeconds, childEnv, sandboxHealth, NO_SANDBOX, TOKEN, SECRET_KEY, BACKEND_ROOT };
+/** `/health`'s `bus` of an instance without REDIS_URL. */
+const NO_BUS = { kind: 'database', connected: true, detail: 'REDIS_URL is not set: instances coordinate through the database' };
+
+module.exports = { startServer, withServer, call, freePort, cpuSeconds, childEnv, sandboxHealth, NO_SANDBOX, NO_BUS, TOKEN, SECRET_KEY, BACKEND_ROOT };

@@ -5,13 +5,13 @@
  */
 import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { assertHeldRootClear } from '../../config/backendstate';
-import { NodeFileSystemOperations } from '../../runtime/operations/fs';
-import { ShellProcessOperations } from '../../runtime/operations/process';
-import { NodeSearchOperations } from '../../runtime/operations/search';
-import type { Operations } from '../../runtime/operations/types';
-import { PinnedRoots, pinRoots } from '../../runtime/pinned';
+import { NodeFileSystemOperations } from '../../runtime';
+import { ShellProcessOperations } from '../../runtime';
+import { NodeSearchOperations } from '../../runtime';
+import type { Operations } from '../../runtime';
+import { PinnedRoots, pinRoots } from '../../runtime';
 import type { RuntimeEnv } from '../../runtime';
-import type { MainServices } from '../../runtime/tools/types';
+import type { MainServices } from '../../runtime';
 import { EscalationService } from '../../service/escalation';
 import { MemoryService } from '../../service/memory';
 import { SubagentService } from '../../service/subagent';

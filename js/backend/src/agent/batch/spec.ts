@@ -3,7 +3,7 @@ import { ValidateService } from '@midwayjs/validate';
 import { invalidInput } from '../../wire/errors';
 import { CrewRole, policy } from '../../wire/policy';
 import { BATCH_TIMEOUT_DEFAULT_MS } from '../../runtime/limits';
-import type { Driver, WorkerPolicyWire } from '../../runtime/protocol';
+import type { Driver, WorkerPolicyWire } from '../../runtime';
 import { checkedBy } from '../../dto/check';
 import { BatchSpecDTO } from '../../dto/subagent';
 import { sessionFields } from '../../service/agent';
