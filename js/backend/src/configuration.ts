@@ -29,7 +29,21 @@ import { startRuntime } from './runtime';
 import { waitForMysql } from './db/probe';
 import { secureDataFiles } from './config/datafiles';
 import { secretsAtRest } from './db/secrets-at-rest';
-import { AUTH_FAIL_LIMIT, AUTH_FAIL_WINDOW_SECONDS, DB, DB_WAIT_SECONDS, DEMO_MODEL, describeDb, HOST, JSON_BODY_LIMIT, MODEL_ENV, PORT, STATIC_DIR, SEED_FILE, TRUST_PROXY } from './config/settings';
+import {
+  AUTH_FAIL_LIMIT,
+  AUTH_FAIL_WINDOW_SECONDS,
+  DB,
+  DB_WAIT_SECONDS,
+  DEMO_MODEL,
+  describeDb,
+  HOST,
+  JSON_BODY_LIMIT,
+  MODEL_ENV,
+  PORT,
+  STATIC_DIR,
+  SEED_FILE,
+  TRUST_PROXY,
+} from './config/settings';
 import { errorMessage } from './lib/errortext';
 
 /**

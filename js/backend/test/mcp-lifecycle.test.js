@@ -367,7 +367,7 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
 test("a stdio server that cannot start is started again on the runtime's clock: after 1 s, then 2 s (moved, not waited)", async () => {
   const { rt, sandboxOf } = require('./support/runtime');
   const { McpServers, MCP_RESTART_FIRST_MS: FIRST } = rt('mcp/servers.js');
-  const { ManualClock } = rt('clock.js');
+  const { ManualClock } = rt('../lib/clock.js');
   const clock = new ManualClock(0);
   const servers = new McpServers(sandboxOf('off'), clock);
   const downs = [];
@@ -407,7 +407,7 @@ test("a stdio server that cannot start is started again on the runtime's clock: 
 test("a server that has run for the stable period starts the doubling over when it dies (the runtime's clock, moved)", async () => {
   const { rt, sandboxOf } = require('./support/runtime');
   const { McpServers, MCP_RESTART_FIRST_MS: FIRST, MCP_RESTART_STABLE_MS: STABLE } = rt('mcp/servers.js');
-  const { ManualClock } = rt('clock.js');
+  const { ManualClock } = rt('../lib/clock.js');
   const clock = new ManualClock(0);
   const servers = new McpServers(sandboxOf('off'), clock);
   const downs = [];

@@ -377,7 +377,9 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
     const seen = [];
     const pins = await pinRoots([ws.root], confinement().identity.switchUser ? { sandboxUser: confinement().identity } : {});
     try {
-      const ops = pinnedOperations({ process: new ShellProcessOperations(sandboxOf('bwrap')) }, pins, rules, { record: r => seen.push(`${r.host} ${r.outcome}`) });
+      const ops = pinnedOperations({ process: new ShellProcessOperations(sandboxOf('bwrap')) }, pins, rules, {
+        record: r => seen.push(`${r.host} ${r.outcome}`),
+      });
       const tool = commandTool({ type: 'command', command: [program], timeoutMs: 20000 });
       const ctx = { policy: { workspaceRoots: [ws.root], readonly: false }, ops };
       const allowed = await tool({ url: `http://allowed.test:${srv.httpPort}/tool` }, ctx);
@@ -424,7 +426,9 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
     const before = srv.seen.length;
     // allowed: the backend connects (this server speaks no MCP, so the handshake fails after the request)
     await assert.rejects(
-      connect({ name: 'web', transport: 'http', url, args: [], env: {}, workspaceRoots: [] }, sandboxOf('bwrap'), { global: { allow: [`net(127.0.0.1:${srv.httpPort})`] } })
+      connect({ name: 'web', transport: 'http', url, args: [], env: {}, workspaceRoots: [] }, sandboxOf('bwrap'), {
+        global: { allow: [`net(127.0.0.1:${srv.httpPort})`] },
+      })
     );
     assert.ok(srv.seen.length > before, 'the allowed server was reached');
   });

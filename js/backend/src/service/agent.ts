@@ -16,8 +16,6 @@ import { ChannelService } from './channel';
 import { parseVersion, staleVersion, updateRow } from '../db/versioned';
 import { checkedRules } from './rules';
 import { AgentFields, newAgentFields } from '../wire/api-types';
-import { assertRootsClear } from '../config/backendstate';
-import type { RuntimeEnv } from '../runtime';
 
 /** The package's vocabularies of the agent's enum fields. */
 function vocabulary() {

@@ -53,15 +53,6 @@ export function parseNetPattern(pattern: unknown): { host: string; port: number 
   return { host: normalHost(host), port };
 }
 
-function matches(p: { host: string; port: number | null }, host: string, port: number): boolean {
-  if (p.port !== null && p.port !== port) return false;
-  if (p.host.startsWith('*.')) {
-    const suffix = p.host.slice(1);
-    return host.endsWith(suffix) && host.length > suffix.length;
-  }
-  return p.host === host;
-}
-
 /** Whether any level holds a net() allow or ask rule (a sandbox then gets the proxy). */
 export function wantsNetwork(rules: RulesInput | null | undefined): boolean {
   if (!rules) return false;
@@ -87,7 +78,8 @@ export function decideNetwork(rules: RulesInput | null | undefined, host: string
   const level = c.rule.level ?? undefined;
   const target = `${c.host}:${c.port}`;
   if (!rule) return { verdict: c.decision, message: `${target} is refused: no net() rule allows it (a sandbox reaches no host by default)` };
-  if (c.rule.source?.startsWith('rules.approvals')) return { verdict: c.decision, rule, level, message: `${target} is allowed: ${rule} (approved for this session)` };
+  if (c.rule.source?.startsWith('rules.approvals'))
+    return { verdict: c.decision, rule, level, message: `${target} is allowed: ${rule} (approved for this session)` };
   const says = c.decision === 'deny' ? 'refused' : c.decision === 'ask' ? 'waiting for an approval' : 'allowed';
   return { verdict: c.decision, rule, level, message: `${target} is ${says}: ${rule} (${level} rules)` };
 }

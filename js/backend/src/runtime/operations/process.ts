@@ -179,15 +179,19 @@ export class ShellProcessOperations implements ProcessOperations {
           unreadable: unreadableFile(c.dir),
         });
       }
-      const cmd = this.sandbox.wrapShell(req.command, {
-        roots: req.roots,
-        readonly: req.readonly,
-        cwd: req.cwd,
-        readOnlyBinds: extra.reads,
-        system: this.system,
-        rootFds,
-        pathMounts: plan?.mounts,
-      }, net);
+      const cmd = this.sandbox.wrapShell(
+        req.command,
+        {
+          roots: req.roots,
+          readonly: req.readonly,
+          cwd: req.cwd,
+          readOnlyBinds: extra.reads,
+          system: this.system,
+          rootFds,
+          pathMounts: plan?.mounts,
+        },
+        net
+      );
       release = () => cmd.limits.release();
       // nor the working folder from the host's side: bwrap starts in /
       const shell = this.spawnShell(cmd.file, cmd.args, '/', cmd.seccompFd, req.stdin, [...held.map(([, fd]) => fd), ...(plan?.stdio ?? [])]);
