@@ -24,6 +24,7 @@ const zh = {
   shellPermitted: '允许 Shell',
   writePermitted: '允许写入',
   offeredTools: '提供给模型的工具',
+  noCwdOffered: '未填写工作目录：读写文件、执行命令的工具都需要一个工作目录，所以只提供 todo、clarify、escalate 这类不碰文件的工具。填写一个目录即可提供更多工具。',
   transcriptEmpty: '发送一条消息开始对话。',
   messagePlaceholder: '输入消息（Ctrl+Enter 发送）',
   send: '发送',
@@ -209,6 +210,8 @@ const en: ChatDict = {
   shellPermitted: 'Shell permitted',
   writePermitted: 'Write permitted',
   offeredTools: 'Tools offered to the model',
+  noCwdOffered:
+    'No working directory: the tools that read or write files or run commands need one, so only tools that touch no file (todo, clarify, escalate) are offered. Enter a directory to offer more.',
   transcriptEmpty: 'Send a message to start.',
   messagePlaceholder: 'Type a message (Ctrl+Enter sends)',
   send: 'Send',

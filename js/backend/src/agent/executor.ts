@@ -28,6 +28,7 @@ import { alreadyAnswered, ApprovalService, approvalView } from '../service/appro
 import { NetaClawApprovalEntity } from '../entity/approval';
 import type { ApprovalAnswered } from '../api-types';
 import { APPROVAL_WAIT_SECONDS } from '../settings';
+import { assertWorkdirUsable } from '../runtime/workdir';
 
 export type { ToolCallView } from './port';
 
@@ -221,6 +222,8 @@ export class ChatExecutor {
       claim = await this.sessionService.claimTurn(session.id, stop);
       if (!claim) throw sessionBusy(session.id);
     } else {
+      // a new session's folder must be one its sandboxes can use (400 workdir_*, nothing stored)
+      assertWorkdirUsable(fields);
       session = await this.sessionService.create({
         agentId: agent.id!,
         channelId: channel.id,
