@@ -61,6 +61,10 @@ const zh = {
   saved: '已保存',
   conflictTitle: '保存被拒绝：此记录已被他人修改（版本冲突，未写入任何内容）',
   conflictHint: (v: number) => `下方是当前值（版本 ${v}），已重新载入表单；请在此基础上重新编辑后保存。`,
+  conflictHintKept: (v: number) =>
+    `下方是他人保存的当前值（版本 ${v}）。你改过的字段仍是你填写的内容，其余字段已换成当前值；核对两边的值后再次保存即可（不会覆盖你没改的字段）。`,
+  conflictTheirs: '他人保存：',
+  conflictMine: '你的：',
   refresh: '刷新',
   // tools page
   toolsTitle: 'Tool 管理',
@@ -451,6 +455,10 @@ const en: Dict = {
   saved: 'Saved',
   conflictTitle: 'Not saved: someone else changed this record (version conflict, nothing written)',
   conflictHint: (v) => `Its current values (version ${v}) are below and loaded into the form; edit again and save.`,
+  conflictHintKept: (v) =>
+    `The values saved meanwhile (version ${v}) are below. The fields you changed still hold what you typed; the others now hold the current values. Check both versions and save again (the fields you did not change are not overwritten).`,
+  conflictTheirs: 'saved meanwhile:',
+  conflictMine: 'yours:',
   refresh: 'Refresh',
   toolsTitle: 'Tool management',
   sync: 'Sync code catalog',

@@ -103,7 +103,8 @@ test('1280×800: one scroll container; after a turn the answer and the message b
   await page.locator('[data-testid=chat-offered] [data-tool]').first().waitFor();
   await page.getByTestId('chat-fields').getByTestId('field-cwd').fill(workspace.path);
   await page.getByTestId('chat-offered').locator('[data-tool=read_file]').waitFor();
-  // the transcript has no scroll box of its own
+  // the transcript has no scroll box of its own, nor has the main area: the document scrolls
+  assert.equal(await page.locator('.app-main').evaluate((el) => getComputedStyle(el).overflowY), 'visible');
   assert.equal(await page.getByTestId('chat-transcript').evaluate((el) => getComputedStyle(el).overflowY), 'visible');
   for (let i = 0; i < 2; i += 1) {
     await page.getByTestId('chat-input').fill(MESSAGES.read);
