@@ -728,8 +728,10 @@ const en: Dict = {
     unresolvable: (path) =>
       `The real path of the workspace root “${path}” cannot be resolved, so it cannot be shown to stay clear of the backend's data, pages, code or configuration. Choose another folder.`,
     workdir: {
-      missing: (path, user) => `The working directory “${path}” does not exist: enter an existing directory (readable by the sandbox user ${user}). No session was created.`,
-      not_directory: (path, user) => `The working directory “${path}” is not a directory: enter a directory (readable by the sandbox user ${user}). No session was created.`,
+      missing: (path, user) =>
+        `The working directory “${path}” does not exist: enter an existing directory (readable by the sandbox user ${user}). No session was created.`,
+      not_directory: (path, user) =>
+        `The working directory “${path}” is not a directory: enter a directory (readable by the sandbox user ${user}). No session was created.`,
       unreadable: (path, user) =>
         `The sandbox user ${user} cannot read the working directory “${path}”, so the session's tools could not reach it: give it to user ${user} (chown or chmod), or choose another directory. No session was created.`,
       unwritable: (path, user) =>

@@ -855,7 +855,11 @@ function defineTests(backend) {
         // the backend is root, its sandboxes run as netaclaw-sandbox: a folder only root may enter, one only root may write
         cases.push(
           [{ agentId: agent.id, message: 'x', sessionCwd: rootOnly }, 400, /cannot be read by user "netaclaw-sandbox".*give it to user "netaclaw-sandbox"/],
-          [{ agentId: agent.id, message: 'x', sessionCwd: readOnly, writePermitted: true }, 400, /cannot be written by user "netaclaw-sandbox".*give it to user "netaclaw-sandbox"/]
+          [
+            { agentId: agent.id, message: 'x', sessionCwd: readOnly, writePermitted: true },
+            400,
+            /cannot be written by user "netaclaw-sandbox".*give it to user "netaclaw-sandbox"/,
+          ]
         );
       }
       const before = await db.sql('SELECT COUNT(*) AS n FROM netaclaw_message');

@@ -18,10 +18,13 @@ async function violations(page) {
     const r = await window.axe.run(document, { resultTypes: ['violations'] });
     return r.violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes
-        .slice(0, 3)
-        .map((n) => `${n.target.join(' ')} ${n.html.slice(0, 160)}`)
-        .join(' | ')}`);
+      .map(
+        (v) =>
+          `${v.impact} ${v.id}: ${v.help} — ${v.nodes
+            .slice(0, 3)
+            .map((n) => `${n.target.join(' ')} ${n.html.slice(0, 160)}`)
+            .join(' | ')}`,
+      );
   });
   return found;
 }

@@ -146,7 +146,9 @@ test('the first message in a folder that does not exist: refused under the field
   assert.deepEqual(browser.errors, []);
 });
 
-test('a folder the sandbox user cannot read (the backend runs as root): give it to user netaclaw-sandbox, in zh-CN and en', { skip: process.getuid() !== 0 && 'the sandboxes run as the backend’s own user: no other user to refuse' }, async () => {
+test('a folder the sandbox user cannot read (the backend runs as root): give it to user netaclaw-sandbox, in zh-CN and en', {
+  skip: process.getuid() !== 0 && 'the sandboxes run as the backend’s own user: no other user to refuse',
+}, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'netaclaw-e2e-private-'));
   chownSync(dir, 0, 0);
   chmodSync(dir, 0o700);
@@ -162,14 +164,19 @@ test('a folder the sandbox user cannot read (the backend runs as root): give it 
     const en = (await chat('en')).page;
     await cwdField(en).fill(dir);
     await en.getByTestId('chat-fields').getByTestId('field-write').click();
-    assert.match(await refusedSend(en, 'hello'), new RegExp(`^The sandbox user netaclaw-sandbox cannot read the working directory “${dir}”.*give it to user netaclaw-sandbox`));
+    assert.match(
+      await refusedSend(en, 'hello'),
+      new RegExp(`^The sandbox user netaclaw-sandbox cannot read the working directory “${dir}”.*give it to user netaclaw-sandbox`),
+    );
     // readable but not writable, in a session that may write
     chmodSync(dir, 0o755);
     await en.getByTestId('chat-send').click();
     await en.waitForFunction(() => /cannot write/.test(document.querySelector('[data-testid=chat-fields] .el-form-item__error')?.textContent ?? ''));
     assert.match(
       (await fieldError(en, 0).innerText()).trim(),
-      new RegExp(`^This session may write, but the sandbox user netaclaw-sandbox cannot write the working directory “${dir}”: give it to user netaclaw-sandbox`),
+      new RegExp(
+        `^This session may write, but the sandbox user netaclaw-sandbox cannot write the working directory “${dir}”: give it to user netaclaw-sandbox`,
+      ),
     );
     assert.deepEqual(browser.errors, []);
   } finally {

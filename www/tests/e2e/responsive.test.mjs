@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { apiData, forFile, launch, notesWorkspace, open, scriptedChannel, uniqueName } from './helpers.mjs';
 import { MESSAGES, NOTES } from './model-script.mjs';
 
-forFile(scriptedChannel);
+const scripted = forFile(scriptedChannel);
 const browser = forFile(launch);
 const workspace = forFile(() => notesWorkspace(NOTES));
 
@@ -143,5 +143,19 @@ test('the side menu is reached with Tab and opened with Enter; the menu, the lan
   await page.keyboard.press('Enter');
   await page.getByTestId('chat-page').waitFor();
   assert.match(page.url(), /#\/agent\/chat/);
+  assert.deepEqual(browser.errors, []);
+});
+
+test('the channels page: the default channel that no agent names is used by “all agents that name none”, not a sentence starting with 以及', async () => {
+  const page = await open(browser.context, '/agent/channels');
+  const row = page.locator(`[data-testid=channel-table] .el-table__body-wrapper tr.channel-row-${scripted.channel.id}`);
+  await row.waitFor();
+  assert.equal((await row.locator('[data-role=default-users]').innerText()).trim(), '所有未指定渠道的 Agent');
+  // an agent naming it: listed, then the others joined with 以及
+  const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('names-channel'), modelChannelId: scripted.channel.id });
+  await page.reload();
+  await row.locator(`[data-agent="${agent.id}"]`).waitFor();
+  assert.equal((await row.locator('[data-role=default-users]').innerText()).trim(), '以及所有未指定渠道的 Agent');
+  await apiData('POST', '/admin/netaclaw/agent/update', { id: agent.id, name: agent.name, modelChannelId: null });
   assert.deepEqual(browser.errors, []);
 });

@@ -33,6 +33,7 @@ import type { RulesInput } from '@netaclaw/tool-policy';
 import { RulesService } from '../service/rules';
 import { errorMessage, errorStack } from '../errortext';
 import { log } from '../log';
+import { assertWorkdirUsable } from '../runtime/workdir';
 
 export type { CallRecord } from '../runtime/host';
 export type { BatchEvent, BatchRecord, StoredCall } from '../service/subagent';
@@ -423,6 +424,8 @@ export class BatchRunner {
   async run(body: SubagentRunDTO) {
     const calls = body.calls.map(c => ({ name: c.name, arguments: c.arguments === undefined ? {} : c.arguments }));
     const spec = this.parseSpec({ ...body, calls: undefined, crewRole: 'sub', driver: 'calls' });
+    // the batch's folder must be one its sandbox can use (400 workdir_*, nothing stored)
+    assertWorkdirUsable(body);
     const handle = await this.start(spec);
     for (const c of calls) {
       try {

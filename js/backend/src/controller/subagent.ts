@@ -5,7 +5,6 @@ import { BatchPageQueryDTO, IdQueryDTO } from '../dto/query';
 import { SubagentRunDTO } from '../dto/subagent';
 import { SubagentService } from '../service/subagent';
 import { BatchRunner } from '../agent/batches';
-import { assertWorkdirUsable } from '../runtime/workdir';
 
 @Controller('/admin/netaclaw/subagent')
 export class SubagentController {
@@ -20,8 +19,6 @@ export class SubagentController {
 
   @Post('/run')
   async run(@Body() body: SubagentRunDTO) {
-    // the batch's session folder must be one its sandbox can use (400 workdir_*, nothing stored)
-    assertWorkdirUsable(body);
     return this.runner.run(body);
   }
 

@@ -43,11 +43,11 @@ function allowed(dir: string, mode: 'r' | 'w', who: ReturnType<typeof sandboxUse
       return false;
     }
   }
-  const r = spawnSync(
-    'setpriv',
-    [`--reuid=${who.uid}`, `--regid=${who.gid}`, '--clear-groups', '/usr/bin/test', `-${mode}`, dir, '-a', '-x', dir],
-    { stdio: 'ignore', env: { PATH: '/usr/bin:/bin' }, timeout: 5000 }
-  );
+  const r = spawnSync('setpriv', [`--reuid=${who.uid}`, `--regid=${who.gid}`, '--clear-groups', '/usr/bin/test', `-${mode}`, dir, '-a', '-x', dir], {
+    stdio: 'ignore',
+    env: { PATH: '/usr/bin:/bin' },
+    timeout: 5000,
+  });
   return r.status === 0;
 }
 
