@@ -442,7 +442,8 @@ const en: Dict = {
   loginKept: 'The login has ended. Log in again: this page stays as it is (what you typed included) and what you were doing is tried again.',
   openMenu: 'Open the menu',
   confirmDisableTitle: 'Disable the tool',
-  confirmDisable: (name) => `Once disabled, no agent is offered ${name} any more (sessions under way included, from their next turn). It can be enabled again at any time. Disable it?`,
+  confirmDisable: (name) =>
+    `Once disabled, no agent is offered ${name} any more (sessions under way included, from their next turn). It can be enabled again at any time. Disable it?`,
   confirmDisableButton: 'Disable',
   pageSize: 'Rows per page',
   statusOf: (name) => `Enable ${name}`,
