@@ -374,7 +374,7 @@ function defineTests(backend) {
           { chunks: ['Checking', ' the ', 'shell…'], toolCalls: [{ id: 'x1', name: 'bash', arguments: { command: 'ls' } }] },
           { chunks: ['No ', 'shell ', 'here.'] }
         );
-      const request = { agentId: agent.id, message: 'list files', sessionCwd: '/srv/app', writePermitted: true };
+      const request = { agentId: agent.id, message: 'list files', sessionCwd: tmpDir(), writePermitted: true };
       script();
       const rest = await chat(s, request);
       assert.equal(rest.status, 200, rest.text);
@@ -821,7 +821,18 @@ function defineTests(backend) {
       await call(s, 'POST', '/admin/netaclaw/channel/add', { name: 'm', baseUrl: model.baseUrl, model: 'scripted-1' });
       const other = await addAgent(s, { name: 'other' });
       model.push({ content: 'first' });
-      const ok = await chat(s, { agentId: agent.id, message: 'hi', sessionCwd: '/a' });
+      const workA = tmpDir();
+      const notDir = path.join(workA, 'file.txt');
+      fs.writeFileSync(notDir, 'x');
+      const rootOnly = fs.mkdtempSync(path.join(workA, 'root-only-'));
+      const readOnly = fs.mkdtempSync(path.join(workA, 'read-only-'));
+      if (process.getuid() === 0) {
+        fs.chownSync(rootOnly, 0, 0);
+        fs.chmodSync(rootOnly, 0o700);
+        fs.chownSync(readOnly, 0, 0);
+        fs.chmodSync(readOnly, 0o755);
+      }
+      const ok = await chat(s, { agentId: agent.id, message: 'hi', sessionCwd: workA });
       assert.equal(ok.status, 200, ok.text);
       const sid = ok.body.data.sessionId;
       const cases = [
@@ -836,8 +847,23 @@ function defineTests(backend) {
         [{ agentId: agent.id, sessionId: 99999, message: 'x' }, 404, /no session with id 99999/],
         [{ agentId: other.id, sessionId: sid, message: 'x' }, 400, new RegExp(`session ${sid} belongs to agent ${agent.id}`)],
         [{ agentId: agent.id, sessionId: sid, message: 'x', sessionCwd: '/b' }, 400, /other sessionCwd: a session's fields are fixed/],
+        // a new session's working directory must be one its sandboxes can use: the folder, the reason, the remedy
+        [{ agentId: agent.id, message: 'x', sessionCwd: path.join(workA, 'nowhere') }, 400, /^sessionCwd: the working directory ".*nowhere" does not exist/],
+        [{ agentId: agent.id, message: 'x', sessionCwd: notDir }, 400, /^sessionCwd: the working directory ".*file\.txt" is not a directory/],
       ];
+      if (process.getuid() === 0) {
+        // the backend is root, its sandboxes run as netaclaw-sandbox: a folder only root may enter, one only root may write
+        cases.push(
+          [{ agentId: agent.id, message: 'x', sessionCwd: rootOnly }, 400, /cannot be read by user "netaclaw-sandbox".*give it to user "netaclaw-sandbox"/],
+          [
+            { agentId: agent.id, message: 'x', sessionCwd: readOnly, writePermitted: true },
+            400,
+            /cannot be written by user "netaclaw-sandbox".*give it to user "netaclaw-sandbox"/,
+          ]
+        );
+      }
       const before = await db.sql('SELECT COUNT(*) AS n FROM netaclaw_message');
+      const sessionsBefore = await db.sql('SELECT COUNT(*) AS n FROM netaclaw_session');
       for (const [body, status, message] of cases) {
         const r = await chat(s, body);
         assert.equal(r.status, status, `${JSON.stringify(body).slice(0, 100)} → ${r.text}`);
@@ -849,10 +875,15 @@ function defineTests(backend) {
         assert.equal(ev[0].message, r.body.error.message);
       }
       assert.deepEqual(await db.sql('SELECT COUNT(*) AS n FROM netaclaw_message'), before, 'nothing stored');
+      assert.deepEqual(await db.sql('SELECT COUNT(*) AS n FROM netaclaw_session'), sessionsBefore, 'no session stored');
       assert.equal(model.requests.length, 1, 'the model was not called');
+      // the same folder given to the sandbox's user is accepted (read only: a session that does not write)
+      model.push({ content: 'readable now' });
+      const readable = await chat(s, { agentId: agent.id, message: 'x', sessionCwd: readOnly });
+      assert.equal(readable.status, 200, readable.text);
       // the same session fields repeated are fine
       model.push({ content: 'second' });
-      const again = await chat(s, { agentId: agent.id, sessionId: sid, message: 'again', sessionCwd: '/a', workspaceRoots: [] });
+      const again = await chat(s, { agentId: agent.id, sessionId: sid, message: 'again', sessionCwd: workA, workspaceRoots: [] });
       assert.equal(again.status, 200, again.text);
       // an agent whose channel vanished behind the API's back
       await db.sql('UPDATE netaclaw_agent SET modelChannelId = 424242 WHERE id = ?', [other.id]);

@@ -36,6 +36,18 @@ const zh = {
   tokenRequired: '请输入管理令牌。',
   loggedIn: '已登录',
   notLoggedIn: '未登录',
+  wrongToken: '管理令牌不正确：请检查后重新输入。',
+  loginKept: '登录已结束。重新登录后，本页保持原样（已输入的内容都在），刚才的操作会自动重试。',
+  openMenu: '打开菜单',
+  confirmDisableTitle: '停用工具',
+  confirmDisable: (name: string) => `停用后，所有 Agent 都不再获得工具 ${name}（进行中的会话从下一回合起也一样）。可以随时再启用。确定停用吗？`,
+  confirmDisableButton: '停用',
+  pageSize: '每页条数',
+  statusOf: (name: string) => `启用 ${name}`,
+  transferEnable: '移回可用工具（取消禁用）',
+  transferDisable: '禁用所选工具',
+  menu: '主菜单',
+  language: '界面语言',
   policyLoadFailed: '策略包加载失败',
   // common
   name: '名称',
@@ -56,6 +68,10 @@ const zh = {
   saved: '已保存',
   conflictTitle: '保存被拒绝：此记录已被他人修改（版本冲突，未写入任何内容）',
   conflictHint: (v: number) => `下方是当前值（版本 ${v}），已重新载入表单；请在此基础上重新编辑后保存。`,
+  conflictHintKept: (v: number) =>
+    `下方是他人保存的当前值（版本 ${v}）。你改过的字段仍是你填写的内容，其余字段已换成当前值；核对两边的值后再次保存即可（不会覆盖你没改的字段）。`,
+  conflictTheirs: '他人保存：',
+  conflictMine: '你的：',
   refresh: '刷新',
   // tools page
   toolsTitle: 'Tool 管理',
@@ -367,6 +383,14 @@ const zh = {
     backendState: (path: string, relation: string, what: string, tail: string) =>
       `工作区根目录「${path}」${relation}后端自身的${what}${tail}：工作区不能触及后端的数据、页面、代码或配置（含指向它们的符号链接）。请选择其他目录。`,
     unresolvable: (path: string) => `无法解析工作区根目录「${path}」的真实路径，因此无法确认它不触及后端自身的数据、页面、代码或配置。请选择其他目录。`,
+    workdir: {
+      missing: (path: string, user: string) => `工作目录「${path}」不存在：请填写一个已存在的目录（沙箱用户 ${user} 需能读取它）。会话未创建。`,
+      not_directory: (path: string, user: string) => `工作目录「${path}」不是目录：请填写一个目录（沙箱用户 ${user} 需能读取它）。会话未创建。`,
+      unreadable: (path: string, user: string) =>
+        `沙箱用户 ${user} 无法读取工作目录「${path}」，会话中的工具将无法访问它：请把该目录交给用户 ${user}（chown 或 chmod），或换一个目录。会话未创建。`,
+      unwritable: (path: string, user: string) =>
+        `本会话允许写入，但沙箱用户 ${user} 无法写入工作目录「${path}」：请把该目录交给用户 ${user}（chown 或 chmod），或关闭「允许写入」。会话未创建。`,
+    } as Record<string, (path: string, user: string) => string>,
     relations: { is: '就是', 'is inside': '位于', contains: '包含' } as Record<string, string>,
     relationTail: { is: '', 'is inside': '之内', contains: '' } as Record<string, string>,
     state: {
@@ -440,6 +464,19 @@ const en: Dict = {
   tokenRequired: 'Enter the admin token.',
   loggedIn: 'Logged in',
   notLoggedIn: 'Not logged in',
+  wrongToken: 'The admin token is not correct: check it and enter it again.',
+  loginKept: 'The login has ended. Log in again: this page stays as it is (what you typed included) and what you were doing is tried again.',
+  openMenu: 'Open the menu',
+  confirmDisableTitle: 'Disable the tool',
+  confirmDisable: (name) =>
+    `Once disabled, no agent is offered ${name} any more (sessions under way included, from their next turn). It can be enabled again at any time. Disable it?`,
+  confirmDisableButton: 'Disable',
+  pageSize: 'Rows per page',
+  statusOf: (name) => `Enable ${name}`,
+  transferEnable: 'Move back to the available tools (enable)',
+  transferDisable: 'Disable the selected tools',
+  menu: 'Main menu',
+  language: 'Language',
   policyLoadFailed: 'Failed to load the policy package',
   name: 'Name',
   status: 'Status',
@@ -459,6 +496,10 @@ const en: Dict = {
   saved: 'Saved',
   conflictTitle: 'Not saved: someone else changed this record (version conflict, nothing written)',
   conflictHint: (v) => `Its current values (version ${v}) are below and loaded into the form; edit again and save.`,
+  conflictHintKept: (v) =>
+    `The values saved meanwhile (version ${v}) are below. The fields you changed still hold what you typed; the others now hold the current values. Check both versions and save again (the fields you did not change are not overwritten).`,
+  conflictTheirs: 'saved meanwhile:',
+  conflictMine: 'yours:',
   refresh: 'Refresh',
   toolsTitle: 'Tool management',
   sync: 'Sync code catalog',
@@ -743,6 +784,16 @@ const en: Dict = {
       `The workspace root “${path}” ${relation} the backend's own ${what}: a workspace may not reach the backend's data, pages, code or configuration (symlinks to them included). Choose another folder.`,
     unresolvable: (path) =>
       `The real path of the workspace root “${path}” cannot be resolved, so it cannot be shown to stay clear of the backend's data, pages, code or configuration. Choose another folder.`,
+    workdir: {
+      missing: (path, user) =>
+        `The working directory “${path}” does not exist: enter an existing directory (readable by the sandbox user ${user}). No session was created.`,
+      not_directory: (path, user) =>
+        `The working directory “${path}” is not a directory: enter a directory (readable by the sandbox user ${user}). No session was created.`,
+      unreadable: (path, user) =>
+        `The sandbox user ${user} cannot read the working directory “${path}”, so the session's tools could not reach it: give it to user ${user} (chown or chmod), or choose another directory. No session was created.`,
+      unwritable: (path, user) =>
+        `This session may write, but the sandbox user ${user} cannot write the working directory “${path}”: give it to user ${user} (chown or chmod), or turn off “write permitted”. No session was created.`,
+    },
     relations: { is: 'is', 'is inside': 'lies inside', contains: 'contains' },
     relationTail: { is: '', 'is inside': '', contains: '' },
     state: {

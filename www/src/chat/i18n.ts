@@ -24,6 +24,8 @@ const zh = {
   shellPermitted: '允许 Shell',
   writePermitted: '允许写入',
   offeredTools: '提供给模型的工具',
+  noCwdOffered:
+    '未填写工作目录：读写文件、执行命令的工具都需要一个工作目录，所以只提供 todo、clarify、escalate 这类不碰文件的工具。填写一个目录即可提供更多工具。',
   transcriptEmpty: '发送一条消息开始对话。',
   messagePlaceholder: '输入消息（Ctrl+Enter 发送）',
   send: '发送',
@@ -163,6 +165,7 @@ const zh = {
   isDefault: '默认',
   usedBy: '使用它的 Agent',
   usedByDefault: '以及所有未指定渠道的 Agent',
+  usedByDefaultOnly: '所有未指定渠道的 Agent',
   nobody: '无',
   addChannel: '添加渠道',
   editChannel: '编辑渠道',
@@ -209,6 +212,8 @@ const en: ChatDict = {
   shellPermitted: 'Shell permitted',
   writePermitted: 'Write permitted',
   offeredTools: 'Tools offered to the model',
+  noCwdOffered:
+    'No working directory: the tools that read or write files or run commands need one, so only tools that touch no file (todo, clarify, escalate) are offered. Enter a directory to offer more.',
   transcriptEmpty: 'Send a message to start.',
   messagePlaceholder: 'Type a message (Ctrl+Enter sends)',
   send: 'Send',
@@ -344,6 +349,7 @@ const en: ChatDict = {
   isDefault: 'Default',
   usedBy: 'Agents using it',
   usedByDefault: 'and every agent that names no channel',
+  usedByDefaultOnly: 'every agent that names no channel',
   nobody: 'none',
   addChannel: 'Add a channel',
   editChannel: 'Edit channel',

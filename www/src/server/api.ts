@@ -73,12 +73,56 @@ export async function login(token: string): Promise<void> {
   setRequestKey(r.requestKey);
   loggedIn.value = true;
   unauthorized.value = false;
+  const waiting = loginWaiters;
+  loginWaiters = [];
+  for (const go of waiting) go();
+}
+
+/**
+ * The login ended while a page was shown (it expired, or was ended elsewhere): the shell keeps the page
+ * (what was typed stays), opens the login box, and what the page asked for goes again after the next login.
+ */
+export const sessionExpired = ref(false);
+let loginWaiters: Array<() => void> = [];
+
+/** Resolves at the next login. */
+export function afterNextLogin(): Promise<void> {
+  return new Promise((resolve) => loginWaiters.push(resolve));
+}
+
+/** A 401 to a page's request: logged out; `true` when a page was shown (it is kept, its requests wait for the next login). */
+function loginLost(): boolean {
+  const kept = loggedIn.value === true || sessionExpired.value;
+  unauthorized.value = true;
+  sessionExpired.value = kept;
+  loggedIn.value = false;
+  return kept;
+}
+
+/**
+ * After a failure that may be an ended login (a refused chat WebSocket, which carries no status): asks the
+ * backend; when the login is gone, the login box opens and this resolves `true` once the user logged in
+ * again (the caller then does again what failed), else `false` at once.
+ */
+export async function reloginIfExpired(): Promise<boolean> {
+  let state: boolean;
+  try {
+    state = (await request<{ loggedIn: boolean }>('GET', '/auth/state')).loggedIn;
+  } catch {
+    return false;
+  }
+  if (state) return false;
+  if (!loginLost()) return false;
+  await afterNextLogin();
+  return true;
 }
 
 /** Ends the session on the backend (every instance refuses its cookie from then on) and forgets its key. */
 export async function logout(): Promise<void> {
   await request<{ loggedIn: boolean }>('POST', '/auth/logout', {}).catch(() => undefined);
   setRequestKey(null);
+  sessionExpired.value = false;
+  loginWaiters = [];
   loggedIn.value = false;
 }
 
@@ -116,7 +160,11 @@ function errorMessageOf(e: unknown): string {
 /** Called when a request is answered 401, so the shell can open the login box. */
 export const unauthorized = ref(false);
 
-async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+/**
+ * One request of the pages. Answered 401 while a page is shown (the login ended meanwhile), it waits for
+ * the next login and goes once more: the user logs in again in place and loses nothing they did.
+ */
+async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown, again = true): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json', ...authHeaders() };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let res: Response;
@@ -133,9 +181,9 @@ async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown):
   }
   if (!res.ok) {
     const err = (json as { error?: { code?: string; message?: string; errors?: FieldError[]; current?: unknown } } | null)?.error;
-    if (res.status === 401 && !path.startsWith('/auth/')) {
-      unauthorized.value = true;
-      loggedIn.value = false;
+    if (res.status === 401 && !path.startsWith('/auth/') && loginLost() && again) {
+      await afterNextLogin();
+      return request<T>(method, path, body, false);
     }
     throw new ApiError(res.status, err?.code ?? `http_${res.status}`, err?.message ?? res.statusText, err?.errors ?? [], err?.current);
   }
@@ -284,10 +332,7 @@ export async function streamBatchEvents(id: number, onEvent: (e: StreamEvent) =>
   }
   if (!res.ok || !res.body) {
     const err = ((await res.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null)?.error;
-    if (res.status === 401) {
-      unauthorized.value = true;
-      loggedIn.value = false;
-    }
+    if (res.status === 401) loginLost();
     throw new ApiError(res.status, err?.code ?? `http_${res.status}`, err?.message ?? res.statusText);
   }
   let bad: Error | null = null;

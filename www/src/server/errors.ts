@@ -198,6 +198,14 @@ function quoted(s: string): string {
 export function pathSentence(e: { code: string; message?: string }): string | null {
   const p = t.value.pathErrors;
   const msg = e.message ?? '';
+  // a new session's working directory its sandboxes could not use (`workdir_missing`, `_not_directory`,
+  // `_unreadable`, `_unwritable`): the folder and the sandbox's user, as the backend names them
+  const workdir = /^workdir_(missing|not_directory|unreadable|unwritable)$/.exec(e.code);
+  if (workdir) {
+    const dir = /the working directory ("(?:[^"\\]|\\.)*")/.exec(msg);
+    const user = /user ("(?:[^"\\]|\\.)*")/.exec(msg);
+    return p.workdir[workdir[1]](dir ? quoted(dir[1]) : '', user ? quoted(user[1]) : '');
+  }
   if (e.code === 'root_contains_backend_state') {
     const clash = /^workspace root ("(?:[^"\\]|\\.)*") (is inside|contains|is) the backend's own (.+?): a workspace root/.exec(msg);
     if (clash) {

@@ -10,7 +10,7 @@ const browser = forFile(launch);
 
 const ZH = {
   tokenRequired: '请输入管理令牌。',
-  unauthorized: '未登录或登录已失效：请重新输入管理令牌登录。',
+  wrongToken: '管理令牌不正确：请检查后重新输入。',
 };
 
 test('without a login: 未登录, one prompt, no data and no stacked errors', async () => {
@@ -34,7 +34,7 @@ test('a wrong token: a field message in the page language, still 未登录; the 
 
   await dialog.getByTestId('token-input').fill('wrong-token');
   await dialog.getByTestId('login-submit').click();
-  await dialog.locator('.el-form-item__error', { hasText: ZH.unauthorized }).waitFor();
+  await dialog.locator('.el-form-item__error', { hasText: ZH.wrongToken }).waitFor();
   assert.equal(await page.getByTestId('login-state').getAttribute('data-state'), 'out');
   assert.deepEqual(await browser.context.cookies(), []);
 

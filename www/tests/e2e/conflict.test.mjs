@@ -1,6 +1,7 @@
 // Two admins edit the same record: the page saves with the version it loaded; when someone else saved
 // in between, the backend answers 409 conflict, nothing is written, and the page shows the current
-// values and loads them into its form. Saving again from there works.
+// values and loads them into its form (the agent page keeps what the user changed and shows both
+// versions of a field changed on both sides). Saving again from there works.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { apiData, forFile, launch, open, screenshot, uniqueName } from './helpers.mjs';
@@ -62,26 +63,32 @@ test('agent edit page: the same for an agent', async () => {
   const theirs = await apiData('POST', '/admin/netaclaw/agent/update', { id: agent.id, systemPrompt: 'changed by a colleague', toolsets: ['base', 'memory'] });
   assert.equal(theirs.version, agent.version + 1);
 
+  // the user changes the name and the system prompt: the colleague changed the prompt too (and the toolsets)
   const myName = `${agent.name}-mine`;
   await page.getByTestId('agent-name').fill(myName);
+  await page.getByTestId('agent-system-prompt').fill('my own prompt');
   await page.getByTestId('agent-save').click();
   const alert = page.getByTestId('agent-conflict');
   await alert.waitFor();
   assert.equal(await alert.getAttribute('data-version'), String(theirs.version));
+  // both versions of a field changed on both sides; the colleague's value of one only they changed
   assert.equal((await alert.locator('li[data-field=systemPrompt] [data-role=value]').innerText()).trim(), 'changed by a colleague');
+  assert.equal((await alert.locator('li[data-field=systemPrompt] [data-role=mine]').innerText()).trim(), 'my own prompt');
   assert.equal((await alert.locator('li[data-field=toolsets] [data-role=value]').innerText()).trim(), JSON.stringify(['base', 'memory']));
-  assert.equal(await page.getByTestId('agent-name').inputValue(), agent.name, 'the form holds the current values');
-  assert.equal(await page.getByTestId('agent-system-prompt').inputValue(), 'changed by a colleague');
+  assert.equal(await alert.locator('li[data-field=toolsets] [data-role=mine]').count(), 0);
+  // the form keeps what the user typed, and takes the rest as it is now
+  assert.equal(await page.getByTestId('agent-name').inputValue(), myName, 'the user’s name is kept');
+  assert.equal(await page.getByTestId('agent-system-prompt').inputValue(), 'my own prompt', 'the user’s prompt is kept');
   await screenshot(page, 'agent-conflict');
   const stored = await apiData('GET', `/admin/netaclaw/agent/info?id=${agent.id}`);
   assert.deepEqual(stored, theirs, 'nothing written');
 
-  await page.getByTestId('agent-name').fill(myName);
+  // saved again: the user's fields, the colleague's toolsets
   await page.getByTestId('agent-save').click();
   await page.locator('.el-message--success').first().waitFor();
   const after = await apiData('GET', `/admin/netaclaw/agent/info?id=${agent.id}`);
   assert.equal(after.name, myName);
-  assert.equal(after.systemPrompt, 'changed by a colleague');
+  assert.equal(after.systemPrompt, 'my own prompt');
   assert.deepEqual(after.toolsets, ['base', 'memory']);
   assert.equal(after.version, theirs.version + 1);
   assert.equal(await page.getByTestId('agent-conflict').count(), 0, 'the notice goes once saved');

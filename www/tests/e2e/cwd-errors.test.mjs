@@ -1,11 +1,16 @@
 // A working directory or workspace root the backend refuses (issue 25): the chat page says why, in the
 // page's language, naming the path — a relative path (under its field), a root that is, lies inside or
-// contains the backend's own state (`root_contains_backend_state`, the pages folder here) — and a
-// folder that does not exist yet is no refusal (the workspace is created on first use).
+// contains the backend's own state (`root_contains_backend_state`, the pages folder here). A folder that
+// does not exist is no refusal while the fields are edited (the diagnostic describes a session), but the
+// first message of a session in it is refused, and so is one in a folder the sandbox's user cannot read:
+// the sentence under the field names the folder, the reason and the remedy; no session is stored and the
+// message stays in its box. Without a working directory the page says why so few tools are offered.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
 import { api, apiData, assertLocalizedErrors, forFile, launch, open, scriptedChannel, uniqueName } from './helpers.mjs';
 
 const browser = forFile(launch);
@@ -100,7 +105,7 @@ test('a root inside the pages folder, and one containing it: each relation in it
   assert.deepEqual(browser.errors, []);
 });
 
-test('a folder that does not exist yet is no refusal: nothing is shown, the tools are offered', async () => {
+test('a folder that does not exist yet is no refusal while editing: nothing is shown, the tools are offered', async () => {
   const { agent, page } = await chat();
   const missing = `/tmp/${uniqueName('not-yet')}/work`;
   const r = await api('POST', '/admin/netaclaw/tool/diagnostic', { agentId: agent.id, sessionCwd: missing });
@@ -111,5 +116,82 @@ test('a folder that does not exist yet is no refusal: nothing is shown, the tool
   await fieldError(page, 0).waitFor({ state: 'detached' });
   assert.equal(await page.getByTestId('chat-fields-error').count(), 0);
   await page.locator('[data-testid=chat-offered] [data-tool]').first().waitFor();
+  assert.deepEqual(browser.errors, []);
+});
+
+/** Sends `text` in a new session of `page`'s agent and waits for the refusal under the cwd field; returns its sentence. */
+async function refusedSend(page, text) {
+  await page.getByTestId('chat-input').fill(text);
+  await page.getByTestId('chat-send').click();
+  await fieldError(page, 0).waitFor();
+  return (await fieldError(page, 0).innerText()).trim();
+}
+
+async function sessionsOf(agentId) {
+  return (await apiData('GET', `/admin/netaclaw/session/page?agentId=${agentId}`)).total;
+}
+
+test('the first message in a folder that does not exist: refused under the field, naming it; no session; the message kept', async () => {
+  const { agent, page } = await chat();
+  const missing = `/tmp/${uniqueName('missing')}`;
+  await cwdField(page).fill(missing);
+  await page.locator('[data-testid=chat-offered] [data-tool=read_file]').waitFor();
+  const text = await refusedSend(page, 'read notes.txt please');
+  const user = process.getuid() === 0 ? 'netaclaw-sandbox' : userInfo().username;
+  assert.equal(text, `工作目录「${missing}」不存在：请填写一个已存在的目录（沙箱用户 ${user} 需能读取它）。会话未创建。`);
+  await assertLocalizedErrors(page.getByTestId('chat-fields'), 'zh-CN', 'a missing cwd');
+  assert.equal(await page.getByTestId('chat-input').inputValue(), 'read notes.txt please', 'the message is back in its box');
+  assert.equal(await sessionsOf(agent.id), 0, 'no session stored');
+  assert.equal(new URL(page.url()).hash.includes('session='), false);
+  assert.deepEqual(browser.errors, []);
+});
+
+test('a folder the sandbox user cannot read (the backend runs as root): give it to user netaclaw-sandbox, in zh-CN and en', {
+  skip: process.getuid() !== 0 && 'the sandboxes run as the backend’s own user: no other user to refuse',
+}, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'netaclaw-e2e-private-'));
+  chownSync(dir, 0, 0);
+  chmodSync(dir, 0o700);
+  try {
+    const { agent, page } = await chat();
+    await cwdField(page).fill(dir);
+    await page.locator('[data-testid=chat-offered] [data-tool=read_file]').waitFor();
+    assert.equal(
+      await refusedSend(page, 'hello'),
+      `沙箱用户 netaclaw-sandbox 无法读取工作目录「${dir}」，会话中的工具将无法访问它：请把该目录交给用户 netaclaw-sandbox（chown 或 chmod），或换一个目录。会话未创建。`,
+    );
+    assert.equal(await sessionsOf(agent.id), 0, 'no session stored');
+    const en = (await chat('en')).page;
+    await cwdField(en).fill(dir);
+    await en.getByTestId('chat-fields').getByTestId('field-write').click();
+    assert.match(
+      await refusedSend(en, 'hello'),
+      new RegExp(`^The sandbox user netaclaw-sandbox cannot read the working directory “${dir}”.*give it to user netaclaw-sandbox`),
+    );
+    // readable but not writable, in a session that may write
+    chmodSync(dir, 0o755);
+    await en.getByTestId('chat-send').click();
+    await en.waitForFunction(() => /cannot write/.test(document.querySelector('[data-testid=chat-fields] .el-form-item__error')?.textContent ?? ''));
+    assert.match(
+      (await fieldError(en, 0).innerText()).trim(),
+      new RegExp(
+        `^This session may write, but the sandbox user netaclaw-sandbox cannot write the working directory “${dir}”: give it to user netaclaw-sandbox`,
+      ),
+    );
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('no working directory: the page says why only the tools that touch no file are offered', async () => {
+  const { page } = await chat();
+  await page.getByTestId('chat-no-cwd').waitFor();
+  assert.match(await page.getByTestId('chat-no-cwd').innerText(), /未填写工作目录.*todo、clarify、escalate/);
+  const offered = await page.locator('[data-testid=chat-offered] [data-tool]').evaluateAll((els) => els.map((e) => e.dataset.tool));
+  assert.ok(!offered.includes('read_file'), offered.join(' '));
+  await cwdField(page).fill('/srv/app');
+  await page.getByTestId('chat-no-cwd').waitFor({ state: 'detached' });
+  await page.locator('[data-testid=chat-offered] [data-tool=read_file]').waitFor();
   assert.deepEqual(browser.errors, []);
 });

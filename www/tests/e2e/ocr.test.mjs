@@ -33,6 +33,7 @@ test('a tool registered by file is in the catalog, synced, shown on the tool pag
   try {
     // governed: switched off globally on the page
     await toolRow(page).getByTestId('status-switch').click();
+    await page.locator('.confirm-disable-tool').click();
     await waitToolField(OCR, 'status', 0);
     await toolRow(page).getByTestId('edit-tool').click();
     const drawer = page.getByTestId('tool-drawer');

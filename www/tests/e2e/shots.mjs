@@ -364,6 +364,33 @@ for (const lang of ['zh-CN', 'en']) {
         await page.getByTestId('chat-panel').locator('[data-testid=chat-escalation]').first().waitFor();
         await shot(page, lang, `${width}-chat-panel`);
       }
+
+      // a new session's folder that does not exist: refused when its first message is sent, the message kept
+      page = await open(b.context, `/agent/chat?agent=${agent.id}`, { lang });
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await page.getByTestId('chat-offered').locator('[data-tool]').first().waitFor();
+      await page
+        .getByTestId('chat-fields')
+        .getByTestId('field-cwd')
+        .fill(`/tmp/${uniqueName('missing')}`);
+      await send(page, MESSAGES.read);
+      await page.getByTestId('chat-fields').locator('.el-form-item__error').waitFor();
+      await shot(page, lang, '40-chat-workdir-missing');
+
+      // a phone (390 px): the chat over the whole width, the menu drawer, the login box
+      await page.setViewportSize({ width: 390, height: 844 });
+      page = await open(b.context, chatAddress, { lang });
+      await page.getByTestId('chat-batches').locator('[data-testid=batch-card]').first().waitFor();
+      await shot(page, lang, '390-chat');
+      await page.getByTestId('open-menu').click();
+      await page.getByTestId('menu-drawer').getByTestId('menu-tools').waitFor();
+      await shot(page, lang, '390-menu');
+      await page.keyboard.press('Escape');
+      await page.getByTestId('menu-drawer').waitFor({ state: 'hidden' });
+      await page.getByTestId('open-login').click();
+      await page.getByTestId('token-input').waitFor();
+      await shot(page, lang, '390-login');
+      await page.setViewportSize({ width: 1440, height: 900 });
     } finally {
       await b.close();
     }

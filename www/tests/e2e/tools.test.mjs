@@ -150,8 +150,17 @@ test('editing human fields in the drawer: label, prompt hint, strategy, extra; s
     await row(page, 'patch').locator('[data-hint=overridden]').waitFor();
     assert.match(await row(page, 'patch').innerText(), new RegExp(label('strategies', 'force-disabled', 'zh-CN')));
 
-    // a normal tool's switch works: bash off, then on again
+    // a normal tool's switch works: bash off (asked first: it goes for every agent; cancelled, nothing
+    // changes), then on again (not asked)
     await row(page, 'bash').getByTestId('status-switch').click();
+    const ask = page.locator('.el-message-box');
+    await ask.waitFor();
+    assert.match(await ask.innerText(), /停用后，所有 Agent 都不再获得工具 bash/);
+    await ask.getByRole('button', { name: '取消' }).click();
+    await ask.waitFor({ state: 'hidden' });
+    assert.equal((await apiData('GET', '/admin/netaclaw/tool/info?name=bash')).status, 1, 'cancelled: still on');
+    await row(page, 'bash').getByTestId('status-switch').click();
+    await page.locator('.confirm-disable-tool').click();
     await waitToolField('bash', 'status', 0);
     await row(page, 'bash').getByTestId('status-switch').click();
     await waitToolField('bash', 'status', 1);

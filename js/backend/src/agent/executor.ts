@@ -21,7 +21,7 @@ import { LoopHistory, LoopResult, runAgentLoop } from './loop';
 import { orDemoChannel } from '../service/demochannel';
 import { AskedCall, CallPort, OwnTool, Place, resultText, shownOf, ToolCallView, userDenied } from './port';
 import { withMedia } from './media';
-import type { ResultMedia } from '../runtime';
+import type { ResultMedia, RuntimeEnv } from '../runtime';
 import { errorMessage } from '../lib/errortext';
 import { log } from '../config/log';
 import type { RuleMatch, RulesInput } from '@netaclaw/tool-policy';
@@ -30,6 +30,7 @@ import { alreadyAnswered, ApprovalService, approvalView } from '../service/appro
 import { NetaClawApprovalEntity } from '../entity/approval';
 import type { ApprovalAnswered } from '../wire/api-types';
 import { APPROVAL_WAIT_SECONDS } from '../config/settings';
+import { assertWorkdirUsable } from '../runtime';
 
 export type { ToolCallView } from './port';
 
@@ -163,6 +164,10 @@ interface DelegatedTask {
 @Provide()
 @Scope(ScopeEnum.Singleton)
 export class ChatExecutor {
+  /** The runtime (its sandbox's user must be able to use a session's folder). */
+  @Inject('runtimeEnv')
+  runtime: RuntimeEnv;
+
   @Inject()
   agentService: AgentService;
 
@@ -254,6 +259,8 @@ export class ChatExecutor {
       claim = await this.sessionService.claimTurn(session.id, stop);
       if (!claim) throw sessionBusy(session.id);
     } else {
+      // a new session's folder must be one its sandboxes can use (400 workdir_*, nothing stored)
+      assertWorkdirUsable(fields, this.runtime.sandbox);
       session = await this.sessionService.create({
         agentId: agent.id!,
         channelId: channel.id,

@@ -34,6 +34,7 @@ export { NodeSearchOperations } from './operations/search';
 export { ShellProcessOperations } from './operations/process';
 export { PinnedRoots, pinRoots, RootPinError } from './pinned';
 export { isInside, realOrAncestor } from './realpath';
+export { assertWorkdirUsable } from './workdir';
 
 /** The process's runtime, built once at start: the sandbox chosen (and probed), the registry, the MCP servers. */
 export async function startRuntime(opts: { clock?: Clock } = {}): Promise<RuntimeEnv> {

@@ -3,7 +3,7 @@ import { Inject, Provide, Scope, ScopeEnum } from '@midwayjs/core';
 import { IdQueryDTO } from '../../dto/query';
 import { SubagentRunDTO } from '../../dto/subagent';
 import { APPROVAL_REQUIRED } from '../../runtime/codes';
-import { checkCall } from '../../runtime';
+import { assertWorkdirUsable, checkCall } from '../../runtime';
 import type { CallRecord } from '../../runtime';
 import { BatchEvent, SubagentService } from '../../service/subagent';
 import { BatchHandle, BatchLifecycle } from './lifecycle';
@@ -25,6 +25,8 @@ export class BatchAdmin {
   async run(body: SubagentRunDTO) {
     const calls = body.calls.map(c => ({ name: c.name, arguments: c.arguments === undefined ? {} : c.arguments }));
     const spec = this.batches.parseSpec({ ...body, calls: undefined, crewRole: 'sub', driver: 'calls' });
+    // the batch's folder must be one its sandbox can use (400 workdir_*, nothing stored)
+    assertWorkdirUsable(body, this.batches.workers.runtime.sandbox);
     const handle = await this.batches.start(spec);
     for (const c of calls) {
       try {
