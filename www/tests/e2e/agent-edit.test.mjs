@@ -165,7 +165,8 @@ test('the preview computed in the browser equals the backend previewPrompt and d
 
     const prompt = await apiData('POST', '/admin/netaclaw/agent/previewPrompt', { id: agent.id });
     const diagnostic = await apiData('POST', '/admin/netaclaw/tool/diagnostic', { agentId: agent.id });
-    const { layers, systemPrompt: _joined, channel: _channel, ...resolvedFromBackend } = prompt;
+    // the channel and whether it is the demonstration model are the backend's to know, not the package's
+    const { layers, systemPrompt: _joined, channel: _channel, demoModel: _demo, ...resolvedFromBackend } = prompt;
     assert.equal(canonical(computed.resolved), canonical(resolvedFromBackend));
     assert.equal(computed.guidance, layers.find((l) => l.key === 'tools').content);
     assert.equal(layers.find((l) => l.key === 'identity').content, `Your name is ${name}.\nidentity layer`);
