@@ -376,7 +376,9 @@ describe('attack 1 against the started backend (root; sandboxes as the sandbox u
         );
         assertClean(r.text, `batch ${i}`);
         if (r.status === 400) {
-          assert.equal(r.body.error.code, 'root_contains_backend_state', r.text);
+          // the root led to the data folder when it was checked: refused as the backend's own state, or, when
+          // it moved there between that check and the working directory's, as a folder the sandbox cannot write
+          assert.match(r.body.error.code, /^(root_contains_backend_state|workdir_unwritable|workdir_unreadable)$/, r.text);
           seen.refused += 1;
           continue;
         }
@@ -476,8 +478,10 @@ describe('attack 1 against the started backend (root; sandboxes as the sandbox u
     assertClean(r.text, 'the chat');
     assertClean(JSON.stringify(model.requests.map(q => q.body.messages)), 'what went to the model');
     if (r.status === 400) {
-      // the turn began while the name led to the data folder: refused as a whole
-      assert.equal(r.body.error.code, 'root_contains_backend_state', r.text);
+      // the turn began while the name led to the data folder: refused as a whole (as the backend's own state,
+      // or, when it moved there between that check and the working directory's, as a folder the sandbox
+      // cannot write)
+      assert.match(r.body.error.code, /^(root_contains_backend_state|workdir_unwritable|workdir_unreadable)$/, r.text);
     } else {
       assert.equal(r.status, 200, r.text);
       for (const c of r.body.data.toolCalls) {

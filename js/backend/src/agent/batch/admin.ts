@@ -25,9 +25,11 @@ export class BatchAdmin {
   async run(body: SubagentRunDTO) {
     const calls = body.calls.map(c => ({ name: c.name, arguments: c.arguments === undefined ? {} : c.arguments }));
     const spec = this.batches.parseSpec({ ...body, calls: undefined, crewRole: 'sub', driver: 'calls' });
-    // the batch's folder must be one its sandbox can use (400 workdir_*, nothing stored)
+    // its run prepared first (its roots checked against the backend's own state: that refusal comes first),
+    // then its folder must be one its sandbox can use (400 workdir_*); nothing is stored before both hold
+    const prepared = await this.batches.prepare(spec);
     assertWorkdirUsable(body, this.batches.workers.runtime.sandbox);
-    const handle = await this.batches.start(spec);
+    const handle = await this.batches.launch(prepared);
     for (const c of calls) {
       try {
         // nobody can answer a rule's ask in an admin-run batch: denied approval_required, never run
