@@ -331,8 +331,8 @@ function resultSentence(locale: Locale, d: Done): string {
   if (o.kind === 'denied') {
     return say(
       locale,
-      `策略拒绝了 ${tool}：${reasonSentence(o.code, locale)}（${o.code}）。调用没有运行，卡片上写着原因。`,
-      `The policy denied ${tool}: ${reasonSentence(o.code, locale)} (${o.code}). The call did not run; its card says why.`
+      `策略拒绝了 ${tool}：${reasonSentence(o.code, locale)}。调用没有运行，卡片上写着原因。`,
+      `The policy denied ${tool}: ${reasonSentence(o.code, locale)}. The call did not run; its card says why.`
     );
   }
   if (o.kind === 'failed') {
