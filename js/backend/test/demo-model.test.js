@@ -91,7 +91,11 @@ function defineTests(backend) {
       assert.ok(denied.detail, 'the denial says why');
       const writeReply = doneOf(write).reply;
       assert.match(writeReply, /策略拒绝了 write_file：/);
-      assert.ok(writeReply.includes(denied.reason), writeReply);
+      // the reply says the package's sentence for the reason, never the reason's code
+      const { policy } = require('../dist/wire/policy.js');
+      const label = policy().label('reasons', denied.reason, 'zh-CN');
+      assert.ok(label && writeReply.includes(label), writeReply);
+      assert.ok(!writeReply.includes(denied.reason), writeReply);
       assert.equal(fs.existsSync(path.join(ww.dir, 'demo-note.txt')), false, 'nothing was written');
 
       // a delegation: the crew master gives the task to its member, whose batch reads the file
@@ -145,7 +149,8 @@ function defineTests(backend) {
       const no = await call(s, 'POST', '/api/netaclaw/approval/answer', { id: waiting.approval.id, answer: 'deny' });
       assert.equal(no.status, 200, no.text);
       assert.equal(no.body.data.answered.status, 'denied');
-      assert.match(no.body.data.reply, /The policy denied bash: .*denied_by_rule/);
+      assert.match(no.body.data.reply, /^The policy denied bash: Denied by a rule\. /);
+      assert.doesNotMatch(no.body.data.reply, /denied_by_rule/);
 
       // a configured channel replaces the demonstration model
       const added = await call(s, 'POST', '/admin/netaclaw/channel/add', { name: 'real', baseUrl: 'http://127.0.0.1:9/v1', model: 'real-model' });
