@@ -11,8 +11,10 @@
  * - the stdio server runs in the OS sandbox: as the sandbox user, in its own pid namespace, with no network;
  * - a server that dies in the middle of a call gives a failed call with its reason, and the turn goes on;
  *   the next call starts it again;
- * - an http server is listed and called with the streamable HTTP client; an unreachable one is reported
- *   while the others go on; a call its server never answers fails at NETACLAW_MCP_CALL_TIMEOUT_MS;
+ * - an http server is reached only when a global net() rule allows its host and port (no rule, or an `ask`
+ *   rule: not connected, the state names the host and the rule, no tool offered; a rule taken away: the
+ *   next call is refused); allowed, it is listed and called with the streamable HTTP client; an
+ *   unreachable one is reported while the others go on; a call its server never answers fails at NETACLAW_MCP_CALL_TIMEOUT_MS;
  * - `@modelcontextprotocol/server-filesystem` from npm runs in the sandbox on a read-only root; its path
  *   arguments are marked by default, so a path outside the session's roots is denied before the server sees it;
  * - a catalog file entry with `implementation: { type: 'command' }` runs its program in the shell sandbox
@@ -266,7 +268,7 @@ function defineTests(backend) {
     });
   });
 
-  test('an http MCP server: listed and called with the streamable HTTP client; an unreachable one is reported, the others go on', async () => {
+  test('an http MCP server: reached only when a global net() rule allows it; listed and called with the streamable HTTP client; an unreachable one is reported, the others go on', async () => {
     model.reset();
     const db = await backend.fresh();
     const work = tmpDir();
@@ -295,17 +297,45 @@ function defineTests(backend) {
       fs.writeFileSync(catalog, JSON.stringify([entry]));
       const env = { ...db.env, ...modelEnv(model), NETACLAW_CATALOG_FILE: catalog, NETACLAW_MCP_CALL_TIMEOUT_MS: '1500' };
       await withServer(env, async s => {
+        const port = new URL(url).port;
         ok(await call(s, 'POST', '/admin/netaclaw/mcp/add', { name: 'web', transport: 'http', url }));
         ok(await call(s, 'POST', '/admin/netaclaw/mcp/add', { name: 'gone', transport: 'http', url: 'http://127.0.0.1:9/mcp' }));
-        const r = ok(await call(s, 'POST', '/admin/netaclaw/mcp/refresh', {}));
-        const [web, gone] = r.servers;
+        // the same server by a name no rule allows, and by an address a global rule only asks about
+        ok(await call(s, 'POST', '/admin/netaclaw/mcp/add', { name: 'unruled', transport: 'http', url: url.replace('127.0.0.1', 'localhost') }));
+        ok(await call(s, 'POST', '/admin/netaclaw/mcp/add', { name: 'asked', transport: 'http', url: 'http://127.0.0.1:7/mcp' }));
+        // an HTTP server is reached only when a global net() rule allows its host and port
+        const blocked = ok(await call(s, 'POST', '/admin/netaclaw/mcp/refresh', {})).servers;
         assert.deepEqual(
-          [web.state.status, web.state.tools],
-          ['connected', ['mcp__web__echo', 'mcp__web__note', 'mcp__web__whoami']],
+          blocked.map(x => x.state.status),
+          ['failed', 'failed', 'failed', 'failed']
+        );
+        assert.match(blocked[0].state.error, new RegExp(`^MCP server web is not connected and its tools are not offered: the backend does not reach this MCP server: 127\\.0\\.0\\.1:${port} is refused: no net\\(\\) rule allows it`));
+        assert.deepEqual([blocked[0].state.refused.host, blocked[0].state.refused.port, blocked[0].state.refused.rule], ['127.0.0.1', Number(port), null]);
+        assert.deepEqual(blocked[0].state.tools, []);
+        const catalog = async () => ok(await call(s, 'GET', '/admin/netaclaw/tool/catalog')).map(t => t.name);
+        assert.deepEqual((await catalog()).filter(n => n.startsWith('mcp__')), [], 'a refused server offers no tool');
+        let rules = ok(await call(s, 'GET', '/admin/netaclaw/rules/info'));
+        const allowWeb = { allow: [`net(127.0.0.1:${port})`, 'net(127.0.0.1:9)'], ask: ['net(127.0.0.1:7)'] };
+        rules = ok(await call(s, 'POST', '/admin/netaclaw/rules/update', { rules: allowWeb, version: rules.version }));
+        const r = ok(await call(s, 'POST', '/admin/netaclaw/mcp/refresh', {}));
+        const [web, gone, unruled, asked] = r.servers;
+        assert.deepEqual(
+          [web.state.status, web.state.tools, web.state.refused],
+          ['connected', ['mcp__web__echo', 'mcp__web__note', 'mcp__web__whoami'], null],
           JSON.stringify(web.state)
         );
+        // allowed and not there: failed as before, nothing refused
         assert.equal(gone.state.status, 'failed');
         assert.match(gone.state.error, /^cannot list the tools of MCP server gone: /);
+        assert.equal(gone.state.refused, null);
+        assert.equal(unruled.state.status, 'failed');
+        assert.match(unruled.state.error, new RegExp(`localhost:${port} is refused: no net\\(\\) rule allows it`));
+        assert.deepEqual([unruled.state.refused.host, unruled.state.refused.rule], ['localhost', null]);
+        // ask: no one can approve a connection the backend makes, so it is refused with the rule named
+        assert.equal(asked.state.status, 'failed');
+        assert.match(asked.state.error, /127\.0\.0\.1:7 is refused: net\(127\.0\.0\.1:7\) \(global rules\) asks for an approval.*a global allow rule is needed/);
+        assert.deepEqual([asked.state.refused.rule, asked.state.refused.level], ['net(127.0.0.1:7)', 'global']);
+        assert.deepEqual((await catalog()).filter(n => n.startsWith('mcp__')).sort(), web.state.tools);
         const agent = await addAgent(s, { name: 'web user', toolsets: ['base', 'mcp:web'] });
         model.push({ toolCalls: [{ id: 'e1', name: 'mcp__web__echo', arguments: { text: 'over http' } }] }, { content: 'ok' });
         const c = await chat(s, { agentId: agent.id, message: 'echo', sessionCwd: work });
@@ -332,6 +362,16 @@ function defineTests(backend) {
         assert.match(h.error, /the call of echo on MCP server web failed: .*timed out/i, h.error);
         assert.ok(Date.now() - t0 < 30000);
         assert.equal(c2.body.data.reply, 'went on');
+        // the rule taken away: the next call is refused before the server is reached, and kept in its state
+        ok(await call(s, 'POST', '/admin/netaclaw/rules/update', { rules: { deny: [`net(127.0.0.1:${port})`] }, version: rules.version }));
+        model.push({ toolCalls: [{ id: 'e2', name: 'mcp__web__echo', arguments: { text: 'after the rule' } }] }, { content: 'refused' });
+        const c3 = await chat(s, { agentId: agent.id, message: 'echo', sessionCwd: work });
+        assert.equal(c3.status, 200, c3.text);
+        const e3 = c3.body.data.toolCalls[0];
+        assert.equal(e3.ok, false, JSON.stringify(e3));
+        assert.match(e3.error, new RegExp(`the call of echo on MCP server web is refused: .*127\\.0\\.0\\.1:${port} is refused: net\\(127\\.0\\.0\\.1:${port}\\) \\(global rules\\)`));
+        const after = ok(await call(s, 'POST', '/admin/netaclaw/mcp/page', {})).list.find(x => x.name === 'web');
+        assert.deepEqual([after.state.refused.rule, after.state.refused.level], [`net(127.0.0.1:${port})`, 'global']);
       });
     } finally {
       child.kill('SIGKILL');

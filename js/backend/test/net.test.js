@@ -421,7 +421,7 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
     assert.equal(httpServerRefusal(url, { allow: [`net(127.0.0.1:${srv.httpPort})`] }), null);
     await assert.rejects(
       connect({ name: 'web', transport: 'http', url, args: [], env: {}, workspaceRoots: [] }, sandboxOf('bwrap'), { global: { allow: [] } }),
-      /a global net\(\) rule must allow its host/
+      /the backend does not reach this MCP server: 127\.0\.0\.1:\d+ is refused: no net\(\) rule allows it .*a global allow rule naming its host is needed/
     );
     const before = srv.seen.length;
     // allowed: the backend connects (this server speaks no MCP, so the handshake fails after the request)

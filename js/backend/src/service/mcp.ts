@@ -14,8 +14,9 @@ import { invalidInput, notFound } from '../wire/errors';
 import { dbWriteLock, Mutex } from '../lib/mutex';
 import { policy, ToolSchema } from '../wire/policy';
 import { MCP_ENV_NAME, MCP_NAME, McpServerConfig, McpServerState as ApiMcpServerState, McpServerView as ApiMcpServerView } from '../wire/api-types';
-import type { McpListedTool, McpToolRef, RuntimeEnv } from '../runtime';
+import type { McpListedTool, McpToolRef, NetRecord, RuntimeEnv } from '../runtime';
 import { CatalogService } from './catalog';
+import { RulesService } from './rules';
 import { maskKey } from './channel';
 import { ToolService } from './tool';
 import { errorMessage } from '../lib/errortext';
@@ -206,7 +207,7 @@ interface Registered {
 }
 
 function freshState(status: McpServerState['status']): McpServerState {
-  return { status, tools: [], skipped: [], error: null, refreshedAt: null, stderr: [], nextRetryAt: null, restarts: 0 };
+  return { status, tools: [], skipped: [], error: null, refreshedAt: null, stderr: [], nextRetryAt: null, restarts: 0, refused: null };
 }
 
 /** What a running server was started from: a stored row that differs is pending until the next refresh. */
@@ -252,6 +253,9 @@ export class McpService {
   @InjectEntityModel(NetaClawSettingEntity)
   settings: Repository<NetaClawSettingEntity>;
 
+  @Inject()
+  rules: RulesService;
+
   private readonly states = new Map<string, McpServerState>();
   /** Per running server, the row it was started from (`runKey`). */
   private readonly ran = new Map<string, string>();
@@ -284,6 +288,23 @@ export class McpService {
       },
       up: (server, tools) => this.restarted(server, tools),
     });
+    // every server's network is the global net() rules' (docs/runtime.md "Network: MCP servers"), read at
+    // each connection: an HTTP server's URL, and the proxy of a stdio server's sandbox
+    this.servers.limitNetwork(async () => ({ global: (await this.rules.global()) ?? null, record: (server, r) => this.netDecision(server, r) }));
+  }
+
+  /**
+   * Keeps one network decision made for a server: logged, and a refused one as the server's `refused`
+   * (shown on the MCP page). The one place every MCP connection decision passes through.
+   */
+  netDecision(server: string, r: NetRecord): void {
+    const d = r.decision;
+    const line = `[netaclaw] MCP server ${server}: ${r.method} ${r.host}:${r.port} ${r.outcome} (${d.rule ? `${d.rule}, ${d.level} rules` : 'no rule'}): ${r.detail}`;
+    if (r.outcome === 'connected') log().info(line);
+    else log().warn(line);
+    if (r.outcome !== 'refused') return;
+    const state = this.states.get(server);
+    if (state) state.refused = { at: new Date(r.at), host: r.host, port: r.port, rule: d.rule ?? null, level: d.level ?? null, message: r.detail };
   }
 
   private readonly refreshing = new Mutex();
@@ -428,7 +449,11 @@ export class McpService {
         try {
           listed = await this.servers.open(config(row));
         } catch (err) {
-          state.error = `cannot list the tools of MCP server ${row.name}: ${errorMessage(err)}`;
+          // refused by the global net() rules: not connected, and the sentence says which host and rule
+          state.error =
+            (err as Error)?.name === 'McpNetRefused'
+              ? `MCP server ${row.name} is not connected and its tools are not offered: ${errorMessage(err)}; once a rule allows it, refresh the MCP servers`
+              : `cannot list the tools of MCP server ${row.name}: ${errorMessage(err)}`;
           log().warn(`[netaclaw] ${state.error}`);
           continue;
         }

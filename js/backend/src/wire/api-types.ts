@@ -122,6 +122,21 @@ export interface McpServerState<Time = string> {
   nextRetryAt: Time | null;
   /** Restarts since it last ran for a stable period (0 while it runs well). */
   restarts: number;
+  /**
+   * The last connection the global `net()` rules refused for this server since its last start or refresh
+   * (its HTTP URL's host, or a host its stdio process asked its proxy for), else null.
+   */
+  refused: McpNetRefusal<Time> | null;
+}
+
+/** A connection refused for an MCP server: the host and port, the deciding rule (null: none allowed it), the sentence. */
+export interface McpNetRefusal<Time = string> {
+  at: Time;
+  host: string;
+  port: number;
+  rule: string | null;
+  level: 'global' | 'agent' | 'session' | null;
+  message: string;
 }
 
 /** An MCP server as the API shows it: `env` values masked like a channel key. */

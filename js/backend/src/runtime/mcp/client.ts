@@ -20,7 +20,7 @@ import type { Sandbox } from '../sandboxes';
 import type { Launch } from '../sandboxes';
 import type { RulesInput } from '@netaclaw/tool-policy';
 import { decideNetwork } from '../net/decide';
-import type { NetHooks } from '../net/proxy';
+import type { NetRecord } from '../net/proxy';
 import { openSandboxNet } from '../net/sandbox';
 import { errorMessage } from '../../lib/errortext';
 import { pythonEnvPaths } from './venv';
@@ -220,11 +220,17 @@ export async function connect(cfg: McpServerConfig, sandbox: Sandbox, net?: McpN
   const client = new Client({ name: 'netaclaw', version: '0.1.0' }, { capabilities: {} });
   let transport: Transport;
   let stdio: SandboxedStdioTransport | null = null;
+  /** An allowed HTTP server's decision, recorded once the handshake has told whether it was reached. */
+  let httpDecision: NetRecord | null = null;
   if (cfg.transport === 'http') {
     if (!cfg.url) throw new Error('no url');
     if (net) {
-      const refused = httpServerRefusal(cfg.url, net.global);
-      if (refused) throw new Error(refused);
+      const d = httpServerDecision(cfg.url, net.global);
+      if (d.refusal !== null) {
+        net.record?.(cfg.name, d.record);
+        throw new McpNetRefused(d.refusal, d.record);
+      }
+      httpDecision = d.record;
     }
     transport = new StreamableHTTPClientTransport(new URL(cfg.url));
   } else {
@@ -234,7 +240,9 @@ export async function connect(cfg: McpServerConfig, sandbox: Sandbox, net?: McpN
     // the global net() hosts, through the server's own proxy (net/sandbox.ts): a confining sandbox's
     // folder holds its socket; an unconfined server (the sandbox switched off) is not limited here
     const c = sandbox.confinement;
-    const sandboxNet = net && c ? await openSandboxNet({ global: net.global }, net.hooks, c.dir) : null;
+    // (no `ask` hook: no one can answer for a server, so an `ask` rule refuses)
+    const record = net?.record;
+    const sandboxNet = net && c ? await openSandboxNet({ global: net.global }, record ? { record: r => record(cfg.name, r) } : {}, c.dir) : null;
     let cmd: Launch;
     try {
       cmd = sandbox.wrapServer({
@@ -267,36 +275,70 @@ export async function connect(cfg: McpServerConfig, sandbox: Sandbox, net?: McpN
     await client.close().catch(() => undefined);
     // let the process's end (and its last stderr) be seen before reporting
     if (stdio && stdio.ended === null) await new Promise(resolve => setTimeout(resolve, 50));
+    if (httpDecision) net?.record?.(cfg.name, { ...httpDecision, outcome: 'failed', detail: `allowed, and not reached: ${errorMessage(err)}` });
     throw new McpConnectError(`${errorMessage(err)}${stdio ? ended(stdio) : ''}`, stdio?.stderrTail ?? '');
   }
+  if (httpDecision) net?.record?.(cfg.name, httpDecision);
   return conn;
 }
 
 /**
  * The network an MCP server gets: the GLOBAL rules' `net()` hosts only (a server serves every session,
- * so no agent's or session's rule widens or narrows it), and who keeps the decisions of a stdio server's
- * proxy.
+ * so no agent's or session's rule widens or narrows it), and who keeps each decision made for a server
+ * (its HTTP connection's, or its stdio process's proxy's).
  */
 export interface McpNetwork {
   global: RulesInput['global'];
-  hooks?: NetHooks;
+  record?: (server: string, r: NetRecord) => void;
+}
+
+/** An HTTP server the global rules do not let the backend reach: the sentence, and the decision's record. */
+export class McpNetRefused extends Error {
+  constructor(
+    message: string,
+    readonly record: NetRecord
+  ) {
+    super(message);
+    this.name = 'McpNetRefused';
+  }
 }
 
 /**
- * Why the backend does not reach an HTTP MCP server, or null: its host and port must be allowed by a
- * global `net()` rule (an `ask` is refused: no one is there to answer for the backend).
+ * The decision for reaching an HTTP MCP server from the backend: its URL's host and port decided by the
+ * package (`decideNetwork`) with the global rules alone. Only `allow` reaches it; `ask` is refused (no one
+ * is there to answer for a connection the backend makes), as is `deny` and the default (no rule).
+ * `refusal` is the sentence the server's state shows (null: allowed).
  */
-export function httpServerRefusal(url: string, global: RulesInput['global']): string | null {
-  let u: URL;
+export function httpServerDecision(url: string, global: RulesInput['global']): { refusal: string | null; record: NetRecord } {
+  let u: URL | null = null;
   try {
     u = new URL(url);
   } catch {
-    return `the MCP server's url ${JSON.stringify(url)} is not a URL`;
+    /* below */
   }
-  const port = u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
-  const d = decideNetwork({ global }, u.hostname, port);
-  if (d.verdict === 'allow') return null;
-  return `the backend does not reach this MCP server: ${d.message}; a global net() rule must allow its host`;
+  const port = u ? (u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80) : 0;
+  const host = u ? u.hostname : url;
+  const d = u
+    ? decideNetwork({ global }, host, port)
+    : { verdict: 'deny' as const, message: `the MCP server's url ${JSON.stringify(url)} is not a URL` };
+  const record = (outcome: NetRecord['outcome'], detail: string): NetRecord => ({ at: Date.now(), host: host.replace(/^\[|\]$/g, ''), port, method: 'MCP', outcome, decision: d, detail });
+  if (d.verdict === 'allow') return { refusal: null, record: record('connected', `${d.message}; reached`) };
+  const target = `${host}:${port}`;
+  const why =
+    d.verdict === 'ask'
+      ? `${target} is refused: ${d.rule} (${d.level} rules) asks for an approval, and no one can approve a connection the backend makes itself; a global allow rule is needed`
+      : d.rule
+        ? `${d.message}; a global net() allow rule is needed, and no deny rule may match it`
+        : u
+          ? `${d.message}; a global allow rule naming its host is needed (such as net(${target}))`
+          : d.message;
+  const refusal = `the backend does not reach this MCP server: ${why}`;
+  return { refusal, record: record('refused', refusal) };
+}
+
+/** Why the backend does not reach an HTTP MCP server, or null (`httpServerDecision`'s sentence). */
+export function httpServerRefusal(url: string, global: RulesInput['global']): string | null {
+  return httpServerDecision(url, global).refusal;
 }
 
 /** `: the server ended (code 1): <its last stderr line>`, or nothing while it runs. */

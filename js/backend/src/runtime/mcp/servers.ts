@@ -10,7 +10,7 @@
  */
 import type { McpServerConfig } from '../../wire/api-types';
 import { ResultMedia, ToolError, ToolImpl, ToolOutput } from '../tools/types';
-import { connect, ended, lastLines, listTools, MCP_CALL_TIMEOUT_MS, McpConnectError, McpConnection, McpListedTool, McpNetwork } from './client';
+import { connect, ended, httpServerDecision, lastLines, listTools, MCP_CALL_TIMEOUT_MS, McpConnectError, McpConnection, McpListedTool, McpNetwork } from './client';
 import type { Sandbox } from '../sandboxes';
 import { Clock, ClockTimer, systemClock } from '../../lib/clock';
 import { errorMessage } from '../../lib/errortext';
@@ -131,13 +131,19 @@ export class McpServers {
 
   /**
    * `sandbox`: where a stdio server runs (sandboxes.ts); `clock`: when a restart is due, how long a server
-   * has run; `network`: the servers' network (the global net() rules), read at each start (absent: not limited here).
+   * has run; `network`: the servers' network (the global net() rules), read at each start and before each
+   * call of an HTTP server (absent: not limited here; the backend's McpService gives it: `limitNetwork`).
    */
   constructor(
     private readonly sandbox: Sandbox,
     private readonly clock: Clock = systemClock,
-    private readonly network: (() => Promise<McpNetwork>) | null = null
+    private network: (() => Promise<McpNetwork>) | null = null
   ) {}
+
+  /** The servers' network from now on: the global net() rules, and who records each decision. */
+  limitNetwork(network: () => Promise<McpNetwork>): void {
+    this.network = network;
+  }
 
   /** Who is told from now on when a server goes down or comes up again. */
   supervise(supervisor: McpSupervisor): void {
@@ -168,6 +174,16 @@ export class McpServers {
   }
 
   async call(server: string, tool: string, args: Record<string, unknown>): Promise<ToolOutput> {
+    // an HTTP server is decided again before each call: a global rule changed since it was connected counts now
+    const cfg = this.configs.get(server);
+    if (cfg?.transport === 'http' && cfg.url && this.network) {
+      const net = await this.network();
+      const d = httpServerDecision(cfg.url, net.global);
+      if (d.refusal !== null) {
+        net.record?.(server, d.record);
+        throw new ToolError(`the call of ${tool} on MCP server ${server} is refused: ${d.refusal}`);
+      }
+    }
     let conn = this.connections.get(server);
     if (!conn || conn.closed) {
       if (!this.configs.has(server)) throw new ToolError(`MCP server ${server} is not configured or not enabled here`);
