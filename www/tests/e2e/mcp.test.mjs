@@ -2,8 +2,9 @@
 // the backend tests use): the dialog's field rules first, then a backend refusal shown as a sentence; a stdio
 // server added through the dialog with a secret env value that never reaches the page; "refresh tools"
 // starts it and its mcp__<server>__<tool> rows appear in the tool table; an edit keeps the secret and waits
-// for the next refresh; an http server that cannot be reached is shown failed; disabled, refreshed (its
-// tools become orphan rows), deleted; nothing sticks out of the card at 1280 and 1920 px, zh-CN and en.
+// for the next refresh; an http server the global net() rules do not allow is refused as the dialog said
+// while its URL was typed (its row names the host), then allowed by a rule the dialog names and found
+// unreachable: failed; disabled, refreshed (its tools become orphan rows), deleted; nothing sticks out of the card at 1280 and 1920 px, zh-CN and en.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dirname, resolve } from 'node:path';
@@ -145,7 +146,13 @@ test('MCP servers: add through the dialog, refresh, its tools in the tool table,
   await dialog.getByTestId('mcp-save').click();
   await dialog.getByTestId('mcp-url-item').locator('.el-form-item__error').waitFor();
   await assertLocalizedErrors(dialog, 'zh-CN', 'not an http URL');
+  // as the URL is typed, the dialog says whether the global net() rules let the backend reach it: none does
   await dialog.getByTestId('mcp-url').fill('http://127.0.0.1:9/mcp');
+  const net = dialog.getByTestId('mcp-net');
+  await net.waitFor();
+  assert.equal(await net.getAttribute('data-pattern'), '', 'no rule allows 127.0.0.1:9');
+  assert.match(await net.getByTestId('mcp-net-verdict').innerText(), /后端不会连接 127\.0\.0\.1:9/);
+  await net.getByTestId('mcp-net-hint').waitFor();
   await dialog.getByTestId('mcp-save').click();
   await dialog.waitFor({ state: 'hidden' });
   await section.getByTestId('mcp-refresh').click();
@@ -154,6 +161,34 @@ test('MCP servers: add through the dialog, refresh, its tools in the tool table,
   await goneRow.getByTestId('mcp-failed').waitFor();
   await row.locator('[data-role=state][data-status=connected]').waitFor();
   assert.equal((await goneRow.locator('[data-role=target]').innerText()).trim(), 'http://127.0.0.1:9/mcp');
+  // the backend refused it as the dialog said: the host and port, no rule, on its row
+  const refusedLine = goneRow.getByTestId('mcp-refused');
+  await refusedLine.waitFor();
+  assert.deepEqual(
+    [await refusedLine.getAttribute('data-host'), await refusedLine.getAttribute('data-port'), await refusedLine.getAttribute('data-rule')],
+    ['127.0.0.1', '9', ''],
+  );
+  assert.match(await refusedLine.innerText(), /没有网络规则允许 127\.0\.0\.1:9/);
+  // a global rule allows it: the dialog names the rule; the backend then tries it (nothing listens: failed, not refused)
+  const { rules: rulesBefore, version: rulesVersion } = await apiData('GET', '/admin/netaclaw/rules/info');
+  await apiData('POST', '/admin/netaclaw/rules/update', { rules: { allow: ['net(127.0.0.1:9)'] }, version: rulesVersion });
+  try {
+    await goneRow.getByTestId('mcp-edit').click();
+    await dialog.waitFor();
+    await dialog.locator('[data-testid=mcp-net][data-pattern="net(127.0.0.1:9)"]').waitFor();
+    assert.deepEqual([await net.getAttribute('data-pattern'), await net.getAttribute('data-level')], ['net(127.0.0.1:9)', 'global']);
+    assert.match(await net.getByTestId('mcp-net-verdict').innerText(), /后端可以连接 127\.0\.0\.1:9/);
+    assert.match(await net.getByTestId('mcp-net-rule').innerText(), /net\(127\.0\.0\.1:9\)/);
+    assert.equal(await net.getByTestId('mcp-net-hint').count(), 0);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    await section.getByTestId('mcp-refresh').click();
+    await refusedLine.waitFor({ state: 'detached', timeout: 60_000 });
+    await goneRow.locator('[data-role=state][data-status=failed]').waitFor();
+  } finally {
+    const { version } = await apiData('GET', '/admin/netaclaw/rules/info');
+    await apiData('POST', '/admin/netaclaw/rules/update', { rules: rulesBefore, version });
+  }
 
   await checkLayout(page, 'zh-CN');
   await switchLocale(page, 'en');
