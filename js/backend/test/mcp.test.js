@@ -13,7 +13,8 @@
  *   the next call starts it again;
  * - an http server is reached only when a global net() rule allows its host and port (no rule, or an `ask`
  *   rule: not connected, the state names the host and the rule, no tool offered; a rule taken away: the
- *   next call is refused); allowed, it is listed and called with the streamable HTTP client; an
+ *   next call is refused); a stdio server's sandbox reaches exactly the globally allowed hosts through its
+ *   proxy (an `ask` host refused, kept in its state); allowed, it is listed and called with the streamable HTTP client; an
  *   unreachable one is reported while the others go on; a call its server never answers fails at NETACLAW_MCP_CALL_TIMEOUT_MS;
  * - `@modelcontextprotocol/server-filesystem` from npm runs in the sandbox on a read-only root; its path
  *   arguments are marked by default, so a path outside the session's roots is denied before the server sees it;
@@ -317,6 +318,9 @@ function defineTests(backend) {
         let rules = ok(await call(s, 'GET', '/admin/netaclaw/rules/info'));
         const allowWeb = { allow: [`net(127.0.0.1:${port})`, 'net(127.0.0.1:9)'], ask: ['net(127.0.0.1:7)'] };
         rules = ok(await call(s, 'POST', '/admin/netaclaw/rules/update', { rules: allowWeb, version: rules.version }));
+        // a stdio server whose one tool runs curl: its sandbox reaches the globally allowed hosts through its proxy
+        const NET_SERVER = path.join(__dirname, 'fixtures', 'mcp-net-server.mjs');
+        ok(await call(s, 'POST', '/admin/netaclaw/mcp/add', { name: 'netfx', transport: 'stdio', command: 'node', args: [NET_SERVER] }));
         const r = ok(await call(s, 'POST', '/admin/netaclaw/mcp/refresh', {}));
         const [web, gone, unruled, asked] = r.servers;
         assert.deepEqual(
@@ -335,7 +339,31 @@ function defineTests(backend) {
         assert.equal(asked.state.status, 'failed');
         assert.match(asked.state.error, /127\.0\.0\.1:7 is refused: net\(127\.0\.0\.1:7\) \(global rules\) asks for an approval.*a global allow rule is needed/);
         assert.deepEqual([asked.state.refused.rule, asked.state.refused.level], ['net(127.0.0.1:7)', 'global']);
-        assert.deepEqual((await catalog()).filter(n => n.startsWith('mcp__')).sort(), web.state.tools);
+        assert.deepEqual((await catalog()).filter(n => n.startsWith('mcp__') && !n.startsWith('mcp__netfx__')).sort(), web.state.tools);
+        const netfx = r.servers.find(x => x.name === 'netfx');
+        assert.deepEqual([netfx.state.status, netfx.state.tools], ['connected', ['mcp__netfx__fetch']], JSON.stringify(netfx.state));
+        const fetcher = await addAgent(s, { name: 'fetcher', toolsets: ['base', 'mcp:netfx'] });
+        model.push(
+          {
+            toolCalls: [
+              { id: 'f1', name: 'mcp__netfx__fetch', arguments: { url: `http://127.0.0.1:${port}/mcp` } },
+              { id: 'f2', name: 'mcp__netfx__fetch', arguments: { url: 'http://127.0.0.1:7/' } },
+            ],
+          },
+          { content: 'fetched' }
+        );
+        const f = await chat(s, { agentId: fetcher.id, message: 'fetch', sessionCwd: work, writePermitted: true });
+        assert.equal(f.status, 200, f.text);
+        const [reached, askedHost] = f.body.data.toolCalls;
+        assert.equal(reached.ok, true, JSON.stringify(reached));
+        assert.doesNotMatch(reached.output, /netaclaw proxy|Could not resolve|Couldn't connect/, reached.output);
+        assert.match(reached.output, /jsonrpc|Method Not Allowed|Not Acceptable/i, reached.output);
+        assert.match(askedHost.output, /netaclaw proxy: 127\.0\.0\.1:7 is waiting for an approval: net\(127\.0\.0\.1:7\) \(global rules\); no one can approve it here, so it is refused/);
+        const netfxAfter = ok(await call(s, 'POST', '/admin/netaclaw/mcp/page', {})).list.find(x => x.name === 'netfx');
+        assert.deepEqual(
+          [netfxAfter.state.refused.host, netfxAfter.state.refused.port, netfxAfter.state.refused.rule],
+          ['127.0.0.1', 7, 'net(127.0.0.1:7)']
+        );
         const agent = await addAgent(s, { name: 'web user', toolsets: ['base', 'mcp:web'] });
         model.push({ toolCalls: [{ id: 'e1', name: 'mcp__web__echo', arguments: { text: 'over http' } }] }, { content: 'ok' });
         const c = await chat(s, { agentId: agent.id, message: 'echo', sessionCwd: work });
