@@ -310,11 +310,20 @@ function defineTests(backend) {
           blocked.map(x => x.state.status),
           ['failed', 'failed', 'failed', 'failed']
         );
-        assert.match(blocked[0].state.error, new RegExp(`^MCP server web is not connected and its tools are not offered: the backend does not reach this MCP server: 127\\.0\\.0\\.1:${port} is refused: no net\\(\\) rule allows it`));
+        assert.match(
+          blocked[0].state.error,
+          new RegExp(
+            `^MCP server web is not connected and its tools are not offered: the backend does not reach this MCP server: 127\\.0\\.0\\.1:${port} is refused: no net\\(\\) rule allows it`
+          )
+        );
         assert.deepEqual([blocked[0].state.refused.host, blocked[0].state.refused.port, blocked[0].state.refused.rule], ['127.0.0.1', Number(port), null]);
         assert.deepEqual(blocked[0].state.tools, []);
         const catalog = async () => ok(await call(s, 'GET', '/admin/netaclaw/tool/catalog')).map(t => t.name);
-        assert.deepEqual((await catalog()).filter(n => n.startsWith('mcp__')), [], 'a refused server offers no tool');
+        assert.deepEqual(
+          (await catalog()).filter(n => n.startsWith('mcp__')),
+          [],
+          'a refused server offers no tool'
+        );
         let rules = ok(await call(s, 'GET', '/admin/netaclaw/rules/info'));
         const allowWeb = { allow: [`net(127.0.0.1:${port})`, 'net(127.0.0.1:9)'], ask: ['net(127.0.0.1:7)'] };
         rules = ok(await call(s, 'POST', '/admin/netaclaw/rules/update', { rules: allowWeb, version: rules.version }));
@@ -337,7 +346,10 @@ function defineTests(backend) {
         assert.deepEqual([unruled.state.refused.host, unruled.state.refused.rule], ['localhost', null]);
         // ask: no one can approve a connection the backend makes, so it is refused with the rule named
         assert.equal(asked.state.status, 'failed');
-        assert.match(asked.state.error, /127\.0\.0\.1:7 is refused: net\(127\.0\.0\.1:7\) \(global rules\) asks for an approval.*a global allow rule is needed/);
+        assert.match(
+          asked.state.error,
+          /127\.0\.0\.1:7 is refused: net\(127\.0\.0\.1:7\) \(global rules\) asks for an approval.*a global allow rule is needed/
+        );
         assert.deepEqual([asked.state.refused.rule, asked.state.refused.level], ['net(127.0.0.1:7)', 'global']);
         assert.deepEqual((await catalog()).filter(n => n.startsWith('mcp__') && !n.startsWith('mcp__netfx__')).sort(), web.state.tools);
         const netfx = r.servers.find(x => x.name === 'netfx');
@@ -358,12 +370,12 @@ function defineTests(backend) {
         assert.equal(reached.ok, true, JSON.stringify(reached));
         assert.doesNotMatch(reached.output, /netaclaw proxy|Could not resolve|Couldn't connect/, reached.output);
         assert.match(reached.output, /jsonrpc|Method Not Allowed|Not Acceptable/i, reached.output);
-        assert.match(askedHost.output, /netaclaw proxy: 127\.0\.0\.1:7 is waiting for an approval: net\(127\.0\.0\.1:7\) \(global rules\); no one can approve it here, so it is refused/);
-        const netfxAfter = ok(await call(s, 'POST', '/admin/netaclaw/mcp/page', {})).list.find(x => x.name === 'netfx');
-        assert.deepEqual(
-          [netfxAfter.state.refused.host, netfxAfter.state.refused.port, netfxAfter.state.refused.rule],
-          ['127.0.0.1', 7, 'net(127.0.0.1:7)']
+        assert.match(
+          askedHost.output,
+          /netaclaw proxy: 127\.0\.0\.1:7 is waiting for an approval: net\(127\.0\.0\.1:7\) \(global rules\); no one can approve it here, so it is refused/
         );
+        const netfxAfter = ok(await call(s, 'POST', '/admin/netaclaw/mcp/page', {})).list.find(x => x.name === 'netfx');
+        assert.deepEqual([netfxAfter.state.refused.host, netfxAfter.state.refused.port, netfxAfter.state.refused.rule], ['127.0.0.1', 7, 'net(127.0.0.1:7)']);
         const agent = await addAgent(s, { name: 'web user', toolsets: ['base', 'mcp:web'] });
         model.push({ toolCalls: [{ id: 'e1', name: 'mcp__web__echo', arguments: { text: 'over http' } }] }, { content: 'ok' });
         const c = await chat(s, { agentId: agent.id, message: 'echo', sessionCwd: work });
@@ -397,7 +409,10 @@ function defineTests(backend) {
         assert.equal(c3.status, 200, c3.text);
         const e3 = c3.body.data.toolCalls[0];
         assert.equal(e3.ok, false, JSON.stringify(e3));
-        assert.match(e3.error, new RegExp(`the call of echo on MCP server web is refused: .*127\\.0\\.0\\.1:${port} is refused: net\\(127\\.0\\.0\\.1:${port}\\) \\(global rules\\)`));
+        assert.match(
+          e3.error,
+          new RegExp(`the call of echo on MCP server web is refused: .*127\\.0\\.0\\.1:${port} is refused: net\\(127\\.0\\.0\\.1:${port}\\) \\(global rules\\)`)
+        );
         const after = ok(await call(s, 'POST', '/admin/netaclaw/mcp/page', {})).list.find(x => x.name === 'web');
         assert.deepEqual([after.state.refused.rule, after.state.refused.level], [`net(127.0.0.1:${port})`, 'global']);
       });

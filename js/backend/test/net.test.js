@@ -356,19 +356,31 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
           workspaceRoots: [],
         },
         sandboxOf('bwrap'),
-        { global: { allow: ['net(allowed.test)'], ask: ['net(ask.test)'], deny: ['net(denied.test)'] }, record: (server, r) => seen.push(`${server} ${r.host} ${r.outcome}`) }
+        {
+          global: { allow: ['net(allowed.test)'], ask: ['net(ask.test)'], deny: ['net(denied.test)'] },
+          record: (server, r) => seen.push(`${server} ${r.host} ${r.outcome}`),
+        }
       );
       const call = async url => (await conn.client.callTool({ name: 'fetch', arguments: { url } })).content[0].text;
       assert.match(await call(`http://allowed.test:${srv.httpPort}/mcp-stdio`), /hello from allowed\.test/);
       assert.match(await call(`http://denied.test:${srv.httpPort}/`), /netaclaw proxy: denied\.test:\d+ is refused: net\(denied\.test\) \(global rules\)/);
       // an ask rule: no one is there to answer for a server, so the connection is refused at once
       const t0 = Date.now();
-      assert.match(await call(`http://ask.test:${srv.httpPort}/`), /netaclaw proxy: ask\.test:\d+ is waiting for an approval: net\(ask\.test\) \(global rules\); no one can approve it here, so it is refused/);
+      assert.match(
+        await call(`http://ask.test:${srv.httpPort}/`),
+        /netaclaw proxy: ask\.test:\d+ is waiting for an approval: net\(ask\.test\) \(global rules\); no one can approve it here, so it is refused/
+      );
       assert.ok(Date.now() - t0 < 5000, 'refused without waiting');
       // a host no rule names, and an IP literal
       assert.match(await call(`http://other.test:${srv.httpPort}/`), /netaclaw proxy: other\.test:\d+ is refused: no net\(\) rule allows it/);
       assert.match(await call(`http://127.0.0.1:${srv.httpPort}/`), /netaclaw proxy: 127\.0\.0\.1:\d+ is refused/);
-      assert.deepEqual(seen, ['netfx allowed.test connected', 'netfx denied.test refused', 'netfx ask.test refused', 'netfx other.test refused', 'netfx 127.0.0.1 refused']);
+      assert.deepEqual(seen, [
+        'netfx allowed.test connected',
+        'netfx denied.test refused',
+        'netfx ask.test refused',
+        'netfx other.test refused',
+        'netfx 127.0.0.1 refused',
+      ]);
       assert.deepEqual(srv.seen.slice(before), [`GET allowed.test:${srv.httpPort} /mcp-stdio`], 'only the allowed host was reached');
       assert.ok(!srv.seen.slice(before).some(l => / (denied|ask|other)\.test/.test(l) || / 127\.0\.0\.1:/.test(l)), srv.seen.join('\n'));
     } finally {

@@ -239,7 +239,8 @@ const zh = {
     // the network: an HTTP server is reached only when a global net() rule allows its host and port
     netReached: (target: string) => `后端可以连接 ${target}`,
     netRefused: (target: string) => `后端不会连接 ${target}`,
-    netNeedsRule: '只有全局规则中的 net() 允许规则才能让后端连接 MCP 服务器；“询问”规则也会被拒绝，因为后端自己的连接没有人可以批准。请在「规则」页的全局允许列表中加入这个主机。',
+    netNeedsRule:
+      '只有全局规则中的 net() 允许规则才能让后端连接 MCP 服务器；“询问”规则也会被拒绝，因为后端自己的连接没有人可以批准。请在「规则」页的全局允许列表中加入这个主机。',
     netRulesUnavailable: '无法读取全局规则，暂时不能判断这个地址能否连接。',
     refused: (target: string, rule: string | null) => (rule ? `网络规则 ${rule} 拒绝了 ${target}` : `没有网络规则允许 ${target}，未连接`),
     // a server that is down (stdio: its process ended or could not start)
@@ -669,7 +670,8 @@ const en: Dict = {
     rootsInvalid: 'A readable folder must be an absolute path (starting with /).',
     netReached: (target) => `The backend reaches ${target}`,
     netRefused: (target) => `The backend does not reach ${target}`,
-    netNeedsRule: 'The backend reaches an MCP server only when a global net() allow rule allows its host and port; an ask rule is refused too, as no one can approve a connection the backend makes itself. Add the host to the global allow list on the Rules page.',
+    netNeedsRule:
+      'The backend reaches an MCP server only when a global net() allow rule allows its host and port; an ask rule is refused too, as no one can approve a connection the backend makes itself. Add the host to the global allow list on the Rules page.',
     netRulesUnavailable: 'The global rules could not be read, so whether this address is reached cannot be told now.',
     refused: (target, rule) => (rule ? `The network rule ${rule} refused ${target}` : `No network rule allows ${target}: not connected`),
     retryAt: (time) => `Starts again automatically at ${time}`,

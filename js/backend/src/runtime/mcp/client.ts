@@ -318,10 +318,16 @@ export function httpServerDecision(url: string, global: RulesInput['global']): {
   }
   const port = u ? (u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80) : 0;
   const host = u ? u.hostname : url;
-  const d = u
-    ? decideNetwork({ global }, host, port)
-    : { verdict: 'deny' as const, message: `the MCP server's url ${JSON.stringify(url)} is not a URL` };
-  const record = (outcome: NetRecord['outcome'], detail: string): NetRecord => ({ at: Date.now(), host: host.replace(/^\[|\]$/g, ''), port, method: 'MCP', outcome, decision: d, detail });
+  const d = u ? decideNetwork({ global }, host, port) : { verdict: 'deny' as const, message: `the MCP server's url ${JSON.stringify(url)} is not a URL` };
+  const record = (outcome: NetRecord['outcome'], detail: string): NetRecord => ({
+    at: Date.now(),
+    host: host.replace(/^\[|\]$/g, ''),
+    port,
+    method: 'MCP',
+    outcome,
+    decision: d,
+    detail,
+  });
   if (d.verdict === 'allow') return { refusal: null, record: record('connected', `${d.message}; reached`) };
   const target = `${host}:${port}`;
   const why =

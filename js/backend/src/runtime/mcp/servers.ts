@@ -10,7 +10,18 @@
  */
 import type { McpServerConfig } from '../../wire/api-types';
 import { ResultMedia, ToolError, ToolImpl, ToolOutput } from '../tools/types';
-import { connect, ended, httpServerDecision, lastLines, listTools, MCP_CALL_TIMEOUT_MS, McpConnectError, McpConnection, McpListedTool, McpNetwork } from './client';
+import {
+  connect,
+  ended,
+  httpServerDecision,
+  lastLines,
+  listTools,
+  MCP_CALL_TIMEOUT_MS,
+  McpConnectError,
+  McpConnection,
+  McpListedTool,
+  McpNetwork,
+} from './client';
 import type { Sandbox } from '../sandboxes';
 import { Clock, ClockTimer, systemClock } from '../../lib/clock';
 import { errorMessage } from '../../lib/errortext';
