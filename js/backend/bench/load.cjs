@@ -34,9 +34,9 @@ const summary = values => {
 
 /**
  * Runs the load test; resolves with its figures. `log(line)`: progress lines.
- * { turns, instances, chunks, intervalMs, turnTimeoutMs }
+ * { turns, instances, chunks, intervalMs, turnTimeoutMs, serverEnv (more variables for the backends) }
  */
-async function runLoad({ turns = 200, instances = 3, chunks = 8, intervalMs = 20, turnTimeoutMs = 120000, log = () => {} } = {}) {
+async function runLoad({ turns = 200, instances = 3, chunks = 8, intervalMs = 20, turnTimeoutMs = 120000, serverEnv = {}, log = () => {} } = {}) {
   const backend = await mariadbBackend();
   const servers = [];
   const sockets = [];
@@ -57,7 +57,7 @@ async function runLoad({ turns = 200, instances = 3, chunks = 8, intervalMs = 20
     });
     // each instance may run every turn sent to it at once
     const perInstance = Math.ceil(turns / instances);
-    const env = { ...db.env, ...modelEnv(model), REDIS_URL: redis.url, NETACLAW_LIVE_TURNS_MAX: String(Math.max(64, perInstance)) };
+    const env = { ...db.env, ...modelEnv(model), REDIS_URL: redis.url, NETACLAW_LIVE_TURNS_MAX: String(Math.max(64, perInstance)), ...serverEnv };
     log(`starting ${instances} instances on MariaDB + Redis`);
     const started = await Promise.allSettled(Array.from({ length: instances }, () => startServer(env, { timeoutMs: 120000 })));
     for (const r of started) if (r.status === 'fulfilled') servers.push(r.value);
