@@ -19,8 +19,11 @@ const TURNS = Number(process.env.LOAD_SCALE_TURNS ?? 20);
 
 if (!redisBinary()) {
   const why = 'redis-server is NOT installed (no redis-server on PATH or in /usr/bin)';
-  process.stderr.write(`\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n!!  ${why}:\n!!  the scale-out load test was NOT run.\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n`);
-  if (process.env.REQUIRE_REDIS === '1') test('scale-out load test (REQUIRE_REDIS=1)', () => assert.fail(`REQUIRE_REDIS=1 but the load test cannot run: ${why}`));
+  process.stderr.write(
+    `\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n!!  ${why}:\n!!  the scale-out load test was NOT run.\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n`
+  );
+  if (process.env.REQUIRE_REDIS === '1')
+    test('scale-out load test (REQUIRE_REDIS=1)', () => assert.fail(`REQUIRE_REDIS=1 but the load test cannot run: ${why}`));
   else test.skip(`scale-out load test NOT RUN: ${why}`, () => {});
 } else {
   for (const [label] of storageBackends({ only: 'mariadb' })) {

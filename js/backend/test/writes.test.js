@@ -21,8 +21,8 @@ const dist = file => require(path.join(BACKEND_ROOT, 'dist', file));
 /** Settles `p` within `ms`, or says it did not. */
 function within(p, ms) {
   let timer;
-  return Promise.race([p.then(value => ({ done: true, value })), new Promise(resolve => (timer = setTimeout(() => resolve({ done: false }), ms)))]).finally(() =>
-    clearTimeout(timer)
+  return Promise.race([p.then(value => ({ done: true, value })), new Promise(resolve => (timer = setTimeout(() => resolve({ done: false }), ms)))]).finally(
+    () => clearTimeout(timer)
   );
 }
 
