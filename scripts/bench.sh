@@ -4,7 +4,10 @@
 # same in headless Chromium (js/bench/), on the same inputs, the boundary experiment
 # (scripts/boundary-experiment.sh) and the runtime's own costs (js/bench/runtime.cjs), and writes
 # the tables; the sandbox network's proxy latency (js/backend/bench/net-proxy.cjs) is printed and kept in
-# target/bench/net-proxy.json (BENCHMARKS.md "Sandbox network" is written by hand from it). Takes a few minutes; run it on an otherwise idle machine.
+# target/bench/net-proxy.json (BENCHMARKS.md "Sandbox network" is written by hand from it), and so are what a
+# session costs (js/bench/session-cost.cjs → target/bench/session-cost.json) and the scale-out load test
+# (js/backend/bench/load.cjs: 200 chat turns across 3 instances on MariaDB + Redis → target/bench/scale-load.json;
+# BENCHMARKS.md "Scale-out" is written by hand from both). Takes a few minutes; run it on an otherwise idle machine.
 # BENCH_SKIP_BUILD=1 reuses the package already in pkg/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,5 +53,9 @@ echo "bench: the runtime's own costs (js/backend's compiled runtime, built above
 node js/bench/runtime.cjs --out "$out/runtime.json" > /dev/null
 echo "bench: the sandbox network's proxy, one HTTPS connection on loopback against a direct one"
 node js/backend/bench/net-proxy.cjs --rounds 50 --out "$out/net-proxy.json"
+echo "bench: what a session costs, a worker beside a bare Node process"
+node js/bench/session-cost.cjs --runs 5 --out "$out/session-cost.json"
+echo "bench: the scale-out load test, 200 chat turns across 3 instances (MariaDB + Redis)"
+node js/backend/bench/load.cjs --turns 200 --instances 3 --out "$out/scale-load.json"
 printf '{ "start": "%s", "end": "%s", "cpuStart": %s, "cpuEnd": %s }\n' "$start_load" "$(load)" "$start_cpu" "$(cpu_times)" > "$out/load.json"
 node js/bench/report.mjs --dir "$out" --criterion "$target/criterion" --out BENCHMARKS.md

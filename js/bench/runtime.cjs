@@ -42,11 +42,11 @@ const now = () => Number(process.hrtime.bigint());
 const median = v => [...v].sort((a, b) => a - b)[v.length >> 1];
 const p95 = v => [...v].sort((a, b) => a - b)[Math.min(v.length - 1, Math.ceil(v.length * 0.95) - 1)];
 
-function workspace() {
+function workspace(env) {
   const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-bench-rt-')));
   fs.writeFileSync(path.join(base, 'a.txt'), 'alpha\nbeta\n');
   // the workspace belongs to the sandbox's user, as an operator gives it
-  const c = rt('confine.js').confinement();
+  const c = env.sandbox.confinement;
   if (c) for (const p of [base, path.join(base, 'a.txt')]) fs.chownSync(p, c.identity.uid, c.identity.gid);
   return base;
 }
@@ -60,12 +60,10 @@ function services() {
   };
 }
 
-function operations(mode) {
-  return {
-    fs: new (rt('operations/fs.js').NodeFileSystemOperations)(),
-    search: new (rt('operations/search.js').NodeSearchOperations)(),
-    process: new (rt('operations/process.js').ShellProcessOperations)(mode),
-  };
+/** What the backend gives a worker (agent/batch/services.ts): the file, search and shell operations of its runtime. */
+function operations(env) {
+  const { NodeFileSystemOperations, NodeSearchOperations, ShellProcessOperations } = rt('index.js');
+  return { fs: new NodeFileSystemOperations(), search: new NodeSearchOperations(), process: new ShellProcessOperations(env.sandbox) };
 }
 
 /** The package's policy and routes for a session with shell and the planning tools (as the service asks). */
@@ -81,10 +79,10 @@ function diagnose(root) {
   return { policy: d.policy, routes: d.routes };
 }
 
-async function startHost(root, shell) {
-  const { WorkerHost } = rt('host.js');
+async function startHost(root, env) {
+  const { WorkerHost } = rt('index.js');
   const { policy, routes } = diagnose(root);
-  const host = new WorkerHost({ batchId: 1, agentId: 1, policy, routes, driver: 'calls', timeoutMs: 60000, shell, ops: operations(shell), services: services() });
+  const host = new WorkerHost({ batchId: 1, agentId: 1, policy, routes, driver: 'calls', timeoutMs: 60000, env, ops: operations(env), services: services() });
   await host.start();
   return host;
 }
@@ -119,9 +117,9 @@ function sh(command, argv = ['sh', '-c', command]) {
 }
 
 /** A confined sandbox of its own (the main process's way), spawned from this process, running `command`. */
-function confinedSandbox(root, command) {
+function confinedSandbox(env, root, command) {
   const sandbox = rt('sandbox.js');
-  const cmd = sandbox.confinedCommand(sandbox.bwrapArgs({ roots: [root], readonly: true, cwd: root }), sandbox.sandboxCommand(command));
+  const cmd = sandbox.confinedCommand(env.sandbox.confinement, sandbox.bwrapArgs({ roots: [root], readonly: true, cwd: root }), sandbox.sandboxCommand(command));
   return new Promise((resolve, reject) => {
     let child;
     try {
@@ -174,16 +172,17 @@ async function chatTurns() {
 }
 
 async function main() {
-  const { detectShellMode } = rt('sandbox.js');
-  const shell = (await detectShellMode()).mode;
-  const root = workspace();
+  // the runtime the backend starts with (its sandbox chosen and probed as at start)
+  const env = await rt('index.js').startRuntime();
+  const shell = env.sandbox.mode;
+  const root = workspace(env);
   const out = { runtime: `Node ${process.version}`, runs, shell };
   try {
     // 1. A worker's start to its first decided call, against a bare fork answering one message.
     const start = { worker: [], fork: [] };
     for (let i = 0; i < runs; i++) {
       let t = now();
-      const host = await startHost(root, shell);
+      const host = await startHost(root, env);
       const first = await host.call('read_file', { path: 'a.txt' });
       start.worker.push(now() - t);
       await host.kill('bench over');
@@ -200,7 +199,7 @@ async function main() {
     const first = { atStart: [], sh: [] };
     if (shell === 'bwrap') {
       for (let i = 0; i < runs; i++) {
-        const host = await startHost(root, shell);
+        const host = await startHost(root, env);
         try {
           let t = now();
           await sh('true');
@@ -221,7 +220,7 @@ async function main() {
     const read = { first: [], next: [] };
     const idle = () => new Promise(resolve => setTimeout(resolve, 300));
     for (let i = 0; i < runs; i++) {
-      const host = await startHost(root, shell);
+      const host = await startHost(root, env);
       try {
         for (const key of ['first', 'next']) {
           await idle(host);
@@ -237,7 +236,7 @@ async function main() {
     out.firstRead = { idleP50: median(read.first), nextP50: median(read.next) };
 
     // 2. A proxied call against a bare IPC echo; 3. sandboxed bash against spawn('sh').
-    const host = await startHost(root, shell);
+    const host = await startHost(root, env);
     const child = await forkReady();
     try {
       const args = { items: [{ text: 'bench', done: false }] };
@@ -317,7 +316,7 @@ async function main() {
           await sh('true', sandbox.sandboxCommand('true'));
           rounds.prelude.push(now() - t);
           t = now();
-          await confinedSandbox(root, 'true');
+          await confinedSandbox(env, root, 'true');
           rounds.bwrap.push(now() - t);
         }
       }

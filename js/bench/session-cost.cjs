@@ -75,24 +75,23 @@ function tree(root) {
 const treeRss = pid => tree(pid).reduce((n, p) => n + rssKiB(p), 0);
 const treePss = pid => tree(pid).reduce((n, p) => n + pssKiB(p), 0);
 
-function workspace() {
+function workspace(env) {
   const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-bench-session-')));
   for (let i = 0; i < 20; i++) fs.writeFileSync(path.join(base, `f${i}.txt`), `line ${i}\nalpha beta\n`.repeat(50));
-  const c = rt('confine.js').confinement();
+  // the workspace belongs to the sandbox's user, as an operator gives it
+  const c = env.sandbox.confinement;
   if (c) for (const p of [base, ...fs.readdirSync(base).map(n => path.join(base, n))]) fs.chownSync(p, c.identity.uid, c.identity.gid);
   return base;
 }
 
-function operations(mode) {
-  return {
-    fs: new (rt('operations/fs.js').NodeFileSystemOperations)(),
-    search: new (rt('operations/search.js').NodeSearchOperations)(),
-    process: new (rt('operations/process.js').ShellProcessOperations)(mode),
-  };
+/** What the backend gives a worker (agent/batch/services.ts): the file, search and shell operations of its runtime. */
+function operations(env) {
+  const { NodeFileSystemOperations, NodeSearchOperations, ShellProcessOperations } = rt('index.js');
+  return { fs: new NodeFileSystemOperations(), search: new NodeSearchOperations(), process: new ShellProcessOperations(env.sandbox) };
 }
 
-async function startHost(root, shell, onPid) {
-  const { WorkerHost } = rt('host.js');
+async function startHost(root, env, onPid) {
+  const { WorkerHost } = rt('index.js');
   const d = policyPackage.runtimeDiagnostic({
     agent: { toolsets: ['base', 'planning'], tools: null },
     modelCapability: 'text',
@@ -114,8 +113,8 @@ async function startHost(root, shell, onPid) {
     routes: d.routes,
     driver: 'calls',
     timeoutMs: 60000,
-    shell,
-    ops: operations(shell),
+    env,
+    ops: operations(env),
     services,
     onEvent: e => e.type === 'started' && onPid(e.pid),
   });
@@ -136,8 +135,10 @@ async function bareNode() {
 }
 
 async function main() {
-  const shell = (await rt('sandbox.js').detectShellMode()).mode;
-  const root = workspace();
+  // the runtime the backend starts with (its sandbox chosen and probed as at start)
+  const env = await rt('index.js').startRuntime();
+  const shell = env.sandbox.mode;
+  const root = workspace(env);
   const bare = { start: [], rss: [] };
   const worker = { start: [], idle: [], busy: [], pss: [] };
   try {
@@ -148,7 +149,7 @@ async function main() {
 
       let pid = 0;
       const t = now();
-      const host = await startHost(root, shell, p => (pid = p));
+      const host = await startHost(root, env, p => (pid = p));
       const first = await host.call('read_file', { path: 'f0.txt' });
       worker.start.push(now() - t);
       if (!first.ok) throw new Error(`read_file failed: ${first.error}`);
@@ -173,7 +174,7 @@ async function main() {
     const side = [];
     const pids = [];
     for (let i = 0; i < 4; i++) {
-      const host = await startHost(root, shell, p => pids.push(p));
+      const host = await startHost(root, env, p => pids.push(p));
       await host.call('read_file', { path: 'f0.txt' });
       side.push(host);
     }

@@ -6,6 +6,8 @@
  * stopped at once; an MCP refresh on A is applied on B within 1 s (the database poll set to a minute);
  * failed logins are counted across the instances; Redis stopped in the middle of a turn → the turn ends,
  * the follower goes on through the database, and nothing of it is lost; Redis back → connected again.
+ * While Redis carries a turn's events its progress row is written a few times per turn (a snapshot), not
+ * every 300 ms as without it (counted by the database, with a trigger).
  *
  * Without redis-server: a loud banner and a skipped test, or a failure with REQUIRE_REDIS=1
  * (scripts/test.sh sets it).
@@ -221,6 +223,64 @@ if (!redisBinary()) {
         } finally {
           await Promise.all(sockets.map(s => s.close()));
           await Promise.all(servers.map(s => s.stop()));
+          await model.close();
+          await redis.close();
+        }
+      });
+
+      test('the progress row: a snapshot every few seconds while Redis carries the events, every 300 ms without it', async t => {
+        const db = await backend.fresh();
+        const redis = await startRedis();
+        const model = await startModel();
+        const env = { ...db.env, ...modelEnv(model), REDIS_URL: redis.url };
+        let server = null;
+        const sockets = [];
+        try {
+          server = await startServer(env);
+          await until(async () => (await health(server)).bus.connected === true);
+          // every write of the row, counted by the database itself (the upsert of the first write is an insert)
+          await db.sql('CREATE TABLE progress_writes (id INT AUTO_INCREMENT PRIMARY KEY, sessionId INT NOT NULL)');
+          for (const [name, when] of [
+            ['progress_inserted', 'INSERT'],
+            ['progress_updated', 'UPDATE'],
+          ]) {
+            await db.sql(
+              `CREATE TRIGGER ${name} AFTER ${when} ON netaclaw_turn_progress FOR EACH ROW INSERT INTO progress_writes (sessionId) VALUES (NEW.sessionId)`
+            );
+          }
+          const agent = await addAgent(server, { name: 'counted', toolsets: ['base'] });
+          /** A turn streaming 60 pieces 100 ms apart (6 s): its session, how often its row was written, the text stored. */
+          const turn = async () => {
+            const pieces = Array.from({ length: 60 }, (_, i) => `bit ${i}. `);
+            model.push({ chunks: pieces, intervalMs: 100 });
+            const s = openWs(server);
+            sockets.push(s);
+            await s.opened;
+            const first = s.next(e => e.type === 'delta');
+            const end = s.next(e => e.type === 'done' || e.type === 'error');
+            s.send({ type: 'chat', agentId: agent.id, message: 'count the writes' });
+            const { sessionId } = await first;
+            const done = await end;
+            assert.equal(done.type, 'done', JSON.stringify(done));
+            const [{ n }] = await db.sql('SELECT COUNT(*) AS n FROM progress_writes WHERE sessionId = ?', [sessionId]);
+            const [row] = await db.sql('SELECT endTime FROM netaclaw_turn_progress WHERE sessionId = ?', [sessionId]);
+            assert.ok(row.endTime != null, 'the end is written');
+            const info = (await call(server, 'GET', `/admin/netaclaw/session/info?id=${sessionId}`)).body.data;
+            assert.equal(info.messages.at(-1).content, pieces.join(''), 'the answer is stored whole');
+            return Number(n);
+          };
+          const withRedis = await turn();
+          await redis.stop();
+          await until(async () => (await health(server)).bus.connected === false);
+          const withoutRedis = await turn();
+          t.diagnostic(`progress row writes for a 6 s turn: ${withRedis} with Redis, ${withoutRedis} without (the database path)`);
+          // with Redis: the first event, a snapshot every 3 s, the end
+          assert.ok(withRedis >= 2 && withRedis <= 6, `${withRedis} writes with Redis`);
+          // without: every 300 ms, the followers' only source
+          assert.ok(withoutRedis >= 12, `${withoutRedis} writes without Redis`);
+        } finally {
+          await Promise.all(sockets.map(s => s.close()));
+          if (server) await server.stop();
           await model.close();
           await redis.close();
         }

@@ -179,6 +179,12 @@ export const MAX_REPLY_CHARS = intEnv('NETACLAW_MAX_REPLY_CHARS', 65536, 100, 10
 export const SESSION_LEASE_SECONDS = intEnv('NETACLAW_SESSION_LEASE_SECONDS', 60, 2, 3600);
 
 /**
+ * How many chat turns one instance runs at once (gateway/turns.ts); past it a new turn is refused with
+ * `busy` until one ends. Each running turn holds a model stream and, while it calls tools, a worker.
+ */
+export const LIVE_TURNS_MAX = intEnv('NETACLAW_LIVE_TURNS_MAX', 64, 1, 10000);
+
+/**
  * How long a sub-agent's call that a rule asks about waits for the user's answer (docs/runtime.md
  * "Approvals"); then it is denied `approval_required`, never allowed.
  */

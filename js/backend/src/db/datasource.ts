@@ -6,11 +6,13 @@
  *   not race to create tables and indexes;
  * - while the database monitor says the database is gone, every query fails at once with
  *   DatabaseUnavailableError (→ 503) instead of waiting for a connection attempt of its own;
- * - `ping()` is the monitor's probe.
+ * - `ping()` is the monitor's probe;
+ * - it sets the write gate (lib/mutex.ts): parallel writes on MySQL/MariaDB, one writer on SQLite.
  */
 import * as crypto from 'crypto';
 import { DataSource, DataSourceOptions, Migration, QueryRunner, ReplicationMode } from 'typeorm';
-import { DatabaseBusyError, DatabaseUnavailableError, dbMonitor } from './health';
+import { DatabaseBusyError, DatabaseUnavailableError, dbMonitor, isWriteContention } from './health';
+import { dbWriteLock } from '../lib/mutex';
 import { DB_LOCK_TIMEOUT_SECONDS } from '../config/settings';
 import { log } from '../config/log';
 
@@ -18,6 +20,9 @@ export class NetaClawDataSource extends DataSource {
   constructor(options: DataSourceOptions) {
     super(options);
     dbMonitor.attach(() => this.ping());
+    // MySQL/MariaDB: writes run in parallel, each on a connection of its own; SQLite keeps one writer
+    if (isMysql(this)) dbWriteLock.parallel(isWriteContention);
+    else dbWriteLock.single();
   }
 
   createQueryRunner(mode: ReplicationMode = 'master'): QueryRunner {

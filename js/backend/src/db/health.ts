@@ -78,6 +78,15 @@ export function isDatabaseBusy(err: unknown): boolean {
   return codes(err).some(c => BUSY_CODES.has(c) || c.startsWith('SQLITE_BUSY') || c.startsWith('SQLITE_LOCKED'));
 }
 
+/**
+ * A MySQL/MariaDB write the server chose as a deadlock's victim: its transaction was rolled back whole, so
+ * running it again is safe (dbWriteLock does). A lock wait that timed out is not one: it waited
+ * innodb_lock_wait_timeout already, and only its statement was undone.
+ */
+export function isWriteContention(err: unknown): boolean {
+  return codes(err).includes('ER_LOCK_DEADLOCK');
+}
+
 /** A write refused by a unique index (a row with the same key exists). */
 export function isUniqueViolation(err: unknown): boolean {
   return codes(err).some(c => c === 'ER_DUP_ENTRY' || c === 'SQLITE_CONSTRAINT_UNIQUE' || c === 'SQLITE_CONSTRAINT_PRIMARYKEY');

@@ -4,7 +4,7 @@
  * the row has moved on since, the answer is 409 `conflict` with the current row and nothing is
  * written. An update without `version` writes as before (last writer wins, field by field).
  */
-import { ObjectLiteral, Repository } from 'typeorm';
+import { EntityManager, ObjectLiteral, Repository } from 'typeorm';
 import { conflict, invalidInput } from '../wire/errors';
 import { has, Obj } from '../wire/validate';
 
@@ -36,4 +36,14 @@ export async function updateRow<E extends ObjectLiteral>(repo: Repository<E>, id
   if (version !== undefined) qb.andWhere('version = :version', { version });
   const result = await qb.execute();
   return (result.affected ?? 0) > 0;
+}
+
+/**
+ * Find options that lock the rows a transaction reads until it ends (`SELECT … FOR UPDATE`), for a write
+ * made from what it read: on MySQL/MariaDB, where writes run side by side (lib/mutex.ts), the second writer
+ * waits for the first and reads its result. SQLite has one writer: nothing to add.
+ */
+export function forUpdate(em: EntityManager): { lock?: { mode: 'pessimistic_write' } } {
+  const type = em.connection.options.type;
+  return type === 'mysql' || type === 'mariadb' ? { lock: { mode: 'pessimistic_write' } } : {};
 }

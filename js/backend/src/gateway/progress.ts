@@ -32,7 +32,18 @@ import { errorMessage } from '../lib/errortext';
 import { log } from '../config/log';
 import { bus } from '../bus/bus';
 
+/** Without the bus (Redis not configured, or away): the running turn's row is written this often, for its followers. */
 export const TURN_PROGRESS_MS = 300;
+/**
+ * With the bus up, the followers have every event from Redis: the row is then a snapshot, written at the
+ * turn's first event, at its end, when a follower asks for it (a gap in what the bus brought), and
+ * otherwise this often — for a follower that attaches, and for the turn's record if Redis goes away.
+ */
+export const TURN_SNAPSHOT_MS = 3000;
+/** A follower's request for the row is answered no sooner than this after the last write. */
+const SNAPSHOT_REQUEST_MS = 50;
+/** Rows of turns ended (or abandoned) more than TURN_PROGRESS_KEEP_MS ago are swept at most this often. */
+const SWEEP_MS = 60 * 1000;
 export const TURN_PROGRESS_KEEP_MS = 60 * 60 * 1000;
 export const CANCEL_CHECK_MS = 1000;
 /** A follower with the bus: how often it reads the row all the same (its end, the claim of its instance). */
@@ -49,6 +60,8 @@ interface LiveEvent {
 
 const turnChannel = (sessionId: number, token: string) => `turn:${sessionId}:${token}`;
 const cancelChannel = (sessionId: number, token: string) => `cancel:${sessionId}:${token}`;
+/** A follower asks the running instance to write the row now (it lacks what the bus brought before it listened). */
+const snapshotChannel = (sessionId: number, token: string) => `snapshot:${sessionId}:${token}`;
 /**
  * The most JSON a progress row's events take (a turn's kept events are bounded in count and text, not in the
  * size of tool results): past it the row keeps the events that fit, frozen, and says `truncated`.
@@ -77,6 +90,8 @@ const LOST_AFTER_MS = 3000;
 interface Writer {
   token: string;
   timer: NodeJS.Timeout | null;
+  /** When `timer` fires (Infinity: none planned). */
+  due: number;
   watch: NodeJS.Timeout | null;
   last: number;
   chain: Promise<void>;
@@ -85,6 +100,9 @@ interface Writer {
   frozen?: ChatEvent[];
   /** The turn's cancel channel on the bus, while it runs. */
   cancelSub?: { stop: () => void };
+  /** The turn's snapshot requests on the bus, and the watch of the bus, while it runs. */
+  snapshotSub?: { stop: () => void };
+  stopBusWatch?: () => void;
 }
 
 /**
@@ -117,12 +135,14 @@ export class TurnProgressService {
   sessionService: SessionService;
 
   private readonly writers = new WeakMap<LiveTurn, Writer>();
+  private lastSweep = 0;
 
   // ---- the instance running the turn ----
 
   /**
    * After each event of `turn` (`event`, the kept events at `before` ahead of it): publishes it on the bus,
-   * and writes the turn's replay now (its first event with a session, its end) or soon.
+   * and writes the turn's replay now (its first event with a session, its end) or later: TURN_PROGRESS_MS
+   * after the last write without the bus, TURN_SNAPSHOT_MS with it.
    */
   changed(turn: LiveTurn, event?: ChatEvent, before?: [number, number]): void {
     // SQLite: one instance per database file, nobody else to read it
@@ -130,11 +150,15 @@ export class TurnProgressService {
     let w = this.writers.get(turn);
     const fresh = !w;
     if (!w) {
-      w = { token: crypto.randomBytes(16).toString('hex'), timer: null, watch: null, last: 0, chain: Promise.resolve(), written: false };
+      w = { token: crypto.randomBytes(16).toString('hex'), timer: null, due: Infinity, watch: null, last: 0, chain: Promise.resolve(), written: false };
       this.writers.set(turn, w);
-      if (!turn.ended) this.watchCancel(turn, w);
+      if (!turn.ended) {
+        this.watchCancel(turn, w);
+        this.watchBus(turn, w);
+      }
     }
-    if (event && before) bus.publish(turnChannel(turn.sessionId, w.token), { e: event, b: before, a: turn.position() });
+    // published: the followers have it now, and the row can wait; not (Redis away): they read the row
+    const published = event && before ? bus.publish(turnChannel(turn.sessionId, w.token), { e: event, b: before, a: turn.position() }) : bus.up;
     if (fresh) {
       this.enqueue(turn, w);
       return;
@@ -143,21 +167,41 @@ export class TurnProgressService {
       if (w.timer) clearTimeout(w.timer);
       if (w.watch) clearInterval(w.watch);
       w.timer = w.watch = null;
+      w.due = Infinity;
       w.cancelSub?.stop();
-      w.cancelSub = undefined;
+      w.snapshotSub?.stop();
+      w.stopBusWatch?.();
+      w.cancelSub = w.snapshotSub = w.stopBusWatch = undefined;
       this.enqueue(turn, w);
       return;
     }
-    if (w.timer) return;
-    const writer = w;
-    w.timer = setTimeout(
-      () => {
-        writer.timer = null;
-        this.enqueue(turn, writer);
-      },
-      Math.max(0, w.last + TURN_PROGRESS_MS - Date.now())
-    );
+    this.plan(turn, w, published ? TURN_SNAPSHOT_MS : TURN_PROGRESS_MS);
+  }
+
+  /** Writes the row `every` ms after its last write, unless a write is planned sooner already. */
+  private plan(turn: LiveTurn, w: Writer, every: number): void {
+    if (turn.ended) return;
+    const at = Math.max(Date.now(), w.last + every);
+    if (w.timer && w.due <= at) return;
+    if (w.timer) clearTimeout(w.timer);
+    w.due = at;
+    w.timer = setTimeout(() => {
+      w.timer = null;
+      w.due = Infinity;
+      this.enqueue(turn, w);
+    }, at - Date.now());
     w.timer.unref();
+  }
+
+  /**
+   * A follower's request for the row (it attached, or the bus brought an event it cannot place): written
+   * soon. Redis going away: what the row lacks is written at the database path's pace.
+   */
+  private watchBus(turn: LiveTurn, w: Writer): void {
+    w.snapshotSub = bus.subscribe(snapshotChannel(turn.sessionId!, w.token), () => this.plan(turn, w, SNAPSHOT_REQUEST_MS));
+    w.stopBusWatch = bus.watch(up => {
+      if (!up && w.timer) this.plan(turn, w, TURN_PROGRESS_MS);
+    });
   }
 
   private enqueue(turn: LiveTurn, w: Writer): void {
@@ -182,8 +226,10 @@ export class TurnProgressService {
     if (!w.written) {
       w.written = true;
       // the session's row of its turn before is replaced; rows left for an hour go
+      const sweep = now - this.lastSweep >= SWEEP_MS;
+      if (sweep) this.lastSweep = now;
       await dbWriteLock.run(async () => {
-        await this.repo.delete({ writeTime: LessThan(now - TURN_PROGRESS_KEEP_MS) });
+        if (sweep) await this.repo.delete({ writeTime: LessThan(now - TURN_PROGRESS_KEEP_MS) });
         await this.repo.upsert({ sessionId, token: w.token, message: turn.message, cancelTime: null, ...values }, ['sessionId']);
       });
       return;
@@ -268,11 +314,21 @@ export class TurnProgressService {
       while (!stopped && pending.length > 0 && apply(pending[0])) pending.shift();
     };
     let live = false;
+    // the running instance writes the row when asked (with the bus up it writes it only every few seconds)
+    let askedAt = 0;
+    const ask = () => {
+      if (Date.now() - askedAt < GAP_CHECK_MS) return;
+      askedAt = Date.now();
+      bus.publish(snapshotChannel(sessionId, token), {});
+    };
     const sub = bus.subscribe(turnChannel(sessionId, token), msg => {
       if (stopped) return;
       pending.push(msg as unknown as LiveEvent);
       drain();
-      if (pending.length > 0) soon(GAP_CHECK_MS);
+      if (pending.length > 0) {
+        ask();
+        soon(GAP_CHECK_MS);
+      }
     });
     // Redis away: the row every TURN_PROGRESS_MS; back (subscribed again): the row once for what was missed
     const stopWatch = bus.watch(up => {
@@ -281,8 +337,11 @@ export class TurnProgressService {
     });
     sub.ready.then(ok => {
       live = ok;
-      // what was published before the subscription: the row has it
-      if (ok) soon(0);
+      // what was published before the subscription: the row has it, once written again
+      if (ok && !stopped) {
+        ask();
+        soon(SNAPSHOT_REQUEST_MS * 2);
+      }
     });
     const poll = async () => {
       const r = await this.repo.findOneBy({ sessionId });

@@ -6,13 +6,15 @@
  *
  * Bounded: consecutive `delta` events of one stream are kept as one; at most TURN_TEXT_MAX_CHARS of
  * streamed text and TURN_EVENTS_MAX events are kept per turn (past that the replay says `truncated`, the
- * live events still go to every page attached); at most LIVE_TURNS_MAX turns run at once per instance.
+ * live events still go to every page attached); at most LIVE_TURNS_MAX (NETACLAW_LIVE_TURNS_MAX, 64) turns run at once per
+ * instance.
  */
 import type { ChatAttached, ChatEvent } from '../wire/api-types';
+import { LIVE_TURNS_MAX } from '../config/settings';
 
 export const TURN_EVENTS_MAX = 2000;
 export const TURN_TEXT_MAX_CHARS = 1_000_000;
-export const LIVE_TURNS_MAX = 64;
+export { LIVE_TURNS_MAX };
 
 type Listener = (event: ChatEvent) => void;
 

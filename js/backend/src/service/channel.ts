@@ -4,6 +4,7 @@ import { DataSource, EntityManager, Repository } from 'typeorm';
 import { NetaClawAgentEntity } from '../entity/agent';
 import { NetaClawModelChannelEntity } from '../entity/channel';
 import { withSyncLock } from '../db/datasource';
+import { forUpdate } from '../db/versioned';
 import { ChannelAddDTO, ChannelUpdateDTO, IdDTO } from '../dto/channel';
 import { PageDTO } from '../dto/page';
 import { AppError, invalidInput, notFound } from '../wire/errors';
@@ -137,7 +138,7 @@ export class ChannelService {
     const v = channelValues(input, false);
     await dbWriteLock.run(() =>
       this.dataSource.transaction(async em => {
-        const row = await em.findOneBy(NetaClawModelChannelEntity, { id });
+        const row = await em.findOne(NetaClawModelChannelEntity, { where: { id }, ...forUpdate(em) });
         if (!row) throw notFound(`no model channel with id ${id}`);
         if (v.name !== undefined) await this.checkNameFree(em, v.name, id);
         if (v.isDefault === false && row.isDefault) {
@@ -157,7 +158,7 @@ export class ChannelService {
     const id = Number(input.id);
     return dbWriteLock.run(() =>
       this.dataSource.transaction(async em => {
-        const row = await em.findOneBy(NetaClawModelChannelEntity, { id });
+        const row = await em.findOne(NetaClawModelChannelEntity, { where: { id }, ...forUpdate(em) });
         if (!row) throw notFound(`no model channel with id ${id}`);
         const users = await em.find(NetaClawAgentEntity, { where: { modelChannelId: id }, order: { id: 'ASC' }, take: 20 });
         if (users.length > 0) {

@@ -12,6 +12,7 @@ import { IdQueryDTO } from '../dto/query';
 import { NetaClawMcpServerEntity } from '../entity/mcp';
 import { invalidInput, notFound } from '../wire/errors';
 import { dbWriteLock, Mutex } from '../lib/mutex';
+import { forUpdate } from '../db/versioned';
 import { policy, ToolSchema } from '../wire/policy';
 import { MCP_ENV_NAME, MCP_NAME, McpServerConfig, McpServerState as ApiMcpServerState, McpServerView as ApiMcpServerView } from '../wire/api-types';
 import type { McpListedTool, McpToolRef, NetRecord, RuntimeEnv } from '../runtime';
@@ -366,12 +367,13 @@ export class McpService {
     const v = values(input, true);
     await dbWriteLock.run(() =>
       this.dataSource.transaction(async em => {
-        const row = await em.findOneBy(NetaClawMcpServerEntity, { id });
+        // the row held to the end: its env is merged with what was sent
+        const row = await em.findOne(NetaClawMcpServerEntity, { where: { id }, ...forUpdate(em) });
         if (!row) throw notFound(`no MCP server with id ${id}`);
-        if (v.env) v.env = resolveEnv(v.env, row.env);
-        checkWhole({ ...row, ...v });
-        if (v.name !== undefined) await this.checkNameFree(em, v.name, id);
-        if (Object.keys(v).length > 0) await em.update(NetaClawMcpServerEntity, { id }, v);
+        const set: Values = v.env ? { ...v, env: resolveEnv(v.env, row.env) } : v;
+        checkWhole({ ...row, ...set });
+        if (set.name !== undefined) await this.checkNameFree(em, set.name, id);
+        if (Object.keys(set).length > 0) await em.update(NetaClawMcpServerEntity, { id }, set);
       })
     );
     // what is saved is not what runs: `pending` until the next refresh (`state`)

@@ -9,7 +9,7 @@ import { NetaClawSettingEntity } from '../entity/setting';
 import { AppError, notFound } from '../wire/errors';
 import { dbWriteLock } from '../lib/mutex';
 import { policy } from '../wire/policy';
-import { staleVersion } from '../db/versioned';
+import { forUpdate, staleVersion } from '../db/versioned';
 
 /** The row of `netaclaw_setting` that holds the global rules. */
 const GLOBAL_RULES = 'rules';
@@ -122,23 +122,28 @@ export class RulesService {
    */
   async update(input: { rules?: unknown; version?: number }): Promise<GlobalRulesView> {
     const rules = checkedRules<GlobalRules>(input.rules, 'global');
-    await dbWriteLock.run(async () => {
-      const row = await this.settings.findOneBy({ name: GLOBAL_RULES });
-      const current = row?.version ?? 0;
-      if (input.version !== undefined && input.version !== current) throw staleVersion('the global rules', input.version, await this.info());
-      if (!row) {
-        await this.settings.insert({ name: GLOBAL_RULES, value: rules as never, version: 1 });
-        return;
-      }
-      const qb = this.settings
-        .createQueryBuilder()
-        .update()
-        .set({ value: rules } as never)
-        .where('name = :name', { name: GLOBAL_RULES })
-        .andWhere('version = :version', { version: current });
-      const done = await qb.execute();
-      if ((done.affected ?? 0) === 0) throw staleVersion('the global rules', input.version ?? current, await this.info());
-    });
+    // read and written in one transaction holding the row (MySQL/MariaDB: writers run side by side; without
+    // `version` the last writer wins, and every write lands). Two first writes at once: the one the database
+    // chose as a deadlock's victim runs again (dbWriteLock) and finds the row.
+    await dbWriteLock.run(() =>
+      this.settings.manager.transaction(async em => {
+        const row = await em.findOne(NetaClawSettingEntity, { where: { name: GLOBAL_RULES }, ...forUpdate(em) });
+        const current = row?.version ?? 0;
+        if (input.version !== undefined && input.version !== current) throw staleVersion('the global rules', input.version, await this.info());
+        if (!row) {
+          await em.insert(NetaClawSettingEntity, { name: GLOBAL_RULES, value: rules as never, version: 1 });
+          return;
+        }
+        const done = await em
+          .createQueryBuilder()
+          .update(NetaClawSettingEntity)
+          .set({ value: rules } as never)
+          .where('name = :name', { name: GLOBAL_RULES })
+          .andWhere('version = :version', { version: current })
+          .execute();
+        if ((done.affected ?? 0) === 0) throw staleVersion('the global rules', input.version ?? current, await this.info());
+      })
+    );
     return this.info();
   }
 
@@ -203,13 +208,17 @@ export class RulesService {
   /** Adds "allow for this session" patterns to a session's approvals (each once, in order). */
   async approve(sessionId: number, patterns: string[]): Promise<string[]> {
     checkedApprovals(patterns);
-    return dbWriteLock.run(async () => {
-      const session = await this.sessions.findOneBy({ id: sessionId });
-      if (!session) throw notFound(`session ${sessionId} not found`);
-      const approvals = [...(session.approvals ?? [])];
-      for (const p of patterns) if (!approvals.includes(p)) approvals.push(p);
-      await this.sessions.update({ id: sessionId }, { approvals });
-      return approvals;
-    });
+    // read and written in one transaction holding the row (MySQL/MariaDB: writers run side by side, and
+    // two answers of one session at once must both land)
+    return dbWriteLock.run(() =>
+      this.sessions.manager.transaction(async em => {
+        const session = await em.findOne(NetaClawSessionEntity, { where: { id: sessionId }, ...forUpdate(em) });
+        if (!session) throw notFound(`session ${sessionId} not found`);
+        const approvals = [...(session.approvals ?? [])];
+        for (const p of patterns) if (!approvals.includes(p)) approvals.push(p);
+        await em.update(NetaClawSessionEntity, { id: sessionId }, { approvals });
+        return approvals;
+      })
+    );
   }
 }

@@ -6,8 +6,11 @@ const os = require('node:os');
 const path = require('node:path');
 const { freePort, BACKEND_ROOT, SECRET_KEY } = require('./server');
 
-/** Boots the backend; returns { svc (the BatchRunner), store (SubagentService), agents, db, dataDir, url, stop() }. One per test file (process). */
-async function bootInProcess(prefix) {
+/**
+ * Boots the backend; returns { svc (the BatchRunner), store (SubagentService), agents, db, dataDir, url, service(Class), stop() }.
+ * One per test file (process). `dbEnv`: another database (a MariaDB's `DB_*` variables) instead of SQLite.
+ */
+async function bootInProcess(prefix, dbEnv = {}) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   for (const k of Object.keys(process.env)) if (/^(DB_|NETACLAW_|MIDWAY_)/.test(k)) delete process.env[k];
   const port = await freePort();
@@ -20,6 +23,8 @@ async function bootInProcess(prefix) {
     ADMIN_TOKEN: 'in-process-test-token',
     NETACLAW_SECRET_KEY: SECRET_KEY,
   });
+  if (dbEnv.DB_TYPE && dbEnv.DB_TYPE !== 'sqlite') delete process.env.DB_PATH;
+  Object.assign(process.env, dbEnv);
   const { Bootstrap } = require('@midwayjs/bootstrap');
   await Bootstrap.configure({ appDir: BACKEND_ROOT, baseDir: path.join(BACKEND_ROOT, 'dist') }).run();
   const { getCurrentApplicationContext } = require('@midwayjs/core');
@@ -34,6 +39,8 @@ async function bootInProcess(prefix) {
     db: store.calls.manager,
     dataDir,
     url: `http://127.0.0.1:${port}`,
+    /** The singleton of a service class (from ../../dist). */
+    service: Class => ctx.getAsync(Class),
     async stop() {
       await Bootstrap.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
