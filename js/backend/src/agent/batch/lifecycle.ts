@@ -174,7 +174,7 @@ export class BatchLifecycle {
       decisions: this.netDecisions,
       owner: { sessionId: chat, batchId: id },
       ask: netAsk,
-      askless: 'no one can approve it: this batch was not started from a chat, so it has no user to ask',
+      askless: 'no one can approve it: this batch was started from the console, not from a chat, and has no user to ask',
       writes: netWrites,
       also: r => {
         live.push({ type: 'net', data: r });
