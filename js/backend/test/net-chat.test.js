@@ -8,13 +8,13 @@
  * curl inside; the test's server listens on 127.0.0.1 and its names come from a test hosts file
  * (NETACLAW_NET_HOSTS_FILE): nothing here reaches an outside address.
  */
-const { test, before, after } = require('node:test');
+const { describe, test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
-const { withServer, call } = require('./support/server');
+const { withServer, startServer, call } = require('./support/server');
 const { runOnEveryBackend } = require('./support/suites');
 const { modelForFile } = require('./support/model');
 const { chat, openWs, addAgent, modelEnv, tmpDir } = require('./support/chat');
@@ -274,3 +274,71 @@ function defineTests(backend) {
 }
 
 runOnEveryBackend(defineTests);
+
+// The backend as a non-root user (uid 65534 when the test is root; itself otherwise): its sandboxes run as
+// that user, their proxies in its process; the ask path and the records are the same.
+describe('the sandbox network in a chat, the backend not root', () => {
+  test('an asked connection waits for the approval and proceeds; a denied one is refused and recorded', async () => {
+    model.reset();
+    const isRoot = process.getuid() === 0;
+    const user = isRoot ? { uid: 65534, gid: 65534 } : null;
+    const own = dir => {
+      fs.chmodSync(dir, 0o755);
+      if (user) fs.chownSync(dir, user.uid, user.gid);
+      return dir;
+    };
+    const data = own(fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-net-chat-user-')));
+    const work = own(fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-net-chat-user-work-')));
+    const s = await startServer(
+      { DB_TYPE: 'sqlite', DB_PATH: path.join(data, 'netaclaw.sqlite'), DATA_DIR: data, HOME: data, ...modelEnv(model), NETACLAW_NET_HOSTS_FILE: hosts, NETACLAW_APPROVAL_WAIT_SECONDS: '90' },
+      user ? { user } : {}
+    );
+    try {
+      const pid = s.child.pid;
+      const uid = Number(/^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
+      assert.notEqual(uid, 0, 'the backend is not root');
+      const agent = await addAgent(s, { name: 'net-user', toolsets: ['base'], rules: RULES() });
+      const where = unique('as-user');
+      model.push(
+        {
+          toolCalls: [
+            {
+              id: 'u1',
+              name: 'bash',
+              arguments: { command: `id -u; curl -sS --max-time 120 http://ask.test:${srv.port}${where}; curl -sS -w 'denied=%{http_code}\\n' http://denied.test:${srv.port}/` },
+            },
+          ],
+        },
+        { content: 'done as a user' }
+      );
+      const { c, ev, end } = await askingTurn(s, agent, work);
+      try {
+        assert.equal(ev.approval.rule.pattern, 'net(ask.test)');
+        assert.ok(!srv.seen.some(x => x.endsWith(where)));
+        const r = await answer(s, ev.approval.id, 'once');
+        assert.equal(r.status, 200, r.text);
+        const done = await end;
+        assert.equal(done.type, 'done', JSON.stringify(c.events.filter(e => e.type !== 'delta')));
+        const text = resultOf('u1');
+        assert.match(text, new RegExp(`^${uid}$`, 'm'), "the sandbox runs as the backend's user");
+        assert.match(text, new RegExp(`hello from ask\\.test:${srv.port}`));
+        assert.match(text, /denied=403/);
+        assert.match(text, /network: connection to denied\.test:\d+ refused by rule net\(denied\.test\) \(agent\)/);
+        const list = await decisions(s, done.sessionId);
+        assert.deepEqual(
+          list.map(d => [d.host, d.outcome, d.answer]),
+          [
+            ['ask.test', 'connected', 'once'],
+            ['denied.test', 'refused', null],
+          ]
+        );
+      } finally {
+        await c.close();
+      }
+    } finally {
+      await s.stop();
+      fs.rmSync(data, { recursive: true, force: true });
+      fs.rmSync(work, { recursive: true, force: true });
+    }
+  });
+});

@@ -97,18 +97,20 @@ const zh = {
   approvalHost: '主机',
   /** A connection of the sandbox network refused during a call: which host, which rule (never a code). */
   netRefused: (why: string, target: string, rule: string | null, level: string | null) => {
-    const by = rule ? `${rule}${level ? `（${({ global: '全局', agent: 'Agent', session: '会话' } as Record<string, string>)[level] ?? level}规则）` : ''}` : '';
+    // the rule and its level; a space before the next word only when no full-width bracket ends it
+    const named = ({ global: '全局', agent: 'Agent', session: '会话' } as Record<string, string>)[level ?? ''] ?? level;
+    const by = rule ? (level ? `${rule}（${named}规则）` : `${rule} `) : '';
     switch (why) {
       case 'rule':
-        return `网络：到 ${target} 的连接被规则 ${by} 拒绝`;
+        return `网络：到 ${target} 的连接被规则 ${by}拒绝`;
       case 'address':
         return `网络：到 ${target} 的连接被拒绝：IP 地址只能经由写明该地址的 net() 规则访问`;
       case 'denied':
-        return `网络：到 ${target} 的连接被拒绝：你拒绝了规则 ${by} 请求的批准`;
+        return `网络：到 ${target} 的连接被拒绝：你拒绝了规则 ${by}请求的批准`;
       case 'timeout':
-        return `网络：到 ${target} 的连接被拒绝：规则 ${by} 请求的批准没有人及时回答`;
+        return `网络：到 ${target} 的连接被拒绝：规则 ${by}请求的批准没有人及时回答`;
       case 'none':
-        return `网络：到 ${target} 的连接被拒绝：规则 ${by} 需要批准，而这里没有人能批准`;
+        return `网络：到 ${target} 的连接被拒绝：规则 ${by}需要批准，而这里没有人能批准`;
       default:
         return `网络：到 ${target} 的连接被拒绝：没有 net() 规则允许此主机`;
     }
