@@ -39,7 +39,14 @@ before(async () => {
   hosts = path.join(hostsDir, 'hosts');
   fs.writeFileSync(hosts, '127.0.0.1 allowed.test ask.test denied.test\n');
   fs.chmodSync(hosts, 0o644);
-  srv = { seen, port: server.address().port, close: () => (server.close(), server.closeAllConnections()) };
+  srv = {
+    seen,
+    port: server.address().port,
+    close: () => {
+      server.close();
+      server.closeAllConnections();
+    },
+  };
 });
 after(() => {
   srv.close();
@@ -97,7 +104,10 @@ function defineTests(backend) {
         assert.equal(ev.approval.batchId, null);
         assert.equal(ev.approval.status, 'pending');
         assert.equal(ev.approval.subject, `ask.test:${srv.port}`);
-        assert.deepEqual([ev.approval.rule.kind, ev.approval.rule.effect, ev.approval.rule.pattern, ev.approval.rule.level], ['net', 'ask', 'net(ask.test)', 'agent']);
+        assert.deepEqual(
+          [ev.approval.rule.kind, ev.approval.rule.effect, ev.approval.rule.pattern, ev.approval.rule.level],
+          ['net', 'ask', 'net(ask.test)', 'agent']
+        );
         assert.equal(ev.approval.toolName, 'bash');
         // the connection waits: nothing reached the server yet, and the session shows the pending approval
         await new Promise(r => setTimeout(r, 1500));
@@ -149,7 +159,10 @@ function defineTests(backend) {
         const text = resultOf('n2');
         assert.match(text, /status=403/);
         assert.match(text, /net\(ask\.test\) \(agent rules\); the approval was refused/);
-        assert.match(text, new RegExp(`network: connection to ask\\.test:${srv.port} refused: the user refused the approval asked by rule net\\(ask\\.test\\) \\(agent\\)`));
+        assert.match(
+          text,
+          new RegExp(`network: connection to ask\\.test:${srv.port} refused: the user refused the approval asked by rule net\\(ask\\.test\\) \\(agent\\)`)
+        );
         assert.ok(!srv.seen.some(x => x.includes('/refused')), 'the refused request never reached the server');
         const card = c.events.find(e => e.type === 'tool-result' && e.id === 'n2');
         assert.deepEqual(
@@ -188,7 +201,10 @@ function defineTests(backend) {
       assert.match(text, /literal=403/);
       assert.match(text, new RegExp(`hello from allowed\\.test:${srv.port}`));
       assert.match(text, new RegExp(`network: connection to denied\\.test:${srv.port} refused by rule net\\(denied\\.test\\) \\(agent\\)`));
-      assert.match(text, new RegExp(`network: connection to 127\\.0\\.0\\.1:${srv.port} refused: an IP address is reached only through a net\\(\\) rule that names it`));
+      assert.match(
+        text,
+        new RegExp(`network: connection to 127\\.0\\.0\\.1:${srv.port} refused: an IP address is reached only through a net\\(\\) rule that names it`)
+      );
       const shown = r.body.data.toolCalls.find(c => c.id === 'n3');
       assert.deepEqual(
         shown.network.map(n => [n.host, n.rule, n.why]),
@@ -267,7 +283,10 @@ function defineTests(backend) {
       const [only] = b.body.data.calls;
       assert.match(only.output, /status=403/);
       assert.match(only.output, /no one can approve it: this batch was started from the console, not from a chat, and has no user to ask, so it is refused/);
-      assert.match(only.output, /network: connection to ask\.test:\d+ refused: rule net\(ask\.test\) \(agent\) asks for an approval and no one can give it here/);
+      assert.match(
+        only.output,
+        /network: connection to ask\.test:\d+ refused: rule net\(ask\.test\) \(agent\) asks for an approval and no one can give it here/
+      );
       assert.ok(!srv.seen.some(x => x.includes('/console')));
     });
   });
@@ -290,7 +309,15 @@ describe('the sandbox network in a chat, the backend not root', () => {
     const data = own(fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-net-chat-user-')));
     const work = own(fs.mkdtempSync(path.join(os.tmpdir(), 'netaclaw-net-chat-user-work-')));
     const s = await startServer(
-      { DB_TYPE: 'sqlite', DB_PATH: path.join(data, 'netaclaw.sqlite'), DATA_DIR: data, HOME: data, ...modelEnv(model), NETACLAW_NET_HOSTS_FILE: hosts, NETACLAW_APPROVAL_WAIT_SECONDS: '90' },
+      {
+        DB_TYPE: 'sqlite',
+        DB_PATH: path.join(data, 'netaclaw.sqlite'),
+        DATA_DIR: data,
+        HOME: data,
+        ...modelEnv(model),
+        NETACLAW_NET_HOSTS_FILE: hosts,
+        NETACLAW_APPROVAL_WAIT_SECONDS: '90',
+      },
       user ? { user } : {}
     );
     try {
@@ -305,7 +332,9 @@ describe('the sandbox network in a chat, the backend not root', () => {
             {
               id: 'u1',
               name: 'bash',
-              arguments: { command: `id -u; curl -sS --max-time 120 http://ask.test:${srv.port}${where}; curl -sS -w 'denied=%{http_code}\\n' http://denied.test:${srv.port}/` },
+              arguments: {
+                command: `id -u; curl -sS --max-time 120 http://ask.test:${srv.port}${where}; curl -sS -w 'denied=%{http_code}\\n' http://denied.test:${srv.port}/`,
+              },
             },
           ],
         },

@@ -98,7 +98,10 @@ export function respond(body) {
     return { chunks: ['The command answered: ', (results[0] ?? '').split('\n')[0]] };
   }
   if (message.startsWith(NET_PREFIX)) {
-    const urls = message.slice(NET_PREFIX.length).split(/\s+/).filter((u) => /^https?:\/\/[\w.:/-]+$/.test(u));
+    const urls = message
+      .slice(NET_PREFIX.length)
+      .split(/\s+/)
+      .filter((u) => /^https?:\/\/[\w.:/-]+$/.test(u));
     const command = urls.map((u) => `curl -sS --max-time 120 -w ' status=%{http_code}\\n' ${u}`).join('; ');
     if (step === 0) return { chunks: ['Fetching.'], toolCalls: [{ id: 'net_1', name: 'bash', arguments: { command } }] };
     return { chunks: ['The fetch answered: ', (results[0] ?? '').split('\n')[0]] };

@@ -585,18 +585,22 @@ export class ChatExecutor {
       if (!channel) return { ok: false, output: `the crew member ${JSON.stringify(t.agent)} has no model channel` };
     }
     try {
-      handle = await this.runner.start({
-        agentId: member.id!,
-        sessionId,
-        crewRole: 'sub',
-        driver: 'model',
-        sessionCwd: ctx.fields.sessionCwd,
-        workspaceRoots: ctx.fields.workspaceRoots ?? [],
-        shellPermitted: ctx.fields.shellPermitted,
-        writePermitted: ctx.fields.writePermitted,
-        parent: { workspaceRoots: parent.workspaceRoots, allowShell: parent.allowShell, readonly: parent.readonly },
-        subagentTools: t.tools,
-      }, undefined, this.netAsker(ctx, () => started));
+      handle = await this.runner.start(
+        {
+          agentId: member.id!,
+          sessionId,
+          crewRole: 'sub',
+          driver: 'model',
+          sessionCwd: ctx.fields.sessionCwd,
+          workspaceRoots: ctx.fields.workspaceRoots ?? [],
+          shellPermitted: ctx.fields.shellPermitted,
+          writePermitted: ctx.fields.writePermitted,
+          parent: { workspaceRoots: parent.workspaceRoots, allowShell: parent.allowShell, readonly: parent.readonly },
+          subagentTools: t.tools,
+        },
+        undefined,
+        this.netAsker(ctx, () => started)
+      );
     } catch (err) {
       return { ok: false, output: `the sub-agent could not start: ${errorMessage(err)}` };
     }

@@ -231,17 +231,22 @@ export class NetProxy {
     let timer: NodeJS.Timeout | undefined;
     try {
       const got = await Promise.race([
-        this.hooks.ask({ host, port, method, rule: decision.rule, level: decision.level, message: decision.message, signal: abort.signal, match: decision.match }),
+        this.hooks.ask({
+          host,
+          port,
+          method,
+          rule: decision.rule,
+          level: decision.level,
+          message: decision.message,
+          signal: abort.signal,
+          match: decision.match,
+        }),
         new Promise<'timeout'>(resolve => {
           timer = setTimeout(() => resolve('timeout'), waitMs);
         }),
       ]);
       const a: NetAnswer =
-        got === 'timeout'
-          ? { approved: false, answer: 'timeout' }
-          : typeof got === 'boolean'
-            ? { approved: got, answer: got ? 'once' : 'deny' }
-            : got;
+        got === 'timeout' ? { approved: false, answer: 'timeout' } : typeof got === 'boolean' ? { approved: got, answer: got ? 'once' : 'deny' } : got;
       const about = { answer: a.answer, ...(a.approvalId !== undefined ? { approvalId: a.approvalId } : {}) };
       if (a.approved) return { ok: true, decision, why: `${decision.message}; approved`, ...about };
       return {
@@ -288,7 +293,16 @@ export class NetProxy {
         upstream.once('connect', resolve);
         upstream.once('error', reject);
       });
-      this.record({ at: Date.now(), host, port, method: 'CONNECT', outcome: 'connected', decision: d.decision, detail: `${to.address}:${port} (${to.via})`, ...asked });
+      this.record({
+        at: Date.now(),
+        host,
+        port,
+        method: 'CONNECT',
+        outcome: 'connected',
+        decision: d.decision,
+        detail: `${to.address}:${port} (${to.via})`,
+        ...asked,
+      });
     } catch (err) {
       this.record({ at: Date.now(), host, port, method: 'CONNECT', outcome: 'failed', decision: d.decision, detail: errorMessage(err), ...asked });
       refuseRaw(client, 502, `netaclaw proxy: cannot reach ${host}:${port}: ${errorMessage(err)}`);
