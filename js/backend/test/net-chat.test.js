@@ -180,6 +180,89 @@ function defineTests(backend) {
     });
   });
 
+  test('allow for this session: the same host is let through for the rest of the turn and in later turns, without asking again', async () => {
+    model.reset();
+    const db = await backend.fresh();
+    await withServer(env(db), async s => {
+      const agent = await addAgent(s, { name: 'net-session', toolsets: ['base'], rules: RULES() });
+      const work = tmpDir('netaclaw-net-chat-');
+      const first = unique('session-first');
+      const second = unique('session-second');
+      model.push(
+        { toolCalls: [{ id: 'ns1', name: 'bash', arguments: { command: `curl -sS --max-time 120 http://ask.test:${srv.port}${first}` } }] },
+        { toolCalls: [{ id: 'ns2', name: 'bash', arguments: { command: `curl -sS --max-time 120 http://ask.test:${srv.port}${second}` } }] },
+        { content: 'both fetched' }
+      );
+      const { c, ev, end } = await askingTurn(s, agent, work);
+      let sessionId;
+      try {
+        const r = await answer(s, ev.approval.id, 'session');
+        assert.equal(r.status, 200, r.text);
+        const done = await end;
+        sessionId = done.sessionId;
+        assert.equal(done.type, 'done', JSON.stringify(c.events.filter(e => e.type !== 'delta')));
+        assert.match(resultOf('ns2'), new RegExp(`hello from ask\\.test:${srv.port}`));
+        assert.equal(c.events.filter(e => e.type === 'approval').length, 1, 'asked once');
+      } finally {
+        await c.close();
+      }
+      const info = await call(s, 'GET', `/admin/netaclaw/session/info?id=${sessionId}`);
+      assert.deepEqual(info.body.data.approvals, [`net(ask.test:${srv.port})`]);
+      // a later turn reads the session's approval from its rules
+      const third = unique('session-third');
+      model.push(
+        { toolCalls: [{ id: 'ns3', name: 'bash', arguments: { command: `curl -sS --max-time 20 http://ask.test:${srv.port}${third}` } }] },
+        { content: 'again' }
+      );
+      const later = await chat(s, { agentId: agent.id, sessionId, message: 'again' });
+      assert.equal(later.status, 200, later.text);
+      assert.equal(later.body.data.stopReason, 'stop');
+      assert.match(resultOf('ns3'), new RegExp(`hello from ask\\.test:${srv.port}`));
+      const list = await decisions(s, sessionId);
+      assert.deepEqual(
+        list.map(d => [d.decision, d.outcome, d.answer, d.rule]),
+        [
+          ['ask', 'connected', 'session', 'net(ask.test)'],
+          ['ask', 'connected', 'session', 'net(ask.test)'],
+          ['allow', 'connected', null, `net(ask.test:${srv.port})`],
+        ]
+      );
+    });
+  });
+
+  test('nobody answering: the wait ends, the approval expires, the client gets a 403 and the model a note', async () => {
+    model.reset();
+    const db = await backend.fresh();
+    await withServer(env(db, { NETACLAW_APPROVAL_WAIT_SECONDS: '2' }), async s => {
+      const agent = await addAgent(s, { name: 'net-unanswered', toolsets: ['base'], rules: RULES() });
+      const work = tmpDir('netaclaw-net-chat-');
+      model.push(
+        { toolCalls: [{ id: 'nt1', name: 'bash', arguments: { command: `curl -sS -w 'status=%{http_code}\\n' http://ask.test:${srv.port}/unanswered` } }] },
+        { content: 'nobody answered' }
+      );
+      const { c, ev, end } = await askingTurn(s, agent, work);
+      try {
+        const done = await end;
+        assert.equal(done.type, 'done', JSON.stringify(c.events.filter(e => e.type !== 'delta')));
+        const text = resultOf('nt1');
+        assert.match(text, /status=403/);
+        assert.match(text, /no approval came within 2 s, so it is refused/);
+        assert.match(text, /network: connection to ask\.test:\d+ refused: no one answered the approval asked by rule net\(ask\.test\) \(agent\) in time/);
+        const answered = c.events.find(e => e.type === 'approval-answered');
+        assert.deepEqual([answered.approval.id, answered.approval.status, answered.approval.answer], [ev.approval.id, 'expired', 'timeout']);
+        const list = await decisions(s, done.sessionId);
+        assert.deepEqual(
+          list.map(d => [d.outcome, d.answer, d.approvalId]),
+          [['refused', 'timeout', null]]
+        );
+        // answered too late: it has its answer already
+        assert.equal((await answer(s, ev.approval.id, 'once')).status, 409);
+      } finally {
+        await c.close();
+      }
+    });
+  });
+
   test('a denied host and an IP literal are refused and recorded: a row each, a note each in the tool result', async () => {
     model.reset();
     const db = await backend.fresh();
