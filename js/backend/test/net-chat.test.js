@@ -139,6 +139,38 @@ function defineTests(backend) {
     });
   });
 
+  test('the approval answered over the chat WebSocket (another connection): answered at once, the connection proceeds', async () => {
+    model.reset();
+    const db = await backend.fresh();
+    await withServer(env(db), async s => {
+      const agent = await addAgent(s, { name: 'net-ws', toolsets: ['base'], rules: RULES() });
+      const work = tmpDir('netaclaw-net-chat-');
+      const where = unique('over-ws');
+      model.push(
+        { toolCalls: [{ id: 'nw1', name: 'bash', arguments: { command: `curl -sS --max-time 120 http://ask.test:${srv.port}${where}` } }] },
+        { content: 'over ws' }
+      );
+      const { c, ev, end } = await askingTurn(s, agent, work);
+      const other = openWs(s);
+      try {
+        await other.opened;
+        const back = other.next(e => e.type === 'approval-answered' || e.type === 'error' || e.type === 'done');
+        other.send({ type: 'approval', id: ev.approval.id, answer: 'once' });
+        const got = await back;
+        assert.equal(got.type, 'approval-answered', JSON.stringify(got));
+        assert.deepEqual([got.approval.id, got.approval.status], [ev.approval.id, 'allowed']);
+        const done = await end;
+        assert.equal(done.type, 'done', JSON.stringify(c.events.filter(e => e.type !== 'delta')));
+        assert.equal(done.reply, 'over ws');
+        assert.match(resultOf('nw1'), new RegExp(`hello from ask\\.test:${srv.port}`));
+        assert.ok(srv.seen.includes(`GET ask.test:${srv.port} ${where}`));
+      } finally {
+        await other.close();
+        await c.close();
+      }
+    });
+  });
+
   test('a refused ask: the client gets a 403 naming the rule, the model a note, the page the refusal; the decision is recorded', async () => {
     model.reset();
     const db = await backend.fresh();
