@@ -34,6 +34,8 @@ export type {
   PendingQuestion,
   McpServerState,
   McpServerView,
+  NetDecisionView,
+  NetRefusal,
   StoredCall,
   TodoItem,
 } from '../../../js/backend/src/wire/api-types';

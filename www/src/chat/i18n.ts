@@ -92,6 +92,29 @@ const zh = {
   waitingAnswer: 'Agent 在等你的回答',
   approvalTitle: '需要你的批准',
   callAwaiting: '等待批准',
+  approvalNetTitle: '一个网络连接在等待你的批准',
+  approvalNetSubTitle: (batchId: number) => `子 Agent（批次 #${batchId}）的一个网络连接在等待你的批准`,
+  approvalHost: '主机',
+  /** A connection of the sandbox network refused during a call: which host, which rule (never a code). */
+  netRefused: (why: string, target: string, rule: string | null, level: string | null) => {
+    // the rule and its level; a space before the next word only when no full-width bracket ends it
+    const named = ({ global: '全局', agent: 'Agent', session: '会话' } as Record<string, string>)[level ?? ''] ?? level;
+    const by = rule ? (level ? `${rule}（${named}规则）` : `${rule} `) : '';
+    switch (why) {
+      case 'rule':
+        return `网络：到 ${target} 的连接被规则 ${by}拒绝`;
+      case 'address':
+        return `网络：到 ${target} 的连接被拒绝：IP 地址只能经由写明该地址的 net() 规则访问`;
+      case 'denied':
+        return `网络：到 ${target} 的连接被拒绝：你拒绝了规则 ${by}请求的批准`;
+      case 'timeout':
+        return `网络：到 ${target} 的连接被拒绝：规则 ${by}请求的批准没有人及时回答`;
+      case 'none':
+        return `网络：到 ${target} 的连接被拒绝：规则 ${by}需要批准，而这里没有人能批准`;
+      default:
+        return `网络：到 ${target} 的连接被拒绝：没有 net() 规则允许此主机`;
+    }
+  },
   approvalSubTitle: (batchId: number) => `子 Agent（批次 #${batchId}）需要你的批准`,
   approvalCommand: '命令',
   approvalPath: '路径',
@@ -279,6 +302,26 @@ const en: ChatDict = {
   waitingAnswer: 'The agent is waiting for your answer',
   approvalTitle: 'Your approval is needed',
   callAwaiting: 'Awaiting approval',
+  approvalNetTitle: 'A network connection waits for your approval',
+  approvalNetSubTitle: (batchId: number) => `A network connection of a sub-agent (batch #${batchId}) waits for your approval`,
+  approvalHost: 'Host',
+  netRefused: (why: string, target: string, rule: string | null, level: string | null) => {
+    const by = rule ? `${rule}${level ? ` (${level} rules)` : ''}` : '';
+    switch (why) {
+      case 'rule':
+        return `Network: the connection to ${target} was refused by the rule ${by}`;
+      case 'address':
+        return `Network: the connection to ${target} was refused: an IP address is reached only through a net() rule that names it`;
+      case 'denied':
+        return `Network: the connection to ${target} was refused: you denied the approval the rule ${by} asked for`;
+      case 'timeout':
+        return `Network: the connection to ${target} was refused: no one answered the approval the rule ${by} asked for in time`;
+      case 'none':
+        return `Network: the connection to ${target} was refused: the rule ${by} asks for an approval, and no one can give it here`;
+      default:
+        return `Network: the connection to ${target} was refused: no net() rule allows this host`;
+    }
+  },
   approvalSubTitle: (batchId: number) => `A sub-agent (batch #${batchId}) needs your approval`,
   approvalCommand: 'Command',
   approvalPath: 'Path',

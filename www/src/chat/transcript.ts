@@ -1,7 +1,7 @@
 // The chat transcript: what the page shows of a session, built from the stored session
 // (GET /admin/netaclaw/session/info) or from the chat WebSocket's events as they come. Every
 // decision in it (decision, reason, route) is the runtime's record, shown as it is.
-import type { ChatEvent, ChatToolCall, SessionInfo, StoredCall } from '../base/types';
+import type { ChatEvent, ChatToolCall, NetRefusal, SessionInfo, StoredCall } from '../base/types';
 
 /** One tool call of the main agent, as its card shows it. */
 export interface CardCall {
@@ -12,7 +12,7 @@ export interface CardCall {
   /** Announced (tool-call), no result yet. */
   pending: boolean;
   /** The runtime's record: null while pending, or for a call cut short before it was recorded. */
-  record: (Omit<StoredCall, 'seq'> & { detail?: string | null }) | null;
+  record: (Omit<StoredCall, 'seq'> & { detail?: string | null; network?: NetRefusal[] }) | null;
   /** The result the model was given, when there is no record (a call cut short). */
   resultText: string | null;
   /** The sub-agent batches this call started (delegation). */

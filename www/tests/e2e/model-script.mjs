@@ -36,6 +36,13 @@ export const TIME_ZONE = 'Asia/Shanghai';
 export const APPROVAL_RULE = 'bash(echo asked:*)';
 export const APPROVAL_COMMAND = 'echo asked e2e > approved.txt';
 
+/**
+ * The network scenario: a message that starts with NET_PREFIX and names URLs; the agent fetches each
+ * with curl in one bash call (the sandbox's proxy decides each connection), then quotes the result's
+ * first line.
+ */
+export const NET_PREFIX = 'Fetch these URLs: ';
+
 /** The question of the `clarify` scenario. */
 export const CLARIFY_QUESTION = 'Should the story be short or long?';
 
@@ -89,6 +96,15 @@ export function respond(body) {
   if (message === MESSAGES.approval) {
     if (step === 0) return { chunks: ['Writing it.'], toolCalls: [{ id: 'approval_1', name: 'bash', arguments: { command: APPROVAL_COMMAND } }] };
     return { chunks: ['The command answered: ', (results[0] ?? '').split('\n')[0]] };
+  }
+  if (message.startsWith(NET_PREFIX)) {
+    const urls = message
+      .slice(NET_PREFIX.length)
+      .split(/\s+/)
+      .filter((u) => /^https?:\/\/[\w.:/-]+$/.test(u));
+    const command = urls.map((u) => `curl -sS --max-time 120 -w ' status=%{http_code}\\n' ${u}`).join('; ');
+    if (step === 0) return { chunks: ['Fetching.'], toolCalls: [{ id: 'net_1', name: 'bash', arguments: { command } }] };
+    return { chunks: ['The fetch answered: ', (results[0] ?? '').split('\n')[0]] };
   }
   if (message === MESSAGES.time) {
     const tool = (body?.tools ?? []).map((t) => t.function?.name).find((n) => /^mcp__.+__get_current_time$/.test(n ?? ''));

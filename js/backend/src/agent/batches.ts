@@ -12,14 +12,14 @@ import type { CallRecord, HostTestOptions } from '../runtime';
 import type { BatchEvent, BatchRecord } from '../service/subagent';
 import { BatchAdmin } from './batch/admin';
 import { BatchHandle, BatchLifecycle, PreparedBatch } from './batch/lifecycle';
-import { MainAgentTools, SessionTools, SessionToolsInput } from './batch/session';
+import { MainAgentTools, NetAsker, SessionTools, SessionToolsInput } from './batch/session';
 import type { BatchSpec } from './batch/spec';
 
 export type { CallRecord } from '../runtime';
 export type { BatchEvent, BatchRecord, StoredCall } from '../service/subagent';
 export type { BatchHandle, PreparedBatch } from './batch/lifecycle';
 export { LiveBatch } from './batch/live';
-export type { SessionTools, SessionToolsInput } from './batch/session';
+export type { NetAsker, SessionTools, SessionToolsInput } from './batch/session';
 export type { BatchSpec } from './batch/spec';
 
 /**
@@ -50,13 +50,13 @@ export class BatchRunner {
   }
 
   /** Starts a prepared batch's worker and stores it `running`. */
-  launch(prepared: PreparedBatch, test?: HostTestOptions): Promise<BatchHandle> {
-    return this.batches.launch(prepared, test);
+  launch(prepared: PreparedBatch, test?: HostTestOptions, netAsk?: NetAsker): Promise<BatchHandle> {
+    return this.batches.launch(prepared, test, netAsk);
   }
 
   /** `prepare`, then `launch`. */
-  start(input: BatchSpec, test?: HostTestOptions): Promise<BatchHandle> {
-    return this.batches.start(input, test);
+  start(input: BatchSpec, test?: HostTestOptions, netAsk?: NetAsker): Promise<BatchHandle> {
+    return this.batches.start(input, test, netAsk);
   }
 
   /** POST /subagent/run: a fresh worker runs the calls in order; answers the finished batch. */

@@ -15,7 +15,7 @@ import { SubagentService } from '../service/subagent';
 import { EscalationService } from '../service/escalation';
 import { CONCURRENT_MODE } from '../runtime/codes';
 import type { ChatAnswer, ChatSessionFields, ChatTurnEvent } from '../wire/api-types';
-import { BatchHandle, BatchRunner, SessionTools } from './batches';
+import { BatchHandle, BatchRunner, NetAsker, SessionTools } from './batches';
 import { ChatCompletionMessageParam, ChatCompletionTool, ModelError, ModelToolCall } from './model';
 import { LoopHistory, LoopResult, runAgentLoop } from './loop';
 import { orDemoChannel } from '../service/demochannel';
@@ -26,7 +26,7 @@ import { errorMessage } from '../lib/errortext';
 import { log } from '../config/log';
 import type { RuleMatch, RulesInput } from '@netaclaw/tool-policy';
 import { RulesService } from '../service/rules';
-import { alreadyAnswered, ApprovalService, approvalView } from '../service/approval';
+import { alreadyAnswered, ApprovalService, approvalView, isNetApproval } from '../service/approval';
 import { NetaClawApprovalEntity } from '../entity/approval';
 import type { ApprovalAnswered } from '../wire/api-types';
 import { APPROVAL_WAIT_SECONDS } from '../config/settings';
@@ -118,6 +118,8 @@ interface RunContext {
   policy: RuntimeDiagnostic['policy'];
   /** The rules the session's calls are decided with (global, agent, session levels and approvals). */
   rules: RulesInput;
+  /** The hosts (`host:port`) the user approved for the session during this turn (its sandboxes' rules were read before). */
+  netApproved: Set<string>;
 }
 
 /** A turn's context: its prepared run, its session (claimed for the turn) and the session's rules, nothing running yet. */
@@ -143,6 +145,7 @@ function turnContext(
     tools: null,
     policy: run.diagnostic.policy,
     rules,
+    netApproved: new Set(),
   };
 }
 
@@ -307,7 +310,8 @@ export class ChatExecutor {
     const a = await this.approvals.mustFind(input.id);
     if (a.status !== 'pending') throw alreadyAnswered(a);
     const pattern = input.answer === 'session' ? approvalPattern(a.rule as RuleMatch) : null;
-    if (a.batchId !== null) {
+    // a sub-agent's call and a sandbox's connection wait while their turn runs: the answer lets them go on
+    if (a.batchId !== null || isNetApproval(a)) {
       if (!(await this.approvals.settle(a.id, input.answer, answeredBy))) throw alreadyAnswered(await this.approvals.mustFind(a.id));
       if (pattern) await this.rulesService.approve(a.sessionId, [pattern]);
       // the waiting call sees the answer (polling) and streams it on its turn's events
@@ -405,6 +409,7 @@ export class ChatExecutor {
           routes: diagnostic.routes,
           rules: ctx.rules,
           signal: ctx.signal,
+          netAsk: this.netAsker(ctx, () => null),
         });
         return ctx.tools.call(name, args);
       },
@@ -558,6 +563,8 @@ export class ChatExecutor {
   private async runSubagent(ctx: RunContext, t: DelegatedTask): Promise<{ ok: boolean; output: string }> {
     const sessionId = ctx.session.id;
     let handle: BatchHandle;
+    // the batch's id, once it has one (its sandboxes' asks are shown as its own)
+    let started: number | null = null;
     const parent = ctx.policy;
     // who runs the task: a crew member named by the call (its own instructions, channel and toolsets), or
     // a sub-agent of the agent itself
@@ -578,21 +585,26 @@ export class ChatExecutor {
       if (!channel) return { ok: false, output: `the crew member ${JSON.stringify(t.agent)} has no model channel` };
     }
     try {
-      handle = await this.runner.start({
-        agentId: member.id!,
-        sessionId,
-        crewRole: 'sub',
-        driver: 'model',
-        sessionCwd: ctx.fields.sessionCwd,
-        workspaceRoots: ctx.fields.workspaceRoots ?? [],
-        shellPermitted: ctx.fields.shellPermitted,
-        writePermitted: ctx.fields.writePermitted,
-        parent: { workspaceRoots: parent.workspaceRoots, allowShell: parent.allowShell, readonly: parent.readonly },
-        subagentTools: t.tools,
-      });
+      handle = await this.runner.start(
+        {
+          agentId: member.id!,
+          sessionId,
+          crewRole: 'sub',
+          driver: 'model',
+          sessionCwd: ctx.fields.sessionCwd,
+          workspaceRoots: ctx.fields.workspaceRoots ?? [],
+          shellPermitted: ctx.fields.shellPermitted,
+          writePermitted: ctx.fields.writePermitted,
+          parent: { workspaceRoots: parent.workspaceRoots, allowShell: parent.allowShell, readonly: parent.readonly },
+          subagentTools: t.tools,
+        },
+        undefined,
+        this.netAsker(ctx, () => started)
+      );
     } catch (err) {
       return { ok: false, output: `the sub-agent could not start: ${errorMessage(err)}` };
     }
+    started = handle.id;
     ctx.running.add(handle);
     ctx.batchIds.push(handle.id);
     ctx.emit({ type: 'batch', sessionId, batchId: handle.id, status: 'running', task: t.task });
@@ -640,6 +652,46 @@ export class ChatExecutor {
     }
     ctx.emit({ type: 'approval-answered', sessionId, batchId, approval: approvalView(done) });
     return done.answer ?? 'timeout';
+  }
+
+  /**
+   * Who answers the `net()` asks of the turn's sandboxes (the main agent's worker, and the sub-agents it
+   * started): the connection waits while an approval is put to the turn's user (an `approval` event on
+   * the chat stream; answered over REST by any instance) — until answered, the wait of the proxy runs out
+   * (NETACLAW_APPROVAL_WAIT_SECONDS) or the turn ends. "Allow for this session" stores the session's
+   * approval of `net(host:port)` and lets that host through for the rest of the turn.
+   */
+  private netAsker(ctx: RunContext, batchOf: () => number | null): NetAsker {
+    return async q => {
+      const sessionId = ctx.session.id;
+      const batchId = batchOf();
+      const key = q.match?.subject ?? `${q.host}:${q.port}`;
+      if (ctx.netApproved.has(key)) return { approved: true, answer: 'session' };
+      if (!q.match) return { approved: false, answer: 'none' };
+      const row = await this.approvals.create({
+        sessionId,
+        batchId: batchId ?? null,
+        callId: q.call ? `net:${q.call.seq}` : 'net',
+        toolName: q.call?.name ?? 'net',
+        arguments: JSON.stringify({ host: q.host, port: q.port, method: q.method }),
+        rule: q.match,
+        detail: q.message,
+        askedAt: null,
+      });
+      ctx.emit({ type: 'approval', sessionId, batchId, approval: approvalView(row) });
+      let done: NetaClawApprovalEntity;
+      try {
+        done = await this.approvals.wait(row.id, APPROVAL_WAIT_SECONDS * 1000, AbortSignal.any([q.signal, ctx.signal]));
+      } catch {
+        // the proxy's wait ran out, the sandbox ended or the turn was cancelled: nobody answers this one any more
+        await this.approvals.settle(row.id, 'timeout', null).catch(() => undefined);
+        done = (await this.approvals.find(row.id).catch(() => null)) ?? row;
+      }
+      ctx.emit({ type: 'approval-answered', sessionId, batchId, approval: approvalView(done) });
+      const answer = done.answer ?? 'timeout';
+      if (answer === 'session') ctx.netApproved.add(key);
+      return { approved: answer === 'once' || answer === 'session', answer, approvalId: row.id };
+    };
   }
 
   /** The sub-agent's run: the agent loop on its own messages, offered its batch's runnable routes; its calls go to the batch. */

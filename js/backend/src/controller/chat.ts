@@ -9,6 +9,8 @@ import { SubagentService } from '../service/subagent';
 import { TodoService } from '../service/todo';
 import { EscalationService } from '../service/escalation';
 import { ApprovalService } from '../service/approval';
+import { NetDecisionService } from '../service/netdecision';
+import { notFound } from '../wire/errors';
 
 /** The REST path of the chat gateway (RUNTIME §6): the same executor as the WebSocket. */
 @Controller('/api/netaclaw')
@@ -48,6 +50,9 @@ export class SessionController {
   @Inject()
   approvals: ApprovalService;
 
+  @Inject()
+  netDecisions: NetDecisionService;
+
   private async pendingQuestion(sessionId: number): Promise<PendingQuestion | null> {
     const q = await this.sessionService.pendingQuestion(sessionId);
     return q ? { callId: q.callId, question: q.question } : null;
@@ -74,5 +79,16 @@ export class SessionController {
       // the calls a rule asks about that wait for the user's answer (the main agent's, its sub-agents')
       pendingApprovals: await this.approvals.pending(session.id),
     };
+  }
+
+  /**
+   * The decided connections of a session's sandboxes (its main agent's and its sub-agents'), oldest first:
+   * `{ list }` — allowed, asked and answered, refused — each with its host, port, rule and level.
+   */
+  @Get('/net')
+  async net(@Query() query: IdQueryDTO) {
+    const session = await this.sessionService.find(Number(query.id));
+    if (!session) throw notFound(`no session with id ${query.id}`);
+    return { list: await this.netDecisions.forSession(session.id) };
   }
 }

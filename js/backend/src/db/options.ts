@@ -7,6 +7,7 @@
  * schema sync (`synchronize`) stays: js/backend/README.md "Schema" says why.
  */
 import { NetaClawApprovalEntity } from '../entity/approval';
+import { NetaClawNetDecisionEntity } from '../entity/netdecision';
 import type { DataSourceOptions } from 'typeorm';
 import { NetaClawMcpServerEntity } from '../entity/mcp';
 import { NetaClawAgentEntity } from '../entity/agent';
@@ -41,6 +42,7 @@ export const ENTITIES = [
   NetaClawLoginSessionEntity,
   NetaClawSettingEntity,
   NetaClawApprovalEntity,
+  NetaClawNetDecisionEntity,
 ];
 
 export function dataSourceOptions(): DataSourceOptions {

@@ -16,6 +16,7 @@ import { requestKeyFromProtocols, sameOrigin, sessionCookie } from '../http/logi
 import { LoginSessionService } from '../service/login';
 import { loginAnswerer, originRefused, requestKeyRequired, TOKEN_ANSWERER } from '../middleware/auth';
 import { ApprovalAnswerDTO } from '../dto/approval';
+import { isNetApproval } from '../service/approval';
 import { LiveTurn, TurnHub } from './turns';
 import { TurnProgressService } from './progress';
 import { errorMessage } from '../lib/errortext';
@@ -256,12 +257,12 @@ export class ChatGateway {
         return startTurn(chat.message, push => this.executor.chat(chat, push, abort.signal));
       }
       // an approval's answer: the main agent's resumes its stopped turn, followed here like a chat message;
-      // a sub-agent's is answered at once (its waiting call goes on in the turn that waits on it, whose
-      // stream says so) and `approval-answered` comes back
+      // a sub-agent's, or a sandbox connection's, is answered at once (its waiting call or connection goes
+      // on in the turn that waits on it, whose stream says so) and `approval-answered` comes back
       const answer = { id: Number(request.id), answer: request.answer };
       this.executor.approvals.find(answer.id).then(
         found => {
-          if (found && found.batchId === null && found.status === 'pending') {
+          if (found && found.batchId === null && !isNetApproval(found) && found.status === 'pending') {
             return startTurn('', push => this.executor.answerApproval(answer, answerer, push, abort.signal) as Promise<ChatAnswer>);
           }
           this.executor

@@ -34,7 +34,8 @@ import { watchDisk } from './diskwatch';
 import type { MainServices } from './tools/types';
 import { DECISIONS, RUNTIME_REASONS } from './codes';
 import { activeCatalog } from '../wire/policy';
-import type { NetHooks } from './net/proxy';
+import { NetHooks, NetNote, refusalNote } from './net/proxy';
+import { log } from '../config/log';
 import { openSandboxNet, SandboxNet } from './net/sandbox';
 import { errorMessage } from '../lib/errortext';
 
@@ -42,6 +43,8 @@ export interface CallRecord extends CallOutcome {
   seq: number;
   name: string;
   arguments: unknown;
+  /** The connections of the sandbox network refused during the call (their notes end its output or error). */
+  network?: NetNote[];
 }
 
 export type HostEvent =
@@ -116,6 +119,15 @@ function jsonText(v: unknown): string | null {
   }
 }
 
+/** The notes of the connections refused during a call, at the end of its output (or of its error). */
+function withNetNotes(record: CallRecord, notes: NetNote[] | undefined): void {
+  if (!notes?.length) return;
+  record.network = notes;
+  const text = notes.map(n => n.text).join('\n');
+  if (record.ok || record.error === undefined) record.output = record.output ? `${record.output.replace(/\n$/, '')}\n${text}` : text;
+  else record.error = `${record.error}\n${text}`;
+}
+
 const WORKER_MODULE = path.join(__dirname, 'worker', 'main.js');
 
 type Pending = {
@@ -138,6 +150,8 @@ type Pending = {
    */
   args: unknown;
   text: string | null;
+  /** The connections of the sandbox network refused while it runs. */
+  net?: NetNote[];
 };
 
 /** Why a worker did not start when a root moved while bwrap bound it (never a folder other than the held one). */
@@ -219,6 +233,34 @@ export class WorkerHost {
     }
   }
 
+  /**
+   * The network hooks of the worker's sandbox and of the shells run for it: the run's own (`network`),
+   * each question and record told the call in progress, and each connection refused during a call kept
+   * for that call's result (the model reads it there).
+   */
+  private netHooks(): NetHooks {
+    const outer = this.opts.network ?? {};
+    const current = () => (this.pending ? { seq: this.pending.seq, name: this.pending.name } : undefined);
+    return {
+      ...outer,
+      ...(outer.ask
+        ? {
+            ask: q => {
+              const call = current();
+              return outer.ask!({ ...q, ...(call ? { call } : {}) });
+            },
+          }
+        : {}),
+      record: r => {
+        const p = this.pending;
+        const rec = p ? { ...r, call: { seq: p.seq, name: p.name } } : r;
+        if (p && r.outcome === 'refused') (p.net ??= []).push(refusalNote(r));
+        if (outer.record) outer.record(rec);
+        else log().info(`[net] batch ${this.opts.batchId}: ${r.method} ${r.host}:${r.port} ${r.outcome}: ${r.detail}`);
+      },
+    };
+  }
+
   /** Starts the worker and waits for its `ready` event. */
   async start(): Promise<void> {
     const test = this.opts.test ?? {};
@@ -229,7 +271,7 @@ export class WorkerHost {
       // the run is told rather than left to work on a folder its name no longer shows)
       const swapped = pins.swapped();
       if (swapped) throw new Error(swapped);
-      this.main.ops = pinnedOperations(this.opts.ops, pins, this.opts.rules, this.opts.network);
+      this.main.ops = pinnedOperations(this.opts.ops, pins, this.opts.rules, this.netHooks());
       this.main.pins = pins;
       const execArgv = ['--disable-warning=ExperimentalWarning', `--max-old-space-size=${WORKER_HEAP_MAX_MB}`];
       const extraReads = test.workerModule ? [test.workerModule] : [];
@@ -256,7 +298,7 @@ export class WorkerHost {
           : null;
         this.pathPlan = plan;
         // the rules' net() hosts, through the sandbox's own proxy; its shells inherit the settings
-        const net = (this.net = await openSandboxNet(this.opts.rules, this.opts.network, c.dir));
+        const net = (this.net = await openSandboxNet(this.opts.rules, this.netHooks(), c.dir));
         const cmd = this.opts.env.sandbox.wrapWorker({
           net,
           roots: this.opts.policy.workspaceRoots,
@@ -710,8 +752,10 @@ export class WorkerHost {
       const seq = this.reserveSeq();
       if (this.ended) throw new WorkerError(`batch ended (${this.ended.status}): ${this.ended.error ?? ''}`);
       this.emit({ type: 'call', seq, name, arguments: args });
+      let current: Pending | null = null;
       const record = await new Promise<CallRecord | null>(resolve => {
         const pending: Pending = { seq, name, resolve, sentAt: Date.now(), args, text: jsonText(args === undefined ? null : args) };
+        current = pending;
         this.pending = pending;
         this.send(message({ type: 'call', seq, name, arguments: args === undefined ? null : args }));
         // L4 decides the call it sent while the worker decides it too (see onProxy).
@@ -719,6 +763,7 @@ export class WorkerHost {
       });
       if (!record) throw new WorkerError(`batch ended (${this.ended!.status}) during call ${seq}: ${this.ended!.error ?? ''}`);
       record.arguments = args;
+      withNetNotes(record, (current as Pending | null)?.net);
       this.emit({ type: 'result', record });
       return record;
     };

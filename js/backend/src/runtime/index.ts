@@ -41,3 +41,4 @@ export { assertWorkdirUsable } from './workdir';
 export async function startRuntime(opts: { clock?: Clock } = {}): Promise<RuntimeEnv> {
   return createRuntimeEnv({ sandbox: await chooseSandbox(), ...opts });
 }
+export type { NetAnswer, NetAnswerKind, NetHooks, NetNote, NetQuestion, NetRecord } from './net/proxy';

@@ -26,6 +26,17 @@ const STATUS_OF: Record<ApprovalAnswerKind, ApprovalStatus> = { once: 'allowed',
 /** How often a waiting sub-agent call looks for its answer (any instance may store it). */
 const POLL_MS = 300;
 
+/**
+ * Whether an approval is about a connection of a sandbox network (its rule is a `net()` one): the
+ * connection waits for it while its turn runs, as a sub-agent's call does; no turn stops for it.
+ */
+export function isNetApproval(a: Pick<NetaClawApprovalEntity, 'rule'>): boolean {
+  return (a.rule as RuleMatch | null)?.kind === NET_KIND;
+}
+
+/** The kind of a `net()` rule (the package's `PatternKind`). */
+const NET_KIND: RuleMatch['kind'] = 'net';
+
 export function approvalView(a: NetaClawApprovalEntity): ApprovalView {
   let args: unknown = a.arguments;
   try {
@@ -119,7 +130,9 @@ export class ApprovalService {
 
   /** The main agent's approval its stopped turn waits on (the newest pending one), or null. */
   async pendingTurn(sessionId: number): Promise<NetaClawApprovalEntity | null> {
-    return this.repo.findOne({ where: { sessionId, batchId: IsNull(), status: 'pending' }, order: { id: 'DESC' } });
+    // a connection's approval waits in a running turn, which it does not stop
+    const rows = await this.repo.find({ where: { sessionId, batchId: IsNull(), status: 'pending' }, order: { id: 'DESC' } });
+    return rows.find(a => !isNetApproval(a)) ?? null;
   }
 
   /** Every pending approval of a session (its main agent's and its sub-agents'), oldest first. */

@@ -203,6 +203,8 @@ export interface ChatToolCall extends Omit<StoredCall, 'seq'> {
   id: string;
   /** What the runtime adds to a denial (absent from a stored call). */
   detail?: string | null;
+  /** The connections of the sandbox network refused during the call (absent from a stored call). */
+  network?: NetRefusal[];
 }
 
 /** The answer of a chat turn (POST /api/chat, and the `done` event of the WebSocket). */
@@ -254,6 +256,47 @@ export interface ApprovalView {
   answeredBy: string | null;
   answerTime: string | null;
   createTime: string;
+}
+
+/**
+ * One decided connection of a sandbox network (`netaclaw_net_decision`, docs/runtime.md "Network"):
+ * `decision` is the rule's (`allow`, `ask`, `deny`; no rule: `deny`), `outcome` what happened, `answer`
+ * the user's answer to an `ask` (`none`: no one could approve it there).
+ */
+export interface NetDecisionView {
+  id: number;
+  sessionId: number | null;
+  batchId: number | null;
+  /** The tool call in progress in the sandbox when it connected. */
+  toolName: string | null;
+  host: string;
+  port: number;
+  /** `CONNECT` (a tunnel: HTTPS) or the method of a plain HTTP request. */
+  method: string;
+  decision: 'allow' | 'ask' | 'deny';
+  outcome: 'connected' | 'refused' | 'failed';
+  answer: 'once' | 'session' | 'deny' | 'timeout' | 'none' | null;
+  approvalId: number | null;
+  /** The rule that decided (`net(*.example.org:443)`); null when none matched (no host by default). */
+  rule: string | null;
+  level: string | null;
+  /** The proxy's sentence: the refusal the client got, or the address it was connected to. */
+  detail: string;
+  createTime: string;
+}
+
+/**
+ * A connection refused during a call (its card on the chat page names the host and the rule): `why` says
+ * what refused it — a deny rule (`rule`), no rule (`default`), an IP address no rule names (`address`),
+ * the user (`denied`), no answer in time (`timeout`), no one to ask (`none`); `text` is the model's note.
+ */
+export interface NetRefusal {
+  host: string;
+  port: number;
+  rule: string | null;
+  level: string | null;
+  why: 'rule' | 'default' | 'address' | 'denied' | 'timeout' | 'none';
+  text: string;
 }
 
 /** What answering an approval returns: the approval as answered and, for the main agent's, the resumed turn's answer. */

@@ -37,14 +37,17 @@ function childEnv(extra) {
  * Starts the server. Resolves when it prints its URL, or, with `expectExit`, when it exits, or, with
  * `until`, while it is still starting (no url): as soon as its output matches `until` (a RegExp), or
  * `until` ms after the spawn (a number).
+ * `user` ({ uid, gid }): runs the backend as that user (a root test's non-root backend).
  * Returns { url, port, child, log(), syncLine, exitCode, stop(), sigterm() }.
  */
-async function startServer(env, { expectExit = false, timeoutMs = 60000, until } = {}) {
+async function startServer(env, { expectExit = false, timeoutMs = 60000, until, user } = {}) {
   const port = await freePort();
   const child = spawn(process.execPath, ['bootstrap.js'], {
     cwd: BACKEND_ROOT,
     env: childEnv({ PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN: TOKEN, NETACLAW_SECRET_KEY: SECRET_KEY, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
+    // `user`: { uid, gid } — the backend as another (non-root) user, started by a root test
+    ...(user ? { uid: user.uid, gid: user.gid } : {}),
   });
   let out = '';
   child.stdout.on('data', d => (out += d));

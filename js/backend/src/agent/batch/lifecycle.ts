@@ -20,6 +20,8 @@ import { PreparedRun, RunPreparer, runPolicy, runRoutes } from '../run';
 import { LiveBatch, LiveBatches } from './live';
 import { holdRoots, WorkerServices } from './services';
 import { BatchSpec, parseBatchSpec } from './spec';
+import { chatSessionId, NetAsker, runNetHooks } from './session';
+import { NetDecisionService } from '../../service/netdecision';
 
 /** A checked spec and its prepared run: what `launch` starts. */
 export interface PreparedBatch {
@@ -71,6 +73,9 @@ export class BatchLifecycle {
   @Inject()
   live: LiveBatches;
 
+  @Inject()
+  netDecisions: NetDecisionService;
+
   /**
    * Checks a spec (400 naming the field): its shape by BatchSpecDTO — the same class whether the spec
    * comes from an admin run or from a delegation of the executor — then the role (the package's
@@ -106,12 +111,16 @@ export class BatchLifecycle {
    * Prepares a batch's run, starts its worker, stores it `running` (`prepare`, then `launch`). `test`: the
    * host's test-only switches (a test's own worker program); no request can set them.
    */
-  async start(input: BatchSpec, test?: HostTestOptions): Promise<BatchHandle> {
-    return this.launch(await this.prepare(input), test);
+  async start(input: BatchSpec, test?: HostTestOptions, netAsk?: NetAsker): Promise<BatchHandle> {
+    return this.launch(await this.prepare(input), test, netAsk);
   }
 
-  /** Starts the worker of a prepared batch (its policy and routes are its run's) and stores it `running`. */
-  async launch(prepared: PreparedBatch, test?: HostTestOptions): Promise<BatchHandle> {
+  /**
+   * Starts the worker of a prepared batch (its policy and routes are its run's) and stores it `running`.
+   * `netAsk`: who answers the `net()` asks of its sandboxes — the user of the chat turn that started it;
+   * a batch started from the console has no one to ask, so an ask is refused (docs/runtime.md "Network").
+   */
+  async launch(prepared: PreparedBatch, test?: HostTestOptions, netAsk?: NetAsker): Promise<BatchHandle> {
     const { spec, run } = prepared;
     const { agent, diagnostic: diag } = run;
     // Each root resolved, checked and held open once for the whole batch (runtime/pinned.ts): the
@@ -127,7 +136,7 @@ export class BatchLifecycle {
     const workerPolicy = runPolicy(run);
     const routes = runRoutes(run);
     // the rules of its agent, and of the chat session it belongs to (a key that names none: no session level)
-    const chat = /^[1-9]\d{0,15}$/.test(String(spec.sessionId ?? '')) ? Number(spec.sessionId) : null;
+    const chat = chatSessionId(spec.sessionId);
     const rules = await this.rulesService.effective(spec.agentId, chat && (await this.rulesService.sessionExists(chat)) ? chat : null);
     const releaseRoots = () => void (held instanceof PinnedRoots ? held.close() : undefined);
     let row;
@@ -158,6 +167,20 @@ export class BatchLifecycle {
     // answer side by side: at most CONCURRENT_CALLS_MAX workers, one call at a time each, one sequence of
     // call numbers). Those end with the batch.
     const seq = { value: 0 };
+    // each connection of its sandboxes: on the batch's live stream, in the log, stored with the batch and
+    // its chat session (stored before the call's result is)
+    const netWrites = new Set<Promise<unknown>>();
+    const network = runNetHooks({
+      decisions: this.netDecisions,
+      owner: { sessionId: chat, batchId: id },
+      ask: netAsk,
+      askless: 'no one can approve it: this batch was started from the console, not from a chat, and has no user to ask',
+      writes: netWrites,
+      also: r => {
+        live.push({ type: 'net', data: r });
+        log().info(`[net] batch ${id}: ${r.method} ${r.host}:${r.port} ${r.outcome}: ${r.detail}`);
+      },
+    });
     const extras = new Set<WorkerHost>();
     const idle: WorkerHost[] = [];
     const waiting: Array<(h: WorkerHost) => void> = [];
@@ -179,13 +202,7 @@ export class BatchLifecycle {
           return held;
         },
         seq,
-        // each connection of the sandbox network (runtime/net), on the batch's live stream and in the log
-        network: {
-          record: r => {
-            live.push({ type: 'net', data: r });
-            log().info(`[net] batch ${id}: ${r.method} ${r.host}:${r.port} ${r.outcome}: ${r.detail}`);
-          },
-        },
+        network,
         onEvent: (e: HostEvent) => {
           if (!primary && e.type === 'ended') return;
           switch (e.type) {
@@ -256,7 +273,9 @@ export class BatchLifecycle {
     const callOn = async (name: string, args: unknown): Promise<CallRecord> => {
       const h = await acquire();
       try {
-        return await h.call(name, args);
+        const r = await h.call(name, args);
+        while (netWrites.size > 0) await Promise.all([...netWrites]);
+        return r;
       } finally {
         release(h);
       }

@@ -14,6 +14,42 @@ import { AgentService } from '../../service/agent';
 import { SubagentService, sessionKey } from '../../service/subagent';
 import { parseId, requireObject } from '../../wire/validate';
 import { holdRoots, WorkerServices } from './services';
+import { NetDecisionService } from '../../service/netdecision';
+import type { NetAnswer, NetHooks, NetQuestion, NetRecord } from '../../runtime';
+
+/** Who answers the `net()` asks of a run's sandboxes: the user of the chat turn that runs it. */
+export type NetAsker = (q: NetQuestion) => Promise<NetAnswer>;
+
+/**
+ * The network hooks of a run's workers: each decision stored (`netaclaw_net_decision`; `writes` holds
+ * the stores in flight) and handed to `also`; an `ask` put to `ask`, or — with no one to ask —
+ * refused with `askless`.
+ */
+export function runNetHooks(o: {
+  decisions: NetDecisionService;
+  owner: { sessionId: number | null; batchId: number | null };
+  ask?: NetAsker;
+  askless: string;
+  writes: Set<Promise<unknown>>;
+  also?: (r: NetRecord) => void;
+}): NetHooks {
+  return {
+    ...(o.ask ? { ask: o.ask } : { askless: o.askless }),
+    record: r => {
+      o.also?.(r);
+      const w = o.decisions
+        .record(o.owner, r)
+        .catch(err => log().error(`[netaclaw] cannot store a network decision (${r.host}:${r.port} ${r.outcome}): ${errorStack(err)}`));
+      o.writes.add(w);
+      void w.then(() => o.writes.delete(w));
+    },
+  };
+}
+
+/** A chat session's id as a number (the key of a console batch that names no chat session: null). */
+export function chatSessionId(key: string | number | null | undefined): number | null {
+  return /^[1-9]\d{0,15}$/.test(String(key ?? '')) ? Number(key) : null;
+}
 
 function checkPolicy(v: unknown, field: string): WorkerPolicyWire {
   const o = requireObject(v, field);
@@ -35,6 +71,8 @@ export interface SessionToolsInput {
   rules?: RulesInput | null;
   signal?: AbortSignal;
   test?: HostTestOptions;
+  /** Who answers the `net()` asks of its sandboxes (the turn's user); absent: no one, an ask is refused. */
+  netAsk?: NetAsker;
 }
 
 @Provide()
@@ -48,6 +86,9 @@ export class MainAgentTools {
 
   @Inject()
   workers: WorkerServices;
+
+  @Inject()
+  netDecisions: NetDecisionService;
 
   /**
    * The main agent's tools for one turn of a session: its calls run in ONE confined worker of the session
@@ -65,7 +106,19 @@ export class MainAgentTools {
     const pol = checkPolicy(input.policy, 'policy');
     if (!Array.isArray(input.routes)) throw invalidInput('routes must be an array');
     const rules = input.rules ? structuredClone(input.rules) : null;
+    // each connection of its sandboxes stored with the session (stored before the call's result is)
+    const writes = new Set<Promise<unknown>>();
+    const network = runNetHooks({
+      decisions: this.netDecisions,
+      owner: { sessionId: chatSessionId(sessionId), batchId: null },
+      ask: input.netAsk,
+      askless: 'no one can approve it here',
+      writes,
+    });
     return new SessionWorker({
+      flush: async () => {
+        while (writes.size > 0) await Promise.all([...writes]);
+      },
       sessionId,
       policy: pol,
       routes: structuredClone(input.routes),
@@ -86,6 +139,7 @@ export class MainAgentTools {
           ops: this.workers.operations(),
           services: this.workers.services({ sessionId }, async () => (await this.agentService.agentFromRequest({ agentId }, 'agentId', false)).skills),
           test: input.test,
+          network,
         }),
       record: call => this.store.recordSessionCall(sessionId, call),
     });
@@ -123,6 +177,8 @@ interface SessionWorkerOptions {
   /** A new worker host of the session, not started. */
   host(opts: { onEvent: (e: HostEvent) => void; pins: () => Promise<PinnedRoots> }): WorkerHost;
   record(call: Omit<CallRecord, 'seq'>): Promise<CallRecord>;
+  /** Waits for the network decisions in flight to be stored. */
+  flush(): Promise<void>;
 }
 
 /**
@@ -247,9 +303,11 @@ class SessionWorker implements SessionTools {
       if (host && !host.status) this.idle.push(host);
       else if (host) this.hosts.delete(host);
     }
-    const record = await this.o.record({ name, arguments: args, ...outcome });
+    await this.o.flush();
+    const { network, ...stored } = outcome as typeof outcome & Pick<CallRecord, 'network'>;
+    const record = await this.o.record({ name, arguments: args, ...stored });
     if (this.o.signal?.aborted) throw new Error('cancelled');
-    return record;
+    return network ? { ...record, network } : record;
   }
 
   /** Where the session's routes put a call (the package's gate on this process's copy), for a call whose worker failed. */

@@ -12,6 +12,7 @@ import { LoginSessions1796700000000 } from './1796700000000-LoginSessions';
 import { Rules1796800000000 } from './1796800000000-Rules';
 import { McpPathMarks1796900000000 } from './1796900000000-McpPathMarks';
 import { Approvals1797000000000 } from './1797000000000-Approvals';
+import { NetDecisions1797100000000 } from './1797100000000-NetDecisions';
 
 export const MIGRATIONS = [
   Baseline1796093269137,
@@ -24,6 +25,7 @@ export const MIGRATIONS = [
   Rules1796800000000,
   McpPathMarks1796900000000,
   Approvals1797000000000,
+  NetDecisions1797100000000,
 ];
 
 /** The table where TypeORM records the migrations that ran. */

@@ -5,7 +5,7 @@
  * the package's (`checkNetwork`): `net(host[:port])` patterns at the global, agent and session levels,
  * deny over ask over allow, no host by default, an IP address reached only through a rule naming it.
  */
-import type { LevelRulesInput, NetworkCheck, RulesInput } from '@netaclaw/tool-policy';
+import type { LevelRulesInput, NetworkCheck, RuleMatch, RulesInput } from '@netaclaw/tool-policy';
 import { errorMessage } from '../../lib/errortext';
 import { policy } from '../../wire/policy';
 
@@ -19,6 +19,8 @@ export interface NetDecision {
   level?: NetLevel;
   /** One sentence for the client, the log and the record. */
   message: string;
+  /** The package's rule match (what an approval card shows and an approval for the session names). */
+  match?: RuleMatch;
 }
 
 const LEVELS: NetLevel[] = ['global', 'agent', 'session'];
@@ -77,9 +79,9 @@ export function decideNetwork(rules: RulesInput | null | undefined, host: string
   const rule = c.rule.pattern ?? undefined;
   const level = c.rule.level ?? undefined;
   const target = `${c.host}:${c.port}`;
-  if (!rule) return { verdict: c.decision, message: `${target} is refused: no net() rule allows it (a sandbox reaches no host by default)` };
+  if (!rule) return { verdict: c.decision, match: c.rule, message: `${target} is refused: no net() rule allows it (a sandbox reaches no host by default)` };
   if (c.rule.source?.startsWith('rules.approvals'))
-    return { verdict: c.decision, rule, level, message: `${target} is allowed: ${rule} (approved for this session)` };
+    return { verdict: c.decision, rule, level, match: c.rule, message: `${target} is allowed: ${rule} (approved for this session)` };
   const says = c.decision === 'deny' ? 'refused' : c.decision === 'ask' ? 'waiting for an approval' : 'allowed';
-  return { verdict: c.decision, rule, level, message: `${target} is ${says}: ${rule} (${level} rules)` };
+  return { verdict: c.decision, rule, level, match: c.rule, message: `${target} is ${says}: ${rule} (${level} rules)` };
 }

@@ -13,7 +13,7 @@
  */
 import * as http from 'http';
 import * as net from 'net';
-import type { RulesInput } from '@netaclaw/tool-policy';
+import type { RuleMatch, RulesInput } from '@netaclaw/tool-policy';
 import { decideNetwork, NetDecision, normalHost, parseNetPattern } from './decide';
 import { resolveHost } from './resolve';
 import { APPROVAL_WAIT_SECONDS } from '../../config/settings';
@@ -32,11 +32,96 @@ export interface NetRecord {
   decision: NetDecision;
   /** The sentence the client got (a refusal's 403 text) or the connection's address. */
   detail: string;
+  /**
+   * For an `ask`: the user's answer (`once`, `session`, `deny`), `timeout` (no answer in time) or `none`
+   * (no one can approve it where the sandbox runs); absent for a connection no rule asked about.
+   */
+  answer?: NetAnswerKind;
+  /** The approval the user answered (the chat's `netaclaw_approval` row), when one was asked. */
+  approvalId?: number;
+  /** The call in progress in the sandbox when the connection was decided (set by the worker's host). */
+  call?: { seq: number; name: string };
+}
+
+/**
+ * Why a refused connection was refused, for the page's sentence: a `deny` rule (`rule`), no rule (the
+ * default), an IP address no rule names (`address`), the user's refusal (`denied`), no answer in time
+ * (`timeout`), no one to ask (`none`).
+ */
+export type NetRefusalKind = 'rule' | 'default' | 'address' | 'denied' | 'timeout' | 'none';
+
+/** A connection refused during a call: what the model reads in the call's result and the page shows on its card. */
+export interface NetNote {
+  host: string;
+  port: number;
+  rule: string | null;
+  level: string | null;
+  why: NetRefusalKind;
+  /** The note's sentence (English, for the model): `network: connection to evil.test:443 refused by rule net(evil.test) (agent)`. */
+  text: string;
+}
+
+/** The note of a refused connection (`NetNote`), read from its record. */
+export function refusalNote(r: NetRecord): NetNote {
+  const rule = r.decision.rule ?? null;
+  const level = r.decision.level ?? null;
+  const target = `network: connection to ${net.isIP(r.host) === 6 ? `[${r.host}]` : r.host}:${r.port} refused`;
+  const by = rule ? `${rule}${level ? ` (${level})` : ''}` : '';
+  const named = rule ? parseNetPattern(rule) : null;
+  let why: NetRefusalKind;
+  let text: string;
+  if (r.answer === 'deny' || r.answer === 'session' || r.answer === 'once') {
+    why = 'denied';
+    text = `${target}: the user refused the approval asked by rule ${by}`;
+  } else if (r.answer === 'timeout') {
+    why = 'timeout';
+    text = `${target}: no one answered the approval asked by rule ${by} in time`;
+  } else if (r.answer === 'none') {
+    why = 'none';
+    text = `${target}: rule ${by} asks for an approval and no one can give it here`;
+  } else if (net.isIP(r.host) && (!named || named.host !== r.host)) {
+    why = 'address';
+    text = `${target}: an IP address is reached only through a net() rule that names it`;
+  } else if (rule) {
+    why = 'rule';
+    text = `${target} by rule ${by}`;
+  } else {
+    why = 'default';
+    text = `${target}: no net() rule allows it`;
+  }
+  return { host: r.host, port: r.port, rule, level, why, text };
+}
+
+export type NetAnswerKind = 'once' | 'session' | 'deny' | 'timeout' | 'none';
+
+/** The answer of `NetHooks.ask`: approved or not, with the answer's kind and the approval it was given to. */
+export interface NetAnswer {
+  approved: boolean;
+  answer: NetAnswerKind;
+  approvalId?: number;
+}
+
+/** One question to the user about a connection (an `ask` rule). */
+export interface NetQuestion {
+  host: string;
+  port: number;
+  method: string;
+  rule: string | undefined;
+  level: string | undefined;
+  message: string;
+  /** Aborted when the wait ends (timed out, the proxy closed). */
+  signal: AbortSignal;
+  /** The call in progress in the sandbox (set by the worker's host). */
+  call?: { seq: number; name: string };
+  /** The package's match of the asking rule (`kind` `net`, `subject` `host:port`). */
+  match?: RuleMatch;
 }
 
 export interface NetHooks {
-  /** Asks the user about one connection (an `ask` rule): resolves true when approved. */
-  ask?: (q: { host: string; port: number; rule: string | undefined; level: string | undefined; message: string; signal: AbortSignal }) => Promise<boolean>;
+  /** Asks the user about one connection (an `ask` rule): resolves true (or `approved`) when approved. */
+  ask?: (q: NetQuestion) => Promise<boolean | NetAnswer>;
+  /** Why no one can approve a connection here (the sentence of a refused `ask` when `ask` is absent). */
+  askless?: string;
   /** Keeps one decision (the model's and the page's view of the sandbox's connections). */
   record?: (r: NetRecord) => void;
   /** How long an `ask` waits (ms; default NETACLAW_APPROVAL_WAIT_SECONDS). */
@@ -118,7 +203,11 @@ export class NetProxy {
    * The decision for one connection, the approval included: `{ ok: true }` to connect, or the refusal's
    * sentence. An IP literal needs a rule that names it.
    */
-  private async decide(host: string, port: number): Promise<{ ok: boolean; decision: NetDecision; why: string }> {
+  private async decide(
+    host: string,
+    port: number,
+    method: string
+  ): Promise<{ ok: boolean; decision: NetDecision; why: string; answer?: NetAnswerKind; approvalId?: number }> {
     const decision = decideNetwork(this.rules, host, port);
     const verdict = verdictOf(decision);
     if (verdict === 'deny') return { ok: false, decision, why: decision.message };
@@ -134,29 +223,45 @@ export class NetProxy {
       }
     }
     if (verdict === 'allow') return { ok: true, decision, why: decision.message };
-    if (!this.hooks.ask) return { ok: false, decision, why: `${decision.message}; no one can approve it here, so it is refused` };
+    if (!this.hooks.ask)
+      return { ok: false, decision, answer: 'none', why: `${decision.message}; ${this.hooks.askless ?? 'no one can approve it here'}, so it is refused` };
     const abort = new AbortController();
     this.aborts.add(abort);
     const waitMs = this.hooks.waitMs ?? APPROVAL_WAIT_SECONDS * 1000;
     let timer: NodeJS.Timeout | undefined;
     try {
-      const answer = await Promise.race([
-        this.hooks.ask({ host, port, rule: decision.rule, level: decision.level, message: decision.message, signal: abort.signal }),
+      const got = await Promise.race([
+        this.hooks.ask({
+          host,
+          port,
+          method,
+          rule: decision.rule,
+          level: decision.level,
+          message: decision.message,
+          signal: abort.signal,
+          match: decision.match,
+        }),
         new Promise<'timeout'>(resolve => {
           timer = setTimeout(() => resolve('timeout'), waitMs);
         }),
       ]);
-      if (answer === true) return { ok: true, decision, why: `${decision.message}; approved` };
+      const a: NetAnswer =
+        got === 'timeout' ? { approved: false, answer: 'timeout' } : typeof got === 'boolean' ? { approved: got, answer: got ? 'once' : 'deny' } : got;
+      const about = { answer: a.answer, ...(a.approvalId !== undefined ? { approvalId: a.approvalId } : {}) };
+      if (a.approved) return { ok: true, decision, why: `${decision.message}; approved`, ...about };
       return {
         ok: false,
         decision,
+        ...about,
         why:
-          answer === 'timeout'
+          a.answer === 'timeout'
             ? `${decision.message}; no approval came within ${waitMs / 1000} s, so it is refused`
-            : `${decision.message}; the approval was refused`,
+            : a.answer === 'none'
+              ? `${decision.message}; no one can approve it here, so it is refused`
+              : `${decision.message}; the approval was refused`,
       };
     } catch (err) {
-      return { ok: false, decision, why: `${decision.message}; the approval failed (${errorMessage(err)})` };
+      return { ok: false, decision, answer: 'none', why: `${decision.message}; the approval failed (${errorMessage(err)})` };
     } finally {
       clearTimeout(timer);
       abort.abort();
@@ -172,10 +277,11 @@ export class NetProxy {
       return;
     }
     const { host, port } = target;
-    const d = await this.decide(host, port);
+    const d = await this.decide(host, port, 'CONNECT');
+    const asked = answered(d);
     if (!d.ok) {
       const text = `netaclaw proxy: ${d.why}`;
-      this.record({ at: Date.now(), host, port, method: 'CONNECT', outcome: 'refused', decision: d.decision, detail: d.why });
+      this.record({ at: Date.now(), host, port, method: 'CONNECT', outcome: 'refused', decision: d.decision, detail: d.why, ...asked });
       refuseRaw(client, 403, text);
       return;
     }
@@ -187,9 +293,18 @@ export class NetProxy {
         upstream.once('connect', resolve);
         upstream.once('error', reject);
       });
-      this.record({ at: Date.now(), host, port, method: 'CONNECT', outcome: 'connected', decision: d.decision, detail: `${to.address}:${port} (${to.via})` });
+      this.record({
+        at: Date.now(),
+        host,
+        port,
+        method: 'CONNECT',
+        outcome: 'connected',
+        decision: d.decision,
+        detail: `${to.address}:${port} (${to.via})`,
+        ...asked,
+      });
     } catch (err) {
-      this.record({ at: Date.now(), host, port, method: 'CONNECT', outcome: 'failed', decision: d.decision, detail: errorMessage(err) });
+      this.record({ at: Date.now(), host, port, method: 'CONNECT', outcome: 'failed', decision: d.decision, detail: errorMessage(err), ...asked });
       refuseRaw(client, 502, `netaclaw proxy: cannot reach ${host}:${port}: ${errorMessage(err)}`);
       return;
     }
@@ -219,16 +334,17 @@ export class NetProxy {
     const host = normalHost(url.hostname);
     const port = url.port ? Number(url.port) : 80;
     const method = req.method ?? 'GET';
-    const d = await this.decide(host, port);
+    const d = await this.decide(host, port, method);
+    const asked = answered(d);
     if (!d.ok) {
-      this.record({ at: Date.now(), host, port, method, outcome: 'refused', decision: d.decision, detail: d.why });
+      this.record({ at: Date.now(), host, port, method, outcome: 'refused', decision: d.decision, detail: d.why, ...asked });
       return refuse(res, 403, `netaclaw proxy: ${d.why}`);
     }
     let to;
     try {
       to = await resolveHost(host);
     } catch (err) {
-      this.record({ at: Date.now(), host, port, method, outcome: 'failed', decision: d.decision, detail: errorMessage(err) });
+      this.record({ at: Date.now(), host, port, method, outcome: 'failed', decision: d.decision, detail: errorMessage(err), ...asked });
       return refuse(res, 502, `netaclaw proxy: cannot reach ${host}:${port}: ${errorMessage(err)}`);
     }
     const headers = { ...req.headers };
@@ -237,17 +353,22 @@ export class NetProxy {
     headers.host = url.host;
     const upstream = http.request({ host: to.address, family: to.family, port, method, path: `${url.pathname}${url.search}`, headers, setHost: false });
     upstream.on('response', up => {
-      this.record({ at: Date.now(), host, port, method, outcome: 'connected', decision: d.decision, detail: `${to.address}:${port} (${to.via})` });
+      this.record({ at: Date.now(), host, port, method, outcome: 'connected', decision: d.decision, detail: `${to.address}:${port} (${to.via})`, ...asked });
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
     });
     upstream.on('error', err => {
-      this.record({ at: Date.now(), host, port, method, outcome: 'failed', decision: d.decision, detail: errorMessage(err) });
+      this.record({ at: Date.now(), host, port, method, outcome: 'failed', decision: d.decision, detail: errorMessage(err), ...asked });
       if (!res.headersSent) refuse(res, 502, `netaclaw proxy: cannot reach ${host}:${port}: ${errorMessage(err)}`);
       else res.destroy();
     });
     req.pipe(upstream);
   }
+}
+
+/** The approval part of a decision, for its record. */
+function answered(d: { answer?: NetAnswerKind; approvalId?: number }): Pick<NetRecord, 'answer' | 'approvalId'> {
+  return { ...(d.answer ? { answer: d.answer } : {}), ...(d.approvalId !== undefined ? { approvalId: d.approvalId } : {}) };
 }
 
 function refuse(res: http.ServerResponse, status: number, text: string): void {
