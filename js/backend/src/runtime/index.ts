@@ -22,7 +22,6 @@ export { BUILTIN_HANDLERS } from './tools/builtin';
 export type { ToolOrigin } from './tools/registry';
 export type { Implementation } from './tools/kinds';
 export type { McpListedTool } from './mcp/client';
-export type { NetRecord } from './net/proxy';
 export type { McpSupervisor } from './mcp/servers';
 export type { CallRecord, HostEvent, HostOptions, HostTestOptions } from './host';
 export { WorkerError, WorkerHost } from './host';
