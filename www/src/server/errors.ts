@@ -190,7 +190,7 @@ export function errorSentence(e: { code: string; status?: number; message?: stri
 }
 
 const IN_CREW: Record<Locale, (names: string) => string> = {
-  'zh-CN': (names) => `这个 Agent 是 ${names} 的团队成员，不能删除：请先在这些 Agent 的编辑页中把它移出团队。`,
+  'zh-CN': (names) => `这个 Agent 是${names}的团队成员，不能删除：请先在这些 Agent 的编辑页中把它移出团队。`,
   en: (names) => `This agent is a member of the crew of ${names}, so it cannot be deleted: take it out of their crews on their edit pages first.`,
 };
 

@@ -147,7 +147,7 @@ for (const [width, lang] of [
     const refusal = other.getByTestId('chat-session-delete-error');
     await refusal.waitFor();
     assert.match(await refusal.innerText(), lang === 'en' ? /answering a message, so it cannot be deleted: cancel the turn/ : /正在回答消息，不能删除：请先取消本轮/);
-    await assertLocalizedErrors(refusal, lang, 'a running session refused');
+    await assertLocalizedErrors(other.getByTestId('chat-page'), lang, 'a running session refused');
     assert.equal((await api('GET', `/admin/netaclaw/session/info?id=${second}`)).status, 200);
     await other.getByTestId('chat-cancel').click();
     await other.getByTestId('chat-answering').waitFor({ state: 'detached' });
