@@ -201,7 +201,15 @@ function defineTests(backend) {
       assert.deepEqual(await rowsOfSession(db, sessionId, batchIds), NONE);
       const left = await call(s, 'POST', '/admin/netaclaw/agent/page', {});
       assert.deepEqual(left.body.data.list, []);
-      for (const table of ['netaclaw_session', 'netaclaw_message', 'netaclaw_subagent_batch', 'netaclaw_tool_call', 'netaclaw_memory', 'netaclaw_escalation', 'netaclaw_todo_list']) {
+      for (const table of [
+        'netaclaw_session',
+        'netaclaw_message',
+        'netaclaw_subagent_batch',
+        'netaclaw_tool_call',
+        'netaclaw_memory',
+        'netaclaw_escalation',
+        'netaclaw_todo_list',
+      ]) {
         assert.equal(Number((await db.sql(`SELECT COUNT(*) AS n FROM ${table}`))[0].n), 0, table);
       }
     });

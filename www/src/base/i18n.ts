@@ -827,7 +827,8 @@ const en: Dict = {
     `Delete the agent “${name}”? Its sessions (messages, tool calls, sub-agent batches), memory and rules go with it, for good. It cannot be deleted while one of its sessions or batches runs.`,
   deleteConfirmButton: 'Delete',
   agentDeleted: (name) => `The agent “${name}” was deleted.`,
-  sessionRoutesOwn: "These are the main agent's routes in this session, the ones the chat gets; the sub-agent tools apply only to the sub-agent batches it delegates to.",
+  sessionRoutesOwn:
+    "These are the main agent's routes in this session, the ones the chat gets; the sub-agent tools apply only to the sub-agent batches it delegates to.",
   sessionBlocksBecause: (reason) => `The static profile runs; this session blocks it: ${reason}`,
 };
 

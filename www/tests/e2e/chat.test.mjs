@@ -111,7 +111,10 @@ test('a chat turn streams its answer; each tool call is a card with its decision
   // in English: the package's English labels
   await switchLocale(again, 'en');
   const writeCard = card(transcript(again), 'write_file');
-  await writeCard.getByTestId('tool-card-denied').filter({ hasText: `Did not run: ${label('reasons', 'write_blocked_by_readonly_policy', 'en')}.` }).waitFor();
+  await writeCard
+    .getByTestId('tool-card-denied')
+    .filter({ hasText: `Did not run: ${label('reasons', 'write_blocked_by_readonly_policy', 'en')}.` })
+    .waitFor();
   assert.equal((await card(transcript(again), 'read_file').locator('.decision').innerText()).trim(), label('routes', 'worker-local', 'en'));
   await switchLocale(again, 'zh-CN');
   // a second turn in the reloaded session goes on in it

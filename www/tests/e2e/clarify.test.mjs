@@ -52,7 +52,9 @@ async function order(page) {
   return page
     .getByTestId('chat-transcript')
     .locator('[data-testid=msg-user], [data-testid=msg-question], [data-testid=tool-card][data-tool=clarify]')
-    .evaluateAll((els) => els.map((el) => `${el.dataset.testid}:${el.dataset.testid === 'tool-card' ? el.dataset.state : el.innerText.trim().split('\n').pop()}`));
+    .evaluateAll((els) =>
+      els.map((el) => `${el.dataset.testid}:${el.dataset.testid === 'tool-card' ? el.dataset.state : el.innerText.trim().split('\n').pop()}`),
+    );
 }
 
 test('at 1280 px, an answered question stays in the transcript, followed by the answer; its card says answered (zh-CN, en), after a reload too', async () => {

@@ -34,7 +34,12 @@ async function until(fn, what, ms = 20_000) {
 
 test('agents page: a delete asks first; a crew member is refused with the crew named (zh-CN, en); a running agent is refused; then it goes with its sessions', async () => {
   const member = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('member'), toolsets: ['base'] });
-  const lead = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('lead'), toolsets: ['base', 'delegation'], crewRole: 'master', crewMembers: [member.id] });
+  const lead = await apiData('POST', '/admin/netaclaw/agent/add', {
+    name: uniqueName('lead'),
+    toolsets: ['base', 'delegation'],
+    crewRole: 'master',
+    crewMembers: [member.id],
+  });
   const sessionId = await chatOnce(member.id, 'hello');
   const page = await open(browser.context, '/agent/list');
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -77,7 +82,10 @@ test('agents page: a delete asks first; a crew member is refused with the crew n
   await until(async () => (await apiData('GET', `/admin/netaclaw/session/page?agentId=${lead.id}`)).total > 0, 'the slow turn started');
   await agentRow(en, lead.id).getByTestId('agent-delete').click();
   await en.locator('.confirm-delete-agent').click();
-  await en.getByTestId('agent-delete-error').and(en.locator(`[data-agent="${lead.id}"]`)).waitFor();
+  await en
+    .getByTestId('agent-delete-error')
+    .and(en.locator(`[data-agent="${lead.id}"]`))
+    .waitFor();
   assert.match(await en.getByTestId('agent-delete-error').innerText(), /is running, so it cannot be deleted/);
   assert.equal((await api('GET', `/admin/netaclaw/agent/info?id=${lead.id}`)).status, 200);
   // the client goes away: the turn is cancelled, and the delete goes through
@@ -146,7 +154,10 @@ for (const [width, lang] of [
     await other.locator('.confirm-delete-session').click();
     const refusal = other.getByTestId('chat-session-delete-error');
     await refusal.waitFor();
-    assert.match(await refusal.innerText(), lang === 'en' ? /answering a message, so it cannot be deleted: cancel the turn/ : /正在回答消息，不能删除：请先取消本轮/);
+    assert.match(
+      await refusal.innerText(),
+      lang === 'en' ? /answering a message, so it cannot be deleted: cancel the turn/ : /正在回答消息，不能删除：请先取消本轮/,
+    );
     await assertLocalizedErrors(other.getByTestId('chat-page'), lang, 'a running session refused');
     assert.equal((await api('GET', `/admin/netaclaw/session/info?id=${second}`)).status, 200);
     await other.getByTestId('chat-cancel').click();
