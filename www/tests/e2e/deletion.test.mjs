@@ -12,6 +12,12 @@ const browser = forFile(launch);
 /** The confirmation dialog Element Plus shows (ElMessageBox). */
 const dialog = (page) => page.locator('.el-message-box');
 
+/** The agents whose name holds `name`, by the list's filter. */
+async function filterTo(page, name) {
+  await page.getByTestId('agent-filter-name').locator('input').fill(name);
+  await page.getByTestId('agent-filter-name').locator('input').press('Enter');
+}
+
 function agentRow(page, id) {
   return page.locator(`[data-testid=agent-table] tr.agent-row-${id}`);
 }
@@ -33,9 +39,11 @@ async function until(fn, what, ms = 20_000) {
 }
 
 test('agents page: a delete asks first; a crew member is refused with the crew named (zh-CN, en); a running agent is refused; then it goes with its sessions', async () => {
-  const member = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('member'), toolsets: ['base'] });
+  // one name in common: the list (20 a page, other tests' agents too) is filtered to these two
+  const base = uniqueName('del');
+  const member = await apiData('POST', '/admin/netaclaw/agent/add', { name: `${base}-member`, toolsets: ['base'] });
   const lead = await apiData('POST', '/admin/netaclaw/agent/add', {
-    name: uniqueName('lead'),
+    name: `${base}-lead`,
     toolsets: ['base', 'delegation'],
     crewRole: 'master',
     crewMembers: [member.id],
@@ -43,6 +51,7 @@ test('agents page: a delete asks first; a crew member is refused with the crew n
   const sessionId = await chatOnce(member.id, 'hello');
   const page = await open(browser.context, '/agent/list');
   await page.setViewportSize({ width: 1280, height: 800 });
+  await filterTo(page, base);
   await agentRow(page, member.id).waitFor();
 
   // cancel: nothing happens
@@ -64,6 +73,7 @@ test('agents page: a delete asks first; a crew member is refused with the crew n
 
   const en = await open(browser.context, '/agent/list', { lang: 'en' });
   await en.setViewportSize({ width: 1280, height: 800 });
+  await filterTo(en, base);
   await agentRow(en, member.id).getByTestId('agent-delete').click();
   assert.match(await dialog(en).innerText(), new RegExp(`Delete the agent “${member.name}”\\?`));
   await en.locator('.confirm-delete-agent').click();
@@ -96,6 +106,7 @@ test('agents page: a delete asks first; a crew member is refused with the crew n
 
   // out of any crew now: the member goes from the page, with its session
   await page.reload();
+  await filterTo(page, base);
   await agentRow(page, member.id).getByTestId('agent-delete').click();
   await page.locator('.confirm-delete-agent').click();
   await page.locator('.el-message--success').first().waitFor();
