@@ -14,8 +14,8 @@ const dialog = (page) => page.locator('.el-message-box');
 
 /** The agents whose name holds `name`, by the list's filter. */
 async function filterTo(page, name) {
-  await page.getByTestId('agent-filter-name').locator('input').fill(name);
-  await page.getByTestId('agent-filter-name').locator('input').press('Enter');
+  await page.getByTestId('agent-filter-name').fill(name);
+  await page.getByTestId('agent-filter-name').press('Enter');
 }
 
 function agentRow(page, id) {
