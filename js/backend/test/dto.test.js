@@ -74,6 +74,10 @@ describe('request DTOs and the answer envelope', () => {
       ['/admin/netaclaw/mcp/add', { name: 'm', transport: 'stdio', command: 'node', args: [1] }, /^args must be a list of strings$/],
       ['/admin/netaclaw/mcp/update', { enabled: false }, /^id is required$/],
       ['/admin/netaclaw/mcp/delete', {}, /^id is required$/],
+      ['/admin/netaclaw/agent/delete', {}, /^id is required$/],
+      ['/admin/netaclaw/agent/delete', { id: 0 }, /^id must be a positive integer$/],
+      ['/admin/netaclaw/session/delete', {}, /^id is required$/],
+      ['/admin/netaclaw/session/delete', { id: 'one' }, /^id must be a positive integer$/],
       ['/admin/netaclaw/mcp/page', { size: 0 }, /^size must be an integer between 1 and 1000$/],
     ];
     const before = (await call(s, 'POST', '/admin/netaclaw/channel/page', {})).body;

@@ -416,6 +416,15 @@ const zh = {
   errorCodes: {
     root_contains_backend_state: '工作区根目录不能是、位于或包含后端自身的数据、页面、代码或配置（含指向它们的符号链接）。请选择其他目录。',
   } as Record<string, string>,
+  // deleting an agent; the named session's routes (the main agent's own, as the chat computes them)
+  deleteAgent: '删除',
+  deleteAgentTitle: '删除 Agent',
+  deleteAgentConfirm: (name: string) =>
+    `删除 Agent「${name}」？它的会话（含消息、工具调用、子 Agent 批次）、记忆和规则都会一起删除，不能恢复。它的会话或批次正在运行时不能删除。`,
+  deleteConfirmButton: '删除',
+  agentDeleted: (name: string) => `Agent「${name}」已删除。`,
+  sessionRoutesOwn: '这是主 Agent 在这个会话中的路由，与对话页得到的一致；「子 Agent 允许工具」只作用于它委派的子 Agent 批次。',
+  sessionBlocksBecause: (reason: string) => `静态画像可运行，本 session 阻断：${reason}`,
 };
 
 type Dict = typeof zh;
@@ -825,6 +834,15 @@ const en: Dict = {
     root_contains_backend_state:
       "A workspace root may not be, lie inside or contain the backend's own data, pages, code or configuration (symlinks to them included). Choose another folder.",
   },
+  deleteAgent: 'Delete',
+  deleteAgentTitle: 'Delete the agent',
+  deleteAgentConfirm: (name) =>
+    `Delete the agent “${name}”? Its sessions (messages, tool calls, sub-agent batches), memory and rules go with it, for good. It cannot be deleted while one of its sessions or batches runs.`,
+  deleteConfirmButton: 'Delete',
+  agentDeleted: (name) => `The agent “${name}” was deleted.`,
+  sessionRoutesOwn:
+    "These are the main agent's routes in this session, the ones the chat gets; the sub-agent tools apply only to the sub-agent batches it delegates to.",
+  sessionBlocksBecause: (reason) => `The static profile runs; this session blocks it: ${reason}`,
 };
 
 const dicts: Record<Locale, Dict> = { 'zh-CN': zh, en };

@@ -43,8 +43,6 @@ const zh = {
   callDenied: '已拒绝',
   callPending: '执行中…',
   callCutShort: '本轮被中断，未记录结果',
-  deniedNotRun: '已拒绝，没有执行',
-  notOfferedBecause: '这个会话没有提供它，因为',
   ranWhere: '运行位置',
   executorOwn: '执行器自身的工具（主进程）',
   notOffered: '模型调用了未提供给它的工具，没有执行',
@@ -212,6 +210,21 @@ const zh = {
   requestFailed: '请求失败',
   refresh: '刷新',
   actions: '操作',
+  // a denied call's reason, an unknown tool, the agent's question in the transcript, deleting a session
+  deniedBecause: (reason: string) => `没有执行：${reason}。`,
+  noSuchTool: (name: string) => `没有名为 ${name} 的工具。`,
+  noSuchToolHint: (name: string) => `没有名为 ${name} 的工具：这次调用会被拒绝。请从列表中选一个工具。`,
+  callAsked: '等待用户回答',
+  callAnswered: '用户已回答',
+  questionAsked: '已向用户提问，正在等待回答。',
+  questionAnswered: '已向用户提问，用户的回答在提问下方。',
+  questionWho: 'Agent 的提问',
+  deleteSession: '删除会话',
+  deleteSessionTitle: '删除会话',
+  deleteSessionConfirm: (title: string) =>
+    `删除会话「${title}」？它的消息、工具调用、子 Agent 批次、待办和升级都会一起删除，不能恢复。正在回答时不能删除：请先取消本轮。`,
+  deleteConfirmButton: '删除',
+  sessionDeleted: '会话已删除。',
 };
 
 type ChatDict = typeof zh;
@@ -254,8 +267,6 @@ const en: ChatDict = {
   callDenied: 'Denied',
   callPending: 'Running…',
   callCutShort: 'The turn was cut short; no result recorded',
-  deniedNotRun: 'Denied, did not run',
-  notOfferedBecause: 'Not offered in this session, because',
   ranWhere: 'Ran',
   executorOwn: 'the executor’s own tool (main process)',
   notOffered: 'The model called a tool it was not offered; it did not run',
@@ -416,6 +427,20 @@ const en: ChatDict = {
   requestFailed: 'Request failed',
   refresh: 'Refresh',
   actions: 'Actions',
+  deniedBecause: (reason) => `Did not run: ${reason}.`,
+  noSuchTool: (name) => `No tool named ${name} exists.`,
+  noSuchToolHint: (name) => `No tool named ${name} exists: this call will be denied. Pick a tool from the list.`,
+  callAsked: 'Waiting for the answer',
+  callAnswered: 'Answered',
+  questionAsked: 'Asked the user; waiting for the answer.',
+  questionAnswered: 'Asked the user; the answer follows the question.',
+  questionWho: 'The agent asks',
+  deleteSession: 'Delete session',
+  deleteSessionTitle: 'Delete the session',
+  deleteSessionConfirm: (title) =>
+    `Delete the session “${title}”? Its messages, tool calls, sub-agent batches, todo list and escalations go with it, for good. A session that is answering cannot be deleted: cancel the turn first.`,
+  deleteConfirmButton: 'Delete',
+  sessionDeleted: 'The session was deleted.',
 };
 
 const dicts: Record<Locale, ChatDict> = { 'zh-CN': zh, en };

@@ -61,6 +61,8 @@ export type TranscriptItem =
   | { kind: 'tool'; key: string; call: CardCall }
   /** An operator's answer to an escalation, as the agent was given it. */
   | { kind: 'operator'; key: string; text: string }
+  /** A question the agent asked the user (`clarify`), answered by the user message that follows it. */
+  | { kind: 'question'; key: string; text: string; callId: string }
   | { kind: 'error'; key: string; code: string; message: string };
 
 /** The arguments the model sent (their JSON text), parsed like the executor does; the text itself when not JSON. */
@@ -137,6 +139,11 @@ export function transcriptOfSession(info: SessionInfo): TranscriptItem[] {
       if (card && !card.record) card.resultText = m.content;
     } else if (m.role === 'resolution') {
       items.push({ kind: 'operator', key, text: m.content ?? '' });
+    } else if (m.role === 'question') {
+      // answered when a result of its call follows (the answer is the next user message); the question
+      // the session still waits on is shown at the end of the transcript, with the message box asking for it
+      const answered = info.messages.some((r) => r.role === 'tool' && r.toolCallId === m.toolCallId && r.seq > m.seq);
+      if (answered && m.toolCallId) items.push({ kind: 'question', key, text: m.content ?? '', callId: m.toolCallId });
     } else {
       items.push({ kind: 'error', key, code: m.name ?? '', message: m.content ?? '' });
     }
@@ -178,6 +185,11 @@ export class LiveTranscript {
 
   userMessage(text: string): void {
     this.items.push({ kind: 'user', key: this.key('u'), text });
+  }
+
+  /** The question the session waited on, now answered by the user message that follows. */
+  question(text: string, callId: string): void {
+    this.items.push({ kind: 'question', key: this.key('q'), text, callId });
   }
 
   /** A main-agent event of the stream (those of a sub-agent, `batchId` set, belong to its batch). */

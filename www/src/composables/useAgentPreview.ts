@@ -80,10 +80,13 @@ export function useAgentPreview(
     }));
   });
 
-  /** The batch input of the named session (empty fields absent). */
+  /**
+   * The input of the named session (empty fields absent): the main agent's own, as the chat computes its
+   * routes (docs/backend-api.md, POST /tool/diagnostic). The agent's sub-agent selection is not part of it:
+   * it narrows only the batches the agent delegates to.
+   */
   function sessionInput(): SubagentBatch {
     return {
-      ...selection(),
       sessionCwd: session.sessionCwd.trim() || null,
       workspaceRoots: session.workspaceRoots.map((r) => r.trim()).filter((r) => r !== ''),
       shellPermitted: session.shellPermitted,

@@ -235,6 +235,8 @@ export const api = {
     update: (id: number, a: AgentInput, version?: number) =>
       request<AgentRow>('POST', `${AGENT}/update`, version === undefined ? { ...a, id } : { ...a, id, version }),
     previewPrompt: (body: { id: number } | { agent: AgentInput }) => request<PreviewPromptResult>('POST', `${AGENT}/previewPrompt`, body),
+    /** With its sessions; rejects with 409 `agent_running` or `agent_in_crew` (docs/backend-api.md "Deleting"). */
+    delete: (id: number) => request<{ id: number; sessions: number }>('POST', `${AGENT}/delete`, { id }),
   },
   channel: {
     page: (q: { page?: number; size?: number } = {}) => request<Page<ChannelView>>('POST', `${CHANNEL}/page`, q),
@@ -265,6 +267,8 @@ export const api = {
   session: {
     page: (q: { page?: number; size?: number; agentId?: number }) => request<{ list: SessionRow[]; total: number }>('GET', `${SESSION}/page${qs(q)}`),
     info: (id: number) => request<SessionInfo>('GET', `${SESSION}/info${qs({ id })}`),
+    /** With everything that is its; rejects with 409 `session_running` while a turn of it runs. */
+    delete: (id: number) => request<{ id: number }>('POST', `${SESSION}/delete`, { id }),
   },
   chat: {
     /** The agent's prompt, offered tools and model channel for a chat session with these fields. */

@@ -42,6 +42,9 @@ const ERRORS: Record<Locale, Sentences> = {
     connection_closed: '对话连接已断开，本轮没有收到结束。',
     client_error: '页面处理时出错。',
     http: '请求失败（服务器返回了错误）。',
+    session_running: '这个会话正在回答消息，不能删除：请先取消本轮（或等它结束）再删除。',
+    agent_running: '这个 Agent 的会话或子 Agent 批次正在运行，不能删除：请先停止它们（或等它们结束）再删除。',
+    agent_in_crew: '这个 Agent 是其他 Agent 团队的成员，不能删除：请先在那些 Agent 中把它移出团队。',
   },
   en: {
     unauthorized: 'You are not logged in, or the login has expired: log in again with the admin token.',
@@ -76,6 +79,9 @@ const ERRORS: Record<Locale, Sentences> = {
     connection_closed: 'The chat connection closed before the turn ended.',
     client_error: 'The page failed to handle this.',
     http: 'The request failed (the server answered with an error).',
+    session_running: 'This session is answering a message, so it cannot be deleted: cancel the turn (or wait for it to end) and delete it then.',
+    agent_running: 'A session or a sub-agent batch of this agent is running, so it cannot be deleted: stop it (or wait for it to end) and delete it then.',
+    agent_in_crew: 'This agent is a member of the crew of other agents, so it cannot be deleted: take it out of those crews first.',
   },
 };
 
@@ -175,10 +181,26 @@ export function errorSentence(e: { code: string; status?: number; message?: stri
   if (path) return path;
   const field = errorField(e);
   if (field) return INVALID_FIELD[locale.value](FIELDS[locale.value][field]);
+  const crew = crewSentence(e);
+  if (crew) return crew;
   if (dict[e.code]) return dict[e.code];
   const reason = L('reasons', e.code);
   if (reason && reason !== e.code) return reason;
   return dict.http;
+}
+
+const IN_CREW: Record<Locale, (names: string) => string> = {
+  'zh-CN': (names) => `这个 Agent 是${names}的团队成员，不能删除：请先在这些 Agent 的编辑页中把它移出团队。`,
+  en: (names) => `This agent is a member of the crew of ${names}, so it cannot be deleted: take it out of their crews on their edit pages first.`,
+};
+
+/** An agent other agents list in their crew (409 `agent_in_crew`): the sentence names them, as the backend does. */
+function crewSentence(e: { code: string; message?: string }): string | null {
+  if (e.code !== 'agent_in_crew') return null;
+  const names = [...(e.message ?? '').matchAll(/(?:of |, )\d+ ("(?:[^"\\]|\\.)*")/g)].map((m) => quoted(m[1]));
+  if (names.length === 0) return null;
+  const en = locale.value === 'en';
+  return IN_CREW[locale.value](names.map((n) => (en ? `“${n}”` : `「${n}」`)).join(en ? ', ' : '、'));
 }
 
 /** A JSON-quoted path of a backend message, as it was given. */

@@ -73,3 +73,45 @@ test('axe-core: the login box, and the chat at 390 px with its menu drawer open'
   await page.setViewportSize({ width: 1920, height: 1080 });
   assert.deepEqual(browser.errors, []);
 });
+
+test('axe-core: a delete confirmation and its refusal, a session with its delete button, an unknown tool under the console', async () => {
+  const member = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('a11y-member'), toolsets: ['base'] });
+  await apiData('POST', '/admin/netaclaw/agent/add', {
+    name: uniqueName('a11y-lead'),
+    toolsets: ['base', 'delegation'],
+    crewRole: 'master',
+    crewMembers: [member.id],
+  });
+  const list = await open(browser.context, '/agent/list');
+  await list.getByTestId('agent-filter-name').fill(member.name);
+  await list.getByTestId('agent-filter-name').press('Enter');
+  const row = list.locator(`[data-testid=agent-table] tr.agent-row-${member.id}`);
+  await row.getByTestId('agent-delete').click();
+  await list.locator('.el-message-box').waitFor();
+  await list.waitForTimeout(300);
+  assert.deepEqual(await violations(list), [], 'the delete confirmation');
+  await list.locator('.confirm-delete-agent').click();
+  await list.getByTestId('agent-delete-error').waitFor();
+  await list.waitForTimeout(300);
+  assert.deepEqual(await violations(list), [], 'a refused delete');
+
+  // a session (the demonstration model answers: no channel needed) with its delete button; the console
+  // with a tool that does not exist
+  const r = await fetch(`${process.env.E2E_BASE_URL}/api/netaclaw/chat`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ agentId: member.id, message: 'hello' }),
+  });
+  const sessionId = (await r.json()).data.sessionId;
+  const chat = await open(browser.context, `/agent/chat?agent=${member.id}&session=${sessionId}`);
+  await chat.getByTestId('chat-session-delete').waitFor();
+  const call = chat.getByTestId('batch-console').getByTestId('console-call').first();
+  await call.getByTestId('console-call-name').click();
+  await chat.keyboard.type('no_such_tool');
+  await chat.keyboard.press('Enter');
+  await call.getByTestId('console-call-unknown').waitFor();
+  await chat.keyboard.press('Escape');
+  await chat.waitForTimeout(300);
+  assert.deepEqual(await violations(chat), [], 'a session and an unknown tool');
+  assert.deepEqual(browser.errors, []);
+});

@@ -316,12 +316,42 @@ test('子 Agent 允许工具: stored on the agent, restored on reload, and a nam
     (await select.locator('.el-tag').allInnerTexts()).map((s) => s.trim()),
     ['read_file', 'list_dir'],
   );
-  // a named session: the sub-agent's routes are those two; grep is not selected for it
+  // a named session: its own routes (the main agent's, as the chat gets them), not the sub-agent's — grep
+  // runs there although the sub-agents may not use it, and nothing blames the session for that selection
   await page.getByTestId('session-named').click();
   await page.getByTestId('session-cwd').fill('/srv/app');
   await sessionRow(page, 'read_file').locator('[data-route=worker-local]').waitFor();
   await sessionRow(page, 'list_dir').locator('[data-route=worker-local]').waitFor();
-  assert.equal((await sessionRow(page, 'grep').locator('.reason-tag').innerText()).trim(), label('reasons', 'not_selected_for_subagent', 'zh-CN'));
+  await sessionRow(page, 'grep').locator('[data-route=worker-local]').waitFor();
+  assert.doesNotMatch(await page.getByTestId('session-routes').innerText(), new RegExp(label('reasons', 'not_selected_for_subagent', 'zh-CN')));
+  assert.match(await page.getByTestId('session-routes-own').innerText(), /主 Agent 在这个会话中的路由/);
+  // the same routes as the chat page's diagnostic of that session
+  const chatRoutes = await apiData('POST', '/admin/netaclaw/tool/diagnostic', { agentId: agent.id, sessionCwd: '/srv/app' });
+  for (const name of ['grep', 'bash', 'write_file']) {
+    const r = chatRoutes.routes.find((x) => x.name === name);
+    assert.equal(await sessionRow(page, name).locator(`[data-route="${r.route}"]`).count(), 1, name);
+  }
+  // a tool the session blocks says why: the deciding reason, named
+  const blocked = sessionRow(page, 'bash').getByTestId('blocked-by-session');
+  assert.equal(await blocked.getAttribute('data-code'), 'shell_disabled_by_policy');
+  assert.equal((await blocked.innerText()).trim(), `静态画像可运行，本 session 阻断：${label('reasons', 'shell_disabled_by_policy', 'zh-CN')}`);
+  await switchLocale(page, 'en');
+  assert.equal((await blocked.innerText()).trim(), `The static profile runs; this session blocks it: ${label('reasons', 'shell_disabled_by_policy', 'en')}`);
+  await switchLocale(page, 'zh-CN');
+
+  // at 1280 × 800 the comparison's result comes right under its button, in view and focused
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.getByTestId('backend-compare-btn').scrollIntoViewIfNeeded();
+  await page.getByTestId('backend-compare-btn').click();
+  const compared = page.getByTestId('backend-compare');
+  await compared.waitFor();
+  assert.equal(await compared.getAttribute('data-equal'), 'true');
+  const btn = await page.getByTestId('backend-compare-btn').boundingBox();
+  const res = await compared.boundingBox();
+  assert.ok(res.y - (btn.y + btn.height) < 120, `the result is next to its button (${btn.y + btn.height} → ${res.y})`);
+  assert.ok(res.y >= 0 && res.y < 800, `the result is in view (${res.y})`);
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'backend-compare-result');
+  await page.setViewportSize({ width: 1920, height: 1080 });
 
   // all again: stored as null
   await page.getByTestId('agent-subagent-all').click();

@@ -44,23 +44,22 @@ async function checkReadCards(scope) {
   assert.match(await read.getByTestId('tool-card-args').innerText(), /"path": "notes.txt"/);
   assert.equal(await read.locator('.reason-tag').count(), 0, 'a call that ran has no reason');
 
-  // write_file in a read-only session: not offered (its route cannot run there), so refused as not offered
+  // write_file in a read-only session: not offered (its route cannot run there), so refused by the executor;
+  // the card says the reason that decided it — its route's, why it was not offered — in one sentence, once
   const write = card(scope, 'write_file');
   assert.equal(await write.getAttribute('data-state'), 'refused');
   assert.equal(await write.getAttribute('data-reason'), 'tool_not_offered');
-  // the reason once, in the denied line; no "where it ran" for a call that did not run
-  assert.equal(await write.locator('.reason-tag').count(), 1);
-  assert.equal((await write.getByTestId('tool-card-denied').locator('.reason-tag').innerText()).trim(), zh('reasons', 'tool_not_offered'));
-  // and why the session does not offer it: its route's reason, in the page language
-  await write.getByTestId('tool-card-why').waitFor();
-  assert.match(await write.getByTestId('tool-card-why').innerText(), new RegExp(zh('reasons', 'write_blocked_by_readonly_policy').replace(/[()（）]/g, '.')));
+  assert.equal((await write.getByTestId('tool-card-denied').innerText()).trim(), `没有执行：${zh('reasons', 'write_blocked_by_readonly_policy')}。`);
+  assert.equal(await write.getByTestId('tool-card-denied').getAttribute('data-code'), 'write_blocked_by_readonly_policy');
+  assert.doesNotMatch(await write.innerText(), new RegExp(zh('reasons', 'tool_not_offered')), 'never "not offered" beside the reason');
+  // no "where it ran" for a call that did not run, no reason tag repeating the sentence
+  assert.equal(await write.locator('.reason-tag').count(), 0);
   assert.equal(await write.locator('.decision').count(), 0);
 
   const mem = card(scope, 'memory_save');
   assert.equal(await mem.getAttribute('data-state'), 'refused');
   assert.equal(await mem.getAttribute('data-reason'), 'tool_not_offered');
-  assert.equal(await mem.locator('.reason-tag').count(), 1);
-  assert.equal((await mem.getByTestId('tool-card-denied').locator('.reason-tag').innerText()).trim(), zh('reasons', 'tool_not_offered'));
+  assert.equal((await mem.getByTestId('tool-card-denied').innerText()).trim(), `没有执行：${zh('reasons', 'toolset_not_selected')}。`);
 }
 
 test('a chat turn streams its answer; each tool call is a card with its decision, route and reason label; the session reloads', async () => {
@@ -112,7 +111,10 @@ test('a chat turn streams its answer; each tool call is a card with its decision
   // in English: the package's English labels
   await switchLocale(again, 'en');
   const writeCard = card(transcript(again), 'write_file');
-  await writeCard.locator('[data-testid=tool-card-denied] .reason-tag', { hasText: label('reasons', 'tool_not_offered', 'en') }).waitFor();
+  await writeCard
+    .getByTestId('tool-card-denied')
+    .filter({ hasText: `Did not run: ${label('reasons', 'write_blocked_by_readonly_policy', 'en')}.` })
+    .waitFor();
   assert.equal((await card(transcript(again), 'read_file').locator('.decision').innerText()).trim(), label('routes', 'worker-local', 'en'));
   await switchLocale(again, 'zh-CN');
   // a second turn in the reloaded session goes on in it
@@ -158,9 +160,11 @@ test('a master delegates: its sub-agent batch appears live with its stored route
   assert.match(await card(done, 'read_file').getByTestId('tool-card-output').innerText(), new RegExp(NOTES));
   const bash = card(done, 'bash');
   assert.equal(await bash.getAttribute('data-state'), 'refused');
-  // the sub-agent was not offered bash (no shell in the session): the call port refuses it (L0)
-  assert.equal((await bash.getByTestId('tool-card-denied').locator('.reason-tag').innerText()).trim(), zh('reasons', 'tool_not_offered'));
-  assert.equal(await bash.locator('.reason-tag').count(), 1, 'the reason once on the card (not again on its route)');
+  // the sub-agent was not offered bash (no shell in the session): the call port refuses it (L0), and the card
+  // says why it was not offered — its route's reason — once (not again on its route)
+  assert.equal(await bash.getAttribute('data-reason'), 'tool_not_offered');
+  assert.equal((await bash.getByTestId('tool-card-denied').innerText()).trim(), `没有执行：${zh('reasons', 'shell_disabled_by_policy')}。`);
+  assert.equal(await bash.locator('.reason-tag').count(), 0, 'the reason once on the card (not again on its route)');
   const policy = done.getByTestId('batch-policy');
   assert.deepEqual(JSON.parse(await policy.getAttribute('data-roots')), [workspace.path]);
   assert.equal(await policy.getAttribute('data-allow-shell'), 'false');

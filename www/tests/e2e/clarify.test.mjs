@@ -4,7 +4,7 @@
 // model's reply quotes it; the question card is gone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiData, forFile, launch, notesWorkspace, open, scriptedChannel, uniqueName } from './helpers.mjs';
+import { apiData, forFile, launch, notesWorkspace, open, scriptedChannel, switchLocale, uniqueName } from './helpers.mjs';
 import { CLARIFY_QUESTION, MESSAGES, NOTES } from './model-script.mjs';
 
 forFile(scriptedChannel);
@@ -44,5 +44,52 @@ test('a question of the agent waits for the answer, across a reload; the answer 
   assert.equal(await page.getByTestId('chat-input').getAttribute('data-answering'), 'false');
   const after = await apiData('GET', `/admin/netaclaw/session/info?id=${sessionId}`);
   assert.equal(after.pendingQuestion, null);
+  await page.close();
+});
+
+/** The transcript's bubbles and cards in order, each as `kind:text`. */
+async function order(page) {
+  return page
+    .getByTestId('chat-transcript')
+    .locator('[data-testid=msg-user], [data-testid=msg-question], [data-testid=tool-card][data-tool=clarify]')
+    .evaluateAll((els) =>
+      els.map((el) => `${el.dataset.testid}:${el.dataset.testid === 'tool-card' ? el.dataset.state : el.innerText.trim().split('\n').pop()}`),
+    );
+}
+
+test('at 1280 px, an answered question stays in the transcript, followed by the answer; its card says answered (zh-CN, en), after a reload too', async () => {
+  const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('asked'), toolsets: ['base', 'planning'] });
+  const page = await open(browser.context, `/agent/chat?agent=${agent.id}`);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.getByTestId('chat-channel').waitFor();
+  await page.getByTestId('chat-fields').getByTestId('field-cwd').fill(workspace.path);
+  await send(page, MESSAGES.clarify);
+  await page.getByTestId('chat-pending-question').waitFor();
+  // waiting: the card says so, not 成功 with a sentence of the runtime in English
+  const clarify = page.getByTestId('chat-transcript').locator('[data-testid=tool-card][data-tool=clarify]');
+  assert.equal(await clarify.getAttribute('data-state'), 'asked');
+  assert.equal((await clarify.getByTestId('tool-card-question-state').innerText()).trim(), '等待用户回答');
+  assert.doesNotMatch(await clarify.innerText(), /成功|waiting for the user's answer/);
+
+  await send(page, 'short');
+  await page.getByTestId('chat-transcript').getByTestId('msg-assistant').filter({ hasText: 'A short story it is.' }).waitFor();
+  await page.getByTestId('chat-answering').waitFor({ state: 'detached' });
+  const expected = ['msg-user:' + MESSAGES.clarify, 'tool-card:answered', 'msg-question:' + CLARIFY_QUESTION, 'msg-user:short'];
+  assert.deepEqual(await order(page), expected, 'live: the question, then the answer');
+  assert.equal((await clarify.getByTestId('tool-card-question-state').innerText()).trim(), '用户已回答');
+  assert.doesNotMatch(await clarify.innerText(), /成功|waiting for the user's answer/);
+
+  // stored: the same after a reload, in both locales
+  await page.reload();
+  await page.getByTestId('chat-transcript').getByTestId('msg-question').waitFor();
+  assert.deepEqual(await order(page), expected, 'stored: the question, then the answer');
+  assert.equal(await page.getByTestId('chat-transcript').getByTestId('msg-error').count(), 0);
+  assert.match(await page.getByTestId('msg-question').innerText(), /Agent 的提问/);
+  await switchLocale(page, 'en');
+  assert.equal((await clarify.getByTestId('tool-card-question-state').innerText()).trim(), 'Answered');
+  assert.match(await clarify.getByTestId('tool-card-question').innerText(), /the answer follows the question/);
+  assert.match(await page.getByTestId('msg-question').innerText(), /The agent asks/);
+  await switchLocale(page, 'zh-CN');
+  assert.deepEqual(browser.errors, []);
   await page.close();
 });

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getToolSchema, label } from '@netaclaw/tool-policy';
-import { api, apiData, assertLocalizedErrors, forFile, launch, notesWorkspace, open, pickOption, uniqueName } from './helpers.mjs';
+import { api, apiData, assertLocalizedErrors, forFile, launch, notesWorkspace, open, pickOption, switchLocale, uniqueName } from './helpers.mjs';
 import { NOTES } from './model-script.mjs';
 
 const browser = forFile(launch);
@@ -50,7 +50,7 @@ test('the batch console runs calls in a real worker: one allowed, one denied wit
   assert.match(await read.getByTestId('tool-card-output').innerText(), new RegExp(NOTES));
   const bash = batch.locator('[data-testid=tool-card][data-tool=bash]');
   assert.equal(await bash.getAttribute('data-state'), 'refused');
-  assert.equal((await bash.getByTestId('tool-card-denied').locator('.reason-tag').innerText()).trim(), zh('reasons', 'shell_disabled_by_policy'));
+  assert.equal((await bash.getByTestId('tool-card-denied').innerText()).trim(), `没有执行：${zh('reasons', 'shell_disabled_by_policy')}。`);
   await bash.getByTestId('tool-card-denied').waitFor();
 
   // what the page shows is the stored batch
@@ -128,5 +128,38 @@ test('bad JSON is caught in the page, under the call; a 400 from the backend nam
   await assertLocalizedErrors(con, 'en', 'backend 400, en');
   await page.getByTestId('locale-zh').click();
   assert.equal(await batchCount(agent.id), before);
+  assert.deepEqual(browser.errors, []);
+});
+
+test('at 1280 px, an unknown tool is named as such, shown under its call before the run and on its card after (zh-CN, en)', async () => {
+  const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('console-unknown'), toolsets: ['base'] });
+  const page = await open(browser.context, `/agent/chat?agent=${agent.id}`);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const con = page.getByTestId('batch-console');
+  await con.getByTestId('console-fields').getByTestId('field-cwd').fill(workspace.path);
+  const call = con.getByTestId('console-call').first();
+  await call.getByTestId('console-call-name').click();
+  await page.keyboard.type('no_such_tool');
+  await page.keyboard.press('Enter');
+  // the sentence is shown as it is, not folded into a collapsed panel
+  const hint = call.getByTestId('console-call-unknown');
+  await hint.waitFor();
+  assert.ok(await hint.isVisible());
+  assert.match(await hint.innerText(), /没有名为 no_such_tool 的工具：这次调用会被拒绝/);
+  assert.equal(await call.locator('.el-collapse').count(), 0, 'no collapsed parameters panel for a tool that does not exist');
+
+  await con.getByTestId('console-run').click();
+  const batch = con.getByTestId('console-runs').locator('[data-testid=batch-card]').first();
+  await batch.waitFor();
+  const card = batch.locator('[data-testid=tool-card][data-tool=no_such_tool]');
+  assert.equal(await card.getAttribute('data-state'), 'refused');
+  // the runtime's reason stays the record's; the card says what it means here: no such tool
+  assert.equal(await card.getAttribute('data-reason'), 'not_selected_for_subagent');
+  assert.equal((await card.getByTestId('tool-card-denied').innerText()).trim(), '没有名为 no_such_tool 的工具。');
+  assert.doesNotMatch(await card.innerText(), new RegExp(zh('reasons', 'not_selected_for_subagent')));
+  await switchLocale(page, 'en');
+  assert.equal((await card.getByTestId('tool-card-denied').innerText()).trim(), 'No tool named no_such_tool exists.');
+  assert.match(await hint.innerText(), /No tool named no_such_tool exists: this call will be denied\./);
+  await switchLocale(page, 'zh-CN');
   assert.deepEqual(browser.errors, []);
 });

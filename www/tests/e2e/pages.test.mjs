@@ -47,7 +47,7 @@ test('the three pages open from the left menu', async () => {
   await page.getByTestId('agent-filter-name').press('Enter');
   await page.locator(`.agent-row-${agent.id}`).first().waitFor();
   assert.equal(await countSettles(page.locator('[data-testid=agent-table] .el-table__body-wrapper tr.agent-row'), 1), 1);
-  await page.locator(`.agent-row-${agent.id}`).first().getByRole('button').click();
+  await page.locator(`.agent-row-${agent.id}`).first().getByRole('button', { name: '编辑' }).click();
   await page.getByTestId('agent-edit-page').waitFor();
   assert.match(page.url(), new RegExp(`#/agent/${agent.id}$`));
   await page.getByTestId('injected-tools').locator('[data-tool=read_file]').waitFor();

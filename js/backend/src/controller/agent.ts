@@ -1,10 +1,12 @@
 import { Body, Controller, Get, Inject, Post, Query } from '@midwayjs/core';
 import { AgentAddDTO, AgentUpdateDTO } from '../dto/agent';
+import { IdDTO } from '../dto/channel';
 import { AgentPageDTO } from '../dto/page';
 import { IdQueryDTO } from '../dto/query';
 import { DiagnosticDTO, PreviewPromptDTO } from '../dto/session';
 import { AgentService } from '../service/agent';
 import { RunPreparer } from '../agent/run';
+import { RemovalService } from '../service/removal';
 
 @Controller('/admin/netaclaw')
 export class AgentController {
@@ -13,6 +15,9 @@ export class AgentController {
 
   @Inject()
   runs: RunPreparer;
+
+  @Inject()
+  removal: RemovalService;
 
   @Post('/agent/add')
   async add(@Body() body: AgentAddDTO) {
@@ -27,6 +32,12 @@ export class AgentController {
   @Post('/agent/update')
   async update(@Body() body: AgentUpdateDTO) {
     return this.agentService.update(body);
+  }
+
+  /** Deletes the agent with its sessions (docs/backend-api.md "Deleting"); 409 while it runs or sits in a crew. */
+  @Post('/agent/delete')
+  async delete(@Body() body: IdDTO) {
+    return this.removal.deleteAgent(Number(body.id));
   }
 
   @Post('/agent/page')

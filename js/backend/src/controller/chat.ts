@@ -1,4 +1,6 @@
 import { Body, Controller, Get, Inject, Post, Query } from '@midwayjs/core';
+import { IdDTO } from '../dto/channel';
+import { RemovalService } from '../service/removal';
 import { Context } from '@midwayjs/koa';
 import { ChatDTO } from '../dto/chat';
 import { IdQueryDTO, SessionPageQueryDTO } from '../dto/query';
@@ -52,6 +54,7 @@ export class SessionController {
 
   @Inject()
   netDecisions: NetDecisionService;
+  removal: RemovalService;
 
   private async pendingQuestion(sessionId: number): Promise<PendingQuestion | null> {
     const q = await this.sessionService.pendingQuestion(sessionId);
@@ -61,6 +64,12 @@ export class SessionController {
   @Get('/page')
   async page(@Query() query: SessionPageQueryDTO) {
     return this.sessionService.page(query);
+  }
+
+  /** Deletes the session with everything that is its (docs/backend-api.md "Deleting"); 409 while a turn of it runs. */
+  @Post('/delete')
+  async delete(@Body() body: IdDTO) {
+    return this.removal.deleteSession(Number(body.id));
   }
 
   @Get('/info')
