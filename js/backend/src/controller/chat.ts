@@ -54,6 +54,8 @@ export class SessionController {
 
   @Inject()
   netDecisions: NetDecisionService;
+
+  @Inject()
   removal: RemovalService;
 
   private async pendingQuestion(sessionId: number): Promise<PendingQuestion | null> {
