@@ -3,7 +3,7 @@
 // column fixed; a table of one row has no scroll box at all (neither way), whatever the width.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiData, forFile, launch, open, scriptedChannel, uniqueName } from './helpers.mjs';
+import { apiData, forFile, launch, open, scriptedChannel, uniqueName, settled } from './helpers.mjs';
 
 const browser = forFile(launch);
 const WIDTHS = [1280, 1440, 1920];
@@ -48,7 +48,7 @@ async function fits(page, testid, what, { y = false } = {}) {
 async function atWidths(page, each) {
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: 900 });
-    await page.waitForTimeout(200);
+    await settled(page);
     await each(width);
   }
 }
