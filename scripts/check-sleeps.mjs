@@ -56,7 +56,7 @@ export function problemsOf(text) {
   const lines = text.split('\n');
   const found = [];
   // whether a line is code worth reading (not blank, not a comment line)
-  const code = l => l.trim() !== '' && !/^\s*(\/\/|\/?\*)/.test(l);
+  const code = (l) => l.trim() !== '' && !/^\s*(\/\/|\/?\*)/.test(l);
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i];
     if (!code(l) || MEANT.test(l)) continue;
@@ -65,7 +65,7 @@ export function problemsOf(text) {
       continue;
     }
     if (!SLEEP.test(l) || inLoop(lines, i)) continue;
-    const next = from => {
+    const next = (from) => {
       let j = from + 1;
       while (j < lines.length && !code(lines[j])) j++;
       return j;
@@ -146,7 +146,7 @@ function selfTest() {
         '});',
       ].join('\n'),
     );
-    const got = check(root).map(l => l.split(':').slice(0, 2).join(':'));
+    const got = check(root).map((l) => l.split(':').slice(0, 2).join(':'));
     const want = ['js/backend/test/bad.test.js:2', 'js/backend/test/bad.test.js:4', 'js/test/read.test.mjs:2', 'www/tests/e2e/bad.test.mjs:2'];
     if (JSON.stringify(got.sort()) !== JSON.stringify(want)) {
       console.error(`check-sleeps --self-test: expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);

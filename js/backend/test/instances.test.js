@@ -274,7 +274,11 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
         // the instance's own query waits on the lock in the database: it has gone no further
         await until(
           async () =>
-            (await db.sql("SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = ? AND STATE = 'User lock' AND INFO LIKE 'SELECT GET_LOCK%'", [db.database]))[0].n > 0,
+            (
+              await db.sql("SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = ? AND STATE = 'User lock' AND INFO LIKE 'SELECT GET_LOCK%'", [
+                db.database,
+              ])
+            )[0].n > 0,
           30000
         );
         assert.doesNotMatch(s.log(), /listening on/, 'no start while the lock is held');

@@ -8,7 +8,20 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { api, apiData, assertLocalizedErrors, checkPage, countSettles, forFile, launch, open, pickOption, screenshot, switchLocale, settled } from './helpers.mjs';
+import {
+  api,
+  apiData,
+  assertLocalizedErrors,
+  checkPage,
+  countSettles,
+  forFile,
+  launch,
+  open,
+  pickOption,
+  screenshot,
+  switchLocale,
+  settled,
+} from './helpers.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SERVER = resolve(here, '..', '..', '..', 'js', 'backend', 'examples', 'mcp-demo-server.mjs');
