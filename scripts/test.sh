@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh --test || { echo "test.sh: setup failed" >&2; exit 1; }
 
 passed=0; failed=0; failures=""
-expected_files="js/test/schema-reference.test.mjs js/test/mcp-corpus.test.mjs scripts/size-check.sh scripts/check-no-rules.mjs scripts/check-no-rules.test.mjs scripts/layers.mjs scripts/layers.test.mjs js/package.json js/backend/package.json www/package.json tests/web.rs scripts/test-backend-node24.sh scripts/format.sh biome.jsonc rustfmt.toml"
+expected_files="js/test/schema-reference.test.mjs js/test/mcp-corpus.test.mjs scripts/size-check.sh scripts/check-no-rules.mjs scripts/check-no-rules.test.mjs scripts/layers.mjs scripts/layers.test.mjs scripts/check-sleeps.mjs js/package.json js/backend/package.json www/package.json tests/web.rs scripts/test-backend-node24.sh scripts/format.sh biome.jsonc rustfmt.toml"
 suite() {
   local name="$1"; shift
   printf '\n==== %s\n' "$name"
@@ -37,6 +37,8 @@ suite "pages and backend: no rule restated (the check, and its test on planted l
   bash -c 'node --test scripts/check-no-rules.test.mjs && node scripts/check-no-rules.mjs'
 suite "backend and pages: layers and import cycles (the check, and its test on planted imports)" \
   bash -c 'node --test scripts/layers.test.mjs && node scripts/layers.mjs'
+suite "tests: none asserts after a fixed sleep (the check, and its test on planted sleeps)" \
+  bash -c 'node scripts/check-sleeps.mjs --self-test && node scripts/check-sleeps.mjs'
 suite "backend: SQLite and MariaDB (Node $(node --version))" env REQUIRE_MARIADB=1 REQUIRE_REDIS=1 npm --prefix js/backend test
 suite "backend: SQLite and MariaDB (Node 24)" env REQUIRE_MARIADB=1 REQUIRE_REDIS=1 scripts/test-backend-node24.sh
 suite "pages: vue-tsc" npm --prefix www run typecheck

@@ -195,7 +195,8 @@ if (!redisBinary()) {
           const endOnB = follower.next(e => e.type === 'done' || e.type === 'error');
           follower.send({ type: 'attach', sessionId });
           await someOnB;
-          await new Promise(r => setTimeout(r, 500));
+          // B follows through Redis: several of the turn's deltas have reached it before Redis stops
+          await until(async () => follower.events.filter(e => e.type === 'delta').length >= 3);
           await redis.stop();
           const stoppedAt = Date.now();
           const lastA = await doneOnThird;

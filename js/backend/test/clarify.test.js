@@ -2,7 +2,9 @@
 /**
  * `clarify` pauses the turn: the chat answer stops with `stopReason: 'clarify'` and the question, the
  * session's info names the question it waits on, and the session's next message — over REST or the
- * WebSocket — is its answer: the model reads it as that call's result and the same turn goes on.
+ * WebSocket — is its answer: the model reads it as that call's result and the same turn goes on. A
+ * sub-agent's `clarify` (the same handler, run where its worker sends it) pauses nothing: it is told to
+ * go on with an assumption.
  */
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -109,6 +111,40 @@ function defineTests(backend) {
       assert.equal(r.status, 200, r.text);
       const second = messagesOf(-1).find(m => m.role === 'tool' && m.tool_call_id === 'b');
       assert.match(second.content, /one question is asked at a time/i);
+    });
+  });
+
+  test("a sub-agent's question pauses nothing: the same clarify tells it to go on with an assumption", async () => {
+    model.reset();
+    const db = await backend.fresh();
+    await withServer({ ...db.env, ...modelEnv(model) }, async s => {
+      const agent = await addAgent(s, { name: 'lead-asker', crewRole: 'master', toolsets: ['base', 'planning', 'delegation'] });
+      const task = 'Look around and report.';
+      const isSub = body => body.messages.some(m => m.role === 'user' && m.content === task);
+      model.push(
+        { when: b => !isSub(b), toolCalls: [{ id: 'd1', name: 'delegate_task', arguments: { task } }] },
+        { when: isSub, toolCalls: [{ id: 's1', name: 'clarify', arguments: { question: 'Which folder first?' } }] },
+        { when: isSub, content: 'assumed the first folder' },
+        { when: b => !isSub(b), content: 'done' }
+      );
+      const r = await chat(s, { agentId: agent.id, message: 'go', sessionCwd: tmpDir() });
+      assert.equal(r.status, 200, r.text);
+      assert.deepEqual(model.problems, []);
+      assert.equal(r.body.data.stopReason, 'stop', 'the main turn was not paused');
+      assert.equal(r.body.data.reply, 'done');
+      const sub = model.requests.filter(q => isSub(q.body));
+      assert.equal(sub.length, 2);
+      assert.ok(
+        sub[0].body.tools.some(t => t.function.name === 'clarify'),
+        'the sub-agent is offered clarify'
+      );
+      const answer = sub[1].body.messages.find(m => m.role === 'tool' && m.tool_call_id === 's1');
+      assert.match(answer.content, /^No user can answer a sub-agent's question \(Which folder first\?\): go on with the most reasonable assumption/);
+      const [delegated] = r.body.data.toolCalls;
+      assert.equal(delegated.ok, true, JSON.stringify(delegated));
+      assert.match(delegated.output, /assumed the first folder/);
+      const info = (await call(s, 'GET', `/admin/netaclaw/session/info?id=${r.body.data.sessionId}`)).body.data;
+      assert.equal(info.pendingQuestion, null, 'the session waits on no question');
     });
   });
 }

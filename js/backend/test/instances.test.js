@@ -188,8 +188,10 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
         assert.equal(endA.type, 'done', JSON.stringify(endA));
         assert.deepEqual(endB, endA, "B's done is A's answer");
         assert.equal(endB.reply, 'part two and the end.');
-        await new Promise(r => setTimeout(r, 500)); // (an event after the end would be seen)
-        const [attached, ...rest] = onB.events;
+        // an event after the end would come before the answer to a later message on the same connection
+        const answered = onB.next(e => e.type === 'attached' && e.running === false);
+        onB.send({ type: 'attach', sessionId });
+        const [attached, ...rest] = onB.events.slice(0, onB.events.indexOf(await answered));
         assert.deepEqual(attached, { type: 'attached', sessionId, running: true, elsewhere: true, message: 'tell me in two parts' });
         const replayed = rest.findIndex(e => e.type === 'tool-result');
         assert.ok(replayed > 0, JSON.stringify(rest));
@@ -269,7 +271,16 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
         const [[{ got }]] = await holder.query('SELECT GET_LOCK(?, 0) AS got', [`netaclaw_sync:${db.database}`]);
         assert.equal(got, 1);
         s = await startServer(db.env, { until: /waiting for lock netaclaw_sync:/ });
-        await new Promise(r => setTimeout(r, 1000));
+        // the instance's own query waits on the lock in the database: it has gone no further
+        await until(
+          async () =>
+            (
+              await db.sql("SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = ? AND STATE = 'User lock' AND INFO LIKE 'SELECT GET_LOCK%'", [
+                db.database,
+              ])
+            )[0].n > 0,
+          30000
+        );
         assert.doesNotMatch(s.log(), /listening on/, 'no start while the lock is held');
         await holder.query('SELECT RELEASE_LOCK(?)', [`netaclaw_sync:${db.database}`]);
         await waitForLine(s, /listening on/);

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-import { apiData, forFile, launch, open, uniqueName } from './helpers.mjs';
+import { apiData, forFile, launch, open, uniqueName, settled } from './helpers.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const browser = forFile(launch);
@@ -43,7 +43,7 @@ test('axe-core: no serious or critical violation on any page, in zh-CN and en', 
     for (const [hash, ready] of pages) {
       const page = await open(browser.context, hash, { lang });
       await page.locator(ready).first().waitFor();
-      await page.waitForTimeout(300);
+      await settled(page);
       for (const v of await violations(page)) problems.push(`${hash} ${lang}: ${v}`);
     }
   }
@@ -56,7 +56,7 @@ test('axe-core: the login box, and the chat at 390 px with its menu drawer open'
   try {
     const page = await open(fresh.context, '/agent/tools', { login: false });
     await page.getByTestId('token-input').waitFor();
-    await page.waitForTimeout(300);
+    await settled(page);
     assert.deepEqual(await violations(page), [], 'the login box');
   } finally {
     await fresh.close();
@@ -68,7 +68,7 @@ test('axe-core: the login box, and the chat at 390 px with its menu drawer open'
   assert.deepEqual(await violations(page), [], 'the chat at 390 px');
   await page.getByTestId('open-menu').click();
   await page.getByTestId('menu-drawer').getByTestId('menu-tools').waitFor();
-  await page.waitForTimeout(300);
+  await settled(page);
   assert.deepEqual(await violations(page), [], 'the menu drawer');
   await page.setViewportSize({ width: 1920, height: 1080 });
   assert.deepEqual(browser.errors, []);

@@ -112,19 +112,27 @@ test('the pages answer with the policy and run without a CSP violation', async (
 test('an inline script is refused and reported (the check above can see violations)', async () => {
   const page = await open(browser.context, '/agent/tools');
   await page.getByTestId('tools-page').waitFor();
-  const ran = await page.evaluate(() => {
-    window.__inlineRan = false;
-    const s = document.createElement('script');
-    s.textContent = 'window.__inlineRan = true';
-    document.body.appendChild(s);
-    return new Promise((resolve) => setTimeout(() => resolve(window.__inlineRan), 200));
-  });
+  // read once the browser has reported the refusal (an allowed inline script would have run on insertion)
+  const ran = await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        window.__inlineRan = false;
+        document.addEventListener('securitypolicyviolation', () => resolve(window.__inlineRan), { once: true });
+        const s = document.createElement('script');
+        s.textContent = 'window.__inlineRan = true';
+        document.body.appendChild(s);
+        if (window.__inlineRan) resolve(true);
+      }),
+  );
   assert.equal(ran, false, 'the inline script did not run');
   const seen = await page.evaluate(() => window.__cspViolations);
   assert.ok(
     seen.some((v) => v.startsWith('script-src')),
     JSON.stringify(seen),
   );
+  // the console's report reaches the test on its own channel: waited for (5 s at most)
+  const deadline = Date.now() + 5000;
+  while (!consoleCsp.some((m) => /Content Security Policy/.test(m)) && Date.now() < deadline) await page.evaluate(() => 0);
   assert.ok(
     consoleCsp.some((m) => /Content Security Policy/.test(m)),
     JSON.stringify(consoleCsp),

@@ -155,6 +155,34 @@ export async function screenshot(page, name) {
   return path;
 }
 
+/**
+ * Waits (10 s at most) until the page has settled: no animation or transition running (a drawer
+ * opening, a dialog fading) and its layout the same over two frames (the tables lay themselves out
+ * again when their size changes: a viewport change shows over a frame or two).
+ */
+export async function settled(page, timeout = 10_000) {
+  await page.waitForFunction(
+    () =>
+      new Promise((resolve) => {
+        const shape = () =>
+          JSON.stringify([
+            document.documentElement.scrollWidth,
+            document.documentElement.scrollHeight,
+            ...[...document.querySelectorAll('.el-table, .el-table th, .el-transfer-panel, .el-drawer, .el-overlay, .el-card, .el-dialog')].map((el) => {
+              const r = el.getBoundingClientRect();
+              return [r.x, r.y, r.width, r.height, el.scrollWidth];
+            }),
+          ]);
+        const before = shape();
+        requestAnimationFrame(() =>
+          requestAnimationFrame(() => resolve(shape() === before && document.getAnimations().every((a) => a.playState !== 'running'))),
+        );
+      }),
+    undefined,
+    { timeout },
+  );
+}
+
 /** Click an option of the select whose dropdown has the popper class `popper` (set on each el-select). */
 export async function pickOption(page, popper, text) {
   await page

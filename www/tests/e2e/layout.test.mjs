@@ -3,7 +3,7 @@
 // its card, no column title or transfer title is cut, and the tables keep their name column fixed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiData, checkPage, forFile, launch, open, uniqueName } from './helpers.mjs';
+import { apiData, checkPage, forFile, launch, open, uniqueName, settled } from './helpers.mjs';
 
 const browser = forFile(launch);
 const WIDTHS = [1280, 1440, 1920];
@@ -21,7 +21,7 @@ test('the transfer: two columns side by side, titled and searchable, buttons bet
     await page.getByTestId(lang === 'en' ? 'locale-en' : 'locale-zh').click();
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 });
-      await page.waitForTimeout(150);
+      await settled(page);
       const at = `${lang} ${width}px`;
       const [left, right] = await Promise.all([0, 1].map((i) => transfer.locator('.el-transfer-panel').nth(i).boundingBox()));
       const buttons = await transfer.locator('.el-transfer__buttons').boundingBox();
@@ -62,7 +62,7 @@ test('the tables keep a fixed name column and no page sticks out of its cards at
       }
       for (const width of WIDTHS) {
         await page.setViewportSize({ width, height: 900 });
-        await page.waitForTimeout(150);
+        await settled(page);
         await checkPage(page, `${hash}, ${lang} ${width}px`);
         for (const id of new Set(fixedTables)) {
           const first = page.locator(`[data-testid=${id}] .el-table__header th`).first();

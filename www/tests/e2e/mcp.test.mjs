@@ -9,7 +9,20 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { api, apiData, assertLocalizedErrors, checkPage, countSettles, forFile, launch, open, pickOption, screenshot, switchLocale } from './helpers.mjs';
+import {
+  api,
+  apiData,
+  assertLocalizedErrors,
+  checkPage,
+  countSettles,
+  forFile,
+  launch,
+  open,
+  pickOption,
+  screenshot,
+  switchLocale,
+  settled,
+} from './helpers.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SERVER = resolve(here, '..', '..', '..', 'js', 'backend', 'examples', 'mcp-demo-server.mjs');
@@ -34,7 +47,7 @@ async function filterTools(page, prefix) {
 async function checkLayout(page, at) {
   for (const width of [1280, 1920]) {
     await page.setViewportSize({ width, height: 900 });
-    await page.waitForTimeout(200);
+    await settled(page);
     await checkPage(page, `tools page, ${at} ${width}px`);
     const wrap = page.locator('[data-testid=mcp-table] .el-table__body-wrapper .el-scrollbar__wrap').first();
     const [scroll, client] = await wrap.evaluate((el) => [el.scrollWidth, el.clientWidth]);

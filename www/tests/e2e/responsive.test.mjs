@@ -5,7 +5,7 @@
 // are both on screen; the side menu is reached with Tab and opened with Enter.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiData, forFile, launch, notesWorkspace, open, scriptedChannel, uniqueName } from './helpers.mjs';
+import { apiData, forFile, launch, notesWorkspace, open, scriptedChannel, uniqueName, settled } from './helpers.mjs';
 import { MESSAGES, NOTES } from './model-script.mjs';
 
 const scripted = forFile(scriptedChannel);
@@ -111,7 +111,7 @@ test('1280×800: one scroll container; after a turn the answer and the message b
     await page.getByTestId('chat-send').click();
     await page.getByTestId('chat-transcript').getByTestId('msg-assistant').filter({ hasText: 'notes.txt says:' }).nth(i).waitFor();
     await page.getByTestId('chat-answering').waitFor({ state: 'detached' });
-    await page.waitForTimeout(200);
+    await settled(page);
     const answer = await box(page.getByTestId('chat-transcript').getByTestId('msg-assistant').last());
     const input = await box(page.getByTestId('chat-input'));
     assert.ok(answer.y >= 0 && answer.y + answer.height <= input.y + 1, `turn ${i + 1}: the answer is on screen above the box (${answer.y}, ${answer.height})`);

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { apiData, forFile, launch, notesWorkspace, open, pickOption, scriptedChannel, uniqueName } from './helpers.mjs';
+import { apiData, forFile, launch, notesWorkspace, open, pickOption, scriptedChannel, settled, uniqueName } from './helpers.mjs';
 import { APPROVAL_RULE, MESSAGES, NOTES } from './model-script.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -27,7 +27,7 @@ async function shot(page, lang, name) {
     .first()
     .waitFor({ state: 'detached', timeout: 10_000 })
     .catch(() => {});
-  await page.waitForTimeout(300); // transitions (drawers, dialogs) end
+  await settled(page); // transitions (drawers, dialogs) end
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
 }
 

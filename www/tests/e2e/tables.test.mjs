@@ -3,7 +3,7 @@
 // column fixed; a table of one row has no scroll box at all (neither way), whatever the width.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiData, forFile, launch, open, scriptedChannel, uniqueName } from './helpers.mjs';
+import { apiData, countSettles, forFile, launch, open, scriptedChannel, settled, uniqueName } from './helpers.mjs';
 
 const browser = forFile(launch);
 const WIDTHS = [1280, 1440, 1920];
@@ -48,7 +48,7 @@ async function fits(page, testid, what, { y = false } = {}) {
 async function atWidths(page, each) {
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: 900 });
-    await page.waitForTimeout(200);
+    await settled(page);
     await each(width);
   }
 }
@@ -101,7 +101,8 @@ test('a table of one row has no scroll box: the agent list and the model channel
     await page.getByTestId('agent-filter-name').fill(agent.name);
     await page.getByTestId('agent-filter-name').press('Enter');
     await page.locator(`[data-testid=agent-table] .el-table__body-wrapper tr.agent-row-${agent.id}`).waitFor();
-    assert.equal(await page.locator('[data-testid=agent-table] .el-table__body-wrapper tr.agent-row').count(), 1);
+    // the filtered page replaces the first one: its row is on both, so the count is waited for
+    assert.equal(await countSettles(page.locator('[data-testid=agent-table] .el-table__body-wrapper tr.agent-row'), 1), 1);
     await atWidths(page, (width) => fits(page, 'agent-table', `one agent, ${width}px`, { y: true }));
 
     page = await open(browser.context, '/agent/channels');

@@ -486,9 +486,15 @@ export class ChatExecutor {
     };
   }
 
-  /** The tools the executor runs itself for the main agent: delegation, and the question that pauses the turn. */
+  /**
+   * The tools the executor runs itself for the main agent: delegation, and the registry's tools that put a
+   * question to the user (`clarify`: registry.ts `askers`), whose call pauses the turn.
+   */
   private ownTools(ctx: RunContext): Record<string, OwnTool> {
+    const asking: Record<string, OwnTool> = {};
+    for (const [name, asks] of Object.entries(this.runtime.tools.askers())) asking[name] = async args => ({ pause: asks(args) });
     return {
+      ...asking,
       delegate_task: async args => {
         const r = await this.runSubagent(ctx, delegated(args));
         return r.ok ? { ok: true, output: r.output } : { ok: false, error: r.output };
@@ -497,7 +503,6 @@ export class ChatExecutor {
         const results = await Promise.all((args.tasks as Record<string, unknown>[]).map(t => this.runSubagent(ctx, delegated(t))));
         return { ok: results.every(r => r.ok), output: results.map((r, i) => `## Task ${i + 1}\n${r.output}`).join('\n\n') };
       },
-      clarify: async args => ({ pause: { question: String(args.question) } }),
     };
   }
 

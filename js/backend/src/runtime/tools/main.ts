@@ -131,11 +131,17 @@ export const todo: ToolImpl = async (args, ctx) => {
 };
 
 /**
- * `{ question }` asked by a sub-agent (the main agent's question pauses its turn, in the executor): a
- * sub-agent has no user to ask, so it is told to go on with what it knows and say what it assumed.
+ * `{ question }`: the main agent's question pauses its turn for the user (`asks`: the executor stops the
+ * turn, the session's next message is the answer). A sub-agent has no user to ask (its call reaches here
+ * from its worker): it is told to go on with what it knows and say what it assumed.
  */
-export const clarify: ToolImpl = async args =>
-  `No user can answer a sub-agent's question (${str(args, 'question')}): go on with the most reasonable assumption, and say in your answer what you assumed.`;
+export const CLARIFY: ToolHandler = {
+  name: 'clarify',
+  placement: 'main',
+  asks: args => ({ question: str(args, 'question') }),
+  run: async args =>
+    `No user can answer a sub-agent's question (${str(args, 'question')}): go on with the most reasonable assumption, and say in your answer what you assumed.`,
+};
 
 /** `{ reason }`: hands the task to a human: records an escalation an operator sees and resolves. */
 export const escalate: ToolImpl = async (args, ctx) => {
@@ -261,7 +267,7 @@ export const MAIN_HANDLERS: readonly ToolHandler[] = [
   { name: 'edit', placement: 'main', run: edit },
   { name: 'patch', placement: 'main', run: patch },
   { name: 'todo', placement: 'main', run: todo },
-  { name: 'clarify', placement: 'main', run: clarify },
+  CLARIFY,
   { name: 'escalate', placement: 'main', run: escalate },
   { name: 'memory_save', placement: 'main', run: memorySave },
   { name: 'memory_recall', placement: 'main', run: memoryRecall },

@@ -5,6 +5,9 @@
  * catalog file's command tools, the MCP servers' tools) join under their origin (`register`). A worker
  * takes the handlers that may run in a worker, the main process those that may run there.
  *
+ * A handler that puts a question to the user (`asks`, the `clarify` tool) is declared here too: the
+ * executor pauses the main agent's turn with it (`askers`), a sub-agent's call runs it as any other.
+ *
  * Where a tool runs for a call is the package's decision (its routes); the placement only says which
  * process has its code. A route to a process without the handler is answered `no implementation of … here`.
  */
@@ -49,6 +52,19 @@ export class ToolRegistry {
       this.tables = { main: tableOf(all, 'main'), worker: tableOf(all, 'worker') };
     }
     return this.tables[where];
+  }
+
+  /**
+   * The tools that put a question to the user, by name (`ToolHandler.asks`, builtin first): the executor
+   * pauses its main agent's turn with their question instead of running them; a sub-agent's call runs
+   * `run` where the package routes it.
+   */
+  askers(): Readonly<Record<string, NonNullable<ToolHandler['asks']>>> {
+    const out: Record<string, NonNullable<ToolHandler['asks']>> = {};
+    for (const h of [...this.builtin, ...[...this.origins.values()].flat()]) {
+      if (h.asks && !Object.prototype.hasOwnProperty.call(out, h.name)) out[h.name] = h.asks;
+    }
+    return out;
   }
 
   /** The names registered by an origin (for the start log and tests). */

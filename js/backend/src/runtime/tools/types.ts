@@ -58,6 +58,13 @@ export interface ToolHandler {
   name: string;
   placement: Placement;
   run: ToolImpl;
+  /**
+   * A tool that puts a question to the user: called by an agent a user answers (the chat's main agent),
+   * the call pauses the turn with this question (the executor stops the turn there; the session's next
+   * message is the answer) and `run` is not called. `run` answers every other caller (a sub-agent's call,
+   * proxied from its worker).
+   */
+  asks?(args: Record<string, unknown>): { question: string };
 }
 
 /** A failure the caller should see as the call's error (bad argument value, file missing…). */
