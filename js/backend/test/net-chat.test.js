@@ -109,14 +109,14 @@ function defineTests(backend) {
           ['net', 'ask', 'net(ask.test)', 'agent']
         );
         assert.equal(ev.approval.toolName, 'bash');
-        // the connection waits: nothing reached the server yet, and the session shows the pending approval
-        await new Promise(r => setTimeout(r, 1500));
-        assert.ok(!srv.seen.some(x => x.endsWith(where)), srv.seen.join('\n'));
+        // the connection waits: the session shows the pending approval, and once that round trip is
+        // answered nothing has reached the server yet
         const info = await call(s, 'GET', `/admin/netaclaw/session/info?id=${ev.sessionId}`);
         assert.deepEqual(
           info.body.data.pendingApprovals.map(p => p.id),
           [ev.approval.id]
         );
+        assert.ok(!srv.seen.some(x => x.endsWith(where)), srv.seen.join('\n'));
         const r = await answer(s, ev.approval.id, 'once');
         assert.equal(r.status, 200, r.text);
         assert.equal(r.body.data.answered.status, 'allowed');

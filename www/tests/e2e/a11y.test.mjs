@@ -88,11 +88,11 @@ test('axe-core: a delete confirmation and its refusal, a session with its delete
   const row = list.locator(`[data-testid=agent-table] tr.agent-row-${member.id}`);
   await row.getByTestId('agent-delete').click();
   await list.locator('.el-message-box').waitFor();
-  await list.waitForTimeout(300);
+  await settled(list);
   assert.deepEqual(await violations(list), [], 'the delete confirmation');
   await list.locator('.confirm-delete-agent').click();
   await list.getByTestId('agent-delete-error').waitFor();
-  await list.waitForTimeout(300);
+  await settled(list);
   assert.deepEqual(await violations(list), [], 'a refused delete');
 
   // a session (the demonstration model answers: no channel needed) with its delete button; the console
@@ -111,7 +111,7 @@ test('axe-core: a delete confirmation and its refusal, a session with its delete
   await chat.keyboard.press('Enter');
   await call.getByTestId('console-call-unknown').waitFor();
   await chat.keyboard.press('Escape');
-  await chat.waitForTimeout(300);
+  await settled(chat);
   assert.deepEqual(await violations(chat), [], 'a session and an unknown tool');
   assert.deepEqual(browser.errors, []);
 });
