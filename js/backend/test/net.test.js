@@ -416,13 +416,17 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
   });
 
   test('nothing is left once the sandboxes ended: no bridge process, no proxy socket or folder', async () => {
+    // this process's own sandboxes only (the test files run beside this one have theirs): a bridge whose
+    // socket is bound from this process's confinement folder, orphaned or not
+    const ours = path.basename(confinement().dir);
+    const isOurs = pid => fs.readFileSync(`/proc/${pid}/mountinfo`, 'utf8').includes(ours);
     await sh(`curl -sS http://allowed.test:${srv.httpPort}/last`);
     const bridges = fs
       .readdirSync('/proc')
       .filter(p => /^\d+$/.test(p))
       .filter(p => {
         try {
-          return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('/run/netaclaw/net.sock');
+          return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('/run/netaclaw/net.sock') && isOurs(p);
         } catch {
           return false;
         }
