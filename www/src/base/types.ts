@@ -34,6 +34,7 @@ export type {
   PendingQuestion,
   McpServerState,
   McpServerView,
+  SkillView,
   StoredCall,
   TodoItem,
 } from '../../../js/backend/src/wire/api-types';

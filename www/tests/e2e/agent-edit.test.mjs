@@ -153,7 +153,7 @@ test('the preview computed in the browser equals the backend previewPrompt and d
       tools: { disabled: ['grep', 'todo', 'ghost_tool'] },
       modelCapability: null,
       memoryEnabled: false,
-      skills: ['s1'],
+      skills: ['code-review'],
       crewRole: 'sub',
     });
     const page = await open(browser.context, `/agent/${agent.id}`);
