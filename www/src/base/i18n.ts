@@ -408,6 +408,11 @@ const zh = {
   toolsTabs: { tools: '工具', mcp: 'MCP 服务器' },
   // the search box of each column of the 工具配置 transfer (short: the column may be narrow)
   transferSearch: '搜索工具',
+  // a builtin tool's description in Chinese, under the catalog's English the model reads
+  descriptionZh: (zh: string) => `中文说明：${zh}（模型读到的是输入框中的英文描述。）`,
+  // the prompt preview's layers, by key (their text is what the model reads, in English)
+  layerTitles: { identity: '身份', session: '会话', skills: 'Skills', tools: '工具使用指引' } as Record<string, string>,
+  layersModelReads: '每层的内容是模型收到的原文（英文），这里不翻译。',
   // the agent's skills: the installed ones (GET /skill/list), picked by name
   skillPicker: {
     placeholder: '选择已安装的 skill',
@@ -823,6 +828,9 @@ const en: Dict = {
   },
   toolsTabs: { tools: 'Tools', mcp: 'MCP servers' },
   transferSearch: 'Search tools',
+  descriptionZh: (zh: string) => zh,
+  layerTitles: { identity: 'Identity', session: 'Session', skills: 'Skills', tools: 'Tool guidance' } as Record<string, string>,
+  layersModelReads: 'Each layer is the text the model receives.',
   skillPicker: {
     placeholder: 'Choose installed skills',
     none: 'No skill is installed yet: put a skill’s folder (with its SKILL.md) into the backend’s skills folder (NETACLAW_SKILLS_DIR, by default skills/ in the data folder).',

@@ -205,7 +205,7 @@ const SUBAGENT = '/admin/netaclaw/subagent';
 const ESCALATION = '/admin/netaclaw/escalation';
 const MCP = '/admin/netaclaw/mcp';
 const RULES = '/admin/netaclaw/rules';
-const SKILL = '/admin/netaclaw/skill';
+const SKILL = '/admin/netaclaw/skill'; // policy-vocabulary: a route's path (its segments are words, not kinds)
 
 export interface ToolPageQuery {
   page?: number;

@@ -36,7 +36,7 @@ export class SkillService {
       throw new AppError(
         400,
         SKILL_NOT_INSTALLED,
-        `skills[${i}]: no installed skill is named ${JSON.stringify(name)} (a skill is a folder of the skills folder with a SKILL.md; GET /admin/netaclaw/skill/list lists them)`,
+        `skills[${i}]: no installed skill is named ${JSON.stringify(name)} (a skill is a folder of the skills folder with a SKILL.md)`,
         [{ field: 'skills', code: SKILL_NOT_INSTALLED }],
         { name, index: i }
       );
