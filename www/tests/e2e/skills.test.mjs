@@ -52,19 +52,22 @@ for (const [lang, width] of [
     await checkPage(page, `agent page with a skill, ${lang} ${width}px`);
   });
 
-  test(`${lang} ${width}px: a skill the backend refuses is named in a sentence; a bound skill no longer installed stays, marked`, async () => {
+  test(`${lang} ${width}px: a skill the backend refuses is named in a sentence; a bound skill no longer installed stays, marked`, async (t) => {
     const name = uniqueName('skill-page');
-    const page = await open(browser.context, '/agent/new', { lang });
+    const page = browser.context.pages()[0] ?? (await browser.context.newPage());
     await page.setViewportSize({ width, height: 900 });
     // the list the page reads names a skill that is not installed (as when it is removed after the list was read)
-    await page.route('**/admin/netaclaw/skill/list', async (route) => {
+    const LIST = '**/admin/netaclaw/skill/list';
+    await page.route(LIST, async (route) => {
       const res = await route.fetch();
       const body = await res.json();
       body.data.list.push({ name: 'ghost-skill', description: 'gone before the save' });
       await route.fulfill({ response: res, json: body });
     });
-    await page.reload();
+    t.after(() => page.unroute(LIST));
+    await open(browser.context, '/agent/new', { lang });
     await page.getByTestId('agent-edit-page').waitFor();
+    await page.getByTestId('agent-skills-installed').waitFor();
     await page.getByTestId('agent-name').fill(name);
     await page.getByTestId('agent-skills').click();
     await page.locator('.popper-agent-skills .el-select-dropdown__item[data-skill=ghost-skill]').click();
@@ -78,16 +81,15 @@ for (const [lang, width] of [
     );
     const all = await apiData('POST', '/admin/netaclaw/agent/page', { name, size: 10 });
     assert.equal(all.pagination.total, 0, 'nothing was saved');
-    await page.unroute('**/admin/netaclaw/skill/list');
+    await page.unroute(LIST);
 
     // a stored agent bound to a skill the list does not have: shown as such, kept, removable
     const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('skill-kept'), skills: ['code-review'] });
-    await page.route('**/admin/netaclaw/skill/list', (route) => route.fulfill({ json: { data: { list: [] } } }));
+    await page.route(LIST, (route) => route.fulfill({ json: { data: { list: [] } } }));
     await open(browser.context, `/agent/${agent.id}`, { lang });
     await page.getByTestId('agent-skills-missing').waitFor();
     assert.match(await page.getByTestId('agent-skills-missing').innerText(), /code-review/);
     assert.match(await page.getByTestId('agent-skills-none').innerText(), lang === 'en' ? /No skill is installed/ : /还没有安装任何 skill/);
     assert.deepEqual(await tags(page), ['code-review']);
-    await page.unroute('**/admin/netaclaw/skill/list');
   });
 }
