@@ -68,7 +68,9 @@ for (const [lang, width] of [
     await open(browser.context, '/agent/new', { lang });
     await page.getByTestId('agent-edit-page').waitFor();
     await page.getByTestId('agent-skills-installed').waitFor();
+    await page.locator('#tab-basics').click();
     await page.getByTestId('agent-name').fill(name);
+    await page.locator('#tab-tools').click();
     await page.getByTestId('agent-skills').click();
     await page.locator('.popper-agent-skills .el-select-dropdown__item[data-skill=ghost-skill]').click();
     await page.keyboard.press('Escape');
