@@ -838,7 +838,8 @@ const en: Dict = {
     notInstalled: 'not installed',
     missing: (names: string) => `${names} is no longer in the skills folder: kept when you save, but the agent cannot read it; you may remove it.`,
     loadFailed: 'The installed skills could not be read',
-    notInstalledError: (name: string) => `The skill “${name}” is not installed: Skills can only name skills installed in the skills folder (a folder with a SKILL.md). Nothing was saved.`,
+    notInstalledError: (name: string) =>
+      `The skill “${name}” is not installed: Skills can only name skills installed in the skills folder (a folder with a SKILL.md). Nothing was saved.`,
     twiceError: (name: string) => `The skill “${name}” is chosen twice: choose each skill once. Nothing was saved.`,
   },
   errorCodes: {

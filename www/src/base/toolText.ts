@@ -75,10 +75,12 @@ export function toolOutputSentence(tool: string, output: string | null | undefin
   const lines = output.split('\n');
   if (tool === 'patch' && lines.every((l) => PATCH_LINE.test(l))) {
     const verb: Record<string, string> = { created: '已新建', patched: '已修改', deleted: '已删除' };
-    return lines.map((l) => {
-      const m = PATCH_LINE.exec(l)!;
-      return `${verb[m[1]]} ${m[2]}`;
-    }).join('\n');
+    return lines
+      .map((l) => {
+        const m = PATCH_LINE.exec(l)!;
+        return `${verb[m[1]]} ${m[2]}`;
+      })
+      .join('\n');
   }
   return null;
 }

@@ -36,7 +36,11 @@ for (const [lang, width] of [
     await row.getByRole('button').last().click();
     const drawer = tools.getByTestId('tool-drawer');
     await drawer.getByTestId('drawer-field-description').waitFor();
-    assert.equal(await drawer.getByTestId('drawer-field-description').inputValue(), 'Hand the conversation over to a human operator.', 'the stored description stays the English the model reads');
+    assert.equal(
+      await drawer.getByTestId('drawer-field-description').inputValue(),
+      'Hand the conversation over to a human operator.',
+      'the stored description stays the English the model reads',
+    );
     if (lang === 'zh-CN') {
       assert.match(await drawer.getByTestId('drawer-description-zh').innerText(), /^中文说明：把对话交给人工处理（运营人员）。/);
       // an administrator's own description is shown as it is, with no Chinese text over it

@@ -95,7 +95,10 @@ test('the tool page: one-word tags whole, the drawer fits and its labels do not 
 });
 
 test('the transfer: every tool name and the search placeholder read whole, side by side when wide, stacked when narrow', async () => {
-  const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('wrap'), toolsets: ['base', 'planning', 'memory', 'skills', 'delegation'] });
+  const agent = await apiData('POST', '/admin/netaclaw/agent/add', {
+    name: uniqueName('wrap'),
+    toolsets: ['base', 'planning', 'memory', 'skills', 'delegation'],
+  });
   for (const lang of LANGS) {
     const page = await open(browser.context, `/agent/${agent.id}`, { lang });
     const transfer = page.getByTestId('agent-disabled-transfer');

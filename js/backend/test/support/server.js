@@ -218,4 +218,18 @@ function installSkill(env, name, text = `---\ndescription: the ${name} skill\n--
   return root;
 }
 
-module.exports = { installSkill, startServer, withServer, call, freePort, cpuSeconds, childEnv, sandboxHealth, NO_SANDBOX, NO_BUS, TOKEN, SECRET_KEY, BACKEND_ROOT };
+module.exports = {
+  installSkill,
+  startServer,
+  withServer,
+  call,
+  freePort,
+  cpuSeconds,
+  childEnv,
+  sandboxHealth,
+  NO_SANDBOX,
+  NO_BUS,
+  TOKEN,
+  SECRET_KEY,
+  BACKEND_ROOT,
+};
