@@ -93,6 +93,7 @@ for (const lang of ['zh-CN', 'en']) {
       await page.getByTestId('agent-name-item').locator('.el-form-item__error').waitFor();
       await shot(page, lang, '09-agent-new-name-required');
       // Skills: the installed ones to pick from (run.mjs installs the demo's code-review), each with what it says of itself
+      await page.locator('#tab-tools').click();
       await page.getByTestId('agent-skills-installed').waitFor();
       await page.getByTestId('agent-skills').click();
       await page.locator('.popper-agent-skills .el-select-dropdown__item[data-skill=code-review]').waitFor();
@@ -127,7 +128,7 @@ for (const lang of ['zh-CN', 'en']) {
       await shot(page, lang, '29-agent-rules-try');
       await tryIt(page.getByTestId('agent-rules-try'), 'read', '.env', workspace.path);
       await shot(page, lang, '30-agent-rules-try-path');
-      await typeRule(page, 'agent-rules-editor', 'ask', 'net(example.com)');
+      await typeRule(page, 'agent-rules-editor', 'ask', 'mail(team@example.com)'); // a kind the package does not know
       await page.getByTestId('agent-save').click();
       await page.getByTestId('agent-rules-refused').waitFor();
       await shot(page, lang, '31-agent-rules-error');
@@ -313,7 +314,7 @@ for (const lang of ['zh-CN', 'en']) {
         args: ['-e', "process.stderr.write('reading /etc/notes/config.toml\\nerror: the configuration is broken\\n'); process.exit(2)"],
         pathMarks: { read_note: { file: 'read' }, save_note: { target: 'write' } },
       });
-      page = await open(b.context, '/agent/tools', { lang });
+      page = await open(b.context, '/agent/tools?tab=mcp', { lang });
       const downRow = page.getByTestId('mcp-section').locator(`tr.mcp-row-${down.name}`);
       await page.getByTestId('mcp-section').getByTestId('mcp-refresh').click();
       await downRow.getByTestId('mcp-restarts').waitFor({ timeout: 60_000 });
