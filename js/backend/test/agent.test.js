@@ -8,7 +8,7 @@ const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { withServer, call, TOKEN } = require('./support/server');
+const { withServer, call, installSkill, TOKEN } = require('./support/server');
 const { runOnEveryBackend } = require('./support/suites');
 const { modelForFile } = require('./support/model');
 const { chat, openWs, wsChat, addAgent, modelEnv, tmpDir } = require('./support/chat');
@@ -202,6 +202,7 @@ function defineTests(backend) {
   test('no usable shell sandbox: bash and execute_skill are not offered, even with shellPermitted', async () => {
     model.reset();
     const db = await backend.fresh();
+    installSkill(db.env, 'release-notes');
     await withServer({ ...db.env, ...modelEnv(model), NETACLAW_BWRAP: '/nonexistent/bwrap' }, async s => {
       const health = await call(s, 'GET', '/health', undefined, { token: null });
       assert.equal(health.body.data.shellSandbox, 'unavailable');

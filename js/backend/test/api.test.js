@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { startServer, withServer, call, TOKEN, sandboxHealth, NO_BUS } = require('./support/server');
+const { startServer, withServer, call, installSkill, TOKEN, sandboxHealth, NO_BUS } = require('./support/server');
 const { storageBackends, describeWithBackend } = require('./support/suites');
 const policy = require('@netaclaw/tool-policy');
 
@@ -381,6 +381,7 @@ function defineSuite(label, makeBackend) {
 
     test('agents: add, info, partial update, page', async () => {
       const db = await backend.fresh();
+      installSkill(db.env, 's1');
       await withServer(db.env, async s => {
         const a = await call(s, 'POST', '/admin/netaclaw/agent/add', { name: 'alpha', systemPrompt: 'p', skills: ['s1'] });
         assert.equal(a.status, 200, a.text);

@@ -6,7 +6,7 @@
  */
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const { withServer, call } = require('./support/server');
+const { withServer, call, installSkill } = require('./support/server');
 const { storageBackends, describeWithBackend } = require('./support/suites');
 
 const info = async (s, q) => (await call(s, 'GET', `/admin/netaclaw/${q}`)).body.data;
@@ -126,6 +126,7 @@ for (const [label, makeBackend] of storageBackends()) {
 
     test('a table from before the version column gets it, every row at version 1, data kept', async () => {
       const db = await backend.fresh();
+      installSkill(db.env, 's');
       await withServer(db.env, async s => {
         await call(s, 'POST', '/admin/netaclaw/tool/update', { name: 'bash', label: 'kept' });
         await call(s, 'POST', '/admin/netaclaw/agent/add', { name: 'old agent', skills: ['s'] });

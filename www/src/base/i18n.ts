@@ -125,7 +125,6 @@ const zh = {
   subagentTools: '子 Agent 允许工具',
   subagentAll: '全部（该 Agent 获得的所有工具）',
   skills: 'Skills',
-  skillsPlaceholder: '输入 skill 名后回车',
   crewRole: 'Crew 角色',
   crewNone: '无',
   crewMembers: 'Crew 成员',
@@ -412,6 +411,26 @@ const zh = {
     } as Record<string, string>,
     stateOther: '状态文件',
   },
+  // the tabs of the Tool 管理 page
+  toolsTabs: { tools: '工具', mcp: 'MCP 服务器' },
+  // the search box of each column of the 工具配置 transfer (short: the column may be narrow)
+  transferSearch: '搜索工具',
+  // a builtin tool's description in Chinese, under the catalog's English the model reads
+  descriptionZh: (zh: string) => `中文说明：${zh}（模型读到的是输入框中的英文描述。）`,
+  // the prompt preview's layers, by key (their text is what the model reads, in English)
+  layerTitles: { identity: '身份', session: '会话', skills: 'Skills', tools: '工具使用指引' } as Record<string, string>,
+  layersModelReads: '每层的内容是模型收到的原文（英文），这里不翻译。',
+  // the agent's skills: the installed ones (GET /skill/list), picked by name
+  skillPicker: {
+    placeholder: '选择已安装的 skill',
+    none: 'Skill 目录里还没有安装任何 skill：把 skill 的文件夹（含 SKILL.md）放进后端的 Skill 目录（NETACLAW_SKILLS_DIR，默认在数据目录下的 skills/）。',
+    installed: (n: number) => `已安装 ${n} 个 skill，只能选择其中的。`,
+    notInstalled: '未安装',
+    missing: (names: string) => `${names} 已不在 Skill 目录里：保存时仍保留，但 Agent 读不到它；可以移除。`,
+    loadFailed: '无法读取已安装的 skill 列表',
+    notInstalledError: (name: string) => `Skill「${name}」没有安装：Skills 只能选择 Skill 目录里已安装的 skill（一个含 SKILL.md 的文件夹）。未保存。`,
+    twiceError: (name: string) => `Skill「${name}」选了两次：每个 skill 只能选一次。未保存。`,
+  },
   // labels of the backend's error codes
   errorCodes: {
     root_contains_backend_state: '工作区根目录不能是、位于或包含后端自身的数据、页面、代码或配置（含指向它们的符号链接）。请选择其他目录。',
@@ -567,7 +586,6 @@ const en: Dict = {
   subagentTools: 'Tools its sub-agents may use',
   subagentAll: 'All (every tool this agent gets)',
   skills: 'Skills',
-  skillsPlaceholder: 'Type a skill name, press Enter',
   crewRole: 'Crew role',
   crewNone: 'None',
   crewMembers: 'Crew members',
@@ -829,6 +847,22 @@ const en: Dict = {
       DB_PATH: 'SQLite database file (DB_PATH)',
     },
     stateOther: 'state',
+  },
+  toolsTabs: { tools: 'Tools', mcp: 'MCP servers' },
+  transferSearch: 'Search tools',
+  descriptionZh: (zh: string) => zh,
+  layerTitles: { identity: 'Identity', session: 'Session', skills: 'Skills', tools: 'Tool guidance' } as Record<string, string>,
+  layersModelReads: 'Each layer is the text the model receives.',
+  skillPicker: {
+    placeholder: 'Choose installed skills',
+    none: 'No skill is installed yet: put a skill’s folder (with its SKILL.md) into the backend’s skills folder (NETACLAW_SKILLS_DIR, by default skills/ in the data folder).',
+    installed: (n: number) => `${n} installed ${n === 1 ? 'skill' : 'skills'}; only these can be chosen.`,
+    notInstalled: 'not installed',
+    missing: (names: string) => `${names} is no longer in the skills folder: kept when you save, but the agent cannot read it; you may remove it.`,
+    loadFailed: 'The installed skills could not be read',
+    notInstalledError: (name: string) =>
+      `The skill “${name}” is not installed: Skills can only name skills installed in the skills folder (a folder with a SKILL.md). Nothing was saved.`,
+    twiceError: (name: string) => `The skill “${name}” is chosen twice: choose each skill once. Nothing was saved.`,
   },
   errorCodes: {
     root_contains_backend_state:

@@ -36,6 +36,7 @@ export type {
   McpServerView,
   NetDecisionView,
   NetRefusal,
+  SkillView,
   StoredCall,
   TodoItem,
 } from '../../../js/backend/src/wire/api-types';

@@ -15,6 +15,7 @@ import type {
   GlobalRules,
   McpInput,
   McpServerView,
+  SkillView,
   GlobalRulesView,
   SessionFields,
   SessionInfo,
@@ -204,6 +205,7 @@ const SUBAGENT = '/admin/netaclaw/subagent';
 const ESCALATION = '/admin/netaclaw/escalation';
 const MCP = '/admin/netaclaw/mcp';
 const RULES = '/admin/netaclaw/rules';
+const SKILL = '/admin/netaclaw/skill'; // policy-vocabulary: a route's path (its segments are words, not kinds)
 
 export interface ToolPageQuery {
   page?: number;
@@ -254,6 +256,10 @@ export const api = {
     delete: (id: number) => request<{ id: number }>('POST', `${MCP}/delete`, { id }),
     /** Starts or reaches every enabled server again, lists its tools and runs the catalog sync. */
     refresh: () => request<{ servers: McpServerView[]; sync: SyncResult }>('POST', `${MCP}/refresh`, {}),
+  },
+  skill: {
+    /** The skills installed in the backend's skills folder, by name, with what each says of itself. */
+    list: () => request<{ list: SkillView[] }>('GET', `${SKILL}/list`),
   },
   rules: {
     /** The stored global rules (null: none), the package's defaults and the version to save with. */

@@ -179,6 +179,8 @@ export function errorSentence(e: { code: string; status?: number; message?: stri
   const dict = ERRORS[locale.value];
   const path = pathSentence(e);
   if (path) return path;
+  const skill = skillSentence(e);
+  if (skill) return skill;
   const field = errorField(e);
   if (field) return INVALID_FIELD[locale.value](FIELDS[locale.value][field]);
   const crew = crewSentence(e);
@@ -201,6 +203,21 @@ function crewSentence(e: { code: string; message?: string }): string | null {
   if (names.length === 0) return null;
   const en = locale.value === 'en';
   return IN_CREW[locale.value](names.map((n) => (en ? `“${n}”` : `「${n}」`)).join(en ? ', ' : '、'));
+}
+
+/**
+ * The sentence of a refused skill of an agent, naming it as the backend does: one that is not installed
+ * (`skill_not_installed`) or one chosen twice; null for any other error.
+ */
+function skillSentence(e: { code: string; message?: string }): string | null {
+  const p = t.value.skillPicker;
+  const msg = e.message ?? '';
+  if (e.code === 'skill_not_installed') {
+    const name = /no installed skill is named ("(?:[^"\\]|\\.)*")/.exec(msg);
+    return p.notInstalledError(name ? quoted(name[1]) : '');
+  }
+  const twice = e.code === 'invalid_input' ? /^skills\[\d+\]: ("(?:[^"\\]|\\.)*") is listed twice$/.exec(msg) : null;
+  return twice ? p.twiceError(quoted(twice[1])) : null;
 }
 
 /** A JSON-quoted path of a backend message, as it was given. */

@@ -84,3 +84,33 @@ test('without a model channel the chat is labelled as the demonstration model; i
   assert.ok(!reply.includes(reason), reply);
   assert.deepEqual(browser.errors, []);
 });
+
+test('the tour shows an approval card: the crew master asks before curl; denied, the card and the reply name the denial by its sentence', async () => {
+  const master = await seeded(MASTER);
+  for (const lang of ['zh-CN', 'en']) {
+    const page = await openTour(master, lang);
+    await page.getByTestId('chat-fields').getByTestId('field-shell').click();
+    await page.getByTestId('chat-offered').locator('[data-tool=bash]').waitFor();
+    await page.locator('[data-testid=demo-prompt][data-step=approval]').click();
+    const approval = page.getByTestId('chat-approval');
+    await approval.waitFor();
+    assert.match(await approval.getByTestId('chat-approval-subject').innerText(), /^curl -sI https:\/\/example\.com/);
+    const asking = card(page, 'bash');
+    assert.equal(await asking.getAttribute('data-state'), 'awaiting');
+    await approval.getByTestId('chat-approval-deny').click();
+    await page.getByTestId('chat-answering').waitFor({ state: 'detached' });
+    assert.equal(await approval.count(), 0, 'the approval is answered');
+    const denied = card(page, 'bash').last();
+    assert.equal(await denied.getAttribute('data-state'), 'refused');
+    const reason = await denied.getAttribute('data-reason');
+    assert.ok(reason, 'the denial has its reason');
+    const sentence = label('reasons', reason, lang);
+    assert.ok(sentence && sentence !== reason, `the package has a sentence for ${reason}`);
+    assert.ok((await denied.getByTestId('tool-card-denied').innerText()).includes(sentence));
+    const reply = await page.getByTestId('msg-assistant').last().innerText();
+    assert.ok(reply.includes(sentence.replace(/[。.]$/, '')), `${lang}: the reply names the denial by its sentence: ${reply}`);
+    assert.ok(!reply.includes(reason), `${lang}: the reply names no code: ${reply}`);
+    assert.match(reply, lang === 'en' ? /The policy denied `?bash`?/ : /策略拒绝了 `?bash`?/);
+  }
+  assert.deepEqual(browser.errors, []);
+});

@@ -36,7 +36,7 @@ const mcpRow = (page, name) => page.locator(`[data-testid=mcp-table] .el-table__
 test('mcp-server-time from PyPI: added through the MCP dialog, its tools in the table, get_current_time called from the chat', async () => {
   assert.ok(existsSync(TIME_SERVER), `${TIME_SERVER} is missing: run scripts/setup-mcp-python.sh (scripts/setup.sh runs it)`);
   assert.ok(channel.channel, 'the scripted channel');
-  const page = await open(browser.context, '/agent/tools');
+  const page = await open(browser.context, '/agent/tools?tab=mcp');
   const section = page.getByTestId('mcp-section');
   await section.getByTestId('mcp-table').waitFor();
 
@@ -57,6 +57,7 @@ test('mcp-server-time from PyPI: added through the MCP dialog, its tools in the 
   assert.equal(await row.getByTestId('mcp-tool-count').getAttribute('data-count'), '2');
   assert.equal(await row.getByTestId('mcp-skipped').count(), 0);
   const tool = `mcp__${name}__get_current_time`;
+  await page.locator('#tab-tools').click();
   await page.getByTestId('filter-name').fill(`mcp__${name}__`);
   await page.getByTestId('filter-search').click();
   await page.locator(`[data-testid=tool-table] .el-table__body-wrapper tr.tool-row-${tool}`).waitFor();
@@ -99,7 +100,7 @@ test('a stdio server that is down: its last stderr lines, when it starts again, 
   const name = serverName('down');
   const script = "process.stderr.write('e2e: reading the configuration\\ne2e: the configuration is broken\\n'); process.exit(2)";
   const added = await apiData('POST', '/admin/netaclaw/mcp/add', { name, transport: 'stdio', command: 'node', args: ['-e', script] });
-  const page = await open(browser.context, '/agent/tools');
+  const page = await open(browser.context, '/agent/tools?tab=mcp');
   const section = page.getByTestId('mcp-section');
   const row = mcpRow(page, name);
   await row.waitFor();

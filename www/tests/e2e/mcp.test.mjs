@@ -59,7 +59,7 @@ async function checkLayout(page, at) {
 }
 
 test('MCP servers: add through the dialog, refresh, its tools in the tool table, edit keeping the secret, disable, delete', async () => {
-  const page = await open(browser.context, '/agent/tools');
+  const page = await open(browser.context, '/agent/tools?tab=mcp');
   const section = page.getByTestId('mcp-section');
   await section.getByTestId('mcp-table').waitFor();
   const before = (await servers()).length;
@@ -125,12 +125,14 @@ test('MCP servers: add through the dialog, refresh, its tools in the tool table,
   await row.locator('[data-role=state][data-status=connected]').waitFor({ timeout: 60_000 });
   assert.equal(await row.getByTestId('mcp-tool-count').getAttribute('data-count'), '3');
   const tools = ['echo', 'note', 'whoami'].map((t) => `mcp__${name}__${t}`);
+  await page.locator('#tab-tools').click();
   await filterTools(page, `mcp__${name}__`);
   assert.equal(await countSettles(toolRows(page), 3), 3);
   for (const t of tools) await page.locator(`[data-testid=tool-table] .el-table__body-wrapper tr.tool-row-${t}`).waitFor();
   assert.equal(await toolRows(page).getByTestId('orphan').count(), 0, 'in the catalog the page reloaded');
   assert.equal((await apiData('GET', `/admin/netaclaw/tool/info?name=${tools[0]}`)).toolset, `mcp:${name}`);
   await screenshot(page, 'mcp-servers');
+  await page.locator('#tab-mcp').click();
 
   // edit: the saved value is not shown; left empty it is kept
   await row.getByTestId('mcp-edit').click();

@@ -14,7 +14,7 @@
 import { createRequire } from 'node:module';
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
-import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -132,6 +132,8 @@ async function main() {
 
   const port = await freePort();
   dataDir = mkdtempSync(join(tmpdir(), 'netaclaw-e2e-'));
+  // the demo's example skills, where the backend looks for skills (<DATA_DIR>/skills), as scripts/demo.sh installs them
+  cpSync(join(repo, 'scripts', 'demo', 'skills'), join(dataDir, 'skills'), { recursive: true });
   const logFile = join(dataDir, 'backend.log');
   const out = openSync(logFile, 'a');
   const base = `http://127.0.0.1:${port}`;

@@ -92,6 +92,13 @@ for (const lang of ['zh-CN', 'en']) {
       await page.getByTestId('agent-save').click();
       await page.getByTestId('agent-name-item').locator('.el-form-item__error').waitFor();
       await shot(page, lang, '09-agent-new-name-required');
+      // Skills: the installed ones to pick from (run.mjs installs the demo's code-review), each with what it says of itself
+      await page.locator('#tab-tools').click();
+      await page.getByTestId('agent-skills-installed').waitFor();
+      await page.getByTestId('agent-skills').click();
+      await page.locator('.popper-agent-skills .el-select-dropdown__item[data-skill=code-review]').waitFor();
+      await shot(page, lang, '41-agent-skills');
+      await page.keyboard.press('Escape');
 
       // rules: the agent's (a bad pattern refused, then the try box), the global section of Tool 管理
       const rulesTab = lang === 'en' ? /^\s*Rules\s*$/ : /^\s*规则\s*$/;
@@ -121,7 +128,7 @@ for (const lang of ['zh-CN', 'en']) {
       await shot(page, lang, '29-agent-rules-try');
       await tryIt(page.getByTestId('agent-rules-try'), 'read', '.env', workspace.path);
       await shot(page, lang, '30-agent-rules-try-path');
-      await typeRule(page, 'agent-rules-editor', 'ask', 'net(example.com)');
+      await typeRule(page, 'agent-rules-editor', 'ask', 'mail(team@example.com)'); // a kind the package does not know
       await page.getByTestId('agent-save').click();
       await page.getByTestId('agent-rules-refused').waitFor();
       await shot(page, lang, '31-agent-rules-error');
@@ -277,17 +284,13 @@ for (const lang of ['zh-CN', 'en']) {
         transport: 'http',
         url: 'http://127.0.0.1:9/mcp',
       });
-      page = await open(b.context, '/agent/tools', { lang });
+      page = await open(b.context, '/agent/tools?tab=mcp', { lang });
       const mcp = page.getByTestId('mcp-section');
       await mcp.locator(`tr.mcp-row-${demo.name} [data-role=state][data-status=pending]`).waitFor();
-      await mcp.scrollIntoViewIfNeeded();
       await shot(page, lang, '24-mcp-servers-pending');
       await mcp.getByTestId('mcp-refresh').click();
       await mcp.locator(`tr.mcp-row-${demo.name} [data-role=state][data-status=connected]`).waitFor({ timeout: 60_000 });
       await mcp.locator(`tr.mcp-row-${gone.name} [data-role=state][data-status=failed]`).waitFor();
-      await page.getByTestId('filter-name').fill(`mcp__${demo.name}__`);
-      await page.getByTestId('filter-search').click();
-      await page.locator(`[data-testid=tool-table] tr.tool-row-mcp__${demo.name}__echo`).first().waitFor();
       await shot(page, lang, '25-mcp-servers-refreshed');
       await mcp.getByTestId('mcp-add').click();
       await page.getByTestId('mcp-dialog').getByTestId('mcp-save').click();
@@ -311,7 +314,7 @@ for (const lang of ['zh-CN', 'en']) {
         args: ['-e', "process.stderr.write('reading /etc/notes/config.toml\\nerror: the configuration is broken\\n'); process.exit(2)"],
         pathMarks: { read_note: { file: 'read' }, save_note: { target: 'write' } },
       });
-      page = await open(b.context, '/agent/tools', { lang });
+      page = await open(b.context, '/agent/tools?tab=mcp', { lang });
       const downRow = page.getByTestId('mcp-section').locator(`tr.mcp-row-${down.name}`);
       await page.getByTestId('mcp-section').getByTestId('mcp-refresh').click();
       await downRow.getByTestId('mcp-restarts').waitFor({ timeout: 60_000 });

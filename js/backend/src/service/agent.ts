@@ -13,6 +13,7 @@ import { IdQueryDTO } from '../dto/query';
 import { SessionFieldsDTO } from '../dto/session';
 import { AgentPageDTO } from '../dto/page';
 import { ChannelService } from './channel';
+import { SkillService } from './skill';
 import { parseVersion, staleVersion, updateRow } from '../db/versioned';
 import { checkedRules } from './rules';
 import { AgentFields, newAgentFields } from '../wire/api-types';
@@ -138,8 +139,16 @@ export class AgentService {
   @Inject()
   channelService: ChannelService;
 
-  async add(input: AgentAddDTO): Promise<NetaClawAgentEntity> {
+  @Inject()
+  skillService: SkillService;
+
+  /**
+   * `seeded`: an example agent of the seed file, whose skills are not checked against the skills folder
+   * (the demo installs its example skills beside its agents; a skill installed later is found then).
+   */
+  async add(input: AgentAddDTO, seeded = false): Promise<NetaClawAgentEntity> {
     const v = agentValues(input);
+    if (!seeded) await this.skillService.check(v.skills);
     if (v.modelChannelId) await this.channelService.checkExists(v.modelChannelId, 'modelChannelId');
     await this.checkCrew(v.crewMembers, null);
     const entity = this.repo.create({ ...newAgentFields(), ...v });
@@ -160,6 +169,8 @@ export class AgentService {
     const v = agentValues(input);
     const version = parseVersion(input as unknown as Obj);
     const row = await this.mustGet(id);
+    // the skills the agent binds already stay bound even when their folder is gone
+    await this.skillService.check(v.skills, row.skills ?? []);
     if (v.modelChannelId) await this.channelService.checkExists(v.modelChannelId, 'modelChannelId');
     await this.checkCrew(v.crewMembers, id);
     if (version !== undefined && version !== row.version) throw staleVersion(`agent ${id}`, version, row);

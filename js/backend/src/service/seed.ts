@@ -62,7 +62,7 @@ export class SeedService {
       const ids: number[] = [];
       for (const [i, input] of checked.entries()) {
         try {
-          ids.push((await this.agentService.add(input)).id);
+          ids.push((await this.agentService.add(input, true)).id);
         } catch (err) {
           throw new SeedFileError(file, `entry [${i}]: ${errorMessage(err)}`);
         }

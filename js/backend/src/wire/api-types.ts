@@ -67,6 +67,12 @@ export function newAgentFields(): Omit<AgentFields, 'name'> {
 }
 
 /** The session fields of a chat (fixed when its session is created). */
+/** An installed skill (GET /admin/netaclaw/skill/list): its folder name and what its SKILL.md says of it. */
+export interface SkillView {
+  name: string;
+  description: string | null;
+}
+
 export interface ChatSessionFields {
   sessionCwd: string | null;
   workspaceRoots: string[];

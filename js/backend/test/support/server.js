@@ -209,4 +209,30 @@ const NO_SANDBOX = { worker: 'node-permission-only', seccomp: false, limits: 'no
 /** `/health`'s `bus` of an instance without REDIS_URL. */
 const NO_BUS = { kind: 'database', connected: true, detail: 'REDIS_URL is not set: instances coordinate through the database' };
 
-module.exports = { startServer, withServer, call, freePort, cpuSeconds, childEnv, sandboxHealth, NO_SANDBOX, NO_BUS, TOKEN, SECRET_KEY, BACKEND_ROOT };
+/**
+ * Installs a skill where a test server of `env` looks for skills (`NETACLAW_SKILLS_DIR`, else
+ * `<DATA_DIR>/skills`): its folder with a SKILL.md of `text`.
+ */
+function installSkill(env, name, text = `---\ndescription: the ${name} skill\n---\n# ${name}\n`) {
+  const fs = require('node:fs');
+  const root = env.NETACLAW_SKILLS_DIR ?? path.join(env.DATA_DIR, 'skills');
+  fs.mkdirSync(path.join(root, name), { recursive: true });
+  fs.writeFileSync(path.join(root, name, 'SKILL.md'), text);
+  return root;
+}
+
+module.exports = {
+  installSkill,
+  startServer,
+  withServer,
+  call,
+  freePort,
+  cpuSeconds,
+  childEnv,
+  sandboxHealth,
+  NO_SANDBOX,
+  NO_BUS,
+  TOKEN,
+  SECRET_KEY,
+  BACKEND_ROOT,
+};
