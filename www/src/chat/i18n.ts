@@ -213,6 +213,12 @@ const zh = {
   actions: '操作',
   // a denied call's reason, an unknown tool, the agent's question in the transcript, deleting a session
   deniedBecause: (reason: string) => `没有执行：${reason}。`,
+  /** What the user can do about a denial that a session setting decides (by the reason's code). */
+  deniedRemedy: {
+    write_blocked_by_readonly_policy: '这个会话没有开启「允许写入」，所以写入类工具被拒绝；需要写入时，在会话设置中开启它。',
+    shell_disabled_by_policy: '这个会话没有开启「允许 Shell」；需要运行命令时，在会话设置中开启它。',
+    workspace_root_required: '这个会话没有工作目录；在会话设置中填写一个工作目录后再试。',
+  } as Record<string, string>,
   noSuchTool: (name: string) => `没有名为 ${name} 的工具。`,
   noSuchToolHint: (name: string) => `没有名为 ${name} 的工具：这次调用会被拒绝。请从列表中选一个工具。`,
   callAsked: '等待用户回答',
@@ -430,6 +436,12 @@ const en: ChatDict = {
   refresh: 'Refresh',
   actions: 'Actions',
   deniedBecause: (reason) => `Did not run: ${reason}.`,
+  deniedRemedy: {
+    write_blocked_by_readonly_policy:
+      'This session does not have "Write permitted" on, so tools that write are refused; turn it on in the session settings when the agent should write.',
+    shell_disabled_by_policy: 'This session does not have "Shell permitted" on; turn it on in the session settings when the agent should run commands.',
+    workspace_root_required: 'This session has no working directory; set one in the session settings and try again.',
+  },
   noSuchTool: (name) => `No tool named ${name} exists.`,
   noSuchToolHint: (name) => `No tool named ${name} exists: this call will be denied. Pick a tool from the list.`,
   callAsked: 'Waiting for the answer',

@@ -51,6 +51,10 @@ async function checkReadCards(scope) {
   assert.equal(await write.getAttribute('data-reason'), 'tool_not_offered');
   assert.equal((await write.getByTestId('tool-card-denied').innerText()).trim(), `没有执行：${zh('reasons', 'write_blocked_by_readonly_policy')}。`);
   assert.equal(await write.getByTestId('tool-card-denied').getAttribute('data-code'), 'write_blocked_by_readonly_policy');
+  // and what the user can do about it, in a sentence that names the session's switch, not the policy's word
+  const remedy = (await write.getByTestId('tool-card-remedy').innerText()).trim();
+  assert.match(remedy, /「允许写入」/);
+  assert.doesNotMatch(remedy, /readonly/);
   assert.doesNotMatch(await write.innerText(), new RegExp(zh('reasons', 'tool_not_offered')), 'never "not offered" beside the reason');
   // no "where it ran" for a call that did not run, no reason tag repeating the sentence
   assert.equal(await write.locator('.reason-tag').count(), 0);
