@@ -92,6 +92,7 @@ test('axe-core: a delete confirmation and its refusal, a session with its delete
   assert.deepEqual(await violations(list), [], 'the delete confirmation');
   await list.locator('.confirm-delete-agent').click();
   await list.getByTestId('agent-delete-error').waitFor();
+  await list.locator('.el-message-box').waitFor({ state: 'hidden' });
   await settled(list);
   assert.deepEqual(await violations(list), [], 'a refused delete');
 

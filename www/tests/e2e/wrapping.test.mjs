@@ -6,7 +6,7 @@
 // of their own, reached without scrolling past the tool table; no page scrolls sideways.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiData, checkPage, forFile, launch, open, uniqueName } from './helpers.mjs';
+import { apiData, checkPage, forFile, launch, open, settled, uniqueName } from './helpers.mjs';
 
 const browser = forFile(launch);
 const WIDTHS = [390, 1280, 1920];
@@ -41,7 +41,7 @@ test('the tool page: one-word tags whole, the drawer fits and its labels do not 
       const at = `${lang} ${width}px`;
       await page.setViewportSize({ width, height: 900 });
       await page.locator('[data-testid=tool-table] tr.tool-row-bash').first().waitFor();
-      await page.waitForTimeout(200);
+      await settled(page);
       await noSideways(page, `tool page, ${at}`);
       // the prompt hint's tag is one word (Unsupported, Default, Overridden): drawn on one line
       assert.ok((await page.locator('[data-hint]').count()) > 0);
@@ -106,7 +106,7 @@ test('the transfer: every tool name and the search placeholder read whole, side 
     for (const width of WIDTHS) {
       const at = `${lang} ${width}px`;
       await page.setViewportSize({ width, height: 900 });
-      await page.waitForTimeout(200);
+      await settled(page);
       await noSideways(page, `agent page, ${at}`);
       const found = await transfer.evaluate((t) => {
         const out = [];
@@ -143,7 +143,7 @@ test('the chat bar: each label on the line of its select; a curly apostrophe is 
     for (const width of WIDTHS) {
       const at = `${lang} ${width}px`;
       await page.setViewportSize({ width, height: 900 });
-      await page.waitForTimeout(200);
+      await settled(page);
       const label = await page.getByTestId('chat-session-label').boundingBox();
       const select = await page.getByTestId('chat-session').boundingBox();
       const mid = label.y + label.height / 2;
