@@ -93,9 +93,13 @@ function defineTests(backend) {
       assert.match(writeReply, /策略拒绝了 write_file：/);
       // the reply says the package's sentence for the reason, never the reason's code
       const { policy } = require('../dist/wire/policy.js');
-      const label = policy().label('reasons', denied.reason, 'zh-CN');
+      // not offered: the reply gives the cause its route names (the session may not write), as the card does
+      assert.equal(denied.reason, 'tool_not_offered');
+      const because = /not offered because: ([a-z_]+)/.exec(denied.detail)?.[1];
+      assert.equal(because, 'write_blocked_by_readonly_policy', denied.detail);
+      const label = policy().label('reasons', because, 'zh-CN');
       assert.ok(label && writeReply.includes(label), writeReply);
-      assert.ok(!writeReply.includes(denied.reason), writeReply);
+      assert.ok(!writeReply.includes(denied.reason) && !writeReply.includes(because), writeReply);
       assert.equal(fs.existsSync(path.join(ww.dir, 'demo-note.txt')), false, 'nothing was written');
 
       // a delegation: the crew master gives the task to its member, whose batch reads the file

@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { policy } from '../wire/policy';
+import { RUNTIME_REASONS } from '../runtime/codes';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 
 /** A turn as `streamTurn` answers it (its `ModelTurn`; model.ts imports this file, so the shape is said here). */
@@ -328,6 +329,15 @@ function nextStep(messages: ChatCompletionMessageParam[], offered: Set<string>):
 function resultSentence(locale: Locale, d: Done): string {
   const o = outcome(d.result);
   const tool = d.name;
+  // a tool the session did not offer: the reason its route gives (port.ts), as the card says it
+  const because = o.kind === 'denied' && o.code === RUNTIME_REASONS.notOffered ? /not offered because: ([a-z_]+)/.exec(o.text)?.[1] : undefined;
+  if (because) {
+    return say(
+      locale,
+      `策略拒绝了 ${tool}：这个会话没有提供它，因为${reasonSentence(because, locale)}。调用没有运行，卡片上写着原因。`,
+      `The policy denied ${tool}: this session does not offer it, because: ${reasonSentence(because, locale)}. The call did not run; its card says why.`
+    );
+  }
   if (o.kind === 'denied') {
     return say(
       locale,

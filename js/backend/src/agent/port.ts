@@ -89,11 +89,14 @@ export class CallPort {
     // L0: a tool this model was not offered is denied whatever the routes say (the package's reading of
     // its arguments is kept for the record)
     if (!this.offered.has(tc.name)) {
+      // why it was not offered, when its route says (a read-only session's write_file): the model and the
+      // user read the cause, not only the offer
+      const because = gate.decision === DECISIONS.denied && gate.reason ? `; not offered because: ${gate.reason}` : '';
       gate = {
         ...gate,
         decision: DECISIONS.denied,
         reason: RUNTIME_REASONS.notOffered,
-        detail: `${JSON.stringify(tc.name)} is not one of the tools offered to this agent`,
+        detail: `${JSON.stringify(tc.name)} is not one of the tools offered to this agent${because}`,
       };
     }
     const read = 'arguments' in gate;
