@@ -272,8 +272,11 @@ describe("BatchRunner (the executor's API)", () => {
     const create = await svc.runMainTool({ ...base, name: 'skill_manage', args: { name: 'nobody-here', action: 'create', content: '# x' } });
     assert.match(create.error, /is not bound to this agent/);
     assert.ok(!fs.existsSync(path.join(dataDir, 'skills', 'nobody-here')));
+    // an agent binds installed skills only (agent update checks the skills folder): installed, then bound
+    fs.mkdirSync(path.join(dataDir, 'skills', 'nobody-here'), { recursive: true });
+    fs.writeFileSync(path.join(dataDir, 'skills', 'nobody-here', 'SKILL.md'), '# installed\n');
     await agents.update({ id, skills: ['nobody-here'] });
-    const made = await svc.runMainTool({ ...base, name: 'skill_manage', args: { name: 'nobody-here', action: 'create', content: '# bound now\n' } });
+    const made = await svc.runMainTool({ ...base, name: 'skill_manage', args: { name: 'nobody-here', action: 'update', content: '# bound now\n' } });
     assert.equal(made.ok, true, made.error);
     const read = await svc.runMainTool({ ...base, name: 'read_skill', args: { name: 'nobody-here' } });
     assert.equal(read.output, '# bound now\n');

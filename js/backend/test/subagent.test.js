@@ -16,7 +16,6 @@ async function addAgent(s, extra = {}) {
     name: 'worker-agent',
     toolsets: ['base', 'planning', 'memory', 'skills', 'delegation'],
     memoryEnabled: true,
-    skills: ['hello'],
     ...extra,
   });
   assert.equal(r.status, 200, r.text);
@@ -65,7 +64,7 @@ function defineSuite(label, makeBackend) {
       fs.mkdirSync(path.join(skills, 'unbound'), { recursive: true });
       fs.writeFileSync(path.join(skills, 'unbound', 'SKILL.md'), "# not this agent's\n");
       await withServer({ ...db.env, NETACLAW_SKILLS_DIR: skills }, async s => {
-        const agentId = await addAgent(s);
+        const agentId = await addAgent(s, { skills: ['hello'] });
         const diff = ['--- a/a.txt', '+++ b/a.txt', '@@ -1,3 +1,3 @@', ' alpha', '-beta', '+BETA', ' gamma', ''].join('\n');
         const calls = [
           { name: 'read_file', arguments: { path: 'a.txt' } },

@@ -224,7 +224,11 @@ test('MCP servers: add through the dialog, refresh, its tools in the tool table,
   assert.equal((await apiData('GET', `/admin/netaclaw/mcp/info?id=${added.id}`)).enabled, false);
   await section.getByTestId('mcp-refresh').click();
   await goneRow.locator('[data-role=state][data-status=failed]').waitFor();
+  // the tool table filtered again to this server's tools (the locale switch reloaded the page)
+  await page.locator('#tab-tools').click();
+  await filterTools(page, `mcp__${name}__`);
   assert.equal(await countSettles(toolRows(page).getByTestId('orphan'), 3), 3, 'its three tools are orphans now');
+  await page.locator('#tab-mcp').click();
 
   // deleted, after a confirmation
   for (const n of [name, gone]) {
