@@ -88,6 +88,11 @@ test('axe-core: a delete confirmation and its refusal, a session with its delete
   const row = list.locator(`[data-testid=agent-table] tr.agent-row-${member.id}`);
   await row.getByTestId('agent-delete').click();
   await list.locator('.el-message-box').waitFor();
+  // faded in: the box and everything around it fully opaque (axe reads a half-faded text as low contrast)
+  await list.waitForFunction(() => {
+    for (let el = document.querySelector('.el-message-box'); el; el = el.parentElement) if (getComputedStyle(el).opacity !== '1') return false;
+    return true;
+  });
   await settled(list);
   assert.deepEqual(await violations(list), [], 'the delete confirmation');
   await list.locator('.confirm-delete-agent').click();
