@@ -575,6 +575,8 @@ describe('a backend that is not root', () => {
     // what is checked instead of a cgroup: the RLIMIT_NPROC of the sandbox's first process bounds a shell
     // that never runs the prelude, per sandbox
     assert.match(out.nproc, new RegExp(`^Max processes +${SANDBOX_PROCESSES_MAX} +${SANDBOX_PROCESSES_MAX} `));
-    assert.ok(out.peak <= SANDBOX_PROCESSES_MAX + 2 && out.peak >= SANDBOX_PROCESSES_MAX / 2, `${out.peak} tasks`);
+    // at most the bound; and the shell did fork (how far it got before the first refusal ends its loop
+    // varies with the machine's load: from 236 to 425 seen here, so the floor only shows that the loop ran)
+    assert.ok(out.peak <= SANDBOX_PROCESSES_MAX + 2 && out.peak >= 32, `${out.peak} tasks`);
   });
 });
