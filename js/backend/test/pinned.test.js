@@ -378,7 +378,8 @@ describe('attack 1 against the started backend (root; sandboxes as the sandbox u
         if (r.status === 400) {
           // the root led to the data folder when it was checked: refused as the backend's own state, or, when
           // it moved there between that check and the working directory's, as a folder the sandbox cannot write
-          assert.match(r.body.error.code, /^(root_contains_backend_state|workdir_unwritable|workdir_unreadable)$/, r.text);
+          // (or, caught mid-rename, as one that is not there)
+          assert.match(r.body.error.code, /^(root_contains_backend_state|workdir_unwritable|workdir_unreadable|workdir_missing)$/, r.text);
           seen.refused += 1;
           continue;
         }
@@ -480,8 +481,8 @@ describe('attack 1 against the started backend (root; sandboxes as the sandbox u
     if (r.status === 400) {
       // the turn began while the name led to the data folder: refused as a whole (as the backend's own state,
       // or, when it moved there between that check and the working directory's, as a folder the sandbox
-      // cannot write)
-      assert.match(r.body.error.code, /^(root_contains_backend_state|workdir_unwritable|workdir_unreadable)$/, r.text);
+      // cannot write, or, caught mid-rename, as one that is not there)
+      assert.match(r.body.error.code, /^(root_contains_backend_state|workdir_unwritable|workdir_unreadable|workdir_missing)$/, r.text);
     } else {
       assert.equal(r.status, 200, r.text);
       for (const c of r.body.data.toolCalls) {
