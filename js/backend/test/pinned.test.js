@@ -32,8 +32,13 @@ const { ShellProcessOperations } = rt('operations/process.js');
 const isRoot = process.getuid() === 0;
 const TOGGLER = path.join(__dirname, 'fixtures', 'root-toggler.js');
 const SWAPPED = /the workspace root "[^"]+" now leads to another folder than the one checked when this run started/;
+const { ROOT_MOVED, PATH_MOVED } = rt('host.js');
+/** bwrap found a root (or a path its rules bind) moved while it bound it: the worker did not start. */
+const MOVED = new RegExp([ROOT_MOVED, PATH_MOVED].map(s => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
 /** Why a worker did not start on a toggled root: the name led elsewhere, or the root moved while bwrap bound it. */
-const NOT_STARTED = new RegExp(`${SWAPPED.source}|a workspace root was moved or replaced while the worker's sandbox was being made`);
+const NOT_STARTED = new RegExp(`${SWAPPED.source}|${MOVED.source}`);
+/** The most batch starts made while the root toggles, looking for one that gets through (fixtures/pinned-unprivileged.js too). */
+const MAX_STARTS = 300;
 const DATA_SECRET = 'DATA-SECRET-5c1e0d7a';
 const REAL_ROOT = 'REAL-ROOT-93be';
 
@@ -70,9 +75,12 @@ function files(dir) {
   return out;
 }
 
-/** Starts the toggler on `root` (↔ a symlink to `target`); `stop()` ends it and answers how often it toggled. */
-async function toggler(root, target, holdMs = 3) {
-  const child = spawn(process.execPath, [TOGGLER, root, target, String(holdMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * Starts the toggler on `root` (↔ a symlink to `target`), each state held 0–`holdMs` ms (the real one
+ * 0–`realHoldMs`); `stop()` ends it and answers how often it toggled.
+ */
+async function toggler(root, target, holdMs = 3, realHoldMs = holdMs) {
+  const child = spawn(process.execPath, [TOGGLER, root, target, String(holdMs), String(realHoldMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', d => (out += d));
   const deadline = Date.now() + 20000;
@@ -358,11 +366,14 @@ describe('attack 1 against the started backend (root; sandboxes as the sandbox u
   const strays = () => Object.keys(files(L.dataDir)).filter(f => /^skills\//.test(f) || /race|chat-/.test(f));
 
   test('(c) many batch starts while the root toggles: none mounts the data folder as its root', async t => {
-    // each state held 0–15 ms: a batch start takes several lookups' time, and some must get through
-    const tg = await toggler(L.root, L.dataDir, 15);
-    const seen = { refused: 0, failed: 0, ran: 0 };
+    // the swapped name held 0–15 ms, the real one 0–60 ms: a batch start takes several lookups' time (a
+    // check as the sandbox user among them), all of which must meet the real folder for a start to get through
+    const tg = await toggler(L.root, L.dataDir, 15, 60);
+    const seen = { refused: 0, failed: 0, ran: 0, starts: 0 };
     try {
-      for (let i = 0; i < 25; i++) {
+      // 25 starts, and on until one of them ran (on a loaded machine most checks meet the swapped name)
+      for (let i = 0; i < 25 || (seen.ran === 0 && i < MAX_STARTS); i++) {
+        seen.starts = i + 1;
         const calls = [
           { name: 'bash', arguments: { command: 'cat marker.txt; cat admin-token netaclaw.sqlite 2>&1 | head -c 300; ls' } },
           { name: 'write_file', arguments: { path: `skills/batch-${i}.txt`, content: 'batch' } },
@@ -386,11 +397,12 @@ describe('attack 1 against the started backend (root; sandboxes as the sandbox u
         assert.equal(r.status, 200, r.text);
         const b = r.body.data;
         if (b.status === 'failed' && b.calls.length === 0) {
-          assert.match(
-            b.error,
-            /^(cannot start the worker: (the workspace root "[^"]+" (now leads to another folder|does not exist)|workspace root "[^"]+" is the backend's own data folder)|a workspace root was moved or replaced while the worker's sandbox was being made)/,
-            b.error
-          );
+          if (!b.error.startsWith(ROOT_MOVED) && !b.error.startsWith(PATH_MOVED))
+            assert.match(
+              b.error,
+              /^cannot start the worker: (the workspace root "[^"]+" (now leads to another folder|does not exist)|workspace root "[^"]+" is the backend's own data folder)/,
+              b.error
+            );
           seen.failed += 1;
           continue;
         }
@@ -416,7 +428,7 @@ describe('attack 1 against the started backend (root; sandboxes as the sandbox u
     assert.equal(after.status, 200, after.text);
     assert.match(after.body.data.calls[0].output, new RegExp(REAL_ROOT));
     t.diagnostic(
-      `25 batch starts: ${seen.ran} ran on the real root, ${seen.failed} failed with the sentence, ${seen.refused} refused 400 (${seen.toggles} toggles)`
+      `${seen.starts} batch starts: ${seen.ran} ran on the real root, ${seen.failed} failed with the sentence, ${seen.refused} refused 400 (${seen.toggles} toggles)`
     );
   });
 
@@ -508,7 +520,7 @@ describe('the backend as a non-root user', () => {
     assert.match(out.deterministic.restart, SWAPPED);
     assert.ok(out.batches.ran > 0, JSON.stringify(out.batches));
     t.diagnostic(
-      `uid ${out.uid}: ${out.toggles} toggles; 12 batch starts: ${out.batches.ran} ran on the real root, ${out.batches.failed} failed to start, ${out.batches.refused} refused`
+      `uid ${out.uid}: ${out.toggles} toggles; ${out.batches.starts} batch starts: ${out.batches.ran} ran on the real root, ${out.batches.failed} failed to start, ${out.batches.refused} refused`
     );
   });
 });

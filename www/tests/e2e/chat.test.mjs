@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { label } from '@netaclaw/tool-policy';
-import { apiData, forFile, launch, notesWorkspace, open, screenshot, scriptedChannel, switchLocale, uniqueName } from './helpers.mjs';
+import { apiData, forFile, launch, notesWorkspace, open, screenshot, scriptedChannel, send, switchLocale, uniqueName } from './helpers.mjs';
 import { MESSAGES, NOTES, SUB_TOOLS, TASK } from './model-script.mjs';
 
 const channel = forFile(scriptedChannel);
@@ -23,11 +23,6 @@ async function openChat(agentId, cwd) {
   await page.getByTestId('chat-channel').waitFor();
   if (cwd) await page.getByTestId('chat-fields').getByTestId('field-cwd').fill(cwd);
   return page;
-}
-
-async function send(page, text) {
-  await page.getByTestId('chat-input').fill(text);
-  await page.getByTestId('chat-send').click();
 }
 
 /**

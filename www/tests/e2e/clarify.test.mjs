@@ -4,17 +4,12 @@
 // model's reply quotes it; the question card is gone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiData, forFile, launch, notesWorkspace, open, scriptedChannel, switchLocale, uniqueName } from './helpers.mjs';
+import { apiData, forFile, launch, notesWorkspace, open, scriptedChannel, send, switchLocale, uniqueName } from './helpers.mjs';
 import { CLARIFY_QUESTION, MESSAGES, NOTES } from './model-script.mjs';
 
 forFile(scriptedChannel);
 const browser = forFile(launch);
 const workspace = forFile(() => notesWorkspace(NOTES));
-
-async function send(page, text) {
-  await page.getByTestId('chat-input').fill(text);
-  await page.getByTestId('chat-send').click();
-}
 
 test('a question of the agent waits for the answer, across a reload; the answer resumes the turn', async () => {
   const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('asker'), toolsets: ['base', 'planning'] });

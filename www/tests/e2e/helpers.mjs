@@ -259,6 +259,12 @@ function giveToSandbox(dir) {
   for (const name of ['', ...readdirSync(dir)]) chownSync(join(dir, name), uid, gid);
 }
 
+/** Types `text` into the chat's input and sends it. */
+export async function send(page, text) {
+  await page.getByTestId('chat-input').fill(text);
+  await page.getByTestId('chat-send').click();
+}
+
 /** The visible error texts of `scope` (field messages, alerts, toasts). */
 export async function errorTexts(scope) {
   return scope

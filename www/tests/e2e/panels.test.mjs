@@ -7,17 +7,12 @@
 // The clarify answer box is covered by clarify.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiData, assertLocalizedErrors, forFile, launch, notesWorkspace, open, scriptedChannel, uniqueName } from './helpers.mjs';
+import { apiData, assertLocalizedErrors, forFile, launch, notesWorkspace, open, scriptedChannel, send, uniqueName } from './helpers.mjs';
 import { ESCALATION_REASON, MESSAGES, NOTES, PANEL_TODOS } from './model-script.mjs';
 
 forFile(scriptedChannel);
 const browser = forFile(launch);
 const workspace = forFile(() => notesWorkspace(NOTES));
-
-async function send(page, text) {
-  await page.getByTestId('chat-input').fill(text);
-  await page.getByTestId('chat-send').click();
-}
 
 /** The todo items the panel shows: [text, done]. */
 async function shownTodos(panel) {

@@ -26,7 +26,7 @@ import { errorMessage } from '../lib/errortext';
 import { log } from '../config/log';
 import type { RuleMatch, RulesInput } from '@netaclaw/tool-policy';
 import { RulesService } from '../service/rules';
-import { alreadyAnswered, ApprovalService, approvalView, isNetApproval } from '../service/approval';
+import { alreadyAnswered, ApprovalService, approvalView, isNetApproval, type NewApproval } from '../service/approval';
 import { NetaClawApprovalEntity } from '../entity/approval';
 import type { ApprovalAnswered } from '../wire/api-types';
 import { APPROVAL_WAIT_SECONDS } from '../config/settings';
@@ -630,32 +630,43 @@ export class ChatExecutor {
   }
 
   /**
-   * A sub-agent's call a rule asks about: stored, put to the parent turn's user (an `approval` event on
-   * the chat stream), and waited on — polled, as the answer may arrive on any instance — until answered,
-   * the turn is cancelled, or NETACLAW_APPROVAL_WAIT_SECONDS pass (then `timeout`: never allowed).
+   * An approval put to the turn's user: stored, announced on the chat stream (an `approval` event), and
+   * waited on — polled, as the answer may arrive on any instance — until answered, `signal` ends the wait,
+   * or NETACLAW_APPROVAL_WAIT_SECONDS pass (then `timeout`: never allowed); the answer is announced too
+   * (`approval-answered`). A wait that ends unanswered settles the approval as `timeout` (nobody answers it
+   * any more); `ended` says whether that ending is thrown on (`throw`: a cancelled turn) or read as the
+   * approval's state (`read`).
    */
-  private async forwardApproval(ctx: RunContext, batchId: number, call: ModelToolCall, asked: AskedCall): Promise<'once' | 'session' | 'deny' | 'timeout'> {
+  private async askUser(
+    ctx: RunContext,
+    ask: Omit<NewApproval, 'sessionId' | 'askedAt'>,
+    signal: AbortSignal,
+    ended: 'throw' | 'read'
+  ): Promise<NetaClawApprovalEntity> {
     const sessionId = ctx.session.id;
-    const row = await this.approvals.create({
-      sessionId,
-      batchId,
-      callId: call.id,
-      toolName: call.name,
-      arguments: asked.arguments,
-      rule: asked.rule,
-      detail: asked.detail,
-      askedAt: null,
-    });
+    const { batchId } = ask;
+    const row = await this.approvals.create({ ...ask, sessionId, askedAt: null });
     ctx.emit({ type: 'approval', sessionId, batchId, approval: approvalView(row) });
     let done: NetaClawApprovalEntity;
     try {
-      done = await this.approvals.wait(row.id, APPROVAL_WAIT_SECONDS * 1000, ctx.signal);
+      done = await this.approvals.wait(row.id, APPROVAL_WAIT_SECONDS * 1000, signal);
     } catch (err) {
-      // the turn was cancelled (or the database failed): nobody answers this one any more
       await this.approvals.settle(row.id, 'timeout', null).catch(() => undefined);
-      throw err;
+      if (ended === 'throw') throw err;
+      done = (await this.approvals.find(row.id).catch(() => null)) ?? row;
     }
     ctx.emit({ type: 'approval-answered', sessionId, batchId, approval: approvalView(done) });
+    return done;
+  }
+
+  /** A sub-agent's call a rule asks about, put to the parent turn's user (askUser); a cancelled turn ends the wait. */
+  private async forwardApproval(ctx: RunContext, batchId: number, call: ModelToolCall, asked: AskedCall): Promise<'once' | 'session' | 'deny' | 'timeout'> {
+    const done = await this.askUser(
+      ctx,
+      { batchId, callId: call.id, toolName: call.name, arguments: asked.arguments, rule: asked.rule, detail: asked.detail },
+      ctx.signal,
+      'throw'
+    );
     return done.answer ?? 'timeout';
   }
 
@@ -668,34 +679,27 @@ export class ChatExecutor {
    */
   private netAsker(ctx: RunContext, batchOf: () => number | null): NetAsker {
     return async q => {
-      const sessionId = ctx.session.id;
       const batchId = batchOf();
       const key = q.match?.subject ?? `${q.host}:${q.port}`;
       if (ctx.netApproved.has(key)) return { approved: true, answer: 'session' };
       if (!q.match) return { approved: false, answer: 'none' };
-      const row = await this.approvals.create({
-        sessionId,
-        batchId: batchId ?? null,
-        callId: q.call ? `net:${q.call.seq}` : 'net',
-        toolName: q.call?.name ?? 'net',
-        arguments: JSON.stringify({ host: q.host, port: q.port, method: q.method }),
-        rule: q.match,
-        detail: q.message,
-        askedAt: null,
-      });
-      ctx.emit({ type: 'approval', sessionId, batchId, approval: approvalView(row) });
-      let done: NetaClawApprovalEntity;
-      try {
-        done = await this.approvals.wait(row.id, APPROVAL_WAIT_SECONDS * 1000, AbortSignal.any([q.signal, ctx.signal]));
-      } catch {
-        // the proxy's wait ran out, the sandbox ended or the turn was cancelled: nobody answers this one any more
-        await this.approvals.settle(row.id, 'timeout', null).catch(() => undefined);
-        done = (await this.approvals.find(row.id).catch(() => null)) ?? row;
-      }
-      ctx.emit({ type: 'approval-answered', sessionId, batchId, approval: approvalView(done) });
+      // the proxy's wait ran out, the sandbox ended or the turn was cancelled: read as `timeout`, refused
+      const done = await this.askUser(
+        ctx,
+        {
+          batchId: batchId ?? null,
+          callId: q.call ? `net:${q.call.seq}` : 'net',
+          toolName: q.call?.name ?? 'net',
+          arguments: JSON.stringify({ host: q.host, port: q.port, method: q.method }),
+          rule: q.match,
+          detail: q.message,
+        },
+        AbortSignal.any([q.signal, ctx.signal]),
+        'read'
+      );
       const answer = done.answer ?? 'timeout';
       if (answer === 'session') ctx.netApproved.add(key);
-      return { approved: answer === 'once' || answer === 'session', answer, approvalId: row.id };
+      return { approved: answer === 'once' || answer === 'session', answer, approvalId: done.id };
     };
   }
 
