@@ -199,6 +199,58 @@ function defineTests(backend) {
     });
   });
 
+  test("a sub-agent's approval whose backend was killed while it waited expires: not offered after the restart, answering it is 409", async () => {
+    model.reset();
+    const db = await backend.fresh();
+    const env = { ...db.env, ...modelEnv(model), NETACLAW_APPROVAL_WAIT_SECONDS: '2' };
+    const work = tmpDir('netaclaw-approval-');
+    let ev;
+    const s = await startServer(env);
+    try {
+      const agent = await addAgent(s, { name: 'killed-delegator', crewRole: 'master', toolsets: ['base', 'delegation'], rules: RULES });
+      model.push(
+        { toolCalls: [{ id: 'dk', name: 'delegate_task', arguments: { task: 'run it' } }] },
+        { toolCalls: [{ id: 'sk1', name: 'bash', arguments: { command: 'echo asked killed > killed.txt' } }] }
+      );
+      const c = openWs(s);
+      await c.opened;
+      const asked = c.next(e => e.type === 'approval');
+      c.send({ type: 'chat', agentId: agent.id, message: 'delegate', sessionCwd: work, shellPermitted: true, writePermitted: true });
+      ev = await asked;
+      // the process that waits for the answer is gone at once: nobody settles the approval
+      const exited = new Promise(r => s.child.on('exit', r));
+      s.child.kill('SIGKILL');
+      await exited;
+      await c.close().catch(() => undefined);
+    } finally {
+      await s.stop();
+    }
+    const [row] = await db.sql('SELECT status, waitUntil FROM netaclaw_approval WHERE id = ?', [ev.approval.id]);
+    assert.equal(row.status, 'pending', 'left pending by the killed backend');
+    assert.ok(Number(row.waitUntil) > 0, JSON.stringify(row));
+    await withServer(env, async s2 => {
+      // past its waiter's deadline (2 s, and 5 s more) it is no longer offered, and it is expired
+      let pending;
+      const deadline = Date.now() + 60000;
+      do {
+        const info = await call(s2, 'GET', `/admin/netaclaw/session/info?id=${ev.sessionId}`);
+        assert.equal(info.status, 200, info.text);
+        pending = info.body.data.pendingApprovals.map(p => p.id);
+        if (pending.length === 0) break;
+        assert.deepEqual(pending, [ev.approval.id]);
+        await new Promise(r => setTimeout(r, 250));
+      } while (Date.now() < deadline);
+      assert.deepEqual(pending, []);
+      const late = await answer(s2, ev.approval.id, 'once');
+      assert.equal(late.status, 409, late.text);
+      assert.equal(late.body.error.code, 'already_answered');
+      assert.match(late.body.error.message, /\(timeout\)/);
+    });
+    const [after] = await db.sql('SELECT status, answer FROM netaclaw_approval WHERE id = ?', [ev.approval.id]);
+    assert.deepEqual([after.status, after.answer], ['expired', 'timeout']);
+    assert.equal(fs.existsSync(path.join(work, 'killed.txt')), false, 'nothing ran');
+  });
+
   test("a sub-agent's ask reaches the parent turn's user; the answer lets it go on; nobody answering denies it", async () => {
     model.reset();
     const db = await backend.fresh();

@@ -146,6 +146,8 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
         assert.match(s.log(), /schema rules: added netaclaw_agent\.rules/);
         assert.match(s.log(), /schema rules: added netaclaw_session\.approvals/);
         assert.match(s.log(), /schema approvals: added netaclaw_tool_call\.rule/);
+        assert.match(s.log(), /schema calls and waits: added netaclaw_tool_call\.network/);
+        assert.match(s.log(), /schema calls and waits: added netaclaw_approval\.waitUntil/);
         // comments rewritten since that release are brought up to date in place
         assert.match(s.log(), /schema baseline: changed netaclaw_tool_call\.decision to its comment/);
         assert.doesNotMatch(s.log(), /schema baseline: (created|left)/, 'every table was there, every column of its type');
@@ -162,11 +164,11 @@ for (const [label, makeBackend] of storageBackends({ only: 'mariadb' })) {
         );
         assert.ok(!('turnToken' in session), 'the turn claim is not part of the session row');
       });
-      const after = await dump(db, ['turnToken', 'turnUntil', 'subagentTools', 'crewMembers', 'rules', 'approvals', 'rule']);
+      const after = await dump(db, ['turnToken', 'turnUntil', 'subagentTools', 'crewMembers', 'rules', 'approvals', 'rule', 'network', 'waitUntil']);
       // the columns added since are empty on the old rows (null: every tool for the sub-agents, no turn claimed, no rules)
       assert.deepEqual(await db.sql('SELECT subagentTools, crewMembers, rules FROM netaclaw_agent'), [{ subagentTools: null, crewMembers: null, rules: null }]);
       assert.deepEqual(await db.sql('SELECT rules, approvals FROM netaclaw_session'), [{ rules: null, approvals: null }]);
-      assert.deepEqual(await db.sql('SELECT rule FROM netaclaw_tool_call'), [{ rule: null }]);
+      assert.deepEqual(await db.sql('SELECT rule, network FROM netaclaw_tool_call'), [{ rule: null, network: null }]);
       // the catalog sync of the start added the other builtin tools and rewrote bash's mirror fields
       const oldBash = before.netaclaw_tool[0];
       const newBash = after.netaclaw_tool.find(r => r.name === 'bash');

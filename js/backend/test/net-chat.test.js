@@ -328,6 +328,11 @@ function defineTests(backend) {
           ['127.0.0.1', null, 'address'],
         ]
       );
+      // kept with the call: the reopened session's call names them as the live answer did
+      const info = await call(s, 'GET', `/admin/netaclaw/session/info?id=${sessionId}`);
+      assert.equal(info.status, 200, info.text);
+      const stored = info.body.data.calls.find(c => c.name === 'bash');
+      assert.deepEqual(stored.network, shown.network);
       const list = await decisions(s, sessionId);
       assert.deepEqual(
         list.map(d => [d.host, d.decision, d.outcome, d.rule]),
@@ -402,6 +407,14 @@ function defineTests(backend) {
         only.output,
         /network: connection to ask\.test:\d+ refused: rule net\(ask\.test\) \(agent\) asks for an approval and no one can give it here/
       );
+      assert.deepEqual(
+        only.network.map(n => [n.host, n.rule, n.level, n.why]),
+        [['ask.test', 'net(ask.test)', 'agent', 'none']]
+      );
+      // and kept with the batch's stored call
+      const stored = await call(s, 'GET', `/admin/netaclaw/subagent/info?id=${b.body.data.id}`);
+      assert.equal(stored.status, 200, stored.text);
+      assert.deepEqual(stored.body.data.calls[0].network, only.network);
       assert.ok(!srv.seen.some(x => x.includes('/console')));
     });
   });

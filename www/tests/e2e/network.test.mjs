@@ -1,7 +1,8 @@
 // The sandbox network in the chat (docs/runtime.md "Network"): a connection an `ask` rule covers waits
 // while the page shows its approval card — the host, the rule that asked with its level — and goes on
 // once allowed (the reply quotes what the test's server answered); a connection a `deny` rule refuses is
-// named on its call's card, host and rule, in a sentence of the page's language. The test's server
+// named on its call's card, host and rule, in a sentence of the page's language, and again when the
+// session is reopened (the refusals are kept with the call). The test's server
 // listens on 127.0.0.1 (an address the ask rule names: an IP literal is reached only through such a
 // rule); the denied name is refused before it is ever resolved. Nothing here reaches an outside address.
 import { test, before, after } from 'node:test';
@@ -77,7 +78,7 @@ for (const lang of ['zh-CN', 'en']) {
     await page.close();
   });
 
-  test(`${lang}: a refused connection is named on its call's card, host and rule`, async () => {
+  test(`${lang}: a refused connection is named on its call's card, host and rule, live and reopened`, async () => {
     const page = await startChat(lang, `${NET_PREFIX}http://denied.test/e2e`);
     const reply = page.getByTestId('chat-transcript').getByTestId('msg-assistant').filter({ hasText: 'The fetch answered:' });
     await reply.waitFor({ timeout: 60_000 });
@@ -88,6 +89,17 @@ for (const lang of ['zh-CN', 'en']) {
     assert.equal((await refusal.innerText()).trim(), REFUSED[lang]('denied.test:80', 'net(denied.test)'));
     // the model read the refusal: the 403 the client got
     assert.match(await reply.innerText(), /netaclaw proxy: denied\.test:80 is refused: net\(denied\.test\)/);
+    // reopened, the session's card names the refusal as the live one did (kept with the call)
+    await page.waitForURL(/session=\d+/);
+    const sessionId = Number(new URL(page.url().replace('#/', '')).searchParams.get('session'));
+    const again = await open(browser.context, `/agent/chat?session=${sessionId}`, { lang });
+    const kept = again.getByTestId('tool-card').getByTestId('tool-card-net-refusal');
+    await kept.waitFor();
+    assert.deepEqual(
+      [await kept.getAttribute('data-host'), await kept.getAttribute('data-rule'), (await kept.innerText()).trim()],
+      ['denied.test', 'net(denied.test)', REFUSED[lang]('denied.test:80', 'net(denied.test)')],
+    );
+    await again.close();
     await page.close();
   });
 }

@@ -307,6 +307,8 @@ export class ChatExecutor {
     emit: Emit,
     signal: AbortSignal
   ): Promise<ApprovalAnswered> {
+    // one whose waiting process stopped (a restart, a crash) has expired: nobody could act on the answer
+    await this.approvals.expireAbandoned((await this.approvals.mustFind(input.id)).sessionId);
     const a = await this.approvals.mustFind(input.id);
     if (a.status !== 'pending') throw alreadyAnswered(a);
     const pattern = input.answer === 'session' ? approvalPattern(a.rule as RuleMatch) : null;
@@ -645,7 +647,7 @@ export class ChatExecutor {
   ): Promise<NetaClawApprovalEntity> {
     const sessionId = ctx.session.id;
     const { batchId } = ask;
-    const row = await this.approvals.create({ ...ask, sessionId, askedAt: null });
+    const row = await this.approvals.create({ ...ask, sessionId, askedAt: null, waitUntil: Date.now() + APPROVAL_WAIT_SECONDS * 1000 });
     ctx.emit({ type: 'approval', sessionId, batchId, approval: approvalView(row) });
     let done: NetaClawApprovalEntity;
     try {

@@ -6,7 +6,8 @@ import { BaseEntity, LONG_TEXT } from './base';
  * A call a rule asks about (docs/runtime.md "Approvals"), put to the session's user: pending until it is
  * answered (allow once, allow for this session, deny) on any instance, or — a sub-agent's — until its
  * wait runs out. The main agent's turn waits stopped (`askedAt`: where its history starts again); a
- * sub-agent's call waits in its running batch (`batchId`).
+ * sub-agent's call waits in its running batch (`batchId`), a sandbox's connection in its proxy, each
+ * until `waitUntil`.
  */
 @Entity('netaclaw_approval')
 export class NetaClawApprovalEntity extends BaseEntity {
@@ -38,6 +39,13 @@ export class NetaClawApprovalEntity extends BaseEntity {
 
   @Column({ type: 'int', nullable: true, comment: '暂停的回合从此消息序号继续（主 Agent）' })
   askedAt: number | null;
+
+  /**
+   * Until when (ms since the epoch) a running process waits for the answer (a sub-agent's call, a
+   * sandbox's connection); null: the main agent's stopped turn, which waits across restarts.
+   */
+  @Column({ type: 'bigint', nullable: true, comment: '等待者的期限（ms；子 Agent 的调用与网络连接）' })
+  waitUntil: number | string | null;
 
   @Index()
   @Column({ type: 'varchar', length: 20, default: 'pending', comment: '状态 pending|allowed|denied|expired' })

@@ -45,6 +45,9 @@ export class NetaClawToolCallEntity {
   @Column({ type: 'json', comment: '决定此调用的规则 (JSON)', nullable: true })
   rule: unknown;
 
+  @Column({ type: 'json', comment: '调用期间被拒绝的网络连接 (JSON)', nullable: true })
+  network: unknown;
+
   @Index()
   @CreateDateColumn({ comment: '创建时间' })
   createTime: Date;

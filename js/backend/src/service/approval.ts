@@ -18,7 +18,15 @@ export interface NewApproval {
   rule: RuleMatch;
   detail: string | null;
   askedAt: number | null;
+  /** Until when (ms since the epoch) a running process waits for the answer; null: a stopped turn's (waits across restarts). */
+  waitUntil?: number | null;
 }
+
+/**
+ * How long after its waiter's deadline a pending approval counts as abandoned: the waiter settles it
+ * itself at the deadline (`wait`, polling every POLL_MS), so one still pending later has no live waiter.
+ */
+const ABANDONED_AFTER_MS = 5000;
 
 /** What an answer makes of a pending approval. */
 const STATUS_OF: Record<ApprovalAnswerKind, ApprovalStatus> = { once: 'allowed', session: 'allowed', deny: 'denied', timeout: 'expired' };
@@ -93,6 +101,7 @@ export class ApprovalService {
           rule: a.rule,
           detail: a.detail,
           askedAt: a.askedAt,
+          waitUntil: a.waitUntil ?? null,
           status: 'pending',
           answer: null,
           answeredBy: null,
@@ -135,8 +144,30 @@ export class ApprovalService {
     return rows.find(a => !isNetApproval(a)) ?? null;
   }
 
-  /** Every pending approval of a session (its main agent's and its sub-agents'), oldest first. */
+  /**
+   * Expires (`timeout`) a session's approvals whose waiting process stopped (a restart, a crash): pending
+   * past their `waitUntil` (and ABANDONED_AFTER_MS more). Nobody could act on their answer any more; the
+   * main agent's stopped turn (no `waitUntil`) keeps waiting. Answers how many it expired.
+   */
+  async expireAbandoned(sessionId: number, now = Date.now()): Promise<number> {
+    const r = await dbWriteLock.run(() =>
+      this.repo
+        .createQueryBuilder()
+        .update(NetaClawApprovalEntity)
+        .set({ status: STATUS_OF.timeout, answer: 'timeout', answeredBy: null, answerTime: new Date(now) })
+        .where('sessionId = :sessionId AND status = :pending AND waitUntil IS NOT NULL AND waitUntil < :cutoff', {
+          sessionId,
+          pending: 'pending',
+          cutoff: now - ABANDONED_AFTER_MS,
+        })
+        .execute()
+    );
+    return r.affected ?? 0;
+  }
+
+  /** Every pending approval of a session (its main agent's and its sub-agents'), oldest first; the abandoned expire first. */
   async pending(sessionId: number): Promise<ApprovalView[]> {
+    await this.expireAbandoned(sessionId);
     const rows = await this.repo.find({ where: { sessionId, status: 'pending' }, order: { id: 'ASC' } });
     return rows.map(approvalView);
   }

@@ -7,7 +7,7 @@ import { invalidInput, notFound } from '../wire/errors';
 import { Mutex, dbWriteLock } from '../lib/mutex';
 import type { CallRecord } from '../runtime';
 import { cutText, storableJson } from '../runtime/limits';
-import type { BatchPolicy, BatchRecord as ApiBatchRecord, BatchStatus, StoredCall } from '../wire/api-types';
+import type { BatchPolicy, BatchRecord as ApiBatchRecord, BatchStatus, NetRefusal, StoredCall } from '../wire/api-types';
 import { BatchPageQueryDTO, IdQueryDTO, pageOf } from '../dto/query';
 
 export type { CallRecord } from '../runtime';
@@ -51,6 +51,7 @@ function callView(c: NetaClawToolCallEntity): StoredCall {
     ...(c.error !== null ? { error: c.error } : {}),
     durationMs: c.durationMs,
     rule: (c.rule ?? null) as StoredCall['rule'],
+    ...(Array.isArray(c.network) && c.network.length > 0 ? { network: c.network as NetRefusal[] } : {}),
   };
 }
 
@@ -135,6 +136,7 @@ export class SubagentService {
         error: r.error === undefined ? null : cutText(r.error),
         durationMs: Math.round(r.durationMs),
         rule: (r.rule ?? null) as never,
+        network: (r.network?.length ? r.network : null) as never,
       })
     );
   }

@@ -167,6 +167,8 @@ export interface StoredCall {
   durationMs: number;
   /** The rule that decided the call (the package's `RuleMatch`: effect, level, source, pattern, kind, subject), when one spoke. */
   rule?: RuleMatch | null;
+  /** The connections of the sandbox network refused during the call (absent: none). */
+  network?: NetRefusal[];
 }
 
 export type BatchStatus = 'running' | 'completed' | 'failed' | 'killed';
@@ -209,8 +211,6 @@ export interface ChatToolCall extends Omit<StoredCall, 'seq'> {
   id: string;
   /** What the runtime adds to a denial (absent from a stored call). */
   detail?: string | null;
-  /** The connections of the sandbox network refused during the call (absent from a stored call). */
-  network?: NetRefusal[];
 }
 
 /** The answer of a chat turn (POST /api/chat, and the `done` event of the WebSocket). */

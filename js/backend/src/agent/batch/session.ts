@@ -304,10 +304,9 @@ class SessionWorker implements SessionTools {
       else if (host) this.hosts.delete(host);
     }
     await this.o.flush();
-    const { network, ...stored } = outcome as typeof outcome & Pick<CallRecord, 'network'>;
-    const record = await this.o.record({ name, arguments: args, ...stored });
+    const record = await this.o.record({ name, arguments: args, ...outcome });
     if (this.o.signal?.aborted) throw new Error('cancelled');
-    return network ? { ...record, network } : record;
+    return record;
   }
 
   /** Where the session's routes put a call (the package's gate on this process's copy), for a call whose worker failed. */

@@ -13,6 +13,7 @@ import { Rules1796800000000 } from './1796800000000-Rules';
 import { McpPathMarks1796900000000 } from './1796900000000-McpPathMarks';
 import { Approvals1797000000000 } from './1797000000000-Approvals';
 import { NetDecisions1797100000000 } from './1797100000000-NetDecisions';
+import { CallsAndWaits1797600000000 } from './1797600000000-CallsAndWaits';
 
 export const MIGRATIONS = [
   Baseline1796093269137,
@@ -26,6 +27,7 @@ export const MIGRATIONS = [
   McpPathMarks1796900000000,
   Approvals1797000000000,
   NetDecisions1797100000000,
+  CallsAndWaits1797600000000,
 ];
 
 /** The table where TypeORM records the migrations that ran. */
