@@ -340,27 +340,31 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
     });
   });
 
+  /** The fixture MCP server (one tool, `fetch`: curl a URL) over stdio in a bwrap sandbox, with the servers' network `net`. */
+  const connectNetServer = (name, net) =>
+    connect(
+      {
+        name,
+        transport: 'stdio',
+        command: process.execPath,
+        args: [path.join(__dirname, 'fixtures', 'mcp-net-server.mjs')],
+        url: null,
+        env: {},
+        workspaceRoots: [],
+      },
+      sandboxOf('bwrap'),
+      net
+    );
+
   test("a stdio MCP server's sandbox reaches the hosts the GLOBAL net() rules allow, and no other", async () => {
     const seen = [];
     const before = srv.seen.length;
     let conn;
     try {
-      conn = await connect(
-        {
-          name: 'netfx',
-          transport: 'stdio',
-          command: process.execPath,
-          args: [path.join(__dirname, 'fixtures', 'mcp-net-server.mjs')],
-          url: null,
-          env: {},
-          workspaceRoots: [],
-        },
-        sandboxOf('bwrap'),
-        {
-          global: { allow: ['net(allowed.test)'], ask: ['net(ask.test)'], deny: ['net(denied.test)'] },
-          record: (server, r) => seen.push(`${server} ${r.host} ${r.outcome}`),
-        }
-      );
+      conn = await connectNetServer('netfx', {
+        global: { allow: ['net(allowed.test)'], ask: ['net(ask.test)'], deny: ['net(denied.test)'] },
+        record: (server, r) => seen.push(`${server} ${r.host} ${r.outcome}`),
+      });
       const call = async url => (await conn.client.callTool({ name: 'fetch', arguments: { url } })).content[0].text;
       assert.match(await call(`http://allowed.test:${srv.httpPort}/mcp-stdio`), /hello from allowed\.test/);
       assert.match(await call(`http://denied.test:${srv.httpPort}/`), /netaclaw proxy: denied\.test:\d+ is refused: net\(denied\.test\) \(global rules\)/);
@@ -383,6 +387,43 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
       ]);
       assert.deepEqual(srv.seen.slice(before), [`GET allowed.test:${srv.httpPort} /mcp-stdio`], 'only the allowed host was reached');
       assert.ok(!srv.seen.slice(before).some(l => / (denied|ask|other)\.test/.test(l) || / 127\.0\.0\.1:/.test(l)), srv.seen.join('\n'));
+    } finally {
+      await conn?.client.close().catch(() => undefined);
+    }
+  });
+
+  test("a stdio MCP server's proxy decides each connection with the global rules as they are then; rules that cannot be read refuse", async () => {
+    const seen = [];
+    const before = srv.seen.length;
+    let now = { allow: ['net(allowed.test)', 'net(other.test)'] };
+    let conn;
+    try {
+      conn = await connectNetServer('netlive', {
+        global: now,
+        record: (server, r) => seen.push(`${server} ${r.host} ${r.outcome}`),
+        current: async () => {
+          if (now === null) throw new Error('the database is away');
+          return now;
+        },
+      });
+      const call = async url => (await conn.client.callTool({ name: 'fetch', arguments: { url } })).content[0].text;
+      assert.match(await call(`http://allowed.test:${srv.httpPort}/live-1`), /hello from allowed\.test/);
+      // the rule taken away: the next connection of the same running server is refused
+      now = { allow: ['net(other.test)'] };
+      assert.match(await call(`http://allowed.test:${srv.httpPort}/live-2`), /netaclaw proxy: allowed\.test:\d+ is refused: no net\(\) rule allows it/);
+      assert.match(await call(`http://other.test:${srv.httpPort}/live-3`), /hello from other\.test/);
+      // the rules cannot be read: refused, with the reason
+      now = null;
+      assert.match(
+        await call(`http://other.test:${srv.httpPort}/live-4`),
+        /netaclaw proxy: other\.test:\d+ is refused: the net\(\) rules could not be read \(the database is away\)/
+      );
+      assert.deepEqual(seen, ['netlive allowed.test connected', 'netlive allowed.test refused', 'netlive other.test connected', 'netlive other.test refused']);
+      assert.deepEqual(
+        srv.seen.slice(before),
+        [`GET allowed.test:${srv.httpPort} /live-1`, `GET other.test:${srv.httpPort} /live-3`],
+        'only what the rules of the moment allowed was reached'
+      );
     } finally {
       await conn?.client.close().catch(() => undefined);
     }

@@ -20,7 +20,7 @@ import type { Sandbox } from '../sandboxes';
 import type { Launch } from '../sandboxes';
 import type { RulesInput } from '@netaclaw/tool-policy';
 import { decideNetwork } from '../net/decide';
-import type { NetRecord } from '../net/proxy';
+import type { NetHooks, NetRecord } from '../net/proxy';
 import { openSandboxNet } from '../net/sandbox';
 import { errorMessage } from '../../lib/errortext';
 import { pythonEnvPaths } from './venv';
@@ -242,7 +242,13 @@ export async function connect(cfg: McpServerConfig, sandbox: Sandbox, net?: McpN
     const c = sandbox.confinement;
     // (no `ask` hook: no one can answer for a server, so an `ask` rule refuses)
     const record = net?.record;
-    const sandboxNet = net && c ? await openSandboxNet({ global: net.global }, record ? { record: r => record(cfg.name, r) } : {}, c.dir) : null;
+    const current = net?.current;
+    const hooks: NetHooks = {
+      ...(record ? { record: r => record(cfg.name, r) } : {}),
+      // each connection is decided with the global rules as they are then: a rule taken away counts at once
+      ...(current ? { rules: async () => ({ global: await current() }) } : {}),
+    };
+    const sandboxNet = net && c ? await openSandboxNet({ global: net.global }, hooks, c.dir) : null;
     let cmd: Launch;
     try {
       cmd = sandbox.wrapServer({
@@ -290,6 +296,8 @@ export async function connect(cfg: McpServerConfig, sandbox: Sandbox, net?: McpN
 export interface McpNetwork {
   global: RulesInput['global'];
   record?: (server: string, r: NetRecord) => void;
+  /** The global rules as they are now (a stdio server's proxy reads them for each connection; absent: `global`). */
+  current?: () => Promise<RulesInput['global']>;
 }
 
 /** An HTTP server the global rules do not let the backend reach: the sentence, and the decision's record. */

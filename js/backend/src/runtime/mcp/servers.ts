@@ -156,6 +156,13 @@ export class McpServers {
     this.network = network;
   }
 
+  /** The servers' network read now, with the way to read its rules again (a stdio server's proxy, per connection). */
+  private async networkNow(): Promise<McpNetwork | undefined> {
+    const read = this.network;
+    if (!read) return undefined;
+    return { ...(await read()), current: async () => (await read()).global };
+  }
+
   /** Who is told from now on when a server goes down or comes up again. */
   supervise(supervisor: McpSupervisor): void {
     this.supervisor = supervisor;
@@ -170,7 +177,7 @@ export class McpServers {
     this.watches.set(cfg.name, { attempts: 0, upSince: null, timer: null });
     let conn: McpConnection;
     try {
-      conn = await connect(cfg, this.sandbox, (await this.network?.()) ?? undefined);
+      conn = await connect(cfg, this.sandbox, await this.networkNow());
     } catch (err) {
       if (cfg.transport === 'stdio') this.scheduleRestart(cfg.name, (err as Error).message, err instanceof McpConnectError ? err.stderr : '');
       throw err;
@@ -279,7 +286,7 @@ export class McpServers {
       if (!cfg) throw new Error(`MCP server ${server} is not configured or not enabled here`);
       let conn: McpConnection;
       try {
-        conn = await connect(cfg, this.sandbox, (await this.network?.()) ?? undefined);
+        conn = await connect(cfg, this.sandbox, await this.networkNow());
       } catch (err) {
         if (epoch === this.epoch && cfg.transport === 'stdio') {
           this.scheduleRestart(server, (err as Error).message, err instanceof McpConnectError ? err.stderr : '');

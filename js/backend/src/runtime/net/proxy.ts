@@ -126,6 +126,11 @@ export interface NetHooks {
   record?: (r: NetRecord) => void;
   /** How long an `ask` waits (ms; default NETACLAW_APPROVAL_WAIT_SECONDS). */
   waitMs?: number;
+  /**
+   * The rules as they are now, read for each connection (absent: those the proxy was opened with): a rule
+   * taken away counts at the next connection. One that cannot be read refuses the connection (fail closed).
+   */
+  rules?: () => Promise<RulesInput | null>;
 }
 
 /** The verdict's words for a decision (the placeholder's vocabulary, read in one place). */
@@ -208,7 +213,16 @@ export class NetProxy {
     port: number,
     method: string
   ): Promise<{ ok: boolean; decision: NetDecision; why: string; answer?: NetAnswerKind; approvalId?: number }> {
-    const decision = decideNetwork(this.rules, host, port);
+    let rules = this.rules;
+    if (this.hooks.rules) {
+      try {
+        rules = await this.hooks.rules();
+      } catch (err) {
+        const why = `${host}:${port} is refused: the net() rules could not be read (${errorMessage(err)})`;
+        return { ok: false, decision: { verdict: 'deny', message: why }, why };
+      }
+    }
+    const decision = decideNetwork(rules, host, port);
     const verdict = verdictOf(decision);
     if (verdict === 'deny') return { ok: false, decision, why: decision.message };
     if (net.isIP(host)) {
