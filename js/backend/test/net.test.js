@@ -329,6 +329,28 @@ describe('a sandbox reaches only the hosts its net() rules allow', () => {
       seen.map(r => `${r.host} ${r.outcome}`),
       ['allowed.test connected', 'denied.test refused']
     );
+    // a loop of refused connections: the result names each distinct one once, at most NET_NOTES_MAX, and
+    // counts the others; every connection is recorded
+    const { NET_NOTES_MAX } = rt('host.js');
+    seen.length = 0;
+    await withHost({ policy, routes, rules, network: { record: r => seen.push(r) }, test: { workerModule: FIXTURE_WORKER, permission: false } }, async host => {
+      const command =
+        `for i in $(seq 1 10); do curl -sS http://denied.test:${srv.httpPort}/ >/dev/null 2>&1; done; ` +
+        `for i in $(seq 1 30); do curl -sS http://h$i.test:${srv.httpPort}/ >/dev/null 2>&1; done; echo looped`;
+      const r = await host.call('x', { act: 'sh', command });
+      assert.equal(r.network.length, NET_NOTES_MAX, JSON.stringify(r.network));
+      assert.deepEqual(
+        r.network.slice(0, 2).map(n => [n.host, n.why]),
+        [
+          ['denied.test', 'rule'],
+          ['h1.test', 'default'],
+        ]
+      );
+      const text = callText(r);
+      assert.equal(text.match(/^network: connection to denied\.test:/gm)?.length, 1, text);
+      assert.match(text, /^network: 11 more connection\(s\) to other hosts refused \(not listed here\)$/m);
+    });
+    assert.equal(seen.filter(r => r.outcome === 'refused').length, 40, 'every connection is recorded');
     // without a net() rule the worker's sandbox has no proxy and no way out
     await withHost({ policy, routes, test: { workerModule: FIXTURE_WORKER, permission: false } }, async host => {
       const none = await host.call('x', {

@@ -119,11 +119,38 @@ function jsonText(v: unknown): string | null {
   }
 }
 
+/**
+ * How many refused connections a call's result names (each host, port, reason and rule once): a loop of
+ * refused connections does not grow the result; every one of them is still recorded (`NetHooks.record`).
+ */
+export const NET_NOTES_MAX = 20;
+
+/** The refused connections of a call in progress: each distinct one once, at most NET_NOTES_MAX, and how many others. */
+interface CallNetNotes {
+  notes: NetNote[];
+  seen: Set<string>;
+  more: number;
+}
+
+function noteRefusal(p: Pending, note: NetNote): void {
+  const n = (p.net ??= { notes: [], seen: new Set(), more: 0 });
+  const key = JSON.stringify([note.host, note.port, note.why, note.rule, note.level]);
+  if (n.seen.has(key)) return;
+  if (n.notes.length >= NET_NOTES_MAX) {
+    n.more += 1;
+    return;
+  }
+  n.seen.add(key);
+  n.notes.push(note);
+}
+
 /** The notes of the connections refused during a call, at the end of its output (or of its error). */
-function withNetNotes(record: CallRecord, notes: NetNote[] | undefined): void {
-  if (!notes?.length) return;
-  record.network = notes;
-  const text = notes.map(n => n.text).join('\n');
+function withNetNotes(record: CallRecord, net: CallNetNotes | undefined): void {
+  if (!net?.notes.length) return;
+  record.network = net.notes;
+  const lines = net.notes.map(n => n.text);
+  if (net.more > 0) lines.push(`network: ${net.more} more connection(s) to other hosts refused (not listed here)`);
+  const text = lines.join('\n');
   if (record.ok || record.error === undefined) record.output = record.output ? `${record.output.replace(/\n$/, '')}\n${text}` : text;
   else record.error = `${record.error}\n${text}`;
 }
@@ -151,7 +178,7 @@ type Pending = {
   args: unknown;
   text: string | null;
   /** The connections of the sandbox network refused while it runs. */
-  net?: NetNote[];
+  net?: CallNetNotes;
 };
 
 /** Why a worker did not start when a root moved while bwrap bound it (never a folder other than the held one). */
@@ -254,7 +281,7 @@ export class WorkerHost {
       record: r => {
         const p = this.pending;
         const rec = p ? { ...r, call: { seq: p.seq, name: p.name } } : r;
-        if (p && r.outcome === 'refused') (p.net ??= []).push(refusalNote(r));
+        if (p && r.outcome === 'refused') noteRefusal(p, refusalNote(r));
         if (outer.record) outer.record(rec);
         else log().info(`[net] batch ${this.opts.batchId}: ${r.method} ${r.host}:${r.port} ${r.outcome}: ${r.detail}`);
       },
