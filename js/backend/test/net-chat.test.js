@@ -358,6 +358,40 @@ function defineTests(backend) {
     assert.match(rows[1].detail, new RegExp(`127\\.0\\.0\\.1:${srv.port} is refused: no net\\(\\) rule allows it`));
   });
 
+  test('a loop of connections: the first NETACLAW_NET_RECORDS_MAX decisions of the run are stored, the others counted in the log', async () => {
+    model.reset();
+    const db = await backend.fresh();
+    await withServer(env(db, { NETACLAW_NET_RECORDS_MAX: '3' }), async s => {
+      const agent = await addAgent(s, { name: 'net-flood', toolsets: ['base'], rules: RULES() });
+      const work = tmpDir('netaclaw-net-chat-');
+      const command = `for i in 1 2 3 4 5 6 7; do curl -sS -o /dev/null -w "$i=%{http_code} " http://denied.test:${srv.port}/f$i; done; echo`;
+      model.push({ toolCalls: [{ id: 'fl', name: 'bash', arguments: { command } }] }, { content: 'looped' });
+      const r = await chat(s, { agentId: agent.id, message: 'loop', sessionCwd: work, shellPermitted: true, writePermitted: true });
+      assert.equal(r.status, 200, r.text);
+      const { sessionId } = r.body.data;
+      // every connection was refused, and the model reads it once
+      assert.match(resultOf('fl'), /1=403 2=403 3=403 4=403 5=403 6=403 7=403/);
+      assert.equal(resultOf('fl').match(/^network: connection to denied\.test:/gm)?.length, 1, resultOf('fl'));
+      const list = await decisions(s, sessionId);
+      assert.deepEqual(
+        list.map(d => [d.host, d.outcome]),
+        [
+          ['denied.test', 'refused'],
+          ['denied.test', 'refused'],
+          ['denied.test', 'refused'],
+        ]
+      );
+      assert.match(s.log(), new RegExp(`session ${sessionId}: 1 network decision\\(s\\) past the first 3 of this run are not stored`));
+      assert.match(
+        s.log(),
+        new RegExp(
+          `session ${sessionId}: 3 network decision\\(s\\) past the first 3 of this run are not stored \\(the last: GET denied\\.test:${srv.port} refused\\)`
+        )
+      );
+      assert.doesNotMatch(s.log(), /4 network decision\(s\) past/);
+    });
+  });
+
   test("a sub-agent's asked connection reaches the parent turn's user; a console batch's is refused: no one can approve it there", async () => {
     model.reset();
     const db = await backend.fresh();

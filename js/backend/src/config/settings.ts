@@ -190,6 +190,13 @@ export const LIVE_TURNS_MAX = intEnv('NETACLAW_LIVE_TURNS_MAX', 64, 1, 10000);
  */
 export const APPROVAL_WAIT_SECONDS = intEnv('NETACLAW_APPROVAL_WAIT_SECONDS', 300, 1, 86400);
 
+/**
+ * How many network decisions of one run (a chat session's tools in a turn, a batch) are stored and
+ * streamed (docs/runtime.md "Network"); past it they are counted in the log only: a loop of connections
+ * cannot flood the database or a live stream.
+ */
+export const NET_RECORDS_MAX = intEnv('NETACLAW_NET_RECORDS_MAX', 1000, 1, 1000000);
+
 /** Largest JSON request body (the body parser's limit; larger → 413 payload_too_large). */
 export const JSON_BODY_LIMIT = '1mb';
 

@@ -4,6 +4,7 @@ import type { RulesInput, ToolRuntimeRoute } from '@netaclaw/tool-policy';
 import { invalidInput } from '../../wire/errors';
 import { errorMessage, errorStack } from '../../lib/errortext';
 import { log } from '../../config/log';
+import { NET_RECORDS_MAX } from '../../config/settings';
 import { DECISIONS, RUNTIME_REASONS } from '../../runtime/codes';
 import { checkCall } from '../../runtime';
 import { CallRecord, HostEvent, HostTestOptions, WorkerHost } from '../../runtime';
@@ -23,7 +24,8 @@ export type NetAsker = (q: NetQuestion) => Promise<NetAnswer>;
 /**
  * The network hooks of a run's workers: each decision stored (`netaclaw_net_decision`; `writes` holds
  * the stores in flight) and handed to `also`; an `ask` put to `ask`, or — with no one to ask —
- * refused with `askless`.
+ * refused with `askless`. Past NET_RECORDS_MAX decisions (`max`) the run's further ones are neither
+ * stored nor handed on, only counted in the log (the first, then every NET_RECORDS_MAX-th).
  */
 export function runNetHooks(o: {
   decisions: NetDecisionService;
@@ -32,10 +34,24 @@ export function runNetHooks(o: {
   askless: string;
   writes: Set<Promise<unknown>>;
   also?: (r: NetRecord) => void;
+  max?: number;
 }): NetHooks {
+  const max = o.max ?? NET_RECORDS_MAX;
+  let seen = 0;
   return {
     ...(o.ask ? { ask: o.ask } : { askless: o.askless }),
     record: r => {
+      seen += 1;
+      if (seen > max) {
+        const over = seen - max;
+        if (over === 1 || over % max === 0) {
+          const who = o.owner.batchId !== null ? `batch ${o.owner.batchId}` : `session ${o.owner.sessionId}`;
+          log().warn(
+            `[netaclaw] ${who}: ${over} network decision(s) past the first ${max} of this run are not stored (the last: ${r.method} ${r.host}:${r.port} ${r.outcome})`
+          );
+        }
+        return;
+      }
       o.also?.(r);
       const w = o.decisions
         .record(o.owner, r)
