@@ -178,7 +178,23 @@ function defineTests(backend) {
       const agent = await addAgent(s, { name: 'net-refused', toolsets: ['base'], rules: RULES() });
       const work = tmpDir('netaclaw-net-chat-');
       model.push(
-        { toolCalls: [{ id: 'n2', name: 'bash', arguments: { command: `curl -sS -w 'status=%{http_code}\\n' http://ask.test:${srv.port}/refused` } }] },
+        {
+          toolCalls: [
+            {
+              id: 'n2',
+              name: 'bash',
+              // two clients at once, then one more: one question is put to the user, and once refused the
+              // host is refused for the rest of the turn without asking again
+              arguments: {
+                command: [
+                  `curl -sS -w 'status=%{http_code}\\n' http://ask.test:${srv.port}/refused-1 &`,
+                  `curl -sS -w 'status=%{http_code}\\n' http://ask.test:${srv.port}/refused-2 & wait;`,
+                  `curl -sS -w 'status=%{http_code}\\n' http://ask.test:${srv.port}/refused-3`,
+                ].join(' '),
+              },
+            },
+          ],
+        },
         { content: 'refused' }
       );
       const { c, ev, end } = await askingTurn(s, agent, work);
@@ -189,7 +205,8 @@ function defineTests(backend) {
         const done = await end;
         assert.equal(done.type, 'done', JSON.stringify(c.events.filter(e => e.type !== 'delta')));
         const text = resultOf('n2');
-        assert.match(text, /status=403/);
+        assert.equal(text.match(/status=403/g)?.length, 3, text);
+        assert.equal(c.events.filter(e => e.type === 'approval').length, 1, 'one question for the three connections');
         assert.match(text, /net\(ask\.test\) \(agent rules\); the approval was refused/);
         assert.match(
           text,
@@ -204,8 +221,14 @@ function defineTests(backend) {
         const list = await decisions(s, done.sessionId);
         assert.deepEqual(
           list.map(d => [d.host, d.decision, d.outcome, d.answer, d.rule]),
-          [['ask.test', 'ask', 'refused', 'deny', 'net(ask.test)']]
+          [
+            ['ask.test', 'ask', 'refused', 'deny', 'net(ask.test)'],
+            ['ask.test', 'ask', 'refused', 'deny', 'net(ask.test)'],
+            ['ask.test', 'ask', 'refused', 'deny', 'net(ask.test)'],
+          ]
         );
+        // the question's answer, and the two that followed it (no question of their own)
+        assert.deepEqual(list.map(d => d.approvalId).sort(), [ev.approval.id, null, null]);
       } finally {
         await c.close();
       }

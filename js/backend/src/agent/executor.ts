@@ -120,6 +120,10 @@ interface RunContext {
   rules: RulesInput;
   /** The hosts (`host:port`) the user approved for the session during this turn (its sandboxes' rules were read before). */
   netApproved: Set<string>;
+  /** The hosts the user refused during this turn: a connection to one again is refused without asking. */
+  netDenied: Set<string>;
+  /** The hosts asked about now: a second connection to one waits for the first's answer instead of asking too. */
+  netAsking: Map<string, Promise<unknown>>;
 }
 
 /** A turn's context: its prepared run, its session (claimed for the turn) and the session's rules, nothing running yet. */
@@ -146,6 +150,8 @@ function turnContext(
     policy: run.diagnostic.policy,
     rules,
     netApproved: new Set(),
+    netDenied: new Set(),
+    netAsking: new Map(),
   };
 }
 
@@ -677,16 +683,26 @@ export class ChatExecutor {
    * started): the connection waits while an approval is put to the turn's user (an `approval` event on
    * the chat stream; answered over REST by any instance) — until answered, the wait of the proxy runs out
    * (NETACLAW_APPROVAL_WAIT_SECONDS) or the turn ends. "Allow for this session" stores the session's
-   * approval of `net(host:port)` and lets that host through for the rest of the turn.
+   * approval of `net(host:port)` and lets that host through for the rest of the turn; a refused host is
+   * refused for the rest of the turn without asking; one question a host at a time.
    */
   private netAsker(ctx: RunContext, batchOf: () => number | null): NetAsker {
     return async q => {
       const batchId = batchOf();
       const key = q.match?.subject ?? `${q.host}:${q.port}`;
-      if (ctx.netApproved.has(key)) return { approved: true, answer: 'session' };
+      // one question a host at a time (a loop or parallel clients of one host put up one card): a second
+      // connection waits for the first's answer; refused in this turn, the host is refused without asking
+      for (;;) {
+        if (ctx.netApproved.has(key)) return { approved: true, answer: 'session' };
+        if (ctx.netDenied.has(key)) return { approved: false, answer: 'deny' };
+        const open = ctx.netAsking.get(key);
+        if (!open) break;
+        await open.catch(() => undefined);
+        if (q.signal.aborted || ctx.signal.aborted) return { approved: false, answer: 'timeout' };
+      }
       if (!q.match) return { approved: false, answer: 'none' };
       // the proxy's wait ran out, the sandbox ended or the turn was cancelled: read as `timeout`, refused
-      const done = await this.askUser(
+      const asking = this.askUser(
         ctx,
         {
           batchId: batchId ?? null,
@@ -699,8 +715,16 @@ export class ChatExecutor {
         AbortSignal.any([q.signal, ctx.signal]),
         'read'
       );
+      ctx.netAsking.set(key, asking);
+      let done: NetaClawApprovalEntity;
+      try {
+        done = await asking;
+      } finally {
+        ctx.netAsking.delete(key);
+      }
       const answer = done.answer ?? 'timeout';
       if (answer === 'session') ctx.netApproved.add(key);
+      if (answer === 'deny') ctx.netDenied.add(key);
       return { approved: answer === 'once' || answer === 'session', answer, approvalId: done.id };
     };
   }
