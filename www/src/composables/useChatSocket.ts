@@ -65,8 +65,8 @@ export function useChatSocket() {
     });
   }
 
-  /** Sends one message; `onEvent` gets every event of the turn, the last one `done` or `error`. */
-  async function send(request: ChatRequest, onEvent: (e: ChatEvent) => void): Promise<void> {
+  /** Sends the frame that starts a turn; `onEvent` gets every event of the turn, the last one `done` or `error`. */
+  async function startTurn(frame: Record<string, unknown>, onEvent: (e: ChatEvent) => void): Promise<void> {
     if (running.value) throw new ApiError(0, 'busy', 'a message is being answered');
     running.value = true;
     let ws: WebSocket;
@@ -77,25 +77,20 @@ export function useChatSocket() {
       throw e;
     }
     listener = onEvent;
-    ws.send(JSON.stringify({ type: 'chat', ...request }));
+    ws.send(JSON.stringify(frame));
+  }
+
+  /** Sends one message; `onEvent` gets every event of the turn, the last one `done` or `error`. */
+  function send(request: ChatRequest, onEvent: (e: ChatEvent) => void): Promise<void> {
+    return startTurn({ type: 'chat', ...request }, onEvent);
   }
 
   /**
    * Answers the main agent's approval (`{ type: 'approval', id, answer }`): its stopped turn resumes and
    * `onEvent` gets its events as `send`'s does, the last one `done` or `error`.
    */
-  async function answer(request: { id: number; answer: 'once' | 'session' | 'deny' }, onEvent: (e: ChatEvent) => void): Promise<void> {
-    if (running.value) throw new ApiError(0, 'busy', 'a message is being answered');
-    running.value = true;
-    let ws: WebSocket;
-    try {
-      ws = await connect();
-    } catch (e) {
-      running.value = false;
-      throw e;
-    }
-    listener = onEvent;
-    ws.send(JSON.stringify({ type: 'approval', ...request }));
+  function answer(request: { id: number; answer: 'once' | 'session' | 'deny' }, onEvent: (e: ChatEvent) => void): Promise<void> {
+    return startTurn({ type: 'approval', ...request }, onEvent);
   }
 
   /**

@@ -124,6 +124,37 @@ test('a chat turn streams its answer; each tool call is a card with its decision
   assert.deepEqual(browser.errors, []);
 });
 
+test('fields typed while the page still loads (keyboard under the loading mask) are kept, and the session is made with them', async (t) => {
+  const agent = await apiData('POST', '/admin/netaclaw/agent/add', { name: uniqueName('slow-load'), toolsets: ['base'] });
+  const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  // the agent's session list answers only once the fields are typed (a slow backend)
+  const LIST = (url) => new URL(url).pathname.endsWith('/admin/netaclaw/session/page');
+  let release;
+  const held = new Promise((r) => (release = r));
+  await page.route(LIST, async (route) => {
+    await held;
+    await route.continue();
+  });
+  t.after(() => page.unroute(LIST));
+  const listAsked = page.waitForRequest((req) => LIST(req.url()));
+  await open(browser.context, `/agent/chat?agent=${agent.id}`);
+  await listAsked;
+  const cwd = page.getByTestId('chat-fields').getByTestId('field-cwd');
+  await cwd.fill(workspace.path);
+  const listed = page.waitForResponse((res) => LIST(res.url()));
+  release();
+  await listed;
+  await page.getByTestId('chat-page').locator('.el-loading-mask').waitFor({ state: 'detached' });
+  assert.equal(await cwd.inputValue(), workspace.path, 'the typed working directory is kept');
+  await send(page, MESSAGES.read);
+  await transcript(page).getByTestId('msg-assistant').filter({ hasText: 'notes.txt says:' }).waitFor();
+  await page.getByTestId('chat-answering').waitFor({ state: 'detached' });
+  await page.waitForURL(/session=\d+/);
+  const sessionId = Number(new URL(page.url().replace('#/', '')).searchParams.get('session'));
+  const stored = await apiData('GET', `/admin/netaclaw/session/info?id=${sessionId}`);
+  assert.equal(stored.sessionCwd, workspace.path);
+});
+
 test('a master delegates: its sub-agent batch appears live with its stored routes and every call', async () => {
   const agent = await apiData('POST', '/admin/netaclaw/agent/add', {
     name: '研究主管 · Crew master', // the README's picture shows it (agent names need not be unique)
