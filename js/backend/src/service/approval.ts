@@ -150,16 +150,16 @@ export class ApprovalService {
    * main agent's stopped turn (no `waitUntil`) keeps waiting. Answers how many it expired.
    */
   async expireAbandoned(sessionId: number, now = Date.now()): Promise<number> {
+    const abandoned = 'sessionId = :sessionId AND status = :pending AND waitUntil IS NOT NULL AND waitUntil < :cutoff';
+    const params = { sessionId, pending: 'pending', cutoff: now - ABANDONED_AFTER_MS };
+    // read first: a listing writes (and takes the write lock) only when there is one to expire
+    if ((await this.repo.createQueryBuilder().where(abandoned, params).getCount()) === 0) return 0;
     const r = await dbWriteLock.run(() =>
       this.repo
         .createQueryBuilder()
         .update(NetaClawApprovalEntity)
         .set({ status: STATUS_OF.timeout, answer: 'timeout', answeredBy: null, answerTime: new Date(now) })
-        .where('sessionId = :sessionId AND status = :pending AND waitUntil IS NOT NULL AND waitUntil < :cutoff', {
-          sessionId,
-          pending: 'pending',
-          cutoff: now - ABANDONED_AFTER_MS,
-        })
+        .where(abandoned, params)
         .execute()
     );
     return r.affected ?? 0;
