@@ -149,7 +149,7 @@ function withNetNotes(record: CallRecord, net: CallNetNotes | undefined): void {
   if (!net?.notes.length) return;
   record.network = net.notes;
   const lines = net.notes.map(n => n.text);
-  if (net.more > 0) lines.push(`network: ${net.more} more connection(s) to other hosts refused (not listed here)`);
+  if (net.more > 0) lines.push(`network: ${net.more} more refused connection(s), unlike those above, not listed here`);
   const text = lines.join('\n');
   if (record.ok || record.error === undefined) record.output = record.output ? `${record.output.replace(/\n$/, '')}\n${text}` : text;
   else record.error = `${record.error}\n${text}`;
